@@ -1,0 +1,1 @@
+"""Agent backends: the Claude Code CLI, Pneuma's own runtime, or none."""

@@ -1,0 +1,261 @@
+"""The ``pneuma`` command line.
+
+Imports stay inside the commands so that ``pneuma run`` reaches its ready
+line quickly; plugins add their own commands through ``register_commands``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pneuma import __version__
+
+
+class PneumaGroup(click.Group):
+    """Adds plugin commands the first time the command list is needed."""
+
+    _plugins_added = False
+
+    def _add_plugin_commands(self) -> None:
+        if self._plugins_added:
+            return
+        self._plugins_added = True
+        from pneuma.plugins import get_plugin_manager
+
+        pm = get_plugin_manager()
+        for impl in pm.hook.register_commands.get_hookimpls():
+            try:
+                impl.function(cli=self)
+            except Exception as exc:  # a plugin's bad command must not break the CLI
+                click.echo(
+                    f"[pneuma] warning: plugin '{impl.plugin_name}' failed to add its "
+                    f"commands: {type(exc).__name__}: {exc}",
+                    err=True,
+                )
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._add_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_plugin_commands()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=PneumaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pneuma")
+def cli() -> None:
+    """Pneuma: make things with a code agent and watch them live in the browser."""
+
+
+def main() -> None:
+    cli(prog_name="pneuma")
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"pneuma: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _load_mode(name: str):
+    from pneuma.modes import UnknownModeError, get_mode
+
+    try:
+        return get_mode(name)
+    except UnknownModeError as exc:
+        _fail(str(exc), 2)
+
+
+def _parse_params(raw: tuple[str, ...]) -> dict[str, str]:
+    params = {}
+    for item in raw:
+        if "=" not in item:
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--param")
+        name, value = item.split("=", 1)
+        params[name.strip()] = value
+    return params
+
+
+# --- pneuma modes ---
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable, with hooks and paths.")
+@click.pass_context
+def modes(ctx: click.Context, as_json: bool) -> None:
+    """List installed modes (and plugins that failed to load)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from pneuma.modes import load_modes
+    from pneuma.plugins import get_plugin_manager, get_plugins
+
+    pm = get_plugin_manager()
+    registry = load_modes(pm)
+    if as_json:
+        plugins = {p["name"]: p for p in get_plugins(pm)}
+        payload: dict[str, Any] = {
+            "modes": [
+                {
+                    **mode.summary(),
+                    "displayName": mode.manifest.to_json()["displayName"],
+                    "plugin": mode.plugin_name,
+                    "hooks": plugins.get(mode.plugin_name, {}).get("hooks", []),
+                    "paths": {
+                        "package": str(mode.package_dir),
+                        "skill": str(mode.skill_dir),
+                        "static": str(mode.static_dir),
+                    },
+                }
+                for mode in sorted(registry.modes.values(), key=lambda m: m.name)
+            ],
+            "plugins": list(plugins.values()),
+            "errors": [
+                {"plugin": e.plugin, "distribution": e.distribution, "error": e.error}
+                for e in registry.errors
+            ],
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    rows = [mode.summary() for mode in sorted(registry.modes.values(), key=lambda m: m.name)]
+    headers = ["name", "version", "distribution", "workspace", "actions", "tools", "workflows"]
+    table = [[str(row[h] if row[h] is not None else "-") for h in headers] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in table]) for i, h in enumerate(headers)]
+    click.echo("  ".join(h.upper().ljust(w) for h, w in zip(headers, widths)).rstrip())
+    for r in table:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    if not rows:
+        click.echo("(no modes installed)")
+    for error in registry.errors:
+        where = f" ({error.distribution})" if error.distribution else ""
+        click.echo(f"broken: {error.plugin}{where}: {error.error}", err=True)
+
+
+@modes.command("schema")
+def modes_schema() -> None:
+    """Print the JSON Schema of a mode manifest."""
+    from pneuma.manifest import manifest_json_schema
+
+    click.echo(json.dumps(manifest_json_schema(), indent=2, ensure_ascii=False))
+
+
+@modes.command("show")
+@click.argument("name")
+def modes_show(name: str) -> None:
+    """Print one mode's validated manifest as JSON."""
+    mode = _load_mode(name)
+    click.echo(json.dumps(mode.manifest.to_json(), indent=2, ensure_ascii=False))
+
+
+# --- pneuma init / skill ---
+
+_workspace_option = click.option(
+    "--workspace",
+    "-w",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The workspace directory.",
+)
+_param_option = click.option(
+    "--param", "params", multiple=True, metavar="NAME=VALUE", help="Set an init param."
+)
+
+
+def prepare_workspace(
+    mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool
+) -> tuple[Any, dict[str, Any]]:
+    """Seed the workspace and settle params; shared by init, skill install and run."""
+    from pneuma.workspace import WorkspaceError, click_prompter, init_workspace
+
+    mode = _load_mode(mode_name)
+    interactive = not no_prompt and sys.stdin.isatty()
+    try:
+        result = init_workspace(
+            mode, workspace, params, prompt=click_prompter if interactive else None
+        )
+    except WorkspaceError as exc:
+        _fail(str(exc), 2)
+    if result.seeded:
+        click.echo(
+            f"[pneuma] seeded {len(result.seeded)} file(s) from the {mode.name} mode into "
+            f"{workspace}",
+            err=True,
+        )
+    return mode, result.params
+
+
+@cli.command("init")
+@click.option("--mode", "mode_name", required=True, help="Mode name (see `pneuma modes`).")
+@_workspace_option
+@_param_option
+@click.option("--no-prompt", is_flag=True, help="Use defaults instead of asking for params.")
+def init_command(mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool) -> None:
+    """Seed an empty workspace with the mode's starter files and store its params."""
+    prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
+
+
+@cli.group()
+def skill() -> None:
+    """Install a mode's skill into a workspace."""
+
+
+@skill.command("install")
+@click.option("--mode", "mode_name", required=True, help="Mode name (see `pneuma modes`).")
+@_workspace_option
+@_param_option
+@click.option("--no-prompt", is_flag=True, help="Use defaults instead of asking for params.")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 if anything would change.")
+def skill_install(
+    mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool, check: bool
+) -> None:
+    """Install the skill, CLAUDE.md sections, slash commands and MCP servers."""
+    from pneuma.claude_md import MarkerError
+    from pneuma.skill import SkillInstallError, install_skill
+
+    if check:
+        from pneuma.workspace import WorkspaceError, resolve_params
+
+        mode = _load_mode(mode_name)
+        if not workspace.is_dir():
+            click.echo(f"[pneuma] {workspace} does not exist: everything would change", err=True)
+            sys.exit(1)
+        try:
+            values = resolve_params(mode, workspace, _parse_params(params), save=False)
+        except WorkspaceError as exc:
+            _fail(str(exc), 2)
+    else:
+        workspace.mkdir(parents=True, exist_ok=True)
+        mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
+    try:
+        result = install_skill(mode, workspace, values, check=check)
+    except (MarkerError, SkillInstallError) as exc:
+        _fail(str(exc), 2)
+    for warning in result.warnings:
+        click.echo(f"[pneuma] warning: {warning}", err=True)
+    verb = "would change" if check else "changed"
+    for change in result.changes:
+        action = "delete" if change.content is None else "write"
+        click.echo(f"  {verb}: {action} {change.path}  ({change.reason})")
+    if check:
+        if result.changed:
+            click.echo(f"[pneuma] {len(result.changes)} file(s) out of date", err=True)
+            sys.exit(1)
+        click.echo("[pneuma] skill is up to date", err=True)
+    else:
+        click.echo(
+            f"[pneuma] {mode.name} skill installed in {workspace} "
+            f"({len(result.changes)} file(s) changed)",
+            err=True,
+        )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

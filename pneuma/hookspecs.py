@@ -1,0 +1,85 @@
+"""Every hook a Pneuma plugin can implement, grouped by when it is called.
+
+A plugin is any object (usually a module) registered under the entry-point
+group ``pneuma`` whose functions are decorated with ``pneuma.hookimpl``.
+Each hook is documented in docs/hooks.md; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+    from aiohttp import web
+
+    from pneuma.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.agents.base import BackendSpec
+
+hookspec = pluggy.HookspecMarker("pneuma")
+
+
+# --- Discovery: called when the plugin manager is asked what is installed ---
+
+
+@hookspec
+def register_modes() -> list[ModeSource]:
+    """Return the modes this plugin provides.
+
+    Each ``ModeSource`` carries the manifest (a mapping, or the path of a JSON
+    file) and the directory of the mode's package, against which the
+    manifest's ``skill.sourceDir``, ``init.seedFiles`` and ``viewer.staticDir``
+    are resolved. The host validates every manifest; an invalid one is
+    reported with the plugin's name and the bad field, and the other modes
+    still load.
+    """
+
+
+@hookspec
+def register_backends() -> list[BackendSpec]:
+    """Return agent backends (``pneuma run --backend NAME``) this plugin provides.
+
+    Each ``BackendSpec`` names the backend and gives a factory building it for
+    one session. Names must be unique across all plugins.
+    """
+
+
+# --- Command line: called once while the ``pneuma`` click group is built ---
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add commands or command groups to the ``pneuma`` CLI with ``cli.add_command``."""
+
+
+# --- Serving: called while the aiohttp application for a session is built ---
+
+
+@hookspec
+def register_routes(app: web.Application, mode: LoadedMode) -> None:
+    """Add routes to the session's aiohttp application.
+
+    Called for every plugin with the mode being served, so a plugin decides
+    itself whether its routes apply (compare ``mode.name``). Routes added here
+    sit behind the same token, Host and Origin checks as the built-in ones.
+    """
+
+
+# --- Workspace: called by the skill installer ---
+
+
+@hookspec
+def claude_md_sections(mode: LoadedMode, workspace: Path) -> list[ClaudeMdSection]:
+    """Return sections to keep in the workspace's CLAUDE.md.
+
+    Each ``ClaudeMdSection`` has a key and a body. The key ``""`` owns the
+    ``<!-- pneuma:start -->`` / ``<!-- pneuma:end -->`` markers, any other key
+    ``k`` owns ``<!-- pneuma:k:start -->`` / ``<!-- pneuma:k:end -->``. Every
+    section is replaced in place, independently of the others; the person's
+    text outside the markers is never touched. Pneuma itself implements this
+    hook for the skill section (``""``) and the viewer API section
+    (``"viewer-api"``); two plugins returning the same key is an error.
+    """

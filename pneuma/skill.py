@@ -1,0 +1,380 @@
+"""Installing a mode's skill into a workspace.
+
+Everything the installer would write is first computed as a list of file
+changes; ``--check`` reports them, a normal run applies them. Running twice
+leaves every byte the same, so the second run's list is empty.
+
+What it writes:
+- ``.claude/skills/<installName>/``: the mode's skill folder, purged and
+  copied, with init params filled into text files, plus ``.env`` from
+  ``skill.envMapping``;
+- ``CLAUDE.md``: every section from the ``claude_md_sections`` hook, each
+  between its own markers, nothing else touched;
+- ``.claude/commands/<workflow>.md``: one slash command per workflow;
+- ``.mcp.json``: the mode's MCP servers merged in, the person's own entries kept;
+- ``.gitignore``: ``.pneuma/`` added;
+- ``.pneuma/installed.json``: what the installer owns, so that a command or
+  MCP server the mode no longer declares is removed next time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pneuma.claude_md import update_sections
+from pneuma.default_sections import render_template, workflow_context
+from pneuma.manifest import localize
+from pneuma.modes import ClaudeMdSection, LoadedMode
+from pneuma.plugins import PneumaPluginManager, get_plugin_manager
+
+TEMPLATED_SUFFIXES = {".md", ".txt", ".html", ".css", ".json"}
+INSTALL_STATE = ".pneuma/installed.json"
+
+
+class SkillInstallError(RuntimeError):
+    """The workspace holds something the installer must not overwrite."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # relative to the workspace, POSIX separators
+    content: bytes | None  # None deletes the file
+    reason: str
+
+
+@dataclass
+class InstallResult:
+    changes: list[FileChange] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+# --- templating of skill files ---
+
+_SECTION = re.compile(r"\{\{([#^])\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}(.*?)\{\{/\s*\2\s*\}\}", re.S)
+_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def _truthy(value: Any) -> bool:
+    if value is None:
+        return False
+    return str(value).strip().lower() not in {"", "0", "false", "no", "off"}
+
+
+def apply_params(text: str, params: Mapping[str, Any]) -> str:
+    """Fill ``{{name}}``, keep ``{{#name}}…{{/name}}`` only when the param is
+    set and ``{{^name}}…{{/name}}`` only when it is not. Placeholders that
+    name no param are left as they are: skills may quote other template
+    languages."""
+
+    def section(match: re.Match[str]) -> str:
+        kind, name, body = match.group(1), match.group(2), match.group(3)
+        if name not in params:
+            return match.group(0)
+        keep = _truthy(params[name]) if kind == "#" else not _truthy(params[name])
+        return _SECTION.sub(section, body) if keep else ""
+
+    text = _SECTION.sub(section, text)
+    return _VARIABLE.sub(
+        lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), text
+    )
+
+
+def _render_skill_file(path: Path, params: Mapping[str, Any]) -> bytes:
+    data = path.read_bytes()
+    if path.suffix.lower() in TEMPLATED_SUFFIXES and params:
+        try:
+            return apply_params(data.decode("utf-8"), params).encode("utf-8")
+        except UnicodeDecodeError:
+            return data
+    return data
+
+
+# --- planning ---
+
+
+def _read(workspace: Path, rel: str) -> bytes | None:
+    try:
+        return (workspace / rel).read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _load_state(workspace: Path) -> dict[str, Any]:
+    raw = _read(workspace, INSTALL_STATE)
+    if raw is None:
+        return {}
+    try:
+        state = json.loads(raw)
+    except json.JSONDecodeError:
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _json_bytes(data: Any) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def collect_sections(
+    mode: LoadedMode, workspace: Path, pm: PneumaPluginManager
+) -> list[ClaudeMdSection]:
+    sections: list[ClaudeMdSection] = []
+    owners: dict[str, str] = {}
+    for impl in pm.hook.claude_md_sections.get_hookimpls():
+        # Called one plugin at a time so a clash names both owners.
+        result = impl.function(mode=mode, workspace=workspace) or []
+        for section in result:
+            if section.key in owners:
+                raise SkillInstallError(
+                    f"CLAUDE.md section '{section.key or 'pneuma'}' is provided by both "
+                    f"'{owners[section.key]}' and '{impl.plugin_name}'"
+                )
+            owners[section.key] = impl.plugin_name
+            sections.append(section)
+    # Host sections first, in a stable order, whatever order pluggy called them.
+    sections.sort(key=lambda s: (s.key not in ("", "viewer-api"), s.key != "", s.key))
+    return sections
+
+
+def plan_install(
+    mode: LoadedMode,
+    workspace: Path,
+    params: Mapping[str, Any],
+    pm: PneumaPluginManager | None = None,
+) -> InstallResult:
+    pm = pm or get_plugin_manager()
+    workspace = workspace.resolve()
+    result = InstallResult()
+    manifest = mode.manifest
+    state = _load_state(workspace)
+    desired: dict[str, bytes | None] = {}
+    reasons: dict[str, str] = {}
+
+    def want(rel: str, content: bytes | None, reason: str) -> None:
+        desired[rel] = content
+        reasons[rel] = reason
+
+    # 1. The skill folder, purged and copied.
+    skill_root = f".claude/skills/{manifest.skill.install_name}"
+    wanted_skill: set[str] = set()
+    for source in sorted(mode.skill_dir.rglob("*")):
+        if not source.is_file() or "__pycache__" in source.parts:
+            continue
+        rel = f"{skill_root}/{source.relative_to(mode.skill_dir).as_posix()}"
+        wanted_skill.add(rel)
+        want(rel, _render_skill_file(source, params), "skill file")
+    if manifest.skill.env_mapping:
+        lines = []
+        for env_name, param_name in sorted(manifest.skill.env_mapping.items()):
+            value = params.get(param_name)
+            if value is not None and str(value) != "":
+                lines.append(f"{env_name}={_env_quote(str(value))}")
+        rel = f"{skill_root}/.env"
+        wanted_skill.add(rel)
+        want(rel, ("\n".join(lines) + "\n").encode() if lines else b"", "skill environment")
+    installed_skill = workspace / skill_root
+    if installed_skill.is_dir():
+        for existing in installed_skill.rglob("*"):
+            if existing.is_file() or existing.is_symlink():
+                rel = existing.relative_to(workspace).as_posix()
+                if rel not in wanted_skill:
+                    want(rel, None, "no longer in the skill")
+
+    # 2. CLAUDE.md sections.
+    current_claude = _read(workspace, "CLAUDE.md")
+    current_text = current_claude.decode("utf-8") if current_claude is not None else ""
+    new_text = update_sections(
+        current_text, collect_sections(mode, workspace, pm), str(workspace / "CLAUDE.md")
+    )
+    want("CLAUDE.md", new_text.encode("utf-8"), "CLAUDE.md sections")
+
+    # 3. Workflows as slash commands.
+    owned_commands = set(state.get("commands", [])) if state.get("mode") == manifest.name else set(
+        state.get("commands", [])
+    )
+    commands = []
+    for workflow in manifest.workflows:
+        rel = f".claude/commands/{workflow.id}.md"
+        existing = _read(workspace, rel)
+        if existing is not None and rel not in owned_commands:
+            result.warnings.append(
+                f"{rel} exists and was not written by Pneuma; the /{workflow.id} command was "
+                "left as it is"
+            )
+            continue
+        commands.append(rel)
+        text = render_template(
+            "claude_md/workflow_command.md.j2",
+            workflow=workflow_context(workflow),
+            mode=manifest.name,
+            display_name=localize(manifest.display_name),
+        )
+        want(rel, text.encode("utf-8"), f"workflow /{workflow.id}")
+    for rel in sorted(owned_commands - set(commands)):
+        if (workspace / rel).exists():
+            want(rel, None, "workflow no longer declared")
+
+    # 4. .mcp.json.
+    owned_servers = set(state.get("mcpServers", []))
+    mcp_servers, mcp_content = _merge_mcp(workspace, mode, params, owned_servers, result)
+    if mcp_content is not None:
+        want(".mcp.json", mcp_content, "MCP servers")
+
+    # 5. .gitignore.
+    gitignore = _read(workspace, ".gitignore")
+    gitignore_text = gitignore.decode("utf-8", errors="surrogateescape") if gitignore else ""
+    if not _ignores_pneuma(gitignore_text):
+        if gitignore_text and not gitignore_text.endswith("\n"):
+            gitignore_text += "\n"
+        gitignore_text += ".pneuma/\n"
+        want(".gitignore", gitignore_text.encode("utf-8", errors="surrogateescape"), ".gitignore")
+
+    # 6. What we own, and the skill's version (offered as an update later).
+    new_state = {
+        "mode": manifest.name,
+        "version": manifest.version,
+        "skill": skill_root,
+        "commands": sorted(commands),
+        "mcpServers": sorted(mcp_servers),
+    }
+    want(INSTALL_STATE, _json_bytes(new_state), "install record")
+    want(
+        ".pneuma/skill-version.json",
+        _json_bytes({"mode": manifest.name, "version": manifest.version}),
+        "skill version",
+    )
+
+    for rel, content in desired.items():
+        current = _read(workspace, rel)
+        if content is None:
+            if current is not None or (workspace / rel).is_symlink():
+                result.changes.append(FileChange(rel, None, reasons[rel]))
+        elif current != content:
+            result.changes.append(FileChange(rel, content, reasons[rel]))
+    return result
+
+
+def _env_quote(value: str) -> str:
+    if re.fullmatch(r"[A-Za-z0-9_./:@+-]*", value):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _ignores_pneuma(text: str) -> bool:
+    for line in text.splitlines():
+        if line.strip() in {".pneuma", ".pneuma/", "/.pneuma", "/.pneuma/", ".pneuma/*"}:
+            return True
+    return False
+
+
+def _merge_mcp(
+    workspace: Path,
+    mode: LoadedMode,
+    params: Mapping[str, Any],
+    owned: set[str],
+    result: InstallResult,
+) -> tuple[set[str], bytes | None]:
+    """Merge the mode's MCP servers into .mcp.json. Returns the names we own
+    now and the new file content (None when the file need not exist)."""
+    raw = _read(workspace, ".mcp.json")
+    declared = mode.manifest.skill.mcp_servers
+    if raw is None and not declared:
+        return set(), None
+    data: dict[str, Any] = {}
+    if raw is not None:
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise SkillInstallError(
+                f".mcp.json is not valid JSON (line {exc.lineno}: {exc.msg}); fix it by hand, "
+                "Pneuma will not overwrite it"
+            ) from None
+        if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
+            raise SkillInstallError(
+                ".mcp.json must be an object whose 'mcpServers' is an object; fix it by hand"
+            )
+    servers: dict[str, Any] = dict(data.get("mcpServers", {}))
+    now_owned: set[str] = set()
+    declared_names = set()
+    for server in declared:
+        declared_names.add(server.name)
+        if server.name in servers and server.name not in owned:
+            result.warnings.append(
+                f".mcp.json already has a server '{server.name}' of your own; it was kept"
+            )
+            continue
+        entry = server.to_mcp_json()
+        entry = json.loads(apply_params(json.dumps(entry), params)) if params else entry
+        servers[server.name] = entry
+        now_owned.add(server.name)
+    for name in owned - declared_names:
+        servers.pop(name, None)
+    data["mcpServers"] = servers
+    return now_owned, _json_bytes(data)
+
+
+# --- applying ---
+
+
+def _atomic_write(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def apply_changes(workspace: Path, changes: list[FileChange]) -> None:
+    workspace = workspace.resolve()
+    for change in changes:
+        target = workspace / change.path
+        if change.content is None:
+            target.unlink(missing_ok=True)
+            _prune_empty_dirs(target.parent, workspace)
+        else:
+            if target.is_symlink():
+                target.unlink()
+            _atomic_write(target, change.content)
+
+
+def _prune_empty_dirs(directory: Path, workspace: Path) -> None:
+    stop = {workspace, workspace / ".claude", workspace / ".claude" / "skills"}
+    while directory not in stop and directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+        directory = directory.parent
+
+
+def install_skill(
+    mode: LoadedMode,
+    workspace: Path,
+    params: Mapping[str, Any],
+    *,
+    pm: PneumaPluginManager | None = None,
+    check: bool = False,
+) -> InstallResult:
+    """Install (or, with ``check``, only compute) the mode's skill."""
+    workspace = Path(workspace)
+    if not workspace.is_dir():
+        raise SkillInstallError(f"workspace {workspace} is not a directory")
+    result = plan_install(mode, workspace, params, pm)
+    if not check:
+        apply_changes(workspace, result.changes)
+    return result
