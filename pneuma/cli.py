@@ -257,5 +257,85 @@ def skill_install(
         )
 
 
+# --- pneuma run ---
+
+
+@cli.command("run")
+@click.option("--mode", "mode_name", required=True, help="Mode name (see `pneuma modes`).")
+@_workspace_option
+@click.option("--port", type=click.IntRange(0, 65535), default=17007, show_default=True,
+              help="First port to try; the next free one is used if it is taken (0: any).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind. Anything but loopback exposes the agent to your network.")
+@click.option("--backend", default="claude-code", show_default=True,
+              help="Agent backend: claude-code, native or none.")
+@click.option("--model", default=None, help="Model for the agent.")
+@click.option("--permission-mode",
+              type=click.Choice(["default", "acceptEdits", "bypassPermissions", "plan"]),
+              default=None, help="Override the mode's agent.permissionMode.")
+@click.option("--no-open", is_flag=True, help="Do not open the browser.")
+@click.option("--no-prompt", is_flag=True, help="Use defaults instead of asking for params.")
+@click.option("--skip-skill", is_flag=True, help="Do not (re)install the skill and CLAUDE.md.")
+@click.option("--claude-bin", default=None, type=click.Path(dir_okay=False),
+              help="Path of the Claude Code CLI (default: $PNEUMA_CLAUDE_BIN, PATH, "
+              "then the one bundled with claude-agent-sdk).")
+@click.option("--action-timeout", type=float, default=60.0, show_default=True,
+              help="Seconds to wait for the browser to answer a viewer action.")
+@_param_option
+def run_command(
+    mode_name: str,
+    workspace: Path,
+    port: int,
+    host: str,
+    backend: str,
+    model: str | None,
+    permission_mode: str | None,
+    no_open: bool,
+    no_prompt: bool,
+    skip_skill: bool,
+    claude_bin: str | None,
+    action_timeout: float,
+    params: tuple[str, ...],
+) -> None:
+    """Open a workspace in the browser with an agent beside it."""
+    from pneuma.runner import RunOptions, find_backend, run
+
+    try:
+        find_backend(backend)
+    except LookupError as exc:
+        _fail(str(exc), 2)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
+                   "they still need the token.", err=True)
+    workspace.mkdir(parents=True, exist_ok=True)
+    mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
+    if not skip_skill:
+        from pneuma.claude_md import MarkerError
+        from pneuma.skill import SkillInstallError, install_skill
+
+        try:
+            result = install_skill(mode, workspace, values)
+        except (MarkerError, SkillInstallError) as exc:
+            _fail(str(exc), 2)
+        for warning in result.warnings:
+            click.echo(f"[pneuma] warning: {warning}", err=True)
+    code = run(
+        RunOptions(
+            mode=mode,
+            workspace=workspace,
+            params=values,
+            host=host,
+            port=port,
+            backend=backend,
+            model=model,
+            permission_mode=permission_mode,
+            claude_bin=claude_bin,
+            open_browser=not no_open,
+            action_timeout=action_timeout,
+        )
+    )
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

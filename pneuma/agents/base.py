@@ -1,20 +1,98 @@
-"""What every agent backend provides to a session."""
+"""What an agent backend is, and what a session offers it.
+
+A session owns the browser protocol (seq numbers, replay, history); a
+backend only translates between its agent and that protocol. It receives
+calls (`send_user_message`, `answer_permission`, ...) and reports what its
+agent does through the `AgentEventSink` it was built with.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pneuma.modes import LoadedMode
+
+
+class AgentEventSink(Protocol):
+    """The session side of a backend."""
+
+    def emit(self, message: dict[str, Any]) -> None:
+        """Broadcast one browser-protocol message (``{"type": ..., ...}``).
+
+        The session assigns its ``seq``, keeps it for replay, records it in
+        the history when it belongs there (``assistant`` messages with the
+        same ``message.id`` replace each other) and sends it to every
+        browser socket. The dict must not be mutated afterwards.
+        """
+
+    def set_agent_session_id(self, agent_session_id: str | None) -> None:
+        """Remember the agent's own session id (``--resume``); None forgets a stale one."""
+
+    def set_agent_state(self, **state: Any) -> None:
+        """Update what ``session_init`` reports (model, tools, cwd, permission_mode, ...)."""
+
+
+@dataclass
+class BackendOptions:
+    """Everything ``pneuma run`` knows that a backend may need."""
+
+    workspace: Path
+    mode: LoadedMode
+    api_url: str  # PNEUMA_API, e.g. http://127.0.0.1:17007
+    token: str  # PNEUMA_TOKEN
+    session_id: str  # our session id (PNEUMA_SESSION_ID)
+    agent_session_id: str | None = None  # resume this agent session
+    model: str | None = None
+    permission_mode: str | None = None  # None: the manifest's agent.permissionMode
+    claude_bin: str | None = None
+    greeting: str | None = None  # hidden first prompt for a fresh session
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+class AgentBackend(Protocol):
+    """One agent for one session."""
+
+    name: str
+
+    async def start(self) -> None:
+        """Get ready to take messages (a process may start lazily)."""
+
+    async def send_user_message(self, text: str, images: list[dict[str, str]]) -> None:
+        """Deliver the person's message (viewer context already prefixed).
+        Images are ``{"media_type": ..., "data": <base64>}``. Messages sent
+        before the agent is up are queued, never lost."""
+
+    async def answer_permission(
+        self,
+        request_id: str,
+        behavior: str,
+        updated_input: dict[str, Any] | None = None,
+        message: str | None = None,
+    ) -> None:
+        """Answer a ``permission_request`` (behavior ``allow`` or ``deny``)."""
+
+    async def interrupt(self) -> None:
+        """Stop the current turn."""
+
+    async def set_model(self, model: str) -> None:
+        """Switch the model for the next turns."""
+
+    async def stop(self) -> None:
+        """Shut the agent down (gracefully, then by force); idempotent."""
 
 
 @dataclass(frozen=True)
 class BackendSpec:
     """A backend a plugin offers for ``pneuma run --backend NAME``.
 
-    ``factory`` is called with keyword arguments describing the session
-    (see ``pneuma.agents.session_backend_kwargs``) and returns the backend.
+    ``factory(options, sink)`` returns an ``AgentBackend``, or None for a
+    session without an agent.
     """
 
     name: str
     description: str
-    factory: Callable[..., Any]
+    factory: Callable[[BackendOptions, AgentEventSink], AgentBackend | None]

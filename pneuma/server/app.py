@@ -1,0 +1,206 @@
+"""The aiohttp application of one Pneuma session: ``create_app()``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from pneuma.agents.base import BackendOptions, BackendSpec
+from pneuma.modes import LoadedMode
+from pneuma.server.security import make_security_middleware
+from pneuma.server.session import Session
+from pneuma.server.watcher import FileFilter, SelfWrites
+from pneuma.tools.sandbox import Sandbox
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ServerConfig:
+    mode: LoadedMode
+    workspace: Path
+    token: str
+    session: Session
+    host: str = "127.0.0.1"
+    port: int = 0  # the real port once bound (set by the runner)
+    params: dict[str, Any] = field(default_factory=dict)
+    action_timeout: float = 60.0
+    watch: bool = True
+    watch_debounce_ms: int = 20
+    save_interval: float = 5.0
+    extra_hosts: set[str] = field(default_factory=set)
+    backend: BackendSpec | None = None
+    model: str | None = None
+    permission_mode: str | None = None
+    claude_bin: str | None = None
+    agent_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def api_url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "localhost") else self.host
+        return f"http://{host}:{self.port}"
+
+
+CONFIG = web.AppKey("config", ServerConfig)
+SESSION = web.AppKey("session", Session)
+SANDBOX = web.AppKey("sandbox", Sandbox)
+SELF_WRITES = web.AppKey("self_writes", SelfWrites)
+FILE_FILTER = web.AppKey("file_filter", FileFilter)
+STOP_EVENT = web.AppKey("stop_event", asyncio.Event)
+
+
+def create_app(config: ServerConfig) -> web.Application:
+    from pneuma.server import routes_api, routes_files, ws_browser, ws_cli
+
+    def hosts() -> set[str]:
+        from pneuma.server.security import allowed_hosts
+
+        return allowed_hosts(config.host, config.port) | config.extra_hosts
+
+    app = web.Application(
+        middlewares=[make_security_middleware(config.token, hosts)],
+        client_max_size=64 * 1024 * 1024,
+    )
+    app[CONFIG] = config
+    app[SESSION] = config.session
+    app[SANDBOX] = Sandbox(config.workspace)
+    app[SELF_WRITES] = SelfWrites()
+    manifest = config.mode.manifest
+    app[FILE_FILTER] = FileFilter(manifest.viewer.watch_patterns, manifest.viewer.ignore_patterns)
+    app[STOP_EVENT] = asyncio.Event()
+
+    routes_api.setup(app)
+    routes_files.setup(app)
+    ws_browser.setup(app)
+    ws_cli.setup(app)
+
+    from pneuma.plugins import get_plugin_manager
+
+    get_plugin_manager().hook.register_routes(app=app, mode=config.mode)
+
+    # Order matters on the way out (reverse): the agent stops first, then
+    # the state is saved, then the watcher ends.
+    if config.watch:
+        app.cleanup_ctx.append(_watcher_ctx)
+    app.cleanup_ctx.append(_persistence_ctx)
+    app.cleanup_ctx.append(_agent_ctx)
+    return app
+
+
+async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    session = app[SESSION]
+    backend = None
+    if config.backend is not None:
+        manifest = config.mode.manifest
+        fresh = not session.history and session.agent_session_id is None
+        options = BackendOptions(
+            workspace=config.workspace,
+            mode=config.mode,
+            api_url=config.api_url,
+            token=config.token,
+            session_id=session.id,
+            agent_session_id=session.agent_session_id,
+            model=config.model,
+            permission_mode=config.permission_mode or manifest.agent.permission_mode,
+            claude_bin=config.claude_bin,
+            greeting=manifest.agent.greeting if fresh else None,
+            extra_env=dict(config.agent_env),
+        )
+        backend = config.backend.factory(options, session)
+        if backend is None and session.no_agent_reason is None:
+            session.no_agent_reason = (
+                f"This session runs without an agent (--backend {config.backend.name}): "
+                "the viewer works, the chat does not. Restart with --backend claude-code "
+                "to talk to an agent."
+            )
+    session.backend = backend
+    if backend is not None:
+        try:
+            await backend.start()
+        except Exception as exc:
+            log.exception("the agent failed to start")
+            session.emit({"type": "error", "code": "agent_start_failed",
+                          "message": f"The agent failed to start: {exc}"})
+    yield
+    if backend is not None:
+        try:
+            await asyncio.wait_for(backend.stop(), 4)
+        except Exception:
+            log.exception("stopping the agent failed")
+
+
+def publish_files(app: web.Application, files: list[dict[str, Any]]) -> None:
+    app[SESSION].emit({"type": "content_update", "files": files})
+
+
+async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
+    from pneuma.server.watcher import watch_workspace
+
+    config = app[CONFIG]
+    stop = app[STOP_EVENT]
+    task = asyncio.get_running_loop().create_task(
+        watch_workspace(
+            config.workspace,
+            app[FILE_FILTER],
+            app[SELF_WRITES],
+            lambda files: publish_files(app, files),
+            stop,
+            debounce_ms=config.watch_debounce_ms,
+        )
+    )
+    # Give the watcher a moment to register its inotify watches so that a
+    # change made right after start-up is not missed.
+    await asyncio.sleep(0.05)
+    yield
+    stop.set()
+    try:
+        await asyncio.wait_for(task, 2)
+    except (asyncio.TimeoutError, asyncio.CancelledError):
+        task.cancel()
+    except Exception:  # the watcher must never block shutdown
+        log.exception("file watcher failed")
+
+
+def save_now(app: web.Application) -> None:
+    from pneuma.server.persistence import save_session
+
+    config = app[CONFIG]
+    session = app[SESSION]
+    save_session(
+        config.workspace,
+        session_id=session.id,
+        mode=session.mode,
+        backend=session.backend_name,
+        agent_session_id=session.agent_session_id,
+        last_seq=session.seq,
+        history=session.history,
+    )
+    session.dirty = False
+
+
+async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    session = app[SESSION]
+
+    async def periodically() -> None:
+        while True:
+            await asyncio.sleep(config.save_interval)
+            if session.dirty:
+                try:
+                    save_now(app)
+                except OSError:
+                    log.exception("could not save the session")
+
+    save_now(app)
+    task = asyncio.get_running_loop().create_task(periodically())
+    yield
+    task.cancel()
+    await session.close()
+    save_now(app)

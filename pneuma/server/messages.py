@@ -1,0 +1,142 @@
+"""Messages a browser may send on ``/ws/browser/{sid}`` (ADR-002 §3.2).
+
+Browser → server messages are validated with pydantic (a discriminated
+union on ``type``); a malformed one gets an ``error`` reply and the socket
+lives on. Server → browser messages are plain dicts serialised once per
+broadcast: validating every stream delta would cost more than it catches.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+MAX_IMAGE_BASE64 = 20 * 1024 * 1024
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ImageAttachment(_Message):
+    media_type: Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+    data: str = Field(min_length=1, max_length=MAX_IMAGE_BASE64)
+
+
+class SelectedElement(_Message):
+    selector: str = ""
+    tagName: str = ""
+    textContent: str = ""
+    attributes: dict[str, str] = Field(default_factory=dict)
+
+
+class UIContext(_Message):
+    mode: str = ""
+    currentView: str = ""
+    selectedElement: SelectedElement | None = None
+
+
+class UserMessage(_Message):
+    type: Literal["user_message"]
+    content: str = Field(max_length=1_000_000)
+    images: list[ImageAttachment] = Field(default_factory=list, max_length=20)
+    uiContext: UIContext | None = None
+    viewer_context: str | None = Field(default=None, max_length=200_000)
+    client_msg_id: str | None = Field(default=None, max_length=200)
+
+
+class PermissionResponse(_Message):
+    type: Literal["permission_response"]
+    request_id: str = Field(min_length=1)
+    behavior: Literal["allow", "deny"]
+    updated_input: dict[str, Any] | None = None
+    message: str | None = None
+    client_msg_id: str | None = None
+
+
+class Interrupt(_Message):
+    type: Literal["interrupt"]
+    client_msg_id: str | None = None
+
+
+class SetModel(_Message):
+    type: Literal["set_model"]
+    model: str = Field(min_length=1, max_length=200)
+    client_msg_id: str | None = None
+
+
+class SessionSubscribe(_Message):
+    type: Literal["session_subscribe"]
+    last_seq: int = Field(ge=0)
+
+
+class SessionAck(_Message):
+    type: Literal["session_ack"]
+    last_seq: int = Field(ge=0)
+
+
+class ViewerActionResult(_Message):
+    model_config = ConfigDict(extra="allow", frozen=True)
+    success: bool
+    message: str | None = None
+    data: dict[str, Any] | None = None
+
+
+class ViewerActionResponse(_Message):
+    type: Literal["viewer_action_response"]
+    request_id: str = Field(min_length=1)
+    result: ViewerActionResult
+
+
+class ConfirmationResponse(_Message):
+    type: Literal["confirmation_response"]
+    request_id: str = Field(min_length=1)
+    approved: bool
+    message: str | None = None
+
+
+BrowserMessage = Annotated[
+    UserMessage
+    | PermissionResponse
+    | Interrupt
+    | SetModel
+    | SessionSubscribe
+    | SessionAck
+    | ViewerActionResponse
+    | ConfirmationResponse,
+    Field(discriminator="type"),
+]
+
+_adapter: TypeAdapter[BrowserMessage] = TypeAdapter(BrowserMessage)
+
+BROWSER_MESSAGE_TYPES = (
+    "user_message",
+    "permission_response",
+    "interrupt",
+    "set_model",
+    "session_subscribe",
+    "session_ack",
+    "viewer_action_response",
+    "confirmation_response",
+)
+
+
+class BadBrowserMessage(ValueError):
+    pass
+
+
+def parse_browser_message(raw: str | bytes) -> BrowserMessage:
+    """Parse one browser message, or raise BadBrowserMessage saying what is wrong."""
+    try:
+        return _adapter.validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise BadBrowserMessage(f"not valid JSON: {first['msg']}") from None
+        if first["type"] in ("union_tag_invalid", "union_tag_not_found", "model_type"):
+            raise BadBrowserMessage(
+                "unknown message type; expected one of " + ", ".join(BROWSER_MESSAGE_TYPES)
+            ) from None
+        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        raise BadBrowserMessage(f"invalid {first['loc'][0]} message: {where}: {first['msg']}") from None

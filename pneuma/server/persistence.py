@@ -1,0 +1,109 @@
+"""Per-workspace session state in ``W/.pneuma/``: ``session.json`` (ids for
+routing and ``--resume``) and ``history.json`` (the conversation), both
+written atomically so a crash leaves the old or the new file, never half.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+STATE_DIR = ".pneuma"
+SESSION_FILE = "session.json"
+HISTORY_FILE = "history.json"
+
+
+@dataclass
+class StoredSession:
+    session_id: str
+    mode: str
+    backend: str
+    agent_session_id: str | None = None
+    last_seq: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    resumed: bool = False
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        # Keep the unreadable file for inspection and start afresh.
+        backup = path.with_suffix(path.suffix + ".corrupt")
+        path.replace(backup)
+        log.warning("%s was unreadable (%s); moved it to %s", path, exc, backup.name)
+        return None
+
+
+def load_session(workspace: Path, mode: str, backend: str) -> StoredSession:
+    """The workspace's previous session when it was for the same mode and
+    backend, else a new one."""
+    state_dir = workspace / STATE_DIR
+    meta = _read_json(state_dir / SESSION_FILE)
+    if isinstance(meta, dict) and meta.get("mode") == mode and meta.get("backend") == backend \
+            and isinstance(meta.get("sessionId"), str):
+        history_data = _read_json(state_dir / HISTORY_FILE)
+        messages: list[dict[str, Any]] = []
+        last_seq = int(meta.get("lastSeq") or 0)
+        if isinstance(history_data, dict) and isinstance(history_data.get("messages"), list):
+            messages = [m for m in history_data["messages"] if isinstance(m, dict)]
+            last_seq = max(last_seq, int(history_data.get("lastSeq") or 0))
+        return StoredSession(
+            session_id=meta["sessionId"],
+            mode=mode,
+            backend=backend,
+            agent_session_id=meta.get("agentSessionId"),
+            last_seq=last_seq,
+            history=messages,
+            resumed=True,
+        )
+    return StoredSession(session_id=str(uuid.uuid4()), mode=mode, backend=backend)
+
+
+def save_session(
+    workspace: Path,
+    *,
+    session_id: str,
+    mode: str,
+    backend: str,
+    agent_session_id: str | None,
+    last_seq: int,
+    history: list[dict[str, Any]],
+) -> None:
+    state_dir = workspace / STATE_DIR
+    write_json_atomic(state_dir / HISTORY_FILE, {"version": 1, "lastSeq": last_seq,
+                                                 "messages": history})
+    write_json_atomic(
+        state_dir / SESSION_FILE,
+        {
+            "sessionId": session_id,
+            "agentSessionId": agent_session_id,
+            "mode": mode,
+            "backend": backend,
+            "lastSeq": last_seq,
+        },
+    )

@@ -1,0 +1,214 @@
+"""Session, config, viewer actions, scaffolding and the static shell."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from wcmatch import glob as wcglob
+
+from pneuma.paths import web_dir
+from pneuma.server.app import CONFIG, SANDBOX, SELF_WRITES, SESSION
+from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.server.routes_files import (
+    atomic_write,
+    decode_content,
+    read_json_body,
+    tool_error_response,
+)
+from pneuma.server.security import json_error
+from pneuma.tools.errors import ToolError
+
+PROTECTED_PATHS = (".claude/**", ".claude", ".pneuma/**", ".pneuma", "CLAUDE.md", ".gitignore",
+                   ".mcp.json", ".git/**")
+GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE
+
+_PARAM_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+async def get_session(request: web.Request) -> web.Response:
+    return web.json_response(request.app[SESSION].session_info())
+
+
+async def get_config(request: web.Request) -> web.Response:
+    from pneuma.workspace import redact_params
+
+    config = request.app[CONFIG]
+    return web.json_response(
+        {
+            "mode": config.mode.manifest.to_json(),
+            "modeStaticUrl": f"/modes/{config.mode.name}/",
+            "params": redact_params(config.mode, config.params),
+            "workspace": str(config.workspace),
+            "backend": config.backend.name if config.backend else "none",
+            "actionTimeout": config.action_timeout,
+        }
+    )
+
+
+def _check_action_params(action: Any, params: dict[str, Any]) -> str | None:
+    for name, spec in action.params.items():
+        if name not in params:
+            if spec.required:
+                return f"param '{name}' is required"
+            continue
+        value = params[name]
+        expected = _PARAM_TYPES[spec.type]
+        if isinstance(value, bool) and spec.type == "number":
+            return f"param '{name}' must be a number"
+        if not isinstance(value, expected):
+            return f"param '{name}' must be of type {spec.type}"
+    unknown = sorted(set(params) - set(action.params))
+    if unknown:
+        return f"unknown param(s) {', '.join(unknown)}; '{action.id}' takes " + (
+            ", ".join(action.params) or "none")
+    return None
+
+
+async def viewer_action(request: web.Request) -> web.Response:
+    config = request.app[CONFIG]
+    session = request.app[SESSION]
+    try:
+        body = await read_json_body(request)
+    except ToolError as exc:
+        return tool_error_response(exc)
+    action_id = body.get("actionId")
+    if not isinstance(action_id, str) or not action_id:
+        hint = " (the key is 'actionId', not 'action')" if "action" in body else ""
+        return json_error(400, "bad_request", f"'actionId' is required{hint}")
+    params = body.get("params") or {}
+    if not isinstance(params, dict):
+        return json_error(400, "bad_request", "'params' must be an object")
+    action = config.mode.manifest.action(action_id)
+    if action is None:
+        known = ", ".join(a.id for a in config.mode.manifest.viewer_api.actions) or "none"
+        return json_error(400, "unknown_action",
+                          f"the {config.mode.name} viewer has no action '{action_id}' "
+                          f"(its actions: {known})")
+    problem = _check_action_params(action, params)
+    if problem:
+        return json_error(400, "bad_params", f"{action_id}: {problem}")
+    timeout = config.action_timeout
+    if "timeout" in request.query:
+        try:
+            timeout = max(0.1, min(float(request.query["timeout"]), 600.0))
+        except ValueError:
+            return json_error(400, "bad_request", "'timeout' must be a number of seconds")
+    try:
+        result = await session.viewer_actions.request(action_id, params, timeout)
+    except NoBrowserConnected as exc:
+        return web.json_response({"success": False, "message": str(exc)}, status=409)
+    except BrowserRequestTimeout as exc:
+        return web.json_response(
+            {"success": False, "message": f"'{action_id}' timed out: {exc}"}, status=504
+        )
+    return web.json_response(result)
+
+
+def _is_protected(rel: str) -> bool:
+    return wcglob.globmatch(rel, list(PROTECTED_PATHS), flags=GLOB_FLAGS)
+
+
+async def scaffold(request: web.Request) -> web.Response:
+    """Start the workspace over: clear files matching globs, write new ones,
+    but only after the person confirms in the browser."""
+    config = request.app[CONFIG]
+    session = request.app[SESSION]
+    sandbox = request.app[SANDBOX]
+    try:
+        body = await read_json_body(request)
+        clear = body.get("clear", [])
+        files = body.get("files", [])
+        if not isinstance(clear, list) or not all(isinstance(g, str) for g in clear):
+            raise ToolError("E_BAD_ARGS", "'clear' must be a list of glob strings")
+        if not isinstance(files, list) or not all(isinstance(f, dict) for f in files):
+            raise ToolError("E_BAD_ARGS", "'files' must be a list of {path, content}")
+        writes: list[tuple[str, Path, bytes]] = []
+        for item in files:
+            rel = sandbox.normalize(item.get("path"))
+            if _is_protected(rel):
+                raise ToolError("E_DENY_PATH", f"{rel} is protected and cannot be scaffolded",
+                                details={"path": rel})
+            writes.append((rel, sandbox.resolve(rel), decode_content(item.get("content"))))
+        scaffold_spec = config.mode.manifest.viewer_api.scaffold
+        allowed_clear = scaffold_spec.clear_patterns if scaffold_spec else []
+        doomed: list[str] = []
+        if clear:
+            for root, dirs, names in os.walk(sandbox.root):
+                dirs[:] = [d for d in dirs if sandbox.is_allowed(
+                    Path(root, d).relative_to(sandbox.root).as_posix())]
+                for name in names:
+                    rel = Path(root, name).relative_to(sandbox.root).as_posix()
+                    if _is_protected(rel) or not sandbox.is_allowed(rel):
+                        continue
+                    if wcglob.globmatch(rel, clear, flags=GLOB_FLAGS):
+                        doomed.append(rel)
+        outside = [g for g in clear if allowed_clear and g not in allowed_clear]
+    except ToolError as exc:
+        return tool_error_response(exc)
+    summary = (f"Replace the workspace content: delete {len(doomed)} file(s) and write "
+               f"{len(writes)} file(s).")
+    try:
+        approved, message = await session.confirmations.request(
+            "scaffold",
+            summary,
+            {"delete": sorted(doomed), "write": [w[0] for w in writes],
+             "unusualPatterns": outside},
+            timeout=config.action_timeout * 5,
+        )
+    except NoBrowserConnected as exc:
+        return web.json_response({"success": False, "message": str(exc)}, status=409)
+    except BrowserRequestTimeout as exc:
+        return web.json_response({"success": False, "message": f"no confirmation: {exc}"},
+                                 status=504)
+    if not approved:
+        return web.json_response(
+            {"success": False, "message": "The person declined the scaffold"
+             + (f": {message}" if message else "")}, status=409)
+    self_writes = request.app[SELF_WRITES]
+    for rel in doomed:
+        self_writes.mark(rel)
+        (sandbox.root / rel).unlink(missing_ok=True)
+    for rel, path, data in writes:
+        self_writes.mark(rel)
+        atomic_write(path, data)
+    return web.json_response({"success": True, "deleted": sorted(doomed),
+                              "written": [w[0] for w in writes]})
+
+
+async def shell_index(request: web.Request) -> web.StreamResponse:
+    index = web_dir() / "index.html"
+    return web.FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+
+def _static_handler(root_of: Any):
+    async def handler(request: web.Request) -> web.StreamResponse:
+        root: Path = root_of(request).resolve()
+        rel = request.match_info["path"]
+        target = (root / rel).resolve()
+        if root not in target.parents or not target.is_file():
+            return json_error(404, "not_found", f"no static file {rel}")
+        return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
+
+    return handler
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_get("/", shell_index)
+    app.router.add_get("/api/session", get_session)
+    app.router.add_get("/api/config", get_config)
+    app.router.add_post("/api/viewer/action", viewer_action)
+    app.router.add_post("/api/workspace/scaffold", scaffold)
+    app.router.add_get("/static/{path:.+}", _static_handler(lambda r: web_dir()))
+    app.router.add_get(
+        "/modes/{mode}/{path:.+}",
+        _static_handler(lambda r: r.app[CONFIG].mode.static_dir),
+    )

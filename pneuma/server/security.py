@@ -1,0 +1,72 @@
+"""Who may talk to the server: the token, the Host and the Origin.
+
+The server runs an agent that may have every permission, so any page the
+person visits must not be able to drive it. Every request must carry the
+session token (``Authorization: Bearer``, ``?token=``, or the HttpOnly
+cookie the first page load sets), and a request whose ``Host`` or
+``Origin`` is not this server (DNS rebinding, cross-site pages) is refused.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+COOKIE_NAME = "pneuma_token"
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def json_error(status: int, code: str, message: str, **extra: object) -> web.Response:
+    body = {"error": {"code": code, "message": message, **extra}}
+    return web.json_response(body, status=status)
+
+
+def allowed_hosts(host: str, port: int) -> set[str]:
+    names = {host, "127.0.0.1", "localhost", "[::1]"}
+    if host in ("0.0.0.0", "::"):
+        names.discard(host)
+    return {f"{name}:{port}" for name in names} | ({host} if port == 80 else set())
+
+
+def presented_token(request: web.Request) -> tuple[str | None, str]:
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        return header[7:].strip(), "header"
+    query = request.query.get("token")
+    if query:
+        return query, "query"
+    cookie = request.cookies.get(COOKIE_NAME)
+    if cookie:
+        return cookie, "cookie"
+    return None, "none"
+
+
+def make_security_middleware(token: str, hosts: Callable[[], set[str]]):
+    @web.middleware
+    async def security(request: web.Request, handler: Handler) -> web.StreamResponse:
+        allowed = hosts()
+        host = request.headers.get("Host", "")
+        if host not in allowed:
+            return json_error(403, "forbidden_host",
+                              f"Host {host!r} is not this Pneuma server; open it as "
+                              f"http://127.0.0.1:<port>/")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in {f"http://{h}" for h in allowed}:
+            return json_error(403, "forbidden_origin",
+                              f"requests from {origin!r} are not allowed")
+        presented, source = presented_token(request)
+        if presented is None or not hmac.compare_digest(presented.encode(), token.encode()):
+            return json_error(401, "unauthorized",
+                              "a valid session token is required (open the URL printed by "
+                              "`pneuma run`, or send Authorization: Bearer $PNEUMA_TOKEN)")
+        response = await handler(request)
+        if source == "query" and request.method == "GET" and not response.prepared:
+            # Pages the server serves later (viewer frames, the game engine)
+            # are then authorised without carrying the token in their URLs.
+            response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="Strict", path="/")
+        return response
+
+    return security

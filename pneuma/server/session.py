@@ -1,0 +1,358 @@
+"""A session: one agent, one workspace, any number of browser tabs.
+
+The session owns the browser protocol of ADR-002: every broadcast gets the
+next ``seq``; a replay buffer answers ``session_subscribe {last_seq}`` with
+exactly the missed events, or with the full history when the gap is older
+than the buffer; ``client_msg_id`` de-duplicates user messages; pending
+permission requests are re-sent to a tab that (re)connects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import OrderedDict, deque
+from pathlib import Path
+from typing import Any
+
+from pneuma.agents.base import AgentBackend
+from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
+from pneuma.server.connection import BrowserConnection
+from pneuma.server.messages import (
+    ConfirmationResponse,
+    Interrupt,
+    PermissionResponse,
+    SessionAck,
+    SessionSubscribe,
+    SetModel,
+    UIContext,
+    UserMessage,
+    ViewerActionResponse,
+)
+
+log = logging.getLogger(__name__)
+
+REPLAY_BUFFER_SIZE = 4096
+DEDUPE_WINDOW = 1000
+HISTORY_LIMIT = 5000
+
+# Messages that make up the conversation shown after a reload.
+_HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note"}
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def format_ui_context(ui: UIContext) -> str:
+    """ADR-002's structured UI context as the text prefix the agent reads."""
+    attrs = [f'mode="{ui.mode}"'] if ui.mode else []
+    if ui.currentView:
+        attrs.append(f'view="{ui.currentView}"')
+    body = ""
+    if ui.selectedElement is not None:
+        el = ui.selectedElement
+        text = el.textContent.strip().replace("\n", " ")
+        if len(text) > 200:
+            text = text[:200] + "…"
+        body = f'selected: <{el.tagName.lower() or "element"}> "{text}" ({el.selector})'
+    return f"<viewer-context {' '.join(attrs)}>{body}</viewer-context>"
+
+
+class Session:
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        mode: str,
+        workspace: Path,
+        backend_name: str,
+        replay_size: int = REPLAY_BUFFER_SIZE,
+        history: list[dict[str, Any]] | None = None,
+        last_seq: int = 0,
+        agent_session_id: str | None = None,
+        no_agent_reason: str | None = None,
+    ):
+        self.id = session_id
+        self.mode = mode
+        self.workspace = workspace
+        self.backend_name = backend_name
+        self.backend: AgentBackend | None = None
+        self.no_agent_reason = no_agent_reason
+        self.agent_session_id = agent_session_id
+        self.agent_state: dict[str, Any] = {}
+        self.status: str = "idle"
+        self.agent_connected = False
+        self.seq = last_seq
+        self.replay: deque[tuple[int, str]] = deque(maxlen=replay_size)
+        self.history: list[dict[str, Any]] = list(history or [])
+        self._assistant_index: dict[str, int] = {
+            m["message"]["id"]: i
+            for i, m in enumerate(self.history)
+            if m.get("type") == "assistant" and isinstance(m.get("message"), dict)
+            and "id" in m["message"]
+        }
+        self.connections: set[BrowserConnection] = set()
+        self.pending_permissions: dict[str, dict[str, Any]] = {}
+        self._seen_client_ids: OrderedDict[str, None] = OrderedDict()
+        self.viewer_actions = ViewerActionChannel(self.emit, self._subscribed_count)
+        self.confirmations = ConfirmationChannel(self.emit, self._subscribed_count)
+        self.dirty = False
+        self.last_ack_seq = 0
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # --- AgentEventSink ---
+
+    def emit(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "assistant":
+            message = self._merge_assistant(message)
+        elif kind == "status_change":
+            self.status = message.get("status") or "idle"
+        elif kind == "permission_request":
+            request = message.get("request", {})
+            if "request_id" in request:
+                self.pending_permissions[request["request_id"]] = message
+        elif kind == "permission_cancelled":
+            self.pending_permissions.pop(message.get("request_id", ""), None)
+        elif kind == "cli_connected":
+            self.agent_connected = True
+        elif kind == "cli_disconnected":
+            self.agent_connected = False
+            self.status = "idle"
+            self.pending_permissions.clear()
+        elif kind == "result":
+            self.status = "idle"
+        self.seq += 1
+        message["seq"] = self.seq
+        text = _dumps(message)
+        self.replay.append((self.seq, text))
+        if kind in _HISTORY_TYPES:
+            self._record(message)
+        for connection in self.connections:
+            if connection.subscribed:
+                connection.send(text)
+
+    def set_agent_session_id(self, agent_session_id: str | None) -> None:
+        if agent_session_id != self.agent_session_id:
+            self.agent_session_id = agent_session_id
+            self.dirty = True
+
+    def set_agent_state(self, **state: Any) -> None:
+        self.agent_state.update({k: v for k, v in state.items() if v is not None})
+
+    # --- history ---
+
+    def _merge_assistant(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The CLI sends one ``assistant`` line per content block, all with
+        the same message id: fold them into one message the browser replaces
+        by id, never showing a block twice."""
+        inner = message.get("message")
+        if not isinstance(inner, dict) or "id" not in inner:
+            return message
+        index = self._assistant_index.get(inner["id"])
+        if index is None:
+            return message
+        previous = self.history[index]["message"]
+        blocks = list(previous.get("content") or [])
+        for block in inner.get("content") or []:
+            if block not in blocks:
+                key = block.get("id") if isinstance(block, dict) else None
+                replaced = False
+                if key is not None:
+                    for i, existing in enumerate(blocks):
+                        if isinstance(existing, dict) and existing.get("id") == key:
+                            blocks[i] = block
+                            replaced = True
+                            break
+                if not replaced:
+                    blocks.append(block)
+        merged_inner = {**previous, **inner, "content": blocks}
+        return {**message, "message": merged_inner}
+
+    def _record(self, message: dict[str, Any]) -> None:
+        self.dirty = True
+        if message["type"] == "assistant":
+            inner = message.get("message")
+            if isinstance(inner, dict) and "id" in inner:
+                index = self._assistant_index.get(inner["id"])
+                if index is not None:
+                    self.history[index] = message
+                    return
+                self._assistant_index[inner["id"]] = len(self.history)
+        self.history.append(message)
+        if len(self.history) > HISTORY_LIMIT:
+            drop = len(self.history) - HISTORY_LIMIT
+            del self.history[:drop]
+            self._assistant_index = {
+                key: i - drop for key, i in self._assistant_index.items() if i >= drop
+            }
+
+    # --- browser connections ---
+
+    def _subscribed_count(self) -> int:
+        return sum(1 for c in self.connections if c.subscribed and not c.closed)
+
+    def session_info(self) -> dict[str, Any]:
+        return {
+            "session_id": self.id,
+            "agent_session_id": self.agent_session_id,
+            "mode": self.mode,
+            "backend": self.backend_name,
+            "cwd": str(self.workspace),
+            "status": self.status,
+            "agent_connected": self.agent_connected,
+            "no_agent_reason": self.no_agent_reason,
+            "model": self.agent_state.get("model"),
+            "tools": self.agent_state.get("tools", []),
+            "permission_mode": self.agent_state.get("permission_mode"),
+            "last_seq": self.seq,
+        }
+
+    def attach(self, connection: BrowserConnection) -> None:
+        self.connections.add(connection)
+        connection.send(_dumps({"type": "session_init", "session": self.session_info()}))
+
+    def detach(self, connection: BrowserConnection) -> None:
+        self.connections.discard(connection)
+
+    def subscribe(self, connection: BrowserConnection, last_seq: int) -> None:
+        """Send what this tab missed since ``last_seq``, then everything live."""
+        oldest = self.replay[0][0] if self.replay else self.seq + 1
+        if last_seq > self.seq:
+            # The tab counted events of an earlier server run: only the full
+            # history can be trusted.
+            last_seq = 0
+        incremental = last_seq > 0 and last_seq + 1 >= oldest
+        if incremental:
+            for seq, text in self.replay:
+                if seq > last_seq:
+                    connection.send(text)
+        else:
+            # Open prompts are not part of the conversation but a fresh tab
+            # must show them.
+            connection.send(
+                _dumps(
+                    {
+                        "type": "message_history",
+                        "messages": self.history,
+                        "pending_permissions": list(self.pending_permissions.values()),
+                        "last_seq": self.seq,
+                    }
+                )
+            )
+        connection.subscribed = True
+        # A snapshot for this tab only, hence no seq: seq numbers belong to
+        # broadcasts, each counted exactly once.
+        connection.send(_dumps({"type": "status_change", "status": self.status}))
+
+    # --- messages from a browser ---
+
+    def is_duplicate(self, client_msg_id: str | None) -> bool:
+        if not client_msg_id:
+            return False
+        if client_msg_id in self._seen_client_ids:
+            return True
+        self._seen_client_ids[client_msg_id] = None
+        if len(self._seen_client_ids) > DEDUPE_WINDOW:
+            self._seen_client_ids.popitem(last=False)
+        return False
+
+    def error_to(self, connection: BrowserConnection, message: str, code: str = "bad_message") -> None:
+        """An error for one tab only (its own bad input); not part of the sequence."""
+        connection.send(_dumps({"type": "error", "code": code, "message": message}))
+
+    async def handle(self, connection: BrowserConnection, msg: Any) -> None:
+        if isinstance(msg, SessionSubscribe):
+            self.subscribe(connection, msg.last_seq)
+            return
+        if isinstance(msg, SessionAck):
+            self.last_ack_seq = max(self.last_ack_seq, msg.last_seq)
+            return
+        if isinstance(msg, ViewerActionResponse):
+            self.viewer_actions.resolve(msg.request_id, msg.result.model_dump(exclude_none=True))
+            return
+        if isinstance(msg, ConfirmationResponse):
+            self.confirmations.resolve(msg.request_id, (msg.approved, msg.message))
+            return
+        if self.is_duplicate(getattr(msg, "client_msg_id", None)):
+            return
+        if isinstance(msg, UserMessage):
+            await self._user_message(connection, msg)
+        elif isinstance(msg, PermissionResponse):
+            await self._permission_response(connection, msg)
+        elif isinstance(msg, Interrupt):
+            if self.backend is None:
+                self.error_to(connection, self._no_agent_text(), "no_agent")
+                return
+            await self.backend.interrupt()
+        elif isinstance(msg, SetModel):
+            if self.backend is None:
+                self.error_to(connection, self._no_agent_text(), "no_agent")
+                return
+            await self.backend.set_model(msg.model)
+            self.agent_state["model"] = msg.model
+            self.emit({"type": "session_update", "updates": {"model": msg.model}})
+
+    def _no_agent_text(self) -> str:
+        return self.no_agent_reason or "No agent is running in this session."
+
+    async def _user_message(self, connection: BrowserConnection, msg: UserMessage) -> None:
+        if not msg.content.strip() and not msg.images:
+            self.error_to(connection, "the message is empty", "bad_message")
+            return
+        context = msg.viewer_context
+        if context is None and msg.uiContext is not None:
+            context = format_ui_context(msg.uiContext)
+        echo: dict[str, Any] = {
+            "type": "user_message",
+            "content": msg.content,
+            "timestamp": time.time(),
+        }
+        if context:
+            echo["viewer_context"] = context
+        if msg.images:
+            echo["images"] = [{"media_type": i.media_type, "size": len(i.data)} for i in msg.images]
+        if msg.client_msg_id:
+            echo["client_msg_id"] = msg.client_msg_id
+        self.emit(echo)
+        if self.backend is None:
+            self.emit({"type": "error", "code": "no_agent", "message": self._no_agent_text()})
+            return
+        text = f"{context}\n\n{msg.content}" if context else msg.content
+        self.emit({"type": "status_change", "status": "running"})
+        await self.backend.send_user_message(
+            text, [{"media_type": i.media_type, "data": i.data} for i in msg.images]
+        )
+
+    async def _permission_response(
+        self, connection: BrowserConnection, msg: PermissionResponse
+    ) -> None:
+        pending = self.pending_permissions.pop(msg.request_id, None)
+        if pending is None:
+            self.error_to(
+                connection, f"no pending permission request {msg.request_id}", "unknown_request"
+            )
+            return
+        if self.backend is not None:
+            updated = msg.updated_input
+            if msg.behavior == "allow" and updated is None:
+                updated = pending.get("request", {}).get("input")
+            await self.backend.answer_permission(msg.request_id, msg.behavior, updated, msg.message)
+        self.emit({"type": "permission_cancelled", "request_id": msg.request_id,
+                   "behavior": msg.behavior})
+
+    # --- lifecycle ---
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        self.viewer_actions.cancel_all("the server is shutting down")
+        self.confirmations.cancel_all("the server is shutting down")
+        for connection in list(self.connections):
+            await connection.drain(0.5)
+            await connection.close()
+        self.connections.clear()

@@ -1,0 +1,146 @@
+"""Workspace file watcher: changes become ``content_update`` broadcasts.
+
+Only files the mode's viewer cares about (its watch globs minus its ignore
+globs) are reported, and never Pneuma's own bookkeeping (.git, .pneuma,
+.claude, CLAUDE.md, node_modules). A change made through the server's own
+API within the last few seconds is reported with ``origin: "self"`` so a
+viewer does not reload what it just wrote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from wcmatch import glob as wcglob
+
+log = logging.getLogger(__name__)
+
+ALWAYS_IGNORED = (".git/**", ".pneuma/**", ".claude/**", "CLAUDE.md", "node_modules/**",
+                  "**/node_modules/**", "**/.git/**", "**/__pycache__/**", "**/.DS_Store")
+GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE
+SELF_WRITE_WINDOW = 5.0
+MAX_INLINE_BYTES = 2 * 1024 * 1024
+
+TEXT_SUFFIXES = {
+    ".md", ".markdown", ".txt", ".html", ".htm", ".css", ".js", ".mjs", ".json", ".excalidraw",
+    ".svg", ".tex", ".bib", ".csv", ".tsv", ".xml", ".yaml", ".yml", ".toml", ".py", ".ts",
+    ".sty", ".cls",
+}
+
+
+class FileFilter:
+    def __init__(self, watch: Iterable[str], ignore: Iterable[str]):
+        self.watch = list(watch) or ["**/*"]
+        self.ignore = list(ALWAYS_IGNORED) + list(ignore)
+
+    def __call__(self, rel: str) -> bool:
+        if wcglob.globmatch(rel, self.ignore, flags=GLOB_FLAGS):
+            return False
+        return wcglob.globmatch(rel, self.watch, flags=GLOB_FLAGS)
+
+
+def is_text_path(path: str) -> bool:
+    return Path(path).suffix.lower() in TEXT_SUFFIXES
+
+
+def read_for_update(root: Path, rel: str) -> str | None:
+    """The text content of a file for a content_update, or None for binary
+    or oversized files (the viewer fetches those from /content/)."""
+    if not is_text_path(rel):
+        return None
+    path = root / rel
+    try:
+        if path.stat().st_size > MAX_INLINE_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+class SelfWrites:
+    """Paths recently written through the server's API."""
+
+    def __init__(self) -> None:
+        self._written: dict[str, float] = {}
+
+    def mark(self, rel: str) -> None:
+        self._written[rel] = time.monotonic()
+
+    def is_self(self, rel: str) -> bool:
+        when = self._written.get(rel)
+        if when is None:
+            return False
+        if time.monotonic() - when > SELF_WRITE_WINDOW:
+            del self._written[rel]
+            return False
+        return True
+
+
+def list_watched_files(root: Path, file_filter: FileFilter) -> list[str]:
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and file_filter(rel):
+            found.append(rel)
+    return sorted(found)
+
+
+async def watch_workspace(
+    root: Path,
+    file_filter: FileFilter,
+    self_writes: SelfWrites,
+    publish: Callable[[list[dict[str, Any]]], None],
+    stop_event: asyncio.Event,
+    *,
+    debounce_ms: int = 20,
+) -> None:
+    """Run until ``stop_event`` is set, publishing each batch of changes."""
+    from watchfiles import Change, awatch
+
+    root = root.resolve()
+
+    def accept(change: Change, path: str) -> bool:
+        try:
+            rel = Path(path).relative_to(root).as_posix()
+        except ValueError:
+            return False
+        return file_filter(rel)
+
+    async for changes in awatch(
+        root,
+        watch_filter=accept,
+        debounce=debounce_ms,
+        step=10,
+        stop_event=stop_event,
+        rust_timeout=500,
+        yield_on_timeout=False,
+        recursive=True,
+    ):
+        latest: dict[str, Change] = {}
+        for change, path in changes:
+            latest[Path(path).relative_to(root).as_posix()] = change
+        files = []
+        for rel, change in sorted(latest.items()):
+            exists = (root / rel).is_file()
+            entry: dict[str, Any] = {
+                "path": rel,
+                "origin": "self" if self_writes.is_self(rel) else "external",
+            }
+            if change == Change.deleted and not exists:
+                entry["deleted"] = True
+                entry["content"] = None
+            elif not exists:
+                continue  # a directory, or a file already gone again
+            else:
+                entry["content"] = read_for_update(root, rel)
+                if entry["content"] is None:
+                    entry["binary"] = True
+                    entry["mtime"] = (root / rel).stat().st_mtime
+            files.append(entry)
+        if files:
+            publish(files)

@@ -1,0 +1,66 @@
+"""``/ws/browser/{sid}``: the page's socket (ADR-002 §3.1).
+
+On connect the tab gets ``session_init``; it then sends
+``session_subscribe {last_seq}`` (or passes ``?last_seq=`` in the URL) and
+receives what it missed followed by everything live. A malformed message
+gets an ``error`` reply; the socket stays open.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from aiohttp import WSMsgType, web
+
+from pneuma.server.app import SESSION
+from pneuma.server.connection import BrowserConnection
+from pneuma.server.messages import BadBrowserMessage, parse_browser_message
+from pneuma.server.security import json_error
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+
+
+async def browser_socket(request: web.Request) -> web.StreamResponse:
+    session = request.app[SESSION]
+    if request.match_info["sid"] != session.id:
+        return json_error(404, "unknown_session",
+                          f"no session {request.match_info['sid']!r} on this server")
+    ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
+    await ws.prepare(request)
+    connection = BrowserConnection(ws)
+    session.attach(connection)
+    if "last_seq" in request.query:
+        try:
+            session.subscribe(connection, max(0, int(request.query["last_seq"])))
+        except ValueError:
+            session.error_to(connection, "last_seq must be an integer")
+    try:
+        async for frame in ws:
+            if frame.type == WSMsgType.TEXT:
+                for line in frame.data.split("\n"):
+                    if not line.strip():
+                        continue
+                    try:
+                        message = parse_browser_message(line)
+                    except BadBrowserMessage as exc:
+                        session.error_to(connection, str(exc))
+                        continue
+                    try:
+                        await session.handle(connection, message)
+                    except Exception as exc:  # one bad message never kills the socket
+                        log.exception("handling a browser message failed")
+                        session.error_to(connection, f"internal error: {exc}", "internal")
+            elif frame.type == WSMsgType.BINARY:
+                session.error_to(connection, "binary frames are not part of the protocol")
+            elif frame.type == WSMsgType.ERROR:
+                break
+    finally:
+        session.detach(connection)
+        await connection.close()
+    return ws
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_get("/ws/browser/{sid}", browser_socket)

@@ -1,0 +1,1 @@
+"""The tool-contract runtime shared by every mode: errors, sandbox, schemas."""
