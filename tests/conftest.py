@@ -7,6 +7,11 @@ about discovery itself build their own managers.
 
 A test plugin is a small class with ``@hookimpl`` methods, registered for
 the length of a ``with register_plugin(Plugin(), "name"):`` block.
+
+Helpers are offered as fixtures (``make_mode_package``, ``snapshot``,
+``mode_plugin``, ``seed_files``) rather than imported: the repository root
+has a conftest.py of its own, so ``from conftest import ...`` would depend
+on which one pytest imported last.
 """
 
 from __future__ import annotations
@@ -122,6 +127,18 @@ def make_mode_package(
     return package
 
 
+@pytest.fixture(name="make_mode_package")
+def _make_mode_package_fixture() -> Callable[..., Path]:
+    """``make_mode_package(tmp_path, manifest, skill_md=None)``, see above."""
+    return make_mode_package
+
+
+@pytest.fixture
+def seed_files() -> dict[str, str]:
+    """The seed files every package from make_mode_package has (path → text)."""
+    return dict(SEED_FILES)
+
+
 @pytest.fixture
 def pm(monkeypatch: pytest.MonkeyPatch) -> Iterator[PneumaPluginManager]:
     """A fresh plugin manager holding the host's own plugins and ``slide``.
@@ -164,6 +181,12 @@ class ModePlugin:
     @hookimpl
     def register_modes(self) -> list[ModeSource]:
         return [ModeSource(manifest=self.manifest, package_dir=self.package_dir)]
+
+
+@pytest.fixture
+def mode_plugin() -> type[ModePlugin]:
+    """``mode_plugin(manifest, package_dir)``: a plugin object providing one mode."""
+    return ModePlugin
 
 
 @pytest.fixture
@@ -210,3 +233,9 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
+
+
+@pytest.fixture(name="snapshot")
+def _snapshot_fixture() -> Callable[[Path], dict[str, bytes]]:
+    """``snapshot(root)``: every file under root, relative POSIX path → bytes."""
+    return snapshot

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
-from conftest import SLIDE_MANIFEST
 from pneuma.cli import cli
 from pneuma.manifest import ManifestError, localize, parse_manifest
+
+SLIDE_MANIFEST = (
+    Path(__file__).resolve().parent.parent / "plugins" / "slide" / "pneuma_slide" / "manifest.json"
+)
 
 
 def _slide() -> dict[str, Any]:

@@ -16,7 +16,6 @@ import pytest
 from aiohttp import web
 from click.testing import CliRunner
 
-from conftest import REPO, SLIDE_MANIFEST, ModePlugin, make_mode_package
 from pneuma import hookimpl, hookspecs
 from pneuma.agents.base import BackendSpec
 from pneuma.cli import cli
@@ -24,6 +23,8 @@ from pneuma.modes import ClaudeMdSection, ModeSource, UnknownModeError, get_mode
 from pneuma.plugins import DEFAULT_PLUGINS, build_plugin_manager, get_plugins
 from pneuma.skill import SkillInstallError, install_skill
 
+REPO = Path(__file__).resolve().parent.parent
+SLIDE_MANIFEST = REPO / "plugins" / "slide" / "pneuma_slide" / "manifest.json"
 HOOKSPECS_FILE = Path(hookspecs.__file__)
 DOCS = REPO / "docs" / "hooks.md"
 
@@ -40,7 +41,8 @@ def fresh_cli(monkeypatch):
 # --- register_modes ---
 
 
-def test_register_modes_adds_a_mode(pm, register_plugin, minimal_manifest, tmp_path):
+def test_register_modes_adds_a_mode(pm, register_plugin, minimal_manifest, tmp_path,
+                                    make_mode_package):
     package = make_mode_package(tmp_path, minimal_manifest())
 
     class NotesPlugin:
@@ -79,14 +81,15 @@ def test_modes_json_lists_plugins_with_their_origin(pm):
 
 
 def test_register_modes_accepts_a_manifest_mapping(pm, register_plugin, minimal_manifest,
-                                                   tmp_path):
+                                                   tmp_path, make_mode_package, mode_plugin):
     package = make_mode_package(tmp_path, minimal_manifest("inline"))
-    with register_plugin(ModePlugin(minimal_manifest("inline"), package), "inline-plugin"):
+    with register_plugin(mode_plugin(minimal_manifest("inline"), package), "inline-plugin"):
         assert get_mode("inline", pm).manifest.skill.install_name == "pneuma-inline"
 
 
-def test_invalid_manifest_is_reported_and_other_modes_still_load(pm, register_plugin,
-                                                                 minimal_manifest, tmp_path):
+def test_invalid_manifest_is_reported_and_other_modes_still_load(
+    pm, register_plugin, minimal_manifest, tmp_path, make_mode_package, mode_plugin
+):
     data = minimal_manifest("wonky")
     data["viewerApi"]["actions"][0]["category"] = "navigation"
     package = make_mode_package(tmp_path, data)
@@ -97,7 +100,7 @@ def test_invalid_manifest_is_reported_and_other_modes_still_load(pm, register_pl
             good = minimal_manifest("fine")
             return [ModeSource(good, make_mode_package(tmp_path, good))]
 
-    with register_plugin(ModePlugin(data, package), "wonky-plugin"), \
+    with register_plugin(mode_plugin(data, package), "wonky-plugin"), \
             register_plugin(Good(), "good-plugin"):
         registry = load_modes(pm)
         assert {"slide", "fine"} <= set(registry.modes)
@@ -115,22 +118,25 @@ def test_invalid_manifest_is_reported_and_other_modes_still_load(pm, register_pl
         assert "plugins that failed to load: wonky-plugin" in unknown.stderr
 
 
-def test_manifest_file_that_is_not_json_reports_line_and_column(pm, register_plugin, tmp_path,
-                                                                minimal_manifest):
+def test_manifest_file_that_is_not_json_reports_line_and_column(
+    pm, register_plugin, tmp_path, minimal_manifest, make_mode_package, mode_plugin
+):
     package = make_mode_package(tmp_path, minimal_manifest())
     (package / "manifest.json").write_text('{\n  "name": "demo",\n  oops\n}\n')
-    with register_plugin(ModePlugin(package / "manifest.json", package), "json-plugin"):
+    with register_plugin(mode_plugin(package / "manifest.json", package), "json-plugin"):
         [error] = load_modes(pm).errors
         assert error.plugin == "json-plugin"
         assert "not valid JSON (line 3, column 3" in error.error
 
 
-def test_paths_named_by_the_manifest_must_exist(pm, register_plugin, tmp_path, minimal_manifest):
+def test_paths_named_by_the_manifest_must_exist(
+    pm, register_plugin, tmp_path, minimal_manifest, make_mode_package, mode_plugin
+):
     data = minimal_manifest()
     data["init"]["seedFiles"] = {"seeds/": ".", "starter.css": "theme.css"}
     data["viewer"] = {"module": "viewer.js"}
     package = make_mode_package(tmp_path, data)
-    with register_plugin(ModePlugin(data, package), "paths-plugin"):
+    with register_plugin(mode_plugin(data, package), "paths-plugin"):
         [error] = load_modes(pm).errors
         assert "init.seedFiles.starter.css" in error.error
         assert "viewer.module" in error.error
@@ -156,15 +162,17 @@ def test_register_modes_that_raises_or_returns_junk_is_reported(pm, register_plu
         assert "slide" in registry.modes
 
 
-def test_duplicate_mode_names_are_reported(pm, register_plugin, minimal_manifest, tmp_path):
+def test_duplicate_mode_names_are_reported(
+    pm, register_plugin, minimal_manifest, tmp_path, make_mode_package, mode_plugin
+):
     first = minimal_manifest("twin")
     second = minimal_manifest("twin")
     second["version"] = "2.0.0"
     stolen = json.loads(SLIDE_MANIFEST.read_text())
-    with register_plugin(ModePlugin(first, make_mode_package(tmp_path / "a", first)), "first"), \
-            register_plugin(ModePlugin(second, make_mode_package(tmp_path / "b", second)),
+    with register_plugin(mode_plugin(first, make_mode_package(tmp_path / "a", first)), "first"), \
+            register_plugin(mode_plugin(second, make_mode_package(tmp_path / "b", second)),
                             "second"), \
-            register_plugin(ModePlugin(stolen, SLIDE_MANIFEST.parent), "impostor"):
+            register_plugin(mode_plugin(stolen, SLIDE_MANIFEST.parent), "impostor"):
         registry = load_modes(pm)
         assert registry.modes["twin"].plugin_name == "first"
         assert registry.modes["twin"].manifest.version == "1.0.0"
@@ -297,7 +305,8 @@ def test_register_routes_lets_the_plugin_skip_other_modes(pm, register_plugin, a
 class HouseStylePlugin:
     @hookimpl
     def claude_md_sections(self, mode, workspace):
-        return [ClaudeMdSection("extra", f"## House style\n\nWrite {mode.name} in British English.")]
+        body = f"## House style\n\nWrite {mode.name} in British English."
+        return [ClaudeMdSection("extra", body)]
 
 
 def test_claude_md_sections_adds_a_section(pm, register_plugin, workspace):
@@ -427,7 +436,7 @@ def _make_distribution(site: Path, dist: str, entry_points: dict[str, str],
 
 
 @pytest.fixture
-def fake_site(tmp_path, monkeypatch, minimal_manifest):
+def fake_site(tmp_path, monkeypatch, minimal_manifest, make_mode_package):
     """A site directory on sys.path with a broken plugin (raises on import)
     and a working one providing the mode 'extra'."""
     tag = uuid.uuid4().hex[:8]
