@@ -20,6 +20,20 @@ class PneumaGroup(click.Group):
     """Adds plugin commands the first time the command list is needed."""
 
     _plugins_added = False
+    _adding_plugin: str | None = None
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        name = name or cmd.name
+        if self._adding_plugin is not None and name in self.commands:
+            # A plugin must not silently replace `run`, `skill` or another
+            # plugin's command.
+            click.echo(
+                f"[pneuma] warning: plugin '{self._adding_plugin}' tried to add a command "
+                f"'{name}' that already exists; it was ignored",
+                err=True,
+            )
+            return
+        super().add_command(cmd, name)
 
     def _add_plugin_commands(self) -> None:
         if self._plugins_added:
@@ -29,6 +43,7 @@ class PneumaGroup(click.Group):
 
         pm = get_plugin_manager()
         for impl in pm.hook.register_commands.get_hookimpls():
+            self._adding_plugin = impl.plugin_name
             try:
                 impl.function(cli=self)
             except Exception as exc:  # a plugin's bad command must not break the CLI
@@ -37,6 +52,8 @@ class PneumaGroup(click.Group):
                     f"commands: {type(exc).__name__}: {exc}",
                     err=True,
                 )
+            finally:
+                self._adding_plugin = None
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)

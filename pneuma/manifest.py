@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 MANIFEST_SCHEMA_VERSION = 1
 
@@ -381,17 +382,31 @@ class ModeManifest(_Model):
     def _steps_name_known_things(self) -> "ModeManifest":
         tools = {t.name for t in self.tools}
         actions = {a.id for a in self.viewer_api.actions}
-        for workflow in self.workflows:
-            for step in workflow.steps:
+        problems: list[InitErrorDetails] = []
+        for w, workflow in enumerate(self.workflows):
+            for s, step in enumerate(workflow.steps):
+                where = f"workflow '{workflow.id}' step '{step.id}'"
                 if step.tool is not None and step.tool not in tools:
-                    raise ValueError(
-                        f"workflow '{workflow.id}' step '{step.id}' names unknown tool '{step.tool}'"
+                    message = f"{where} names unknown tool '{step.tool}'"
+                    loc: tuple[str | int, ...] = ("workflows", w, "steps", s, "tool")
+                    value = step.tool
+                elif step.action is not None and step.action not in actions:
+                    message = f"{where} names unknown viewer action '{step.action}'"
+                    loc = ("workflows", w, "steps", s, "action")
+                    value = step.action
+                else:
+                    continue
+                # A ValidationError (not a ValueError) keeps the field path, so
+                # the author is told exactly which step to fix.
+                problems.append(
+                    InitErrorDetails(
+                        type=PydanticCustomError("unknown_reference", message),
+                        loc=loc,
+                        input=value,
                     )
-                if step.action is not None and step.action not in actions:
-                    raise ValueError(
-                        f"workflow '{workflow.id}' step '{step.id}' names unknown viewer action "
-                        f"'{step.action}'"
-                    )
+                )
+        if problems:
+            raise ValidationError.from_exception_data("ModeManifest", problems)
         return self
 
     # Convenience lookups used by the server and the skill installer.

@@ -6,6 +6,7 @@ The host knows no mode by name; everything here comes through entry points.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +29,25 @@ class ModeSource:
     package_dir: Path
 
 
+SECTION_KEY_PATTERN = r"(?:[a-z0-9][a-z0-9-]*)?"
+
+
 @dataclass(frozen=True)
 class ClaudeMdSection:
-    """A block of CLAUDE.md owned by Pneuma, between its own pair of markers."""
+    """A block of CLAUDE.md owned by Pneuma, between its own pair of markers.
+
+    ``key`` is empty (the skill section) or lowercase letters, digits and
+    hyphens, so that it can be written in a marker and found again.
+    """
 
     key: str
     body: str
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(SECTION_KEY_PATTERN, self.key):
+            raise ValueError(
+                f"CLAUDE.md section key {self.key!r} must be lowercase letters, digits and '-'"
+            )
 
     @property
     def start_marker(self) -> str:

@@ -47,6 +47,7 @@ class FileChange:
     path: str  # relative to the workspace, POSIX separators
     content: bytes | None  # None deletes the file
     reason: str
+    private: bool = False  # owner-only permissions (secrets)
 
 
 @dataclass
@@ -131,8 +132,11 @@ def collect_sections(
     sections: list[ClaudeMdSection] = []
     owners: dict[str, str] = {}
     for impl in pm.hook.claude_md_sections.get_hookimpls():
-        # Called one plugin at a time so a clash names both owners.
-        result = impl.function(mode=mode, workspace=workspace) or []
+        # Called one plugin at a time so a clash or a bad key names its plugin.
+        try:
+            result = impl.function(mode=mode, workspace=workspace) or []
+        except ValueError as exc:
+            raise SkillInstallError(f"plugin '{impl.plugin_name}': {exc}") from None
         for section in result:
             if section.key in owners:
                 raise SkillInstallError(
@@ -159,6 +163,7 @@ def plan_install(
     state = _load_state(workspace)
     desired: dict[str, bytes | None] = {}
     reasons: dict[str, str] = {}
+    private: set[str] = set()
 
     def want(rel: str, content: bytes | None, reason: str) -> None:
         desired[rel] = content
@@ -166,6 +171,7 @@ def plan_install(
 
     # 1. The skill folder, purged and copied.
     skill_root = f".claude/skills/{manifest.skill.install_name}"
+    env_file: str | None = None
     wanted_skill: set[str] = set()
     for source in sorted(mode.skill_dir.rglob("*")):
         if not source.is_file() or "__pycache__" in source.parts:
@@ -180,7 +186,9 @@ def plan_install(
             if value is not None and str(value) != "":
                 lines.append(f"{env_name}={_env_quote(str(value))}")
         rel = f"{skill_root}/.env"
+        env_file = rel
         wanted_skill.add(rel)
+        private.add(rel)
         want(rel, ("\n".join(lines) + "\n").encode() if lines else b"", "skill environment")
     installed_skill = workspace / skill_root
     if installed_skill.is_dir():
@@ -199,9 +207,9 @@ def plan_install(
     want("CLAUDE.md", new_text.encode("utf-8"), "CLAUDE.md sections")
 
     # 3. Workflows as slash commands.
-    owned_commands = set(state.get("commands", [])) if state.get("mode") == manifest.name else set(
-        state.get("commands", [])
-    )
+    # Commands written by an earlier install (of this or another mode) are
+    # ours to rewrite or remove.
+    owned_commands = set(state.get("commands", []))
     commands = []
     for workflow in manifest.workflows:
         rel = f".claude/commands/{workflow.id}.md"
@@ -233,10 +241,16 @@ def plan_install(
     # 5. .gitignore.
     gitignore = _read(workspace, ".gitignore")
     gitignore_text = gitignore.decode("utf-8", errors="surrogateescape") if gitignore else ""
+    ignore_lines = []
     if not _ignores_pneuma(gitignore_text):
+        ignore_lines.append(".pneuma/")
+    if env_file is not None and env_file not in gitignore_text.splitlines():
+        # The skill's .env may hold secrets from sensitive params.
+        ignore_lines.append(env_file)
+    if ignore_lines:
         if gitignore_text and not gitignore_text.endswith("\n"):
             gitignore_text += "\n"
-        gitignore_text += ".pneuma/\n"
+        gitignore_text += "".join(line + "\n" for line in ignore_lines)
         want(".gitignore", gitignore_text.encode("utf-8", errors="surrogateescape"), ".gitignore")
 
     # 6. What we own, and the skill's version (offered as an update later).
@@ -259,15 +273,31 @@ def plan_install(
         if content is None:
             if current is not None or (workspace / rel).is_symlink():
                 result.changes.append(FileChange(rel, None, reasons[rel]))
-        elif current != content:
-            result.changes.append(FileChange(rel, content, reasons[rel]))
+        elif current != content or (rel in private and _mode_of(workspace / rel) != 0o600):
+            result.changes.append(FileChange(rel, content, reasons[rel], rel in private))
     return result
+
+
+def _mode_of(path: Path) -> int:
+    return path.stat().st_mode & 0o777
 
 
 def _env_quote(value: str) -> str:
     if re.fullmatch(r"[A-Za-z0-9_./:@+-]*", value):
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _fill_strings(value: Any, params: Mapping[str, Any]) -> Any:
+    """Apply params to every string inside a JSON-like value (never to JSON
+    text, where a quote in a value would break the syntax)."""
+    if isinstance(value, str):
+        return apply_params(value, params)
+    if isinstance(value, list):
+        return [_fill_strings(item, params) for item in value]
+    if isinstance(value, dict):
+        return {key: _fill_strings(item, params) for key, item in value.items()}
+    return value
 
 
 def _ignores_pneuma(text: str) -> bool:
@@ -313,8 +343,7 @@ def _merge_mcp(
                 f".mcp.json already has a server '{server.name}' of your own; it was kept"
             )
             continue
-        entry = server.to_mcp_json()
-        entry = json.loads(apply_params(json.dumps(entry), params)) if params else entry
+        entry = _fill_strings(server.to_mcp_json(), params)
         servers[server.name] = entry
         now_owned.add(server.name)
     for name in owned - declared_names:
@@ -326,13 +355,17 @@ def _merge_mcp(
 # --- applying ---
 
 
-def _atomic_write(path: Path, content: bytes) -> None:
+def _atomic_write(path: Path, content: bytes, private: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp creates the file 0600, so a secret is never readable by others,
+    # not even for a moment.
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
-        if path.exists():
+        if private:
+            os.chmod(tmp, 0o600)
+        elif path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
             os.chmod(tmp, 0o644)
@@ -352,7 +385,7 @@ def apply_changes(workspace: Path, changes: list[FileChange]) -> None:
         else:
             if target.is_symlink():
                 target.unlink()
-            _atomic_write(target, change.content)
+            _atomic_write(target, change.content, change.private)
 
 
 def _prune_empty_dirs(directory: Path, workspace: Path) -> None:

@@ -7,6 +7,7 @@ asked once, stored in ``.pneuma/config.toml``, and reused afterwards.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tomllib
 from collections.abc import Callable, Mapping
@@ -113,14 +114,26 @@ def write_config(workspace: Path, config: Mapping[str, Any]) -> None:
     if path.exists() and path.read_bytes() == data:
         return
     tmp = path.with_suffix(".toml.tmp")
-    tmp.write_bytes(data)
-    # Params may be secrets: the file is the owner's alone.
+    # Params may be secrets: the file is the owner's alone from its creation.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
     tmp.chmod(0o600)
     tmp.replace(path)
 
 
 def coerce_param(param: InitParam, value: Any) -> Any:
-    """Turn a raw answer into the param's type, or raise ValueError saying why."""
+    """Turn a raw answer into the param's type, or raise ValueError saying why
+    (without repeating a sensitive value)."""
+    try:
+        return _coerce(param, value)
+    except ValueError as exc:
+        if param.sensitive:
+            raise ValueError(str(exc).split(", got ")[0]) from None
+        raise
+
+
+def _coerce(param: InitParam, value: Any) -> Any:
     if param.type == "number":
         if isinstance(value, bool):
             raise ValueError(f"'{param.name}' must be a number")
@@ -231,6 +244,9 @@ def init_workspace(
     workspace = Path(workspace)
     if workspace.exists() and not workspace.is_dir():
         raise WorkspaceError(f"{workspace} exists and is not a directory")
+    workspace.mkdir(parents=True, exist_ok=True)
+    # Params first: a bad or missing one must fail before anything is copied.
+    params = resolve_params(mode, workspace, provided, prompt=prompt)
     result = seed_workspace(mode, workspace)
-    result.params = resolve_params(mode, workspace, provided, prompt=prompt)
+    result.params = params
     return result

@@ -223,12 +223,6 @@ def test_workflow_step_naming_unknown_tool_or_action_is_refused(minimal_manifest
         assert "workflow 'tidy' step 'second'" in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pneuma bug: ModeManifest._steps_name_known_things raises a plain ValueError from a "
-    "model validator, so the problem is reported at '(manifest)' instead of the field path "
-    "'workflows.N.steps.M.tool' / '.action'",
-)
 @pytest.mark.parametrize("kind", ["tool", "action"])
 def test_workflow_step_naming_unknown_reference_names_the_field_path(minimal_manifest, kind):
     data = minimal_manifest()

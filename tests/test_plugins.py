@@ -358,12 +358,6 @@ def test_two_plugins_with_the_same_section_key_is_an_error(pm, register_plugin, 
     assert not (workspace / ".claude").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pneuma bug: a section key outside [a-z0-9-] (here 'house_style') gives markers "
-    "that claude_md._MARKER never matches, so every install appends another copy; "
-    "collect_sections should refuse such keys (or the marker pattern accept them)",
-)
 def test_section_key_that_markers_cannot_express_is_not_duplicated(pm, register_plugin,
                                                                    workspace):
     class Underscored:

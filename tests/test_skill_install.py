@@ -165,12 +165,6 @@ def test_env_file_leaves_out_unset_params(demo, pm, workspace):
     assert env == "DEMO_TITLE=\"Field notes\"\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pneuma bug: the skill's .env holds sensitive params (envMapping) but is written "
-    "0644 by skill._atomic_write and is not git-ignored, unlike .pneuma/config.toml (0600, "
-    "ignored)",
-)
 def test_env_file_with_a_secret_is_private_and_ignored(demo, pm, workspace):
     _install(demo, workspace, PARAMS, pm)
     env = workspace / ".claude" / "skills" / "pneuma-demo" / ".env"
@@ -381,11 +375,6 @@ def test_users_mcp_entry_with_our_name_is_kept(demo, add_mode, pm, workspace):
     assert _mcp(workspace) == users
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pneuma bug: skill._merge_mcp fills params into json.dumps(entry) as text, so a "
-    "value containing a double quote or backslash makes json.loads raise JSONDecodeError",
-)
 def test_mcp_params_with_quotes_are_filled_safely(demo, pm, workspace):
     _install(demo, workspace, {**PARAMS, "title": 'Notes "2024" C:\\work'}, pm)
     assert _mcp(workspace)["mcpServers"]["demo-search"]["args"] == [

@@ -267,11 +267,6 @@ def test_secret_is_never_printed_by_the_cli(secret_mode, workspace):
     assert SECRET not in (workspace / "CLAUDE.md").read_text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pneuma bug: workspace.coerce_param puts the rejected value in its error "
-    "message, so a mistyped sensitive param is echoed to the terminal",
-)
 def test_a_rejected_sensitive_value_is_not_echoed(add_mode, minimal_manifest, workspace):
     manifest = minimal_manifest("bank")
     manifest["init"]["params"] = [

@@ -1,0 +1,239 @@
+"""Shared helpers for the benchmark scripts (not a benchmark itself).
+
+Every script prints a human-readable report and, as its last line,
+``BENCH_RESULTS <json>``: a list of rows that ``run_all.py`` turns into the
+summary table. A row is ``{"figure", "measured", "target", "unit",
+"better", "baseline", "status"}`` where ``better`` is ``"lower"`` or
+``"higher"`` and ``status`` is ``PASS``, ``MISS`` or ``INFO``.
+
+Clocks: latencies compare ``time.monotonic_ns()`` taken in different
+processes. On Linux that is CLOCK_MONOTONIC, one clock for the whole
+machine, so a timestamp written by one process can be subtracted from one
+read by another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PYTHON = sys.executable
+VENV_BIN = Path(sys.executable).parent
+PNEUMA_BIN = VENV_BIN / "pneuma"
+STREAM_CLI = HERE / "_stream_cli.py"
+WS_CLIENT = HERE / "_ws_client.py"
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+# --- numbers -------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of an unsorted list."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, int(round(q / 100.0 * len(ordered) + 0.5)) - 1))
+    return ordered[rank]
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return float("nan")
+    mid = n // 2
+    return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+# --- /proc ---------------------------------------------------------------------
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc/<pid>/stat."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        data = f.read().decode()
+    fields = data[data.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+# --- fake CLI ------------------------------------------------------------------
+
+
+def make_claude_wrapper(directory: Path) -> Path:
+    """An executable ``claude`` that runs the streaming fake CLI."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "claude"
+    path.write_text(f'#!/bin/sh\nexec "{PYTHON}" "{STREAM_CLI}" "$@"\n')
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+def burst_prompt(count: int, rate: float = 0.0) -> str:
+    """The user message that makes the fake CLI stream ``count`` deltas."""
+    return f"bench n={count} rate={rate}"
+
+
+# --- the WebSocket client process ------------------------------------------------
+
+
+class ClientProcess:
+    """``_ws_client.py`` in its own process: K sockets, counts and latencies."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @classmethod
+    async def start(cls, url: str, sockets: int, expect: int, *, subscribe: bool,
+                    timeout: float = 30.0) -> "ClientProcess":
+        args = [PYTHON, str(WS_CLIENT), "--url", url, "--sockets", str(sockets),
+                "--expect", str(expect), "--timeout", str(timeout)]
+        if subscribe:
+            args.append("--subscribe")
+        proc = await asyncio.create_subprocess_exec(
+            *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        client = cls(proc)
+        line = await asyncio.wait_for(proc.stdout.readline(), 20)
+        if line.strip() != b"READY":
+            rest = await proc.stdout.read()
+            raise RuntimeError(f"client did not get ready: {line!r} {rest[:500]!r}")
+        return client
+
+    async def result(self, timeout: float = 60.0) -> dict[str, Any]:
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        await self.proc.wait()
+        if not line:
+            raise RuntimeError("client exited without a result")
+        return json.loads(line)
+
+    def kill(self) -> None:
+        if self.proc.returncode is None:
+            self.proc.kill()
+
+
+# --- pneuma in this process --------------------------------------------------------
+
+
+async def start_pneuma_app(workspace: Path, *, backend: str = "none", claude_bin: str | None = None,
+                           watch: bool = False, mode: str = "slide"):
+    """The real pneuma app on 127.0.0.1:<free port>, in this process.
+
+    Returns (runner, base_url, session, token). The workspace is seeded
+    and the skill installed exactly as ``pneuma run`` would.
+    """
+    from aiohttp import web
+
+    from pneuma.modes import get_mode
+    from pneuma.runner import bind_socket, find_backend
+    from pneuma.server.app import ServerConfig, create_app
+    from pneuma.server.persistence import load_session
+    from pneuma.server.session import Session
+    from pneuma.skill import install_skill
+    from pneuma.workspace import init_workspace
+
+    loaded = get_mode(mode)
+    workspace.mkdir(parents=True, exist_ok=True)
+    result = init_workspace(loaded, workspace, {}, prompt=None)
+    install_skill(loaded, workspace, result.params)
+    stored = load_session(workspace, loaded.name, backend)
+    session = Session(stored.session_id, mode=loaded.name, workspace=workspace,
+                      backend_name=backend, history=stored.history, last_seq=stored.last_seq,
+                      agent_session_id=stored.agent_session_id)
+    sock = bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    token = "bench-token"
+    config = ServerConfig(mode=loaded, workspace=workspace, token=token, session=session,
+                          host="127.0.0.1", port=port, params=result.params, watch=watch,
+                          backend=find_backend(backend), claude_bin=claude_bin,
+                          save_interval=3600.0)
+    app = create_app(config)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.SockSite(runner, sock, shutdown_timeout=0.5)
+    await site.start()
+    base = f"http://127.0.0.1:{port}"
+    return runner, base, session, token
+
+
+def pneuma_ws_url(base: str, session_id: str, token: str) -> str:
+    return base.replace("http://", "ws://") + f"/ws/browser/{session_id}?token={token}"
+
+
+# --- reporting ------------------------------------------------------------------
+
+
+def row(figure: str, measured: float, target: float | None, unit: str, better: str,
+        baseline: float | None = None, baseline_label: str = "", info: bool = False) -> dict[str, Any]:
+    if target is None or info:
+        status = "INFO"
+    elif better == "lower":
+        status = "PASS" if measured < target else "MISS"
+    else:
+        status = "PASS" if measured >= target else "MISS"
+    return {"figure": figure, "measured": measured, "target": target, "unit": unit,
+            "better": better, "baseline": baseline, "baseline_label": baseline_label,
+            "status": status}
+
+
+def fmt(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and value != value:
+        return "nan"
+    if abs(value) >= 10000:
+        text = f"{value:,.0f}"
+    elif abs(value) >= 100:
+        text = f"{value:.0f}"
+    elif abs(value) >= 10:
+        text = f"{value:.1f}"
+    else:
+        text = f"{value:.2f}"
+    return f"{text} {unit}".strip()
+
+
+def print_rows(rows: list[dict[str, Any]]) -> None:
+    headers = ["figure", "target", "measured", "baseline (same run)", "status"]
+    table = []
+    for r in rows:
+        cmp = "<" if r["better"] == "lower" else "≥"
+        target = f"{cmp} {fmt(r['target'], r['unit'])}" if r["target"] is not None else "-"
+        base = fmt(r["baseline"], r["unit"]) if r["baseline"] is not None else "-"
+        if r["baseline"] is not None and r["baseline_label"]:
+            base += f" ({r['baseline_label']})"
+        table.append([r["figure"], target, fmt(r["measured"], r["unit"]), base, r["status"]])
+    widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
+    print("  ".join("-" * w for w in widths))
+    for t in table:
+        print("  ".join(c.ljust(w) for c, w in zip(t, widths)))
+
+
+def emit_results(rows: list[dict[str, Any]]) -> None:
+    print()
+    print_rows(rows)
+    print("BENCH_RESULTS " + json.dumps(rows), flush=True)
+
+
+def temp_dir(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=prefix))
