@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +187,35 @@ async def scaffold(request: web.Request) -> web.Response:
                               "written": [w[0] for w in writes]})
 
 
+_CAPTURE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$")
+
+
+async def save_capture(request: web.Request) -> web.Response:
+    """Store a PNG a viewer captured under W/.pneuma/captures/ (outside the
+    file sandbox on purpose: the agent reads it, the viewer never lists it)."""
+    config = request.app[CONFIG]
+    try:
+        body = await read_json_body(request)
+        name = body.get("name") or "capture"
+        if not isinstance(name, str) or not _CAPTURE_NAME.match(name):
+            raise ToolError("E_BAD_ARGS", "'name' must be a plain file name",
+                            details={"field": "name"})
+        data = body.get("data")
+        if not isinstance(data, str) or not data.startswith("data:image/png;base64,"):
+            raise ToolError("E_BAD_ARGS", "'data' must be a data:image/png;base64 URL",
+                            details={"field": "data"})
+        png = decode_content(data)
+        if not png.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise ToolError("E_BAD_ARGS", "'data' is not a PNG image", details={"field": "data"})
+    except ToolError as exc:
+        return tool_error_response(exc)
+    stem = name.removesuffix(".png")
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    rel = f".pneuma/captures/{stem}-{stamp}-{secrets.token_hex(3)}.png"
+    atomic_write(config.workspace / rel, png)
+    return web.json_response({"success": True, "path": rel, "size": len(png)})
+
+
 async def shell_index(request: web.Request) -> web.StreamResponse:
     index = web_dir() / "index.html"
     return web.FileResponse(index, headers={"Cache-Control": "no-cache"})
@@ -191,6 +223,9 @@ async def shell_index(request: web.Request) -> web.StreamResponse:
 
 def _static_handler(root_of: Any):
     async def handler(request: web.Request) -> web.StreamResponse:
+        mode = request.match_info.get("mode")
+        if mode is not None and mode != request.app[CONFIG].mode.name:
+            return json_error(404, "not_found", f"mode {mode!r} is not served here")
         root: Path = root_of(request).resolve()
         rel = request.match_info["path"]
         target = (root / rel).resolve()
@@ -207,6 +242,7 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/api/config", get_config)
     app.router.add_post("/api/viewer/action", viewer_action)
     app.router.add_post("/api/workspace/scaffold", scaffold)
+    app.router.add_post("/api/captures", save_capture)
     app.router.add_get("/static/{path:.+}", _static_handler(lambda r: web_dir()))
     app.router.add_get(
         "/modes/{mode}/{path:.+}",
