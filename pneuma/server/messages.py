@@ -138,5 +138,12 @@ def parse_browser_message(raw: str | bytes) -> BrowserMessage:
             raise BadBrowserMessage(
                 "unknown message type; expected one of " + ", ".join(BROWSER_MESSAGE_TYPES)
             ) from None
+        if not first["loc"]:
+            # The JSON is valid but not an object (a list, a number): no
+            # field to point at, and loc[0] below would not exist.
+            raise BadBrowserMessage(
+                "a message must be a JSON object with a 'type'; expected one of "
+                + ", ".join(BROWSER_MESSAGE_TYPES)
+            ) from None
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
         raise BadBrowserMessage(f"invalid {first['loc'][0]} message: {where}: {first['msg']}") from None

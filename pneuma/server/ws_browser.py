@@ -47,6 +47,10 @@ async def browser_socket(request: web.Request) -> web.StreamResponse:
                     except BadBrowserMessage as exc:
                         session.error_to(connection, str(exc))
                         continue
+                    except Exception as exc:  # a parser bug must not kill the socket either
+                        log.exception("parsing a browser message failed")
+                        session.error_to(connection, f"could not parse the message: {exc}")
+                        continue
                     try:
                         await session.handle(connection, message)
                     except Exception as exc:  # one bad message never kills the socket

@@ -270,13 +270,10 @@ async def test_e_stop_and_restart_resume_the_same_cli_session(fake_api, start_pn
     init = tab.of("session_init")[0]["session"]
     assert init["agent_session_id"] == cli_session
     assert history_texts(tab.history()) == [
-        ("user", "Remember the secret word"),
-        ("assistant", GREETING_REPLY) if False else ("assistant", "The secret word is BANANA."),
-    ] or history_texts(tab.history()) == [
         ("assistant", GREETING_REPLY),
         ("user", "Remember the secret word"),
         ("assistant", "The secret word is BANANA."),
-    ], history_texts(tab.history())
+    ]
     await asyncio.sleep(0.5)
     assert len(fake_api.conversation_requests()) == requests_before, "no second greeting on resume"
 
