@@ -235,5 +235,12 @@ def emit_results(rows: list[dict[str, Any]]) -> None:
     print("BENCH_RESULTS " + json.dumps(rows), flush=True)
 
 
+def machine_note() -> str:
+    """CPU count and load average: other work on the machine moves every figure."""
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    return f"machine: {os.cpu_count()} CPUs, load average {load}, Python {sys.version.split()[0]}"
+
+
 def temp_dir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix))

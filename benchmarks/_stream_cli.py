@@ -27,7 +27,7 @@ def main() -> None:
     out = open(sys.stdout.fileno(), "w", buffering=1 << 16, encoding="utf-8", closefd=False)
 
     def write(message: dict) -> None:
-        out.write(json.dumps(message) + "\n")
+        out.write(json.dumps(message, separators=(",", ":")) + "\n")
 
     def init() -> None:
         write({"type": "system", "subtype": "init", "cwd": os.getcwd(), "session_id": SESSION,
@@ -42,8 +42,9 @@ def main() -> None:
 
     prefix = ('{"type":"stream_event","event":{"type":"content_block_delta","index":0,'
               '"delta":{"type":"text_delta","text":"@')
-    suffix_fmt = ('|' + FILLER + '"}},"parent_tool_use_id":null,"session_id":"' + SESSION
-                  + '","uuid":"00000000-0000-4000-8000-%012d"}\n')
+    # Key order and fields as the real CLI writes them (reference transcripts).
+    suffix_fmt = ('|' + FILLER + '"}},"session_id":"' + SESSION + '","parent_tool_use_id":null,'
+                  '"uuid":"00000000-0000-4000-8000-%012d","api_message_id":"MSGID"}\n')
     clock = time.monotonic_ns
 
     def stream(count: int, rate: float) -> None:
@@ -53,9 +54,10 @@ def main() -> None:
             "model": "claude-bench"}}, "parent_tool_use_id": None, "session_id": SESSION})
         out.flush()
         w = out.write
+        suffix = suffix_fmt.replace("MSGID", message_id)
         if rate <= 0:
             for i in range(count):
-                w(prefix + "%019d" % clock() + suffix_fmt % i)
+                w(prefix + "%019d" % clock() + suffix % i)
         else:
             interval = 1e9 / rate
             start = clock() + 5_000_000
@@ -64,7 +66,7 @@ def main() -> None:
                 wait = due - clock()
                 if wait > 0:
                     time.sleep(wait / 1e9)
-                w(prefix + "%019d" % clock() + suffix_fmt % i)
+                w(prefix + "%019d" % clock() + suffix % i)
                 out.flush()
         out.flush()
         write({"type": "stream_event", "event": {"type": "message_stop"},

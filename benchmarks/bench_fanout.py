@@ -43,6 +43,7 @@ from _common import (  # noqa: E402
     burst_prompt,
     emit_results,
     fmt,
+    machine_note,
     make_claude_wrapper,
     median,
     pneuma_ws_url,
@@ -163,6 +164,7 @@ async def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="repetitions (medians reported)")
     args = parser.parse_args()
 
+    print(machine_note())
     bench = Bench(args.n)
     await bench.setup()
     results: dict[tuple[str, int, str], list[dict[str, Any]]] = defaultdict(list)
@@ -207,6 +209,7 @@ async def main() -> int:
     emit_results(rows)
     print(f"(e2e = fake CLI stdout → ClaudeCodeBackend → Session → sockets; inject = Session.emit → "
           f"sockets; targets are upstream Bun figures; n={fmt(args.n)})")
+    print(machine_note())
     return 0
 
 

@@ -285,7 +285,7 @@ def skill_install(
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind. Anything but loopback exposes the agent to your network.")
 @click.option("--backend", default="claude-code", show_default=True,
-              help="Agent backend: claude-code, native or none.")
+              help="Agent backend: claude-code, socket, native or none.")
 @click.option("--model", default=None, help="Model for the agent.")
 @click.option("--permission-mode",
               type=click.Choice(["default", "acceptEdits", "bypassPermissions", "plan"]),
@@ -324,6 +324,10 @@ def run_command(
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
                    "they still need the token.", err=True)
+    supported = _load_mode(mode_name).manifest.supported_backends
+    if backend in ("claude-code", "native", "socket", "none") and backend not in supported:
+        _fail(f"the {mode_name} mode does not support --backend {backend} "
+              f"(it supports: {', '.join(supported)})", 2)
     workspace.mkdir(parents=True, exist_ok=True)
     mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
     if not skip_skill:

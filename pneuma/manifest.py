@@ -340,8 +340,8 @@ class ModeManifest(_Model):
     description: LocalizedText = ""
     icon: str | None = Field(default=None, description="Inline SVG.")
     hidden: bool = False
-    supported_backends: list[Literal["claude-code", "native", "none"]] = Field(
-        default_factory=lambda: ["claude-code", "native", "none"]
+    supported_backends: list[Literal["claude-code", "native", "socket", "none"]] = Field(
+        default_factory=lambda: ["claude-code", "native", "socket", "none"]
     )
     layout: Literal["editor", "app"] = "editor"
     skill: SkillSpec

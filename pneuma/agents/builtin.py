@@ -16,6 +16,12 @@ def _claude_code(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
     return ClaudeCodeBackend(options, sink)
 
 
+def _socket(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
+    from pneuma.agents.socket_agent import SocketAgentBackend
+
+    return SocketAgentBackend(options, sink)
+
+
 @hookimpl
 def register_backends() -> list[BackendSpec]:
     return [
@@ -23,6 +29,14 @@ def register_backends() -> list[BackendSpec]:
             name="claude-code",
             description="The Claude Code CLI, driven over stdio stream-json.",
             factory=_claude_code,
+        ),
+        BackendSpec(
+            name="socket",
+            description=(
+                "Wait for an agent to connect to /ws/cli/<session id> and speak "
+                "Claude Code stream-json over the WebSocket; messages wait until it does."
+            ),
+            factory=_socket,
         ),
         BackendSpec(
             name="none",

@@ -217,8 +217,18 @@ class StreamJsonBridge:
         except (TimeoutError, RuntimeError) as exc:
             self.log.warning("the agent did not acknowledge the interrupt: %s", exc)
 
-    async def set_model(self, model: str) -> None:
+    async def set_model(self, model: str, *, wait: bool = True) -> None:
+        """Switch the agent's model; ``wait=False`` returns once the request
+        is written (its answer is awaited in the background)."""
         if self.link is None or not self.link.alive:
+            return
+        if not wait:
+            try:
+                request_id, future = await self._request({"subtype": "set_model", "model": model})
+            except RuntimeError as exc:
+                self.log.warning("the agent did not switch the model: %s", exc)
+                return
+            self.background(self._settle(request_id, future, "switch the model"))
             return
         try:
             await self.control({"subtype": "set_model", "model": model})
@@ -227,6 +237,13 @@ class StreamJsonBridge:
 
     async def control(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send a control_request and wait for its control_response."""
+        request_id, future = await self._request(request)
+        try:
+            return await asyncio.wait_for(future, CONTROL_TIMEOUT)
+        finally:
+            self._controls.pop(request_id, None)
+
+    async def _request(self, request: dict[str, Any]) -> tuple[str, asyncio.Future[dict[str, Any]]]:
         request_id = str(uuid.uuid4())
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._controls[request_id] = future
@@ -234,8 +251,13 @@ class StreamJsonBridge:
         if not await self.send(message):
             self._controls.pop(request_id, None)
             raise RuntimeError("no agent is connected")
+        return request_id, future
+
+    async def _settle(self, request_id: str, future: asyncio.Future[dict[str, Any]], what: str) -> None:
         try:
-            return await asyncio.wait_for(future, CONTROL_TIMEOUT)
+            await asyncio.wait_for(future, CONTROL_TIMEOUT)
+        except (TimeoutError, RuntimeError) as exc:
+            self.log.warning("the agent did not %s: %s", what, exc)
         finally:
             self._controls.pop(request_id, None)
 

@@ -118,7 +118,8 @@ async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:
             session.no_agent_reason = (
                 f"This session runs without an agent (--backend {config.backend.name}): "
                 "the viewer works, the chat does not. Restart with --backend claude-code "
-                "to talk to an agent."
+                "to talk to an agent, or with --backend socket and connect one to "
+                f"/ws/cli/{session.id}."
             )
     session.backend = backend
     if backend is not None:

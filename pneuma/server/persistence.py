@@ -59,6 +59,14 @@ def _read_json(path: Path) -> Any:
         return None
 
 
+def _as_seq(value: Any) -> int:
+    """A stored seq number; a hand-edited or damaged value counts as 0
+    rather than stopping ``pneuma run`` from starting."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return 0
+    return value
+
+
 def load_session(workspace: Path, mode: str, backend: str) -> StoredSession:
     """The workspace's previous session when it was for the same mode and
     backend, else a new one."""
@@ -68,10 +76,10 @@ def load_session(workspace: Path, mode: str, backend: str) -> StoredSession:
             and isinstance(meta.get("sessionId"), str):
         history_data = _read_json(state_dir / HISTORY_FILE)
         messages: list[dict[str, Any]] = []
-        last_seq = int(meta.get("lastSeq") or 0)
+        last_seq = _as_seq(meta.get("lastSeq"))
         if isinstance(history_data, dict) and isinstance(history_data.get("messages"), list):
             messages = [m for m in history_data["messages"] if isinstance(m, dict)]
-            last_seq = max(last_seq, int(history_data.get("lastSeq") or 0))
+            last_seq = max(last_seq, _as_seq(history_data.get("lastSeq")))
         return StoredSession(
             session_id=meta["sessionId"],
             mode=mode,

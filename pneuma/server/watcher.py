@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -20,8 +21,12 @@ from wcmatch import glob as wcglob
 
 log = logging.getLogger(__name__)
 
+# "*.pneuma-tmp": the temp files of the server's own atomic writes
+# (routes_files.atomic_write); they exist for an instant and would
+# otherwise reach the viewer as files of their own, or as deletions.
 ALWAYS_IGNORED = (".git/**", ".pneuma/**", ".claude/**", "CLAUDE.md", "node_modules/**",
-                  "**/node_modules/**", "**/.git/**", "**/__pycache__/**", "**/.DS_Store")
+                  "**/node_modules/**", "**/.git/**", "**/__pycache__/**", "**/.DS_Store",
+                  "**/*.pneuma-tmp")
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE
 SELF_WRITE_WINDOW = 5.0
 MAX_INLINE_BYTES = 2 * 1024 * 1024
@@ -90,6 +95,23 @@ def list_watched_files(root: Path, file_filter: FileFilter) -> list[str]:
     return sorted(found)
 
 
+_NEVER_SCANNED = {".git", ".pneuma", ".claude", "node_modules", "__pycache__"}
+
+
+def _files_under(root: Path, rel_dir: str, file_filter: FileFilter) -> list[str]:
+    """The watched files inside a directory that has just appeared."""
+    if any(part in _NEVER_SCANNED for part in Path(rel_dir).parts):
+        return []
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root / rel_dir):
+        dirnames[:] = [d for d in dirnames if d not in _NEVER_SCANNED]
+        for name in filenames:
+            rel = Path(dirpath, name).relative_to(root).as_posix()
+            if file_filter(rel):
+                found.append(rel)
+    return found
+
+
 async def watch_workspace(
     root: Path,
     file_filter: FileFilter,
@@ -109,7 +131,12 @@ async def watch_workspace(
             rel = Path(path).relative_to(root).as_posix()
         except ValueError:
             return False
-        return file_filter(rel)
+        if file_filter(rel):
+            return True
+        # A new directory is let through to be scanned: inotify watches it
+        # only from the moment it is seen, so files written into it right
+        # after ``mkdir -p`` (what an agent does) produce no event at all.
+        return change == Change.added and os.path.isdir(path)
 
     async for changes in awatch(
         root,
@@ -123,7 +150,12 @@ async def watch_workspace(
     ):
         latest: dict[str, Change] = {}
         for change, path in changes:
-            latest[Path(path).relative_to(root).as_posix()] = change
+            rel = Path(path).relative_to(root).as_posix()
+            if change == Change.added and os.path.isdir(path):
+                for found in _files_under(root, rel, file_filter):
+                    latest.setdefault(found, Change.added)
+                continue
+            latest[rel] = change
         files = []
         for rel, change in sorted(latest.items()):
             exists = (root / rel).is_file()

@@ -356,8 +356,10 @@ async def start_pneuma(
         return run
 
     yield start
-    for run in runs:
+    for number, run in enumerate(runs, 1):
         await run.kill()
+        # Shown by pytest only when the test failed.
+        print(f"--- stderr of `pneuma run` #{number} (exit {run.proc.returncode}) ---\n{run.stderr(80)}")
 
 
 # --- the browser ----------------------------------------------------------------

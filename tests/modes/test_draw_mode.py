@@ -61,7 +61,8 @@ def test_mode_loads_as_a_single_drawing_workspace(mode):
     )
     assert manifest.viewer.watch_patterns == ["**/*.excalidraw"]
     assert ".pneuma/**" in manifest.viewer.ignore_patterns
-    assert manifest.viewer.module is None
+    assert manifest.viewer.module == "viewer.js"
+    assert (mode.static_dir / "viewer.js").is_file()
     assert manifest.init.content_check_pattern == "**/*.excalidraw"
     assert manifest.init.seed_files == {"seeds/": "."}
     assert manifest.agent.greeting

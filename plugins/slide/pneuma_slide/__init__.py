@@ -1,11 +1,18 @@
-"""The slide mode for Pneuma: manifest, skill, seed files and viewer."""
+"""The slide mode for Pneuma: manifest, skill, seed files, viewer and export."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pneuma import hookimpl
 from pneuma.modes import ModeSource
+
+if TYPE_CHECKING:
+    import click
+    from aiohttp import web
+
+    from pneuma.modes import LoadedMode
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -13,3 +20,19 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 @hookimpl
 def register_modes() -> list[ModeSource]:
     return [ModeSource(manifest=PACKAGE_DIR / "manifest.json", package_dir=PACKAGE_DIR)]
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    from pneuma_slide.commands import export_command
+
+    cli.add_command(export_command)
+
+
+@hookimpl
+def register_routes(app: web.Application, mode: LoadedMode) -> None:
+    if mode.name != "slide":
+        return
+    from pneuma_slide.routes import export_route
+
+    app.router.add_get("/api/slide/export", export_route)

@@ -1,0 +1,225 @@
+"""Start-up time to the ready line, idle memory, and memory over bursts.
+
+1. ``pneuma run --mode slide --no-open --backend none --no-prompt --port 0
+   --workspace W`` (W already initialised by a warm-up run) until it prints
+   ``[pneuma] ready ...``: median of 10 runs. Baselines, same run,
+   interleaved: ``python -c pass``, ``python -c "import aiohttp"`` (to exit)
+   and a bare aiohttp server script (to its ready line).
+2. Idle RSS (``VmRSS`` of /proc/<pid>/status) 0.5 s after the ready line,
+   for pneuma and for the bare aiohttp server.
+3. Flat over bursts: ``pneuma run --backend claude-code`` with the fake CLI
+   (``_stream_cli.py``) as ``--claude-bin``, one browser socket connected;
+   5 bursts of 2,000 ``stream_event`` deltas (each started by a
+   ``user_message`` over the socket, waited for until its ``result``),
+   RSS after each.
+
+    python benchmarks/bench_startup.py [--runs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import aiohttp  # noqa: E402
+
+from _common import (  # noqa: E402
+    PNEUMA_BIN,
+    PYTHON,
+    burst_prompt,
+    emit_results,
+    machine_note,
+    make_claude_wrapper,
+    median,
+    rss_kib,
+    row,
+    temp_dir,
+)
+
+TARGET_READY_MS = 250.0
+TARGET_RSS_MIB = 60.0
+TARGET_GROWTH_MIB = 2.0
+BURSTS = 5
+BURST_SIZE = 2000
+MARK = '"text":"@'
+
+BARE_SERVER = r"""
+import asyncio, socket
+from aiohttp import web
+
+async def main():
+    app = web.Application()
+    async def index(request):
+        return web.Response(text="ok")
+    app.router.add_get("/", index)
+    runner = web.AppRunner(app, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    print(f"ready http://127.0.0.1:{port}/", flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def pneuma_cmd(workspace: Path, backend: str = "none", claude_bin: Path | None = None) -> list[str]:
+    cmd = [str(PNEUMA_BIN), "run", "--mode", "slide", "--no-open", "--backend", backend,
+           "--no-prompt", "--port", "0", "--workspace", str(workspace)]
+    if claude_bin is not None:
+        cmd += ["--claude-bin", str(claude_bin)]
+    return cmd
+
+
+def time_to_exit(cmd: list[str]) -> float:
+    t0 = time.monotonic()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return (time.monotonic() - t0) * 1000
+
+
+def time_to_ready(cmd: list[str], marker: str, idle: float = 0.5) -> tuple[float, int, float, str]:
+    """(ms to the ready line, idle RSS KiB, ms from SIGTERM to exit, ready line)."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline()
+        ready_ms = (time.monotonic() - t0) * 1000
+        if marker not in line:
+            raise RuntimeError(f"{cmd[0]}: no ready line, got {line!r}")
+        time.sleep(idle)
+        rss = rss_kib(proc.pid)
+        t1 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        stop_ms = (time.monotonic() - t1) * 1000
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return ready_ms, rss, stop_ms, line.strip()
+
+
+async def bursts(workspace: Path, wrapper: Path) -> tuple[int, int, list[int]]:
+    """(RSS after start, RSS with a socket subscribed, RSS after each burst) in KiB."""
+    proc = await asyncio.create_subprocess_exec(
+        *pneuma_cmd(workspace, "claude-code", wrapper),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode().strip()
+        if "[pneuma] ready" not in line:
+            raise RuntimeError(f"pneuma did not start: {line!r}")
+        parts = urlsplit(line.split(" ", 2)[2])
+        query = parse_qs(parts.query)
+        ws_url = f"ws://{parts.netloc}/ws/browser/{query['session'][0]}?token={query['token'][0]}"
+        await asyncio.sleep(1.0)  # the greeting turn (fake CLI) settles
+        start_rss = rss_kib(proc.pid)
+        after: list[int] = []
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(ws_url, max_msg_size=0) as ws:
+                first = json.loads((await ws.receive(timeout=10)).data.split("\n")[0])
+                await ws.send_str(json.dumps({"type": "session_subscribe",
+                                              "last_seq": first["session"]["last_seq"]}))
+                await asyncio.sleep(0.3)
+                socket_rss = rss_kib(proc.pid)
+                for b in range(BURSTS):
+                    await ws.send_str(json.dumps({"type": "user_message",
+                                                  "content": burst_prompt(BURST_SIZE),
+                                                  "client_msg_id": f"burst-{b}"}))
+                    got, done = 0, False
+                    while not done or got < BURST_SIZE:
+                        msg = await ws.receive(timeout=20)
+                        if msg.type != aiohttp.WSMsgType.TEXT:
+                            raise RuntimeError(f"socket closed: {msg!r}")
+                        got += msg.data.count(MARK)
+                        if '"type":"result"' in msg.data:
+                            done = True
+                    await asyncio.sleep(0.3)
+                    after.append(rss_kib(proc.pid))
+        return start_rss, socket_rss, after
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), 6)
+            except asyncio.TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    print(machine_note())
+
+    tmp = temp_dir("pneuma-bench-startup-")
+    workspace = tmp / "ws"
+    bare_script = tmp / "bare_server.py"
+    bare_script.write_text(BARE_SERVER)
+    wrapper = make_claude_wrapper(tmp / "bin")
+    try:
+        # Warm-up: seeds the workspace, installs the skill, warms the page cache.
+        time_to_ready(pneuma_cmd(workspace), "[pneuma] ready", idle=0.0)
+        time_to_ready([PYTHON, str(bare_script)], "ready", idle=0.0)
+
+        times: dict[str, list[float]] = {"pass": [], "aiohttp": [], "bare": [], "pneuma": []}
+        rss: dict[str, list[int]] = {"bare": [], "pneuma": []}
+        stops: list[float] = []
+        for _ in range(args.runs):
+            times["pass"].append(time_to_exit([PYTHON, "-c", "pass"]))
+            times["aiohttp"].append(time_to_exit([PYTHON, "-c", "import aiohttp"]))
+            ms, kib, _, _ = time_to_ready([PYTHON, str(bare_script)], "ready")
+            times["bare"].append(ms)
+            rss["bare"].append(kib)
+            ms, kib, stop_ms, _ = time_to_ready(pneuma_cmd(workspace), "[pneuma] ready")
+            times["pneuma"].append(ms)
+            rss["pneuma"].append(kib)
+            stops.append(stop_ms)
+        labels = {"pass": 'python -c pass', "aiohttp": 'python -c "import aiohttp"',
+                  "bare": "bare aiohttp server → ready", "pneuma": "pneuma run → ready line"}
+        print(f"{'start-up (ms, ' + str(args.runs) + ' runs)':36} {'median':>8} {'min':>8} {'max':>8}")
+        for key, label in labels.items():
+            print(f"{label:36} {median(times[key]):8.1f} {min(times[key]):8.1f} {max(times[key]):8.1f}")
+        print(f"{'pneuma SIGTERM → exit':36} {median(stops):8.1f} {min(stops):8.1f} {max(stops):8.1f}")
+        print(f"idle RSS: pneuma {median(rss['pneuma']) / 1024:.1f} MiB, "
+              f"bare aiohttp server {median(rss['bare']) / 1024:.1f} MiB")
+
+        start_rss, socket_rss, after = asyncio.run(bursts(tmp / "ws-bursts", wrapper))
+        print(f"claude-code backend (fake CLI): RSS after start {start_rss / 1024:.1f} MiB, "
+              f"socket subscribed {socket_rss / 1024:.1f} MiB")
+        for i, kib in enumerate(after, 1):
+            print(f"  after burst {i} of {BURST_SIZE:,} deltas: {kib / 1024:.1f} MiB")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    growth = (after[-1] - after[0]) / 1024
+    rows = [
+        row("pneuma run → ready (median)", median(times["pneuma"]), TARGET_READY_MS, "ms", "lower",
+            median(times["aiohttp"]), 'python -c "import aiohttp"'),
+        row("python -c pass (floor)", median(times["pass"]), None, "ms", "lower"),
+        row("bare aiohttp server → ready", median(times["bare"]), None, "ms", "lower"),
+        row("idle RSS (--backend none)", median(rss["pneuma"]) / 1024, TARGET_RSS_MIB, "MiB", "lower",
+            median(rss["bare"]) / 1024, "bare aiohttp server"),
+        row("RSS after 5 bursts (claude-code)", after[-1] / 1024, TARGET_RSS_MIB, "MiB", "lower",
+            socket_rss / 1024, "before bursts"),
+        row("RSS growth burst 1 → 5 (flat)", growth, TARGET_GROWTH_MIB, "MiB", "lower"),
+    ]
+    emit_results(rows)
+    print(machine_note())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

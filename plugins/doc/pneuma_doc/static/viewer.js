@@ -1,0 +1,988 @@
+// The doc mode's viewer: every .md file of the workspace as a tab, rendered
+// as GitHub-flavoured Markdown, with a table of contents, section-aware
+// viewer context and in-place re-rendering when files change on disk.
+//
+// Implements the viewer contract (docs/viewer-contract.md): the default
+// export has mount(element, ctx), extractContext(selection, files) and
+// resolveItems(files); mount returns {update, runAction, destroy}.
+//
+// Third-party code (markdown-it, highlight.js) is bundled at setup into
+// ./vendor/doc-vendor.js by `npm run build` in plugins/doc/web/.
+
+const MODE = "doc";
+const CSS_URL = new URL("./viewer.css", import.meta.url).href;
+const VENDOR_URL = new URL("./vendor/doc-vendor.js", import.meta.url).href;
+const TOC_LEVELS = [2, 3, 4];
+const MAX_SELECTION_CHARS = 2000;
+const NAV_WAIT_MS = 2500; // how long navigate-to waits for a file that is still being written
+const HIDDEN_PREFIXES = [".pneuma/", ".claude/", ".git/", "node_modules/"];
+const RENDERED = Symbol("rendered HTML");
+const IMAGE_EXT = /\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)$/i;
+
+let vendorPromise = null;
+function loadVendor() {
+  vendorPromise ??= import(VENDOR_URL);
+  return vendorPromise;
+}
+
+let cssUsers = 0;
+let cssLink = null;
+function acquireCss() {
+  cssUsers += 1;
+  if (!cssLink) {
+    cssLink = document.createElement("link");
+    cssLink.rel = "stylesheet";
+    cssLink.href = CSS_URL;
+    cssLink.dataset.pneumaDoc = "";
+    document.head.appendChild(cssLink);
+  }
+  const link = cssLink;
+  if (link.sheet) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    link.addEventListener("load", done, { once: true });
+    link.addEventListener("error", done, { once: true });
+    setTimeout(done, 3000);
+  });
+}
+function releaseCss() {
+  cssUsers -= 1;
+  if (cssUsers <= 0 && cssLink) {
+    cssLink.remove();
+    cssLink = null;
+    cssUsers = 0;
+  }
+}
+
+// --- paths --------------------------------------------------------------------
+
+function isMarkdown(path) {
+  if (!/\.md$/i.test(path)) return false;
+  if (path === "CLAUDE.md") return false;
+  return !HIDDEN_PREFIXES.some((p) => path.startsWith(p) || path.includes("/" + p));
+}
+
+function normalizePath(path) {
+  const out = [];
+  for (const part of String(path).replace(/\\/g, "/").split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (!out.length) return null; // escapes the workspace
+      out.pop();
+    } else out.push(part);
+  }
+  return out.join("/");
+}
+
+function dirname(path) {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}
+
+function isExternal(url) {
+  return /^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith("//");
+}
+
+function safeDecode(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+// Resolve a relative link/image target against the folder of `fromFile`.
+// Returns {path, fragment} (path "" for a same-file fragment) or null.
+function resolveRelative(fromFile, url) {
+  if (!url || isExternal(url)) return null;
+  const hash = url.indexOf("#");
+  const rawPath = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? null : safeDecode(url.slice(hash + 1));
+  const pathOnly = rawPath.split("?")[0];
+  if (!pathOnly) return { path: "", fragment };
+  const joined = pathOnly.startsWith("/")
+    ? pathOnly
+    : (dirname(fromFile) ? dirname(fromFile) + "/" : "") + pathOnly;
+  const path = normalizePath(safeDecode(joined));
+  if (path === null) return null;
+  return { path, fragment };
+}
+
+function sortTabs(paths) {
+  const rank = (p) => (p.toLowerCase() === "readme.md" ? 0 : 1);
+  return [...paths].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+// --- slugs (GitHub's rules, as the skill describes them) -------------------------
+
+export function githubSlug(text) {
+  return String(text)
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
+    .replace(/ /g, "-");
+}
+
+function uniqueSlug(base, seen) {
+  let slug = base;
+  if (seen.has(slug)) {
+    let n = seen.get(base);
+    do {
+      n += 1;
+      slug = `${base}-${n}`;
+    } while (seen.has(slug));
+    seen.set(base, n);
+  }
+  if (!seen.has(slug)) seen.set(slug, 0);
+  return slug;
+}
+
+function inlineText(tokens) {
+  let text = "";
+  for (const t of tokens || []) {
+    if (t.type === "text" || t.type === "code_inline") text += t.content;
+    else if (t.type === "softbreak" || t.type === "hardbreak") text += " ";
+    else if (t.type === "image") text += inlineText(t.children);
+    else if (t.children) text += inlineText(t.children);
+  }
+  return text;
+}
+
+// --- markdown-it setup ----------------------------------------------------------
+
+function escapeHtml(s) {
+  return String(s)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
+}
+
+function escapeAttr(s) {
+  return String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+}
+
+// Task lists: "- [ ] text" / "- [x] text" in bullet lists become checkboxes.
+function taskListPlugin(md) {
+  md.core.ruler.after("inline", "pneuma_task_lists", (state) => {
+    const tokens = state.tokens;
+    for (let i = 2; i < tokens.length; i++) {
+      const inline = tokens[i];
+      if (inline.type !== "inline") continue;
+      if (tokens[i - 1].type !== "paragraph_open" || tokens[i - 2].type !== "list_item_open") continue;
+      const m = /^\[([ xX])\](?=\s|$)/.exec(inline.content);
+      if (!m) continue;
+      // Only bullet lists (the skill says task lists live in "- " lists).
+      let level = tokens[i - 2].level;
+      let listOpen = null;
+      for (let j = i - 3; j >= 0; j--) {
+        if (tokens[j].level === level - 1 && /_list_open$/.test(tokens[j].type)) {
+          listOpen = tokens[j];
+          break;
+        }
+      }
+      if (!listOpen || listOpen.type !== "bullet_list_open") continue;
+      const first = inline.children[0];
+      if (!first || first.type !== "text" || !first.content.startsWith(m[0])) continue;
+      first.content = first.content.slice(m[0].length).replace(/^\s/, "");
+      const checked = m[1] !== " ";
+      const box = new state.Token("html_inline", "", 0);
+      box.content =
+        `<input type="checkbox" class="task-list-item-checkbox" disabled${checked ? " checked" : ""}> `;
+      inline.children.unshift(box);
+      tokens[i - 2].attrJoin("class", "task-list-item");
+      listOpen.attrJoin("class", "contains-task-list");
+    }
+  });
+}
+
+// Headings get data-slug (GitHub slugs, -1/-2 for repeats) and an anchor link.
+function headingPlugin(md) {
+  md.core.ruler.push("pneuma_heading_slugs", (state) => {
+    const seen = new Map();
+    const headings = [];
+    const tokens = state.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
+      if (t.type !== "heading_open") continue;
+      const text = inlineText(tokens[i + 1].children).trim();
+      const slug = uniqueSlug(githubSlug(text), seen);
+      t.attrSet("data-slug", slug);
+      t.meta = { ...(t.meta || {}), slug };
+      headings.push({ level: Number(t.tag.slice(1)), text, slug });
+    }
+    state.env.headings = headings;
+  });
+  const openDefault = md.renderer.rules.heading_open ||
+    ((tokens, idx, options, env, self) => self.renderToken(tokens, idx, options));
+  md.renderer.rules.heading_open = (tokens, idx, options, env, self) => {
+    const slug = tokens[idx].meta?.slug;
+    const html = openDefault(tokens, idx, options, env, self);
+    if (!slug) return html;
+    return html +
+      `<a class="pd-anchor" href="#${escapeAttr(slug)}" aria-label="Link to this section" tabindex="-1">#</a>`;
+  };
+}
+
+// Links and images: relative targets resolve against the file's folder.
+function linkPlugin(md) {
+  const imageDefault = md.renderer.rules.image;
+  md.renderer.rules.image = (tokens, idx, options, env, self) => {
+    const token = tokens[idx];
+    const src = token.attrGet("src") || "";
+    const target = resolveRelative(env.file || "", src);
+    if (target && target.path && env.contentUrl) {
+      token.attrSet("data-path", target.path);
+      token.attrSet("src", env.contentUrl(target.path));
+    }
+    token.attrSet("loading", "lazy");
+    return imageDefault(tokens, idx, options, env, self);
+  };
+  const linkDefault = md.renderer.rules.link_open ||
+    ((tokens, idx, options, env, self) => self.renderToken(tokens, idx, options));
+  md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+    const token = tokens[idx];
+    const href = token.attrGet("href") || "";
+    if (isExternal(href)) {
+      if (!/^mailto:/i.test(href)) {
+        token.attrSet("target", "_blank");
+        token.attrSet("rel", "noopener noreferrer");
+      }
+    } else {
+      const target = resolveRelative(env.file || "", href);
+      if (target) {
+        token.attrSet("data-path", target.path);
+        if (target.fragment !== null) token.attrSet("data-fragment", target.fragment);
+      }
+    }
+    return linkDefault(tokens, idx, options, env, self);
+  };
+}
+
+function createRenderer(vendor) {
+  const { MarkdownIt, hljs } = vendor;
+  const md = new MarkdownIt({
+    html: false, // raw HTML is shown as text, never interpreted
+    linkify: true,
+    typographer: false,
+    highlight(code, lang) {
+      const name = (lang || "").trim().split(/\s+/)[0].toLowerCase();
+      if (name && hljs.getLanguage(name)) {
+        try {
+          return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+        } catch {
+          /* fall through to plain text */
+        }
+      }
+      return "";
+    },
+  });
+  md.linkify.set({ fuzzyEmail: false });
+  md.use(taskListPlugin).use(headingPlugin).use(linkPlugin);
+  // Fences: a class hljs on <code>, and the language shown in a corner.
+  const fenceDefault = md.renderer.rules.fence;
+  md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+    const token = tokens[idx];
+    const lang = (token.info || "").trim().split(/\s+/)[0];
+    const html = fenceDefault(tokens, idx, options, env, self);
+    const label = lang ? `<span class="pd-code-lang">${escapeHtml(lang)}</span>` : "";
+    return `<div class="pd-code">${label}${html.replace(/class="language-/, 'class="hljs language-')}</div>`;
+  };
+  // Tables scroll sideways instead of overflowing the page.
+  md.renderer.rules.table_open = () => '<div class="pd-table-wrap"><table>\n';
+  md.renderer.rules.table_close = () => "</table></div>\n";
+  return md;
+}
+
+// --- the viewer context ------------------------------------------------------------
+
+function attr(s) {
+  return String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/\n/g, " ");
+}
+
+function quoteText(text) {
+  let t = String(text).replace(/\r\n?/g, "\n").trim();
+  let cut = false;
+  if (t.length > MAX_SELECTION_CHARS) {
+    t = t.slice(0, MAX_SELECTION_CHARS);
+    cut = true;
+  }
+  const lines = t.split("\n").map((line) => (line.trim() ? "> " + line.trimEnd() : ">"));
+  // Collapse runs of empty quote lines.
+  const out = lines.filter((line, i) => !(line === ">" && lines[i - 1] === ">"));
+  if (cut) out.push("> […]");
+  // Never let the selection close the element early.
+  return out.join("\n").replace(/<\/viewer-context/gi, "&lt;/viewer-context");
+}
+
+function extractContext(selection, files) {
+  if (!selection || !selection.file) return "";
+  let open = `<viewer-context mode="${MODE}" file="${attr(selection.file)}"`;
+  if (selection.section) open += ` section="${attr(selection.section)}"`;
+  open += ">";
+  const body = selection.text ? `\nSelected text:\n${quoteText(selection.text)}\n` : "\n";
+  return `${open}${body}</viewer-context>`;
+}
+
+function resolveItems(files) {
+  const paths = sortTabs((files || []).filter((f) => !f.binary && isMarkdown(f.path)).map((f) => f.path));
+  const byPath = new Map((files || []).map((f) => [f.path, f]));
+  return paths.map((path, index) => {
+    const content = byPath.get(path)?.content || "";
+    const m = /^#\s+(.+?)\s*#*\s*$/m.exec(content);
+    const title = m ? m[1].replace(/[*_`]/g, "") : null;
+    return { path, label: path, index, metadata: { title } };
+  });
+}
+
+// --- the viewer instance --------------------------------------------------------------
+
+class DocViewer {
+  constructor(element, ctx) {
+    this.element = element;
+    this.ctx = ctx;
+    this.files = new Map();
+    this.tabs = [];
+    this.active = null;
+    this.headings = [];
+    this.scrollMemory = new Map();
+    this.changedTabs = new Set();
+    this.selectionText = null;
+    this.selectionRange = null;
+    this.lastSent = undefined;
+    this.section = null;
+    this.tocVisible = true;
+    this.destroyed = false;
+    this.md = null;
+    this.waiters = [];
+    this.setFiles(ctx.files || []);
+    this.buildDom();
+    this.ready = this.init();
+  }
+
+  // -- setup --
+
+  buildDom() {
+    const root = document.createElement("div");
+    root.className = "pd-root";
+    root.innerHTML = `
+      <div class="pd-bar">
+        <div class="pd-tabs" role="tablist" aria-label="Documents"></div>
+        <button type="button" class="pd-toc-toggle" aria-pressed="true" title="Table of contents">
+          <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true"><path d="M2 3.5h12M2 8h8M2 12.5h10" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" fill="none"/></svg>
+          <span>Contents</span>
+        </button>
+      </div>
+      <div class="pd-main">
+        <nav class="pd-toc" aria-label="Table of contents"><div class="pd-toc-title">On this page</div><ol class="pd-toc-list"></ol></nav>
+        <div class="pd-scroll" tabindex="-1">
+          <article class="markdown-body pd-doc"></article>
+        </div>
+      </div>`;
+    this.root = root;
+    this.tabBar = root.querySelector(".pd-tabs");
+    this.tocButton = root.querySelector(".pd-toc-toggle");
+    this.toc = root.querySelector(".pd-toc");
+    this.tocList = root.querySelector(".pd-toc-list");
+    this.scroller = root.querySelector(".pd-scroll");
+    this.article = root.querySelector(".pd-doc");
+    this.element.appendChild(root);
+    // A narrow panel starts with the contents hidden (they would cover the page).
+    this.setToc(root.getBoundingClientRect().width >= 760 || root.getBoundingClientRect().width === 0);
+
+    this.onScroll = () => {
+      if (this.scrollFrame) return;
+      this.scrollFrame = requestAnimationFrame(() => {
+        this.scrollFrame = 0;
+        this.trackSection();
+      });
+    };
+    this.scroller.addEventListener("scroll", this.onScroll, { passive: true });
+    this.onSelectionChange = () => {
+      clearTimeout(this.selectionTimer);
+      this.selectionTimer = setTimeout(() => this.trackSelection(), 120);
+    };
+    document.addEventListener("selectionchange", this.onSelectionChange);
+    this.tocButton.addEventListener("click", () => this.setToc(!this.tocVisible));
+    this.tabBar.addEventListener("click", (e) => {
+      const tab = e.target.closest(".pd-tab");
+      if (tab) this.open(tab.dataset.path);
+    });
+    this.tabBar.addEventListener("keydown", (e) => this.tabKeys(e));
+    this.tocList.addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-slug]");
+      if (!a) return;
+      e.preventDefault();
+      this.scrollToSlug(a.dataset.slug, { flash: true });
+    });
+    this.article.addEventListener("click", (e) => this.onArticleClick(e));
+  }
+
+  async init() {
+    await acquireCss();
+    try {
+      this.md = createRenderer(await loadVendor());
+    } catch (err) {
+      this.article.innerHTML =
+        `<div class="pd-empty"><h2>The Markdown renderer is missing</h2>` +
+        `<p>The doc viewer's browser libraries were not built. Run <code>scripts/install</code> ` +
+        `(or <code>npm ci &amp;&amp; npm run build</code> in <code>plugins/doc/web/</code>) and reload.</p>` +
+        `<p class="pd-muted">${escapeHtml(err?.message || err)}</p></div>`;
+      throw err;
+    }
+    if (this.destroyed) return;
+    this.renderTabs();
+    let start = null;
+    try {
+      start = sessionStorage.getItem("pneuma-doc:active");
+    } catch {
+      /* storage may be unavailable */
+    }
+    this.open(start && this.files.has(start) ? start : this.tabs[0] || null);
+  }
+
+  setFiles(list) {
+    this.files = new Map();
+    for (const f of list) if (f && f.path) this.files.set(f.path, f);
+    this.tabs = sortTabs([...this.files.values()].filter((f) => !f.binary && isMarkdown(f.path)).map((f) => f.path));
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  // -- tabs --
+
+  renderTabs() {
+    const frag = document.createDocumentFragment();
+    for (const path of this.tabs) {
+      const tab = document.createElement("button");
+      tab.type = "button";
+      tab.className = "pd-tab";
+      tab.setAttribute("role", "tab");
+      tab.dataset.path = path;
+      const selected = path === this.active;
+      tab.setAttribute("aria-selected", String(selected));
+      tab.tabIndex = selected ? 0 : -1;
+      if (this.changedTabs.has(path)) tab.classList.add("pd-tab-changed");
+      const dir = dirname(path);
+      const name = path.slice(dir ? dir.length + 1 : 0);
+      tab.innerHTML = (dir ? `<span class="pd-tab-dir">${escapeHtml(dir)}/</span>` : "") +
+        `<span class="pd-tab-name">${escapeHtml(name)}</span>`;
+      const title = resolveItems([this.files.get(path)])[0]?.metadata.title;
+      tab.title = title ? `${title} — ${path}` : path;
+      frag.appendChild(tab);
+    }
+    this.tabBar.replaceChildren(frag);
+    this.tabBar.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
+  tabKeys(e) {
+    if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
+    const i = this.tabs.indexOf(this.active);
+    let next = i;
+    if (e.key === "ArrowLeft") next = Math.max(0, i - 1);
+    if (e.key === "ArrowRight") next = Math.min(this.tabs.length - 1, i + 1);
+    if (e.key === "Home") next = 0;
+    if (e.key === "End") next = this.tabs.length - 1;
+    if (next !== i && this.tabs[next]) {
+      e.preventDefault();
+      this.open(this.tabs[next]);
+      this.tabBar.querySelector(".pd-tab[aria-selected=true]")?.focus();
+    }
+  }
+
+  // -- rendering --
+
+  renderHtml(path) {
+    const file = this.files.get(path);
+    const env = { file: path, contentUrl: (p) => this.ctx.contentUrl(p) };
+    const html = this.md.render(file?.content || "", env);
+    return { html, headings: env.headings || [] };
+  }
+
+  open(path, { keepScroll = true } = {}) {
+    if (!this.md) return;
+    if (this.active && this.active !== path) this.scrollMemory.set(this.active, this.scroller.scrollTop);
+    this.active = path || null;
+    this.changedTabs.delete(path);
+    this.clearSelection();
+    if (!path) {
+      this.headings = [];
+      this.article.innerHTML =
+        `<div class="pd-empty"><h2>No documents yet</h2><p>Ask the agent to write one: every <code>.md</code> file in the workspace opens here as a tab.</p></div>`;
+      this.renderToc();
+      this.renderTabs();
+      this.publish();
+      return;
+    }
+    const { html, headings } = this.renderHtml(path);
+    this.article.innerHTML = html;
+    this.blocks(this.article);
+    this.headings = headings;
+    this.renderTabs();
+    this.renderToc();
+    this.scroller.scrollTop = keepScroll ? this.scrollMemory.get(path) || 0 : 0;
+    try {
+      sessionStorage.setItem("pneuma-doc:active", path);
+    } catch {
+      /* ignore */
+    }
+    this.ctx.setActiveFile?.(path);
+    this.trackSection(true);
+  }
+
+  // Re-render the open file in place: unchanged top-level blocks keep their
+  // DOM nodes (and loaded images, and the person's selection); the changed
+  // run is replaced; the reading position is kept.
+  rerender({ highlight = false } = {}) {
+    const { html, headings } = this.renderHtml(this.active);
+    const tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    const fresh = this.blocks(tpl.content);
+    const old = this.blocks(this.article);
+    // Keys are the HTML as rendered, not as it is now (a flashed heading
+    // carries a class for a moment).
+    const key = (n) => n[RENDERED];
+    let pre = 0;
+    while (pre < old.length && pre < fresh.length && key(old[pre]) === key(fresh[pre])) pre++;
+    let suf = 0;
+    while (suf < old.length - pre && suf < fresh.length - pre &&
+           key(old[old.length - 1 - suf]) === key(fresh[fresh.length - 1 - suf])) suf++;
+
+    // The reading position: the first block at the top of the viewport. Only
+    // a block in the unchanged tail needs holding in place: the head does not
+    // move, and a changed block starts where the unchanged head ends.
+    const top = this.scroller.getBoundingClientRect().top;
+    let anchor = null;
+    let anchorOffset = 0;
+    for (let i = 0; i < old.length; i++) {
+      const el = old[i];
+      const r = el.getBoundingClientRect();
+      if (r.bottom > top) {
+        if (i >= old.length - suf) {
+          anchor = el;
+          anchorOffset = r.top - top;
+        }
+        break;
+      }
+    }
+
+    const scrollBefore = this.scroller.scrollTop;
+    const removed = old.slice(pre, old.length - suf);
+    const added = fresh.slice(pre, fresh.length - suf);
+    const before = old[old.length - suf] || null;
+    for (const n of removed) n.remove();
+    for (const n of added) this.article.insertBefore(n, before);
+    if (highlight) {
+      for (const n of added) {
+        n.classList.add("pd-changed");
+        setTimeout(() => n.classList.remove("pd-changed"), 1600);
+      }
+    }
+    this.headings = headings;
+    this.renderToc();
+    if (anchor && anchor.isConnected) {
+      const delta = anchor.getBoundingClientRect().top - top - anchorOffset;
+      if (Math.abs(delta) >= 1) this.scroller.scrollTop += delta;
+    } else {
+      this.scroller.scrollTop = scrollBefore;
+    }
+    if (this.selectionRange && !this.article.contains(this.selectionRange.startContainer)) this.clearSelection();
+    this.trackSection(true);
+    this.lastPatch = { head: pre, tail: suf, removed: removed.length, added: added.length, held: !!anchor };
+    return this.lastPatch;
+  }
+
+  // The top-level blocks of a rendered page, each remembering its HTML.
+  blocks(parent) {
+    const list = [];
+    for (const n of [...parent.childNodes]) {
+      if (n.nodeType !== 1) {
+        n.remove(); // whitespace between blocks
+        continue;
+      }
+      n[RENDERED] ??= n.outerHTML;
+      list.push(n);
+    }
+    return list;
+  }
+
+  renderToc() {
+    const items = this.headings.filter((h) => TOC_LEVELS.includes(h.level));
+    const frag = document.createDocumentFragment();
+    for (const h of items) {
+      const li = document.createElement("li");
+      li.className = `pd-toc-l${h.level}`;
+      const a = document.createElement("a");
+      a.href = `#${h.slug}`;
+      a.dataset.slug = h.slug;
+      a.textContent = h.text;
+      li.appendChild(a);
+      frag.appendChild(li);
+    }
+    this.tocList.replaceChildren(frag);
+    this.toc.classList.toggle("pd-toc-empty", items.length === 0);
+    this.highlightToc();
+  }
+
+  setToc(visible) {
+    this.tocVisible = !!visible;
+    this.root.classList.toggle("pd-toc-hidden", !this.tocVisible);
+    this.tocButton.setAttribute("aria-pressed", String(this.tocVisible));
+  }
+
+  // -- position and selection --
+
+  headingElements() {
+    return [...this.article.querySelectorAll("h1[data-slug],h2[data-slug],h3[data-slug],h4[data-slug],h5[data-slug],h6[data-slug]")];
+  }
+
+  // The section at the top of the screen: the last heading at or above the
+  // top edge (a little below it, so a heading just scrolled to counts). At the
+  // end of the page, where the last headings cannot reach the top, the upper
+  // half of the screen counts.
+  visibleHeading() {
+    const box = this.scroller.getBoundingClientRect();
+    const atEnd = this.scroller.scrollTop > 0 &&
+      this.scroller.scrollTop + this.scroller.clientHeight >= this.scroller.scrollHeight - 2;
+    const limit = box.top + (atEnd ? this.scroller.clientHeight / 2 : 48);
+    let found = null;
+    for (const h of this.headingElements()) {
+      if (h.getBoundingClientRect().top <= limit) found = h;
+      else break;
+    }
+    return found;
+  }
+
+  trackSection(force = false) {
+    const h = this.visibleHeading();
+    const slug = h ? h.dataset.slug : null;
+    if (!force && slug === this.section?.slug) return;
+    const info = h ? this.headings.find((x) => x.slug === slug) : null;
+    this.section = info ? { slug, text: info.text, level: info.level } : null;
+    this.highlightToc();
+    this.publish();
+  }
+
+  highlightToc() {
+    const slug = this.section?.slug;
+    let current = null;
+    for (const a of this.tocList.querySelectorAll("a")) {
+      const on = a.dataset.slug === slug;
+      a.classList.toggle("pd-toc-current", on);
+      if (on) current = a;
+    }
+    // The TOC may hold an h5 or h1 section: fall back to the nearest earlier entry.
+    if (!current && slug) {
+      const idx = this.headings.findIndex((x) => x.slug === slug);
+      for (let i = idx; i >= 0; i--) {
+        const h = this.headings[i];
+        if (!TOC_LEVELS.includes(h.level)) continue;
+        const a = this.tocList.querySelector(`a[data-slug="${CSS.escape(h.slug)}"]`);
+        if (a) {
+          a.classList.add("pd-toc-current");
+          current = a;
+        }
+        break;
+      }
+    }
+    if (current && this.tocVisible) {
+      const list = this.toc;
+      const r = current.getBoundingClientRect();
+      const b = list.getBoundingClientRect();
+      if (r.top < b.top || r.bottom > b.bottom) current.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  trackSelection() {
+    const sel = document.getSelection();
+    if (!sel || sel.rangeCount === 0) return;
+    const range = sel.getRangeAt(0);
+    const inArticle = this.article.contains(range.commonAncestorContainer);
+    if (sel.isCollapsed || !inArticle) {
+      // A click inside the document drops the selection; focus moving to the
+      // chat (or anywhere outside the viewer) keeps it for the next message.
+      if (this.root.contains(range.commonAncestorContainer) && sel.isCollapsed && this.selectionText) {
+        this.clearSelection();
+        this.publish();
+      }
+      return;
+    }
+    const text = sel.toString().replace(/\u00a0/g, " ").trim();
+    if (!text) return;
+    this.selectionText = text;
+    this.selectionRange = range.cloneRange();
+    this.paintSelection();
+    // The section of the selection is where it starts, not the screen's top.
+    const startEl = range.startContainer.nodeType === 1 ? range.startContainer : range.startContainer.parentElement;
+    const h = this.headingBefore(startEl);
+    if (h) {
+      const info = this.headings.find((x) => x.slug === h.dataset.slug);
+      this.selectionSection = info ? { slug: info.slug, text: info.text, level: info.level } : null;
+    } else this.selectionSection = null;
+    this.publish();
+  }
+
+  headingBefore(el) {
+    let found = null;
+    for (const h of this.headingElements()) {
+      if (h === el || h.contains(el)) return h;
+      const pos = h.compareDocumentPosition(el);
+      if (pos & Node.DOCUMENT_POSITION_FOLLOWING) found = h;
+      else break;
+    }
+    return found;
+  }
+
+  paintSelection() {
+    if (!globalThis.CSS?.highlights || typeof Highlight === "undefined") return;
+    if (this.selectionRange) CSS.highlights.set("pneuma-doc-selection", new Highlight(this.selectionRange));
+    else CSS.highlights.delete("pneuma-doc-selection");
+  }
+
+  clearSelection() {
+    this.selectionText = null;
+    this.selectionRange = null;
+    this.selectionSection = null;
+    this.paintSelection();
+  }
+
+  currentSelection() {
+    if (!this.active) return null;
+    const section = this.selectionText ? this.selectionSection : this.section;
+    const sel = {
+      file: this.active,
+      section: section ? section.text : null,
+      slug: section ? section.slug : null,
+      text: this.selectionText || null,
+    };
+    const where = sel.section ? `${sel.file} › ${sel.section}` : sel.file;
+    const quote = sel.text ? ` · “${sel.text.length > 40 ? sel.text.slice(0, 39) + "…" : sel.text}”` : "";
+    sel.label = where + quote;
+    return sel;
+  }
+
+  publish() {
+    const sel = this.currentSelection();
+    const key = JSON.stringify(sel);
+    if (key === this.lastSent) return;
+    this.lastSent = key;
+    this.ctx.setSelection?.(sel);
+  }
+
+  // -- navigation --
+
+  findHeading(query) {
+    const q = String(query).trim().replace(/^#+\s*/, "").trim();
+    if (!q) return null;
+    const lower = q.toLowerCase();
+    return (
+      this.headings.find((h) => h.text === q) ||
+      this.headings.find((h) => h.slug === q) ||
+      this.headings.find((h) => h.text.toLowerCase() === lower) ||
+      this.headings.find((h) => h.slug === lower) ||
+      this.headings.find((h) => h.slug === githubSlug(q)) ||
+      null
+    );
+  }
+
+  scrollToSlug(slug, { flash = false } = {}) {
+    const el = this.article.querySelector(`[data-slug="${CSS.escape(slug)}"]`);
+    if (!el) return false;
+    const top = el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top;
+    this.scroller.scrollTop += top - 12;
+    if (flash) {
+      el.classList.remove("pd-flash");
+      void el.offsetWidth;
+      el.classList.add("pd-flash");
+      setTimeout(() => el.classList.remove("pd-flash"), 1800);
+    }
+    this.trackSection(true);
+    return true;
+  }
+
+  onArticleClick(e) {
+    const a = e.target.closest("a");
+    if (!a || !this.article.contains(a)) return;
+    if (a.classList.contains("pd-anchor")) {
+      e.preventDefault();
+      this.scrollToSlug(a.getAttribute("href").slice(1), { flash: true });
+      return;
+    }
+    if (!a.hasAttribute("data-path")) return; // external: opens in a new tab
+    e.preventDefault();
+    const path = a.dataset.path;
+    const fragment = a.dataset.fragment ?? null;
+    if (!path || path === this.active) {
+      if (fragment) this.gotoHeading(fragment, true);
+      else this.scroller.scrollTop = 0;
+      return;
+    }
+    if (this.tabs.includes(path)) {
+      this.open(path, { keepScroll: !fragment });
+      if (fragment) this.gotoHeading(fragment, true);
+      else this.scroller.scrollTop = 0;
+    } else if (this.files.has(path) || IMAGE_EXT.test(path)) {
+      window.open(this.ctx.contentUrl(path), "_blank", "noopener");
+    } else {
+      a.classList.add("pd-broken");
+      a.title = `${path} is not in the workspace`;
+    }
+  }
+
+  gotoHeading(query, flash) {
+    const h = this.findHeading(query);
+    if (h) this.scrollToSlug(h.slug, { flash });
+    return h;
+  }
+
+  waitForFile(path, ms) {
+    if (this.files.has(path)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.files.has(path)) finish(true);
+      };
+      const finish = (ok) => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+        resolve(ok);
+      };
+      const timer = setTimeout(() => finish(false), ms);
+      this.waiters.push(check);
+    });
+  }
+
+  async navigateTo(params) {
+    const raw = params?.file;
+    if (typeof raw !== "string" || !raw.trim()) {
+      return { success: false, message: "navigate-to needs 'file', a Markdown file relative to the workspace" };
+    }
+    const file = normalizePath(raw.trim().replace(/^\.\//, ""));
+    if (!file || !isMarkdown(file)) {
+      return { success: false, message: `${raw} is not a Markdown file this viewer shows; open tabs: ${this.tabs.join(", ") || "none"}` };
+    }
+    if (!this.files.has(file)) await this.waitForFile(file, NAV_WAIT_MS);
+    if (!this.files.has(file)) {
+      return { success: false, message: `No file ${file} in the workspace; open tabs: ${this.tabs.join(", ") || "none"}` };
+    }
+    const heading = params.heading;
+    const hasHeading = typeof heading === "string" && heading.trim() !== "";
+    if (file !== this.active) this.open(file, { keepScroll: false });
+    if (!hasHeading) {
+      this.scroller.scrollTop = 0;
+      this.trackSection(true);
+      return { success: true, message: `Showing ${file} from the top`, data: { file, heading: null, slug: null } };
+    }
+    const h = this.gotoHeading(heading, true);
+    if (!h) {
+      this.scroller.scrollTop = 0;
+      this.trackSection(true);
+      const known = this.headings.map((x) => `${x.text} (${x.slug})`).join("; ");
+      return {
+        success: false,
+        message: `No heading "${heading}" in ${file}; showing the file from the top. Its headings: ${known || "none"}`,
+        data: { file, heading: null, slug: null, headings: this.headings.map((x) => x.slug) },
+      };
+    }
+    return { success: true, message: `Showing ${file} › ${h.text}`, data: { file, heading: h.text, slug: h.slug } };
+  }
+
+  describe() {
+    const sel = this.currentSelection();
+    const data = {
+      file: this.active,
+      section: this.section ? this.section.text : null,
+      slug: this.section ? this.section.slug : null,
+      selection: this.selectionText || null,
+      tabs: [...this.tabs],
+      tocVisible: this.tocVisible,
+    };
+    if (this.selectionText && sel?.section !== data.section) data.selectionSection = sel.section;
+    let message;
+    if (!this.active) message = "No Markdown files are open: the workspace has none.";
+    else {
+      message = `${this.active}, ` + (data.section ? `section "${data.section}"` : "top of the file");
+      message += data.selection ? `; selected: "${data.selection.slice(0, 120)}${data.selection.length > 120 ? "…" : ""}"` : "; nothing selected";
+      message += `. ${this.tabs.length} tab(s).`;
+    }
+    return { success: true, message, data };
+  }
+
+  // -- the contract --
+
+  update(files, changes) {
+    const before = new Set(this.tabs);
+    this.setFiles(files || [...this.files.values()]);
+    if (!this.md) return;
+    const changed = changes || [];
+    let rerenderActive = false;
+    let external = false;
+    for (const c of changed) {
+      if (c.path === this.active) {
+        rerenderActive = true;
+        if (c.origin !== "self") external = true;
+      } else if (isMarkdown(c.path) && !c.deleted && before.has(c.path)) {
+        this.changedTabs.add(c.path);
+      } else if (!isMarkdown(c.path) && this.article.querySelector(`img[data-path="${CSS.escape(c.path)}"]`)) {
+        rerenderActive = true; // an image on the page changed: reload it
+      }
+    }
+    for (const path of [...this.changedTabs]) if (!this.files.has(path)) this.changedTabs.delete(path);
+    if (this.active && !this.files.has(this.active)) {
+      this.scrollMemory.delete(this.active);
+      const i = sortTabs([...before]).indexOf(this.active);
+      this.open(this.tabs[Math.min(Math.max(i, 0), this.tabs.length - 1)] || null);
+      return;
+    }
+    if (!this.active && this.tabs.length) {
+      this.open(this.tabs[0]);
+      return;
+    }
+    if (rerenderActive && this.active) this.rerender({ highlight: external });
+    this.renderTabs();
+  }
+
+  async runAction(actionId, params = {}) {
+    await this.ready;
+    switch (actionId) {
+      case "navigate-to":
+        return this.navigateTo(params || {});
+      case "describe-view":
+        return this.describe();
+      case "ui:toggle-toc": {
+        const visible = typeof params?.visible === "boolean" ? params.visible : !this.tocVisible;
+        this.setToc(visible);
+        return { success: true, message: visible ? "Table of contents shown" : "Table of contents hidden", data: { visible } };
+      }
+      default:
+        return { success: false, message: `${actionId} is not supported by the doc viewer` };
+    }
+  }
+
+  destroy() {
+    this.destroyed = true;
+    cancelAnimationFrame(this.scrollFrame);
+    clearTimeout(this.selectionTimer);
+    document.removeEventListener("selectionchange", this.onSelectionChange);
+    if (globalThis.CSS?.highlights) CSS.highlights.delete("pneuma-doc-selection");
+    this.root.remove();
+    releaseCss();
+  }
+}
+
+export default {
+  mount(element, ctx) {
+    const viewer = new DocViewer(element, ctx);
+    viewer.ready.catch((err) => console.error("[pneuma-doc]", err));
+    return {
+      update: (files, changes) => viewer.update(files, changes),
+      runAction: (actionId, params) => viewer.runAction(actionId, params),
+      destroy: () => viewer.destroy(),
+      // For tests and the shell's diagnostics.
+      get viewer() {
+        return viewer;
+      },
+    };
+  },
+  extractContext,
+  resolveItems,
+};
+
+export { extractContext, resolveItems };

@@ -1,0 +1,940 @@
+// Pneuma's draw viewer: the real Excalidraw editor on the workspace's
+// .excalidraw files (viewer contract: docs/viewer-contract.md).
+//
+// The file on disk is the truth. The agent's writes arrive as content_update
+// (origin "external") and replace the scene in place, keeping the person's
+// viewport; the person's own strokes are written back about half a second
+// after they stop (their echo comes back as origin "self" and is ignored).
+//
+// Excalidraw and React come bundled from ./vendor/ (built at setup by
+// plugins/draw/web: `npm ci && npm run build`); its fonts are served from the
+// same folder, so nothing is fetched from outside this server.
+
+const VENDOR = new URL("./vendor/", import.meta.url);
+const SAVE_DELAY_MS = 500;
+const EXT = ".excalidraw";
+const MAX_CONTEXT_ELEMENTS = 25;
+const MAX_TEXT = 80;
+// appState keys a .excalidraw file carries and an external change may set.
+const FILE_APP_STATE = ["viewBackgroundColor", "gridSize", "gridStep", "gridModeEnabled"];
+
+let libraryPromise = null;
+
+function loadLibrary() {
+  if (!libraryPromise) {
+    // Must be set before Excalidraw registers its fonts.
+    window.EXCALIDRAW_ASSET_PATH = VENDOR.href;
+    addStylesheet("pneuma-draw-excalidraw-css", new URL("excalidraw.css", VENDOR).href);
+    addStyle("pneuma-draw-style", VIEWER_CSS);
+    libraryPromise = import(new URL("excalidraw.js", VENDOR).href).catch((err) => {
+      libraryPromise = null;
+      const missing = new Error(
+        "The Excalidraw bundle is missing or broken. Run scripts/build-web " +
+          "(or `npm ci && npm run build` in plugins/draw/web) and reload. " +
+          `(${err && err.message ? err.message : err})`,
+      );
+      missing.cause = err;
+      throw missing;
+    });
+  }
+  return libraryPromise;
+}
+
+function addStylesheet(id, href) {
+  if (document.getElementById(id)) return;
+  const link = document.createElement("link");
+  link.id = id;
+  link.rel = "stylesheet";
+  link.href = href;
+  document.head.appendChild(link);
+}
+
+function addStyle(id, css) {
+  if (document.getElementById(id)) return;
+  const style = document.createElement("style");
+  style.id = id;
+  style.textContent = css;
+  document.head.appendChild(style);
+}
+
+const VIEWER_CSS = `
+.pneuma-draw { position: relative; width: 100%; height: 100%; min-height: 320px; overflow: hidden; }
+.pneuma-draw-canvas { position: absolute; inset: 0; }
+.pneuma-draw-canvas .excalidraw { --pneuma-draw-accent: var(--color-primary, #6965db); }
+.pneuma-draw-files { display: flex; align-items: center; gap: 4px; pointer-events: all;
+  font: 13px/1.2 var(--ui-font, system-ui, sans-serif); }
+.pneuma-draw-files select, .pneuma-draw-files .pneuma-draw-name {
+  height: 2.25rem; max-width: 16rem; padding: 0 .6rem; border-radius: .5rem;
+  border: 1px solid var(--default-border-color, #e0dfff); box-shadow: var(--shadow-island, none);
+  background: var(--island-bg-color, #fff); color: var(--text-primary-color, #1b1b1f);
+  font: inherit; display: flex; align-items: center; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.pneuma-draw-files select { cursor: pointer; }
+.pneuma-draw-files button { height: 2.25rem; width: 2.25rem; border-radius: .5rem; cursor: pointer;
+  border: 1px solid var(--default-border-color, #e0dfff); box-shadow: var(--shadow-island, none);
+  background: var(--island-bg-color, #fff); color: var(--text-primary-color, #1b1b1f); font-size: 18px; line-height: 1; }
+.pneuma-draw-files button:hover, .pneuma-draw-files select:hover { background: var(--button-hover-bg, #f1f0ff); }
+.pneuma-draw-notice { position: absolute; left: 50%; bottom: 4.5rem; transform: translateX(-50%); z-index: 10;
+  max-width: min(36rem, 90%); padding: .5rem .85rem; border-radius: .5rem; background: #fff4e6; color: #7c2d12;
+  border: 1px solid #ffc078; font: 13px/1.4 system-ui, sans-serif; box-shadow: 0 2px 8px rgba(0,0,0,.08); }
+.pneuma-draw-notice[hidden] { display: none; }
+.pneuma-draw-empty { position: absolute; inset: 0; display: flex; flex-direction: column; align-items: center;
+  justify-content: center; gap: .75rem; text-align: center; padding: 2rem; z-index: 5;
+  font: 15px/1.5 system-ui, sans-serif; color: #495057; background: #fff; }
+.pneuma-draw-empty[hidden] { display: none; }
+.pneuma-draw-empty h2 { margin: 0; font-size: 1.15rem; color: #1e1e1e; }
+.pneuma-draw-empty p { margin: 0; max-width: 28rem; }
+.pneuma-draw-empty button { padding: .5rem 1rem; border-radius: .5rem; border: 1px solid #6965db;
+  background: #6965db; color: #fff; font: inherit; cursor: pointer; }
+.pneuma-draw-empty code { background: #f1f3f5; padding: 0 .3rem; border-radius: .25rem; }
+`;
+
+// --- small helpers ---------------------------------------------------------------
+
+const isDrawing = (path) => typeof path === "string" && path.toLowerCase().endsWith(EXT);
+const stem = (path) => path.split("/").pop().slice(0, -EXT.length);
+const oneLine = (text) => {
+  const flat = String(text).replace(/\s+/g, " ").trim();
+  return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}…` : flat;
+};
+const attr = (value) => String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+const quote = (text) => `"${String(text).replace(/"/g, '\\"')}"`;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const normalizePath = (path) => String(path || "").trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/^\/+/, "");
+
+function compareDrawings(a, b) {
+  // Top-level files first, then alphabetical: the picker reads like a file tree.
+  const depth = (p) => p.split("/").length;
+  return depth(a) - depth(b) || a.localeCompare(b);
+}
+
+/** What the agent needs to find an element: its id, type and words. */
+function describeElement(element, byId) {
+  const item = { id: element.id, type: element.type, text: "" };
+  if (element.type === "text") {
+    item.text = element.originalText ?? element.text ?? "";
+  } else {
+    const label = (element.boundElements || []).find((b) => b && b.type === "text");
+    const labelElement = label && byId.get(label.id);
+    if (labelElement && !labelElement.isDeleted) item.text = labelElement.originalText ?? labelElement.text ?? "";
+    if (element.type === "frame" || element.type === "magicframe") item.text = element.name ?? item.text;
+  }
+  if (element.type === "arrow" || element.type === "line") {
+    const from = element.startBinding && element.startBinding.elementId;
+    const to = element.endBinding && element.endBinding.elementId;
+    if (from) item.from = from;
+    if (to) item.to = to;
+  }
+  if (element.type === "image" && !item.text) item.text = "";
+  item.text = oneLine(item.text);
+  return item;
+}
+
+function selectionLine(item) {
+  let line = `- ${item.id} (${item.type})`;
+  if (item.from || item.to) line += ` ${item.from || "?"} → ${item.to || "?"}`;
+  if (item.text) line += ` ${quote(item.text)}`;
+  return line;
+}
+
+function contextFor(selection) {
+  if (!selection || !selection.file) return "";
+  const items = Array.isArray(selection.elements) ? selection.elements : [];
+  const open = `<viewer-context mode="draw" file="${attr(selection.file)}">`;
+  if (!items.length) return `${open}\nNothing selected.\n</viewer-context>`;
+  const shown = items.slice(0, MAX_CONTEXT_ELEMENTS);
+  const lines = [`Selected ${items.length} element${items.length === 1 ? "" : "s"}:`, ...shown.map(selectionLine)];
+  if (items.length > shown.length) lines.push(`- … and ${items.length - shown.length} more`);
+  return `${open}\n${lines.join("\n")}\n</viewer-context>`;
+}
+
+function chipLabel(file, items) {
+  const name = stem(file.split("/").pop() + "");
+  if (items.length === 1) {
+    const it = items[0];
+    return `${name} · ${it.type}${it.text ? ` “${it.text.length > 30 ? it.text.slice(0, 29) + "…" : it.text}”` : ` ${it.id}`}`;
+  }
+  return `${name} · ${items.length} elements`;
+}
+
+function blobToDataUrl(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error || new Error("could not read the PNG"));
+    reader.readAsDataURL(blob);
+  });
+}
+
+function currentTheme() {
+  const root = document.documentElement;
+  const named = root.dataset.theme || (root.classList.contains("dark") ? "dark" : "");
+  return named === "dark" ? "dark" : "light";
+}
+
+// --- the viewer ------------------------------------------------------------------
+
+class DrawViewer {
+  constructor(element, ctx) {
+    this.ctx = ctx;
+    this.host = element;
+    this.lib = null;
+    this.api = null;
+    this.reactRoot = null;
+    this.destroyed = false;
+    this.drawings = new Map(); // path -> text content (null when not yet known)
+    this.current = null; // path on screen
+    this.mountKey = 0;
+    this.synced = null; // what the file on disk holds: {path, text, doc, hash, versions}
+    this.recentWrites = []; // texts we wrote lately (their echoes are ours)
+    this.saveTimer = null;
+    this.saving = Promise.resolve();
+    this.userTouched = false; // the person interacted since the last save
+    this.selectionKey = "";
+    // Counters a test (or a curious developer) can read: loads of a file,
+    // external changes applied in place, saves written.
+    this.stats = { loads: 0, externalApplied: 0, saves: 0 };
+    this.ready = null;
+    this.markReady = null;
+    this.resetReady();
+
+    for (const file of ctx.files || []) {
+      if (isDrawing(file.path) && !file.binary) this.drawings.set(file.path, file.content ?? null);
+    }
+
+    this.root = document.createElement("div");
+    this.root.className = "pneuma-draw";
+    this.canvasEl = document.createElement("div");
+    this.canvasEl.className = "pneuma-draw-canvas";
+    this.notice = document.createElement("div");
+    this.notice.className = "pneuma-draw-notice";
+    this.notice.hidden = true;
+    this.notice.setAttribute("role", "status");
+    this.empty = document.createElement("div");
+    this.empty.className = "pneuma-draw-empty";
+    this.empty.hidden = true;
+    this.root.append(this.canvasEl, this.notice, this.empty);
+    element.appendChild(this.root);
+
+    // Only what the person does counts as an edit worth saving; Excalidraw's
+    // own adjustments after a load (text re-measured once fonts arrive) do not.
+    this.onUserInput = () => {
+      this.userTouched = true;
+    };
+    for (const type of ["pointerdown", "keydown", "paste", "drop", "cut", "input"]) {
+      this.root.addEventListener(type, this.onUserInput, true);
+    }
+    this.onPageHide = () => this.flushSave();
+    window.addEventListener("pagehide", this.onPageHide);
+    this.themeObserver = new MutationObserver(() => this.render());
+    this.themeObserver.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "class"] });
+
+    this.start();
+  }
+
+  resetReady() {
+    this.ready = new Promise((resolve) => {
+      this.markReady = resolve;
+    });
+  }
+
+  async start() {
+    try {
+      this.lib = await loadLibrary();
+    } catch (err) {
+      this.showEmpty("The drawing editor could not load", err.message, null);
+      console.error(err);
+      return;
+    }
+    if (this.destroyed) return;
+    this.reactRoot = this.lib.createRoot(this.canvasEl);
+    const first = this.pickInitialFile();
+    if (first) await this.open(first);
+    else this.showNoDrawing();
+  }
+
+  pickInitialFile() {
+    const paths = this.sortedDrawings();
+    if (!paths.length) return null;
+    let remembered = null;
+    try {
+      remembered = sessionStorage.getItem(this.storageKey());
+    } catch {
+      remembered = null;
+    }
+    if (remembered && this.drawings.has(remembered)) return remembered;
+    // The most recently changed drawing is the one being worked on.
+    const mtimes = new Map((this.ctx.files || []).map((f) => [f.path, f.mtime || 0]));
+    return paths.slice().sort((a, b) => (mtimes.get(b) || 0) - (mtimes.get(a) || 0) || compareDrawings(a, b))[0];
+  }
+
+  storageKey() {
+    return `pneuma-draw:open:${location.pathname}${location.search.replace(/([?&])token=[^&]*/, "$1")}`;
+  }
+
+  sortedDrawings() {
+    return [...this.drawings.keys()].sort(compareDrawings);
+  }
+
+  async readText(path) {
+    const known = this.drawings.get(path);
+    if (typeof known === "string") return known;
+    const res = await fetch(this.ctx.contentUrl(path), { credentials: "same-origin", cache: "no-store" });
+    if (!res.ok) throw new Error(`could not read ${path}: HTTP ${res.status}`);
+    const text = await res.text();
+    this.drawings.set(path, text);
+    return text;
+  }
+
+  // --- showing a file --------------------------------------------------------------
+
+  async open(path) {
+    await this.flushSave();
+    const text = await this.readText(path);
+    let doc;
+    try {
+      doc = parseDrawing(text);
+    } catch (err) {
+      this.current = path;
+      this.synced = null;
+      this.ctx.setActiveFile?.(path);
+      this.showEmpty(`${path} cannot be shown`, `${err.message}. Fix the file (or ask the agent to) and it will appear here.`, null);
+      this.render();
+      this.markReady();
+      return;
+    }
+    this.hideEmpty();
+    this.hideNotice();
+    this.current = path;
+    this.synced = { path, text, doc, hash: null, versions: new Map() };
+    this.selectionKey = "";
+    this.ctx.setSelection?.(null);
+    this.ctx.setActiveFile?.(path);
+    try {
+      sessionStorage.setItem(this.storageKey(), path);
+    } catch {
+      /* private mode: nothing to remember */
+    }
+    this.api = null;
+    this.resetReady();
+    this.mountKey += 1;
+    this.stats.loads += 1;
+    this.initialData = {
+      elements: doc.elements,
+      appState: { ...pick(doc.appState, FILE_APP_STATE) },
+      files: doc.files || {},
+      scrollToContent: true,
+    };
+    this.render();
+    await this.ready;
+  }
+
+  render() {
+    if (!this.reactRoot || this.destroyed) return;
+    const { createElement: h, Excalidraw, MainMenu } = this.lib;
+    if (!this.current || !this.initialData) {
+      this.reactRoot.render(null);
+      return;
+    }
+    const key = `${this.current}#${this.mountKey}`;
+    this.reactRoot.render(
+      h(
+        Excalidraw,
+        {
+          key,
+          initialData: this.initialData,
+          excalidrawAPI: (api) => this.onApi(api, key),
+          onChange: (elements, appState, files) => this.onChange(elements, appState, files),
+          renderTopRightUI: () => this.renderFilePicker(h),
+          theme: currentTheme(),
+          name: stem(this.current.split("/").pop()),
+          autoFocus: true,
+          handleKeyboardGlobally: false,
+          UIOptions: {
+            canvasActions: { loadScene: false, saveToActiveFile: false, toggleTheme: null, export: { saveFileToDisk: true } },
+          },
+        },
+        h(
+          MainMenu,
+          null,
+          h(MainMenu.DefaultItems.SaveAsImage),
+          h(MainMenu.DefaultItems.Export),
+          h(MainMenu.DefaultItems.SearchMenu),
+          h(MainMenu.DefaultItems.CommandPalette),
+          h(MainMenu.DefaultItems.Help),
+          h(MainMenu.DefaultItems.ClearCanvas),
+          h(MainMenu.Separator),
+          h(MainMenu.DefaultItems.ChangeCanvasBackground),
+        ),
+      ),
+    );
+  }
+
+  renderFilePicker(h) {
+    const paths = this.sortedDrawings();
+    const children = [];
+    if (paths.length > 1) {
+      children.push(
+        h(
+          "select",
+          {
+            key: "files",
+            value: this.current || "",
+            title: "Open another drawing",
+            "aria-label": "Drawing",
+            "data-testid": "pneuma-draw-file-picker",
+            onChange: (event) => this.open(event.target.value),
+          },
+          paths.map((p) => h("option", { key: p, value: p }, p)),
+        ),
+      );
+    } else if (this.current) {
+      children.push(h("span", { key: "name", className: "pneuma-draw-name", title: this.current }, this.current));
+    }
+    children.push(
+      h("button", { key: "new", type: "button", title: "New drawing", "aria-label": "New drawing", onClick: () => this.createDrawing() }, "+"),
+    );
+    return h("div", { className: "pneuma-draw-files" }, children);
+  }
+
+  onApi(api, key) {
+    if (!api || key !== `${this.current}#${this.mountKey}`) return;
+    this.api = api;
+    // Excalidraw loads initialData asynchronously; the scene is ours once
+    // isLoading clears. Then remember what the file holds, as Excalidraw sees it.
+    const wait = async () => {
+      for (let i = 0; i < 400 && this.api === api; i += 1) {
+        if (!api.getAppState().isLoading) break;
+        await sleep(25);
+      }
+      if (this.api !== api) return;
+      this.rebaseline();
+      this.userTouched = false;
+      this.markReady();
+    };
+    wait();
+  }
+
+  rebaseline() {
+    if (!this.api || !this.synced) return;
+    const elements = this.api.getSceneElementsIncludingDeleted();
+    this.synced.hash = this.sceneHash(elements, this.api.getAppState());
+    this.synced.versions = new Map(elements.map((e) => [e.id, versionOf(e)]));
+  }
+
+  sceneHash(elements, appState) {
+    const { hashElementsVersion } = this.lib;
+    return `${hashElementsVersion(elements)}|${FILE_APP_STATE.map((k) => appState[k]).join("|")}`;
+  }
+
+  // --- the person's edits --------------------------------------------------------
+
+  onChange(elements, appState) {
+    if (!this.api || !this.synced || this.destroyed) return;
+    this.updateSelection(elements, appState);
+    if (!this.userTouched) return;
+    if (this.sceneHash(elements, appState) === this.synced.hash) return;
+    this.scheduleSave();
+  }
+
+  scheduleSave() {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      this.save();
+    }, SAVE_DELAY_MS);
+  }
+
+  busy(appState) {
+    // Mid-gesture: save when the stroke, drag or resize is over.
+    return Boolean(
+      appState.newElement || appState.multiElement || appState.resizingElement ||
+        appState.selectedElementsAreBeingDragged || appState.isResizing || appState.isRotating,
+    );
+  }
+
+  save() {
+    const run = this.saving.then(() => this.writeScene()).catch((err) => {
+      console.error("[draw] saving failed", err);
+      this.showNotice(`Could not save ${this.current}: ${err.message || err}`);
+    });
+    this.saving = run;
+    return run;
+  }
+
+  async flushSave() {
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = null;
+      this.save();
+    }
+    await this.saving;
+  }
+
+  async writeScene() {
+    const api = this.api;
+    const synced = this.synced;
+    if (!api || !synced || synced.path !== this.current) return;
+    const appState = api.getAppState();
+    if (this.busy(appState)) {
+      this.scheduleSave();
+      return;
+    }
+    const elements = api.getSceneElementsIncludingDeleted();
+    const hash = this.sceneHash(elements, appState);
+    if (hash === synced.hash) return;
+    const exported = JSON.parse(this.lib.serializeAsJSON(elements, appState, api.getFiles(), "local"));
+    const doc = composeFile(synced.doc, exported);
+    const text = `${JSON.stringify(doc, null, 2)}\n`;
+    synced.hash = hash;
+    synced.versions = new Map(elements.map((e) => [e.id, versionOf(e)]));
+    synced.text = text;
+    synced.doc = doc;
+    this.userTouched = false;
+    this.drawings.set(synced.path, text);
+    this.recentWrites.push(text);
+    if (this.recentWrites.length > 8) this.recentWrites.shift();
+    this.stats.saves += 1;
+    const answer = await this.ctx.writeFile(synced.path, text);
+    if (answer && answer.error) throw new Error(answer.error.message || String(answer.error.code || "write refused"));
+    this.hideNotice();
+  }
+
+  async createDrawing() {
+    const taken = new Set(this.drawings.keys());
+    let n = 1;
+    let suggestion = "drawing";
+    while (taken.has(`${suggestion}${EXT}`)) suggestion = `drawing-${++n}`;
+    const answer = window.prompt("Name of the new drawing", suggestion);
+    if (answer == null) return;
+    let name = normalizePath(answer);
+    if (!name) return;
+    if (!isDrawing(name)) name += EXT;
+    if (taken.has(name)) {
+      await this.open(name);
+      return;
+    }
+    const doc = {
+      type: "excalidraw",
+      version: 2,
+      source: "pneuma-draw",
+      elements: [],
+      appState: { viewBackgroundColor: "#ffffff", gridSize: 20, gridStep: 5, gridModeEnabled: false },
+      files: {},
+    };
+    const text = `${JSON.stringify(doc, null, 2)}\n`;
+    this.recentWrites.push(text);
+    await this.ctx.writeFile(name, text);
+    this.drawings.set(name, text);
+    await this.open(name);
+  }
+
+  // --- selection -------------------------------------------------------------------
+
+  selectedItems(elements, appState) {
+    const ids = appState.selectedElementIds || {};
+    const byId = new Map(elements.map((e) => [e.id, e]));
+    const chosen = elements.filter((e) => ids[e.id] && !e.isDeleted);
+    const chosenIds = new Set(chosen.map((e) => e.id));
+    // A label selected with its shape is described by the shape.
+    return chosen.filter((e) => !(e.type === "text" && e.containerId && chosenIds.has(e.containerId))).map((e) => describeElement(e, byId));
+  }
+
+  updateSelection(elements, appState) {
+    const ids = Object.keys(appState.selectedElementIds || {}).filter((id) => appState.selectedElementIds[id]).sort();
+    const key = `${this.current}|${ids.join(",")}`;
+    if (key === this.selectionKey) return;
+    this.selectionKey = key;
+    const items = this.selectedItems(elements, appState);
+    if (!items.length) {
+      this.ctx.setSelection?.(null);
+      return;
+    }
+    this.ctx.setSelection?.({ file: this.current, elements: items, label: chipLabel(this.current, items) });
+  }
+
+  // --- changes on disk -------------------------------------------------------------
+
+  update(files, changes) {
+    if (this.destroyed) return;
+    let listChanged = false;
+    let currentChange = null;
+    for (const change of changes || []) {
+      if (!isDrawing(change.path) || change.binary) continue;
+      if (change.deleted) {
+        listChanged = this.drawings.delete(change.path) || listChanged;
+        if (change.path === this.current) currentChange = change;
+        continue;
+      }
+      if (!this.drawings.has(change.path)) listChanged = true;
+      this.drawings.set(change.path, change.content ?? null);
+      if (change.path === this.current) currentChange = change;
+    }
+    if (currentChange) this.onCurrentChanged(currentChange);
+    else if (!this.current && this.drawings.size && this.reactRoot) this.open(this.pickInitialFile());
+    if (listChanged && this.api) this.render();
+  }
+
+  onCurrentChanged(change) {
+    if (change.deleted) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = null;
+      const gone = this.current;
+      const next = this.sortedDrawings()[0];
+      this.current = null;
+      this.synced = null;
+      this.api = null;
+      this.initialData = null;
+      this.render();
+      if (next) {
+        this.open(next).then(() => this.showNotice(`${gone} was deleted; showing ${next}.`));
+      } else {
+        this.showNoDrawing(`${gone} was deleted.`);
+      }
+      return;
+    }
+    if (change.origin === "self") return; // our own save coming back
+    const text = change.content;
+    if (typeof text !== "string") {
+      this.drawings.set(change.path, null);
+      this.readText(change.path).then((t) => this.applyExternal(t));
+      return;
+    }
+    this.applyExternal(text);
+  }
+
+  async applyExternal(text) {
+    if (!this.synced || this.synced.text === text || this.recentWrites.includes(text)) return;
+    let doc;
+    try {
+      doc = parseDrawing(text);
+    } catch (err) {
+      // A half-written file, most likely; the next write will fix it.
+      this.showNotice(`${this.current} is not a valid drawing right now (${err.message}); still showing the last good version.`);
+      return;
+    }
+    if (!this.api) {
+      // Not mounted yet (or the last version could not be shown): start over.
+      this.drawings.set(this.current, text);
+      await this.open(this.current);
+      return;
+    }
+    await this.ready;
+    const api = this.api;
+    const { restoreElements, CaptureUpdateAction } = this.lib;
+    const remote = restoreElements(doc.elements, null, { repairBindings: true, refreshDimensions: false });
+    const local = api.getSceneElementsIncludingDeleted();
+    const versions = this.synced.versions;
+    // The person's strokes not saved yet win over the file for those elements
+    // only; everything else is what the file now says.
+    const pending = local.filter((e) => versions.get(e.id) !== versionOf(e));
+    let elements = remote;
+    if (pending.length) {
+      const mine = new Map(pending.map((e) => [e.id, e]));
+      elements = remote.map((e) => mine.get(e.id) || e);
+      const present = new Set(remote.map((e) => e.id));
+      for (const e of pending) if (!present.has(e.id) && !e.isDeleted) elements.push(e);
+    }
+    api.updateScene({
+      elements,
+      appState: pick(doc.appState, ["viewBackgroundColor", "gridSize", "gridStep"]),
+      captureUpdate: CaptureUpdateAction.NEVER,
+    });
+    this.stats.externalApplied += 1;
+    if (doc.files && typeof doc.files === "object") {
+      const known = api.getFiles();
+      const fresh = Object.values(doc.files).filter((f) => f && f.id && !known[f.id]);
+      if (fresh.length) api.addFiles(fresh);
+    }
+    this.synced = { path: this.current, text, doc, hash: null, versions: new Map() };
+    this.rebaseline();
+    if (pending.length) {
+      for (const e of pending) this.synced.versions.set(e.id, "pending");
+      this.synced.hash = null;
+      this.userTouched = true;
+      this.scheduleSave();
+    }
+    this.hideNotice();
+    // Labels may have changed under a selection.
+    this.selectionKey = "";
+    this.updateSelection(api.getSceneElementsIncludingDeleted(), api.getAppState());
+  }
+
+  // --- actions ---------------------------------------------------------------------
+
+  async runAction(actionId, params = {}) {
+    switch (actionId) {
+      case "navigate-to":
+        return this.actionNavigate(params);
+      case "describe-view":
+        return this.actionDescribe();
+      case "capture-screenshot":
+        return this.actionCapture(params);
+      case "zoom-to-fit":
+        return this.actionZoom(params);
+      default:
+        return { success: false, message: `${actionId} is not supported by the draw viewer` };
+    }
+  }
+
+  async whenShowing() {
+    if (!this.lib) await loadLibrary();
+    if (!this.current) throw new Error("No drawing is open: the workspace has no .excalidraw file yet");
+    if (!this.api && !this.synced) throw new Error(`${this.current} is not a valid drawing, so nothing is shown`);
+    await this.ready;
+    if (!this.api) throw new Error("the canvas is not ready");
+    return this.api;
+  }
+
+  async actionNavigate(params) {
+    const file = normalizePath(params.file);
+    if (!file) return { success: false, message: "navigate-to needs {file}" };
+    if (!isDrawing(file)) return { success: false, message: `${file} is not a ${EXT} file` };
+    if (!this.drawings.has(file)) {
+      const known = this.sortedDrawings();
+      return {
+        success: false,
+        message: `no drawing ${file} in the workspace; drawings: ${known.length ? known.join(", ") : "none"}`,
+      };
+    }
+    if (!this.lib) await loadLibrary();
+    if (file !== this.current || !this.api) await this.open(file);
+    return { success: true, message: `Showing ${file}`, data: { file } };
+  }
+
+  async actionDescribe() {
+    const api = await this.whenShowing();
+    const appState = api.getAppState();
+    const all = api.getSceneElements();
+    const zoom = appState.zoom.value;
+    const [x1, y1, x2, y2] = this.lib.getVisibleSceneBounds(appState);
+    const visible = { x: round(x1), y: round(y1), width: round(x2 - x1), height: round(y2 - y1) };
+    const inView = all.filter((e) => {
+      const [ex1, ey1, ex2, ey2] = this.lib.getCommonBounds([e]);
+      return ex2 >= x1 && ex1 <= x2 && ey2 >= y1 && ey1 <= y2;
+    });
+    const selected = this.selectedItems(api.getSceneElementsIncludingDeleted(), appState);
+    const data = {
+      file: this.current,
+      visible,
+      zoom: round(zoom, 3),
+      selected,
+      elements: all.length,
+      inView: inView.filter((e) => !(e.type === "text" && e.containerId)).map((e) => e.id),
+      drawings: this.sortedDrawings(),
+    };
+    const message =
+      `${this.current}: ${all.length} element${all.length === 1 ? "" : "s"}, ` +
+      `view x ${visible.x}…${visible.x + visible.width}, y ${visible.y}…${visible.y + visible.height} at ${Math.round(zoom * 100)} % zoom, ` +
+      (selected.length ? `${selected.length} selected (${selected.map((s) => s.id).join(", ")})` : "nothing selected");
+    return { success: true, message, data };
+  }
+
+  resolveTargets(api, ids) {
+    const all = api.getSceneElements();
+    if (ids == null) return { elements: all, missing: [] };
+    if (!Array.isArray(ids)) throw new Error("elementIds must be an array of element ids");
+    const wanted = new Set(ids.map(String));
+    const found = new Set();
+    const chosen = all.filter((e) => {
+      if (wanted.has(e.id)) {
+        found.add(e.id);
+        return true;
+      }
+      // Labels come with their shapes and arrows.
+      return e.type === "text" && e.containerId && wanted.has(e.containerId);
+    });
+    return { elements: chosen, missing: [...wanted].filter((id) => !found.has(id)) };
+  }
+
+  async actionCapture(params) {
+    const api = await this.whenShowing();
+    const { elements, missing } = this.resolveTargets(api, params.elementIds);
+    if (!elements.length) {
+      return {
+        success: false,
+        message: params.elementIds ? `none of the elements ${missing.join(", ")} is in ${this.current}` : `${this.current} is empty: nothing to capture`,
+      };
+    }
+    const padding = typeof params.padding === "number" && params.padding >= 0 ? Math.min(params.padding, 1000) : 20;
+    const appState = api.getAppState();
+    let size = { width: 0, height: 0 };
+    const blob = await this.lib.exportToBlob({
+      elements,
+      files: api.getFiles(),
+      mimeType: "image/png",
+      exportPadding: padding,
+      appState: {
+        exportBackground: true,
+        exportWithDarkMode: false,
+        exportEmbedScene: false,
+        viewBackgroundColor: appState.viewBackgroundColor || "#ffffff",
+      },
+      // Sharp enough to read small labels, never larger than 2400 px a side.
+      getDimensions: (width, height) => {
+        const scale = Math.max(0.25, Math.min(2, 2400 / Math.max(width, height, 1)));
+        size = { width: Math.round(width * scale), height: Math.round(height * scale) };
+        return { ...size, scale };
+      },
+    });
+    const dataUrl = await blobToDataUrl(blob);
+    const name = stem(this.current.split("/").pop()).replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "drawing";
+    const saved = await this.ctx.saveCapture(name, dataUrl);
+    if (!saved || !saved.path) {
+      const why = saved && saved.error ? saved.error.message : "no path returned";
+      return { success: false, message: `the PNG could not be stored: ${why}` };
+    }
+    const data = { path: saved.path, file: this.current, width: size.width, height: size.height, elements: elements.length };
+    if (missing.length) data.missing = missing;
+    return {
+      success: true,
+      message: `Saved ${saved.path} (${size.width}×${size.height} px, ${elements.length} elements${missing.length ? `; not found: ${missing.join(", ")}` : ""})`,
+      data,
+    };
+  }
+
+  async actionZoom(params) {
+    const api = await this.whenShowing();
+    const { elements, missing } = this.resolveTargets(api, params.elementIds);
+    if (!elements.length) {
+      return {
+        success: false,
+        message: params.elementIds ? `none of the elements ${missing.join(", ")} is in ${this.current}` : `${this.current} is empty`,
+      };
+    }
+    const duration = 300;
+    api.scrollToContent(elements, {
+      fitToViewport: true,
+      viewportZoomFactor: 0.85,
+      maxZoom: params.elementIds ? 2 : 1,
+      minZoom: 0.1,
+      animate: true,
+      duration,
+    });
+    await sleep(duration + 80);
+    const view = await this.actionDescribe();
+    return {
+      success: true,
+      message: `Showing ${elements.length} element${elements.length === 1 ? "" : "s"} at ${Math.round(view.data.zoom * 100)} % zoom` +
+        (missing.length ? `; not found: ${missing.join(", ")}` : ""),
+      data: { zoom: view.data.zoom, visible: view.data.visible, ...(missing.length ? { missing } : {}) },
+    };
+  }
+
+  // --- overlays --------------------------------------------------------------------
+
+  showNotice(text) {
+    this.notice.textContent = text;
+    this.notice.hidden = false;
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = setTimeout(() => this.hideNotice(), 8000);
+  }
+
+  hideNotice() {
+    this.notice.hidden = true;
+  }
+
+  showNoDrawing(prefix = "") {
+    this.showEmpty(
+      "No drawing yet",
+      `${prefix ? `${prefix} ` : ""}Ask the agent to draw something, or start a drawing yourself; each drawing is a .excalidraw file in the workspace.`,
+      { label: "Start a drawing", onClick: () => this.createDrawing() },
+    );
+  }
+
+  showEmpty(title, text, button) {
+    this.empty.replaceChildren();
+    const h = document.createElement("h2");
+    h.textContent = title;
+    const p = document.createElement("p");
+    p.textContent = text;
+    this.empty.append(h, p);
+    if (button) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = button.label;
+      b.addEventListener("click", button.onClick);
+      this.empty.append(b);
+    }
+    this.empty.hidden = false;
+  }
+
+  hideEmpty() {
+    this.empty.hidden = true;
+  }
+
+  destroy() {
+    if (this.destroyed) return;
+    this.flushSave();
+    this.destroyed = true;
+    clearTimeout(this.noticeTimer);
+    window.removeEventListener("pagehide", this.onPageHide);
+    this.themeObserver.disconnect();
+    const root = this.reactRoot;
+    this.reactRoot = null;
+    this.api = null;
+    // Unmount after the pending save has read the scene.
+    this.saving.finally(() => {
+      root?.unmount();
+      this.root.remove();
+    });
+  }
+}
+
+function parseDrawing(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`invalid JSON: ${err.message}`);
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new Error("not a JSON object");
+  if (!Array.isArray(doc.elements)) throw new Error('no "elements" list');
+  return doc;
+}
+
+/** The file as Excalidraw exports it, keeping the original's other top-level
+ * keys, its `source` and every appState key Excalidraw does not manage. */
+function composeFile(original, exported) {
+  const base = original && typeof original === "object" ? original : {};
+  const doc = {
+    type: base.type || exported.type || "excalidraw",
+    version: base.version ?? exported.version ?? 2,
+    source: base.source || "pneuma-draw",
+    elements: exported.elements,
+    appState: { ...(base.appState || {}), ...(exported.appState || {}) },
+    files: exported.files || base.files || {},
+  };
+  for (const [key, value] of Object.entries(base)) if (!(key in doc)) doc[key] = value;
+  return doc;
+}
+
+function pick(object, keys) {
+  const out = {};
+  if (!object || typeof object !== "object") return out;
+  for (const key of keys) if (object[key] !== undefined) out[key] = object[key];
+  return out;
+}
+
+const versionOf = (element) => `${element.version}:${element.versionNonce}:${element.isDeleted ? 1 : 0}`;
+const round = (n, digits = 0) => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};
+
+export default {
+  mount(element, ctx) {
+    return new DrawViewer(element, ctx);
+  },
+
+  extractContext(selection) {
+    return contextFor(selection);
+  },
+
+  resolveItems(files) {
+    return (files || [])
+      .filter((f) => isDrawing(f.path) && !f.deleted)
+      .map((f) => f.path)
+      .sort(compareDrawings)
+      .map((path, index) => ({ path, label: stem(path.split("/").pop()), index, metadata: { kind: "drawing" } }));
+  },
+};

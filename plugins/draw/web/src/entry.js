@@ -1,0 +1,23 @@
+// The one module the draw viewer imports: Excalidraw and the React it runs on,
+// bundled together by build.mjs so the page needs no import map and no CDN.
+import "@excalidraw/excalidraw/index.css";
+
+export { createElement, useEffect, useState, StrictMode } from "react";
+export { createRoot } from "react-dom/client";
+export {
+  Excalidraw,
+  MainMenu,
+  CaptureUpdateAction,
+  exportToBlob,
+  exportToSvg,
+  getSceneVersion,
+  restore,
+  restoreElements,
+  serializeAsJSON,
+  isLinearElement,
+  getCommonBounds,
+  getNonDeletedElements,
+  getVisibleSceneBounds,
+  hashElementsVersion,
+  viewportCoordsToSceneCoords,
+} from "@excalidraw/excalidraw";

@@ -1,0 +1,334 @@
+// The conversation as the page shows it, built from the socket's messages.
+//
+// Never show a message twice:
+//   * every broadcast carries `seq`; one at or below the last applied seq
+//     is dropped (a replay after reconnect overlaps what we saw);
+//   * `message_history` replaces the whole conversation;
+//   * assistant messages are keyed by `message.id`: the same id again
+//     replaces the blocks (the final message also replaces what was
+//     streamed for it);
+//   * the person's own message is shown at once (pending) and matched to the
+//     server's echo by `client_msg_id`.
+
+export function createStore() {
+  const listeners = new Set();
+  let scheduled = false;
+
+  const state = {
+    connection: { state: 'connecting', attempt: 0, retryAt: null },
+    session: null, // session_init.session, kept up to date by session_update
+    status: 'idle', // idle | running | requesting | compacting | …
+    lastSeq: 0,
+    items: [], // the conversation, in order
+    assistants: new Map(), // message id -> item
+    toolUses: new Map(), // tool_use_id -> {block, item}
+    toolResults: new Map(), // tool_use_id -> {content, is_error}
+    permissions: new Map(), // request_id -> request (open prompts)
+    decided: new Map(), // tool_use_id -> 'allow' | 'deny'
+    confirmations: [], // open confirmation_requests, oldest first
+    streamByParent: new Map(), // parent_tool_use_id|'' -> assistant item being streamed
+    historyLoaded: false,
+    lastResult: null,
+    version: 0,
+  };
+
+  let keyCounter = 0;
+  const newKey = (prefix) => `${prefix}${++keyCounter}`;
+
+  function notify() {
+    state.version += 1;
+    if (scheduled) return;
+    scheduled = true;
+    const flush = () => {
+      scheduled = false;
+      for (const listener of listeners) listener(state);
+    };
+    // Coalesce a burst of stream deltas into one render per frame; fall back
+    // to a timer in a hidden tab (no animation frames there).
+    if (document.hidden) setTimeout(flush, 50);
+    else requestAnimationFrame(flush);
+  }
+
+  function touch(item) {
+    item.rev = (item.rev || 0) + 1;
+  }
+
+  // --- assistant messages -------------------------------------------------
+
+  function assistantItem(id, parent) {
+    let item = state.assistants.get(id);
+    if (!item) {
+      item = { kind: 'assistant', key: newKey('a'), id, parent: parent || null, content: [], stream: [], rev: 0 };
+      state.assistants.set(id, item);
+      state.items.push(item);
+    }
+    return item;
+  }
+
+  function noteToolUses(item) {
+    for (const block of item.content) {
+      if (block && block.type === 'tool_use' && block.id) state.toolUses.set(block.id, { block, item });
+    }
+  }
+
+  function onAssistant(msg) {
+    const message = msg.message || {};
+    const parent = msg.parent_tool_use_id || '';
+    let item = message.id ? state.assistants.get(message.id) : null;
+    if (!item) {
+      // Deltas that began before we knew the id (a reload mid-stream) belong
+      // to this message: adopt that item instead of showing the text twice.
+      const orphan = state.streamByParent.get(parent);
+      if (orphan && orphan.id == null) {
+        item = orphan;
+        item.id = message.id;
+        if (message.id) state.assistants.set(message.id, item);
+      } else {
+        item = assistantItem(message.id || newKey('anon'), parent);
+      }
+    }
+    item.content = Array.isArray(message.content) ? message.content : [];
+    item.model = message.model;
+    item.error = msg.error || (message.content || []).some?.((b) => b.is_api_error_message) || null;
+    // Streamed blocks the final content now covers are no longer needed.
+    item.stream = item.stream.map((b, i) => (i < item.content.length ? null : b));
+    noteToolUses(item);
+    touch(item);
+  }
+
+  function onStreamEvent(msg) {
+    const event = msg.event || {};
+    const parent = msg.parent_tool_use_id || '';
+    if (event.type === 'message_start') {
+      const id = event.message && event.message.id;
+      const item = assistantItem(id || newKey('anon'), parent);
+      item.streaming = true;
+      state.streamByParent.set(parent, item);
+      touch(item);
+      return;
+    }
+    let item = state.streamByParent.get(parent);
+    if (!item) {
+      if (event.type !== 'content_block_start' && event.type !== 'content_block_delta') return;
+      item = { kind: 'assistant', key: newKey('a'), id: null, parent: parent || null, content: [], stream: [], rev: 0, streaming: true };
+      state.items.push(item);
+      state.streamByParent.set(parent, item);
+    }
+    const index = typeof event.index === 'number' ? event.index : 0;
+    if (event.type === 'content_block_start') {
+      const block = event.content_block || {};
+      if (index >= item.content.length) {
+        item.stream[index] = { type: block.type, text: block.text || block.thinking || '', name: block.name, id: block.id };
+      }
+    } else if (event.type === 'content_block_delta') {
+      if (index < item.content.length) return; // already final
+      const delta = event.delta || {};
+      const block = item.stream[index] || (item.stream[index] = { type: 'text', text: '' });
+      if (delta.type === 'text_delta') block.text += delta.text || '';
+      else if (delta.type === 'thinking_delta') { block.type = 'thinking'; block.text += delta.thinking || ''; }
+      else if (delta.type === 'input_json_delta') block.partialJson = (block.partialJson || '') + (delta.partial_json || '');
+    } else if (event.type === 'message_stop') {
+      item.streaming = false;
+      state.streamByParent.delete(parent);
+    }
+    touch(item);
+  }
+
+  function endStreams() {
+    for (const item of state.streamByParent.values()) {
+      item.streaming = false;
+      touch(item);
+    }
+    state.streamByParent.clear();
+  }
+
+  // --- everything else ----------------------------------------------------
+
+  function onUserMessage(msg) {
+    const pending = msg.client_msg_id
+      ? state.items.find((i) => i.kind === 'user' && i.clientId === msg.client_msg_id)
+      : null;
+    if (pending) {
+      pending.pending = false;
+      pending.failed = false;
+      pending.viewerContext = msg.viewer_context || pending.viewerContext;
+      pending.timestamp = msg.timestamp;
+      touch(pending);
+      return;
+    }
+    state.items.push({
+      kind: 'user',
+      key: newKey('u'),
+      content: msg.content || '',
+      viewerContext: msg.viewer_context || null,
+      images: (msg.images || []).map((i) => ({ media_type: i.media_type, size: i.size })),
+      clientId: msg.client_msg_id || null,
+      timestamp: msg.timestamp,
+      rev: 0,
+    });
+  }
+
+  function onToolResult(msg) {
+    state.toolResults.set(msg.tool_use_id, { content: msg.content, is_error: !!msg.is_error });
+    const use = state.toolUses.get(msg.tool_use_id);
+    if (use) touch(use.item);
+    else state.items.push({ kind: 'orphan_result', key: newKey('r'), toolUseId: msg.tool_use_id, rev: 0 });
+  }
+
+  function apply(msg, { replaying = false } = {}) {
+    switch (msg.type) {
+      case 'session_init':
+        state.session = { ...msg.session };
+        return;
+      case 'session_update': {
+        const previous = state.session && state.session.model;
+        state.session = { ...(state.session || {}), ...(msg.updates || {}) };
+        const model = msg.updates && msg.updates.model;
+        if (model && previous && model !== previous && !replaying && state.historyLoaded) {
+          state.items.push({ kind: 'note', key: newKey('n'), tone: 'quiet', text: `Model switched to ${model}` });
+        }
+        return;
+      }
+      case 'message_history':
+        resetConversation();
+        for (const m of msg.messages || []) apply(m, { replaying: true });
+        for (const p of msg.pending_permissions || []) apply(p, { replaying: true });
+        state.lastSeq = msg.last_seq || 0;
+        state.historyLoaded = true;
+        return;
+      case 'user_message':
+        onUserMessage(msg);
+        return;
+      case 'stream_event':
+        onStreamEvent(msg);
+        return;
+      case 'assistant':
+        onAssistant(msg);
+        return;
+      case 'tool_result':
+        onToolResult(msg);
+        return;
+      case 'result':
+        endStreams();
+        state.lastResult = msg.data || {};
+        state.items.push({ kind: 'result', key: newKey('res'), data: msg.data || {}, rev: 0 });
+        return;
+      case 'permission_request': {
+        const request = msg.request || {};
+        if (request.request_id) state.permissions.set(request.request_id, request);
+        const use = request.tool_use_id && state.toolUses.get(request.tool_use_id);
+        if (use) touch(use.item);
+        return;
+      }
+      case 'permission_cancelled': {
+        const request = state.permissions.get(msg.request_id);
+        state.permissions.delete(msg.request_id);
+        if (request && request.tool_use_id) {
+          state.decided.set(request.tool_use_id, msg.behavior || 'withdrawn');
+          const use = state.toolUses.get(request.tool_use_id);
+          if (use) touch(use.item);
+        }
+        return;
+      }
+      case 'status_change':
+        state.status = msg.status || 'idle';
+        if (state.session) state.session.status = state.status;
+        if (state.status === 'idle') endStreams();
+        return;
+      case 'cli_connected':
+        if (state.session) state.session.agent_connected = true;
+        return;
+      case 'cli_disconnected': {
+        if (state.session) state.session.agent_connected = false;
+        state.permissions.clear();
+        endStreams();
+        const code = msg.exit_code;
+        const stderr = Array.isArray(msg.stderr) ? msg.stderr : [];
+        if ((code === 0 || code == null) && !stderr.length) return;
+        state.items.push({
+          kind: 'note', key: newKey('n'), tone: 'warn',
+          text: code == null ? 'The agent process stopped.' : `The agent process exited with code ${code}.`,
+          detail: stderr.join('\n'),
+          hint: 'Your next message starts it again.',
+        });
+        return;
+      }
+      case 'error':
+        state.items.push({ kind: 'error', key: newKey('e'), code: msg.code, message: msg.message, rev: 0 });
+        return;
+      case 'system_note':
+        state.items.push({ kind: 'note', key: newKey('n'), tone: 'quiet', text: msg.text || msg.message || '' });
+        return;
+      case 'confirmation_request':
+        if (!replaying) state.confirmations.push(msg);
+        return;
+      default:
+        return;
+    }
+  }
+
+  function resetConversation() {
+    const pending = state.items.filter((i) => i.kind === 'user' && i.pending);
+    state.items = [];
+    state.assistants.clear();
+    state.toolUses.clear();
+    state.toolResults.clear();
+    state.permissions.clear();
+    state.decided.clear();
+    state.streamByParent.clear();
+    state.lastResult = null;
+    // What the person sent that the server has not echoed yet stays on screen;
+    // the echo (by client_msg_id) will confirm it.
+    state.items.push(...pending);
+  }
+
+  return {
+    state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    notify,
+    /** Apply one message from the socket; false if it was a duplicate. */
+    receive(msg) {
+      if (typeof msg.seq === 'number') {
+        if (msg.seq <= state.lastSeq) return false;
+        state.lastSeq = msg.seq;
+      }
+      apply(msg);
+      notify();
+      return true;
+    },
+    setConnection(connection) {
+      state.connection = connection;
+      notify();
+    },
+    addPendingUser({ content, images, viewerContext, clientId }) {
+      state.items.push({ kind: 'user', key: newKey('u'), content, images, viewerContext, clientId, pending: true, rev: 0 });
+      notify();
+    },
+    markDecided(toolUseId, behavior) {
+      if (!toolUseId) return;
+      state.decided.set(toolUseId, behavior);
+      const use = state.toolUses.get(toolUseId);
+      if (use) touch(use.item);
+      notify();
+    },
+    dropPermission(requestId) {
+      state.permissions.delete(requestId);
+      notify();
+    },
+    shiftConfirmation(requestId) {
+      state.confirmations = state.confirmations.filter((c) => c.request_id !== requestId);
+      notify();
+    },
+    addLocalConfirmation(confirmation) {
+      state.confirmations.push(confirmation);
+      notify();
+    },
+    addNote(note) {
+      state.items.push({ kind: 'note', key: newKey('n'), tone: 'quiet', ...note });
+      notify();
+    },
+  };
+}
