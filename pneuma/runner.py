@@ -83,6 +83,17 @@ async def serve(options: RunOptions, *, ready_callback=None) -> int:
     from pneuma.server.persistence import load_session
     from pneuma.server.session import Session
 
+    # Signal handlers first: a supervisor may send SIGTERM the moment the
+    # ready line appears (or during start-up), and the default handler
+    # would kill the process without saving the session.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+
     backend_spec = find_backend(options.backend)
     workspace = options.workspace.resolve()
     stored = load_session(workspace, options.mode.name, options.backend)
@@ -129,13 +140,6 @@ async def serve(options: RunOptions, *, ready_callback=None) -> int:
     if options.open_browser:
         asyncio.get_running_loop().run_in_executor(None, webbrowser.open, url)
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(signum, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
     await stop.wait()
     print("[pneuma] stopping…", file=sys.stderr, flush=True)
     try:

@@ -28,6 +28,7 @@ const ui = {
   selection: null,
   activeFile: null,
   viewerNotice: null,
+  viewerReady: false,
   stopping: false,
 };
 
@@ -205,11 +206,11 @@ function ToolInput({ name, input }) {
       ${input.description && html`<div class="io-note">${input.description}</div>`}</div>`;
   }
   if (typeof input.content === 'string' && (input.file_path || input.path)) {
-    return html`<div class="tool-io"><div class="io-label">Write ${shortPath(input.file_path || input.path)}</div>
+    return html`<div class="tool-io"><div class="io-label">Write <code>${shortPath(input.file_path || input.path)}</code></div>
       <${Clipped} text=${input.content} language=${languageOf(input.file_path || input.path)} /></div>`;
   }
   if (typeof input.old_string === 'string') {
-    return html`<div class="tool-io"><div class="io-label">Edit ${shortPath(input.file_path)}${input.replace_all ? ' (every occurrence)' : ''}</div>
+    return html`<div class="tool-io"><div class="io-label">Edit <code>${shortPath(input.file_path)}</code>${input.replace_all ? ' (every occurrence)' : ''}</div>
       <div class="diff"><${Clipped} text=${input.old_string} lines=${8} /><${Clipped} text=${input.new_string || ''} lines=${8} /></div></div>`;
   }
   return html`<div class="tool-io"><div class="io-label">Input</div><${Clipped} text=${JSON.stringify(input, null, 2)} language="json" /></div>`;
@@ -296,7 +297,7 @@ function safeJson(text) {
 
 function UserMessage({ item }) {
   return html`<div class=${`msg user${item.pending ? ' pending' : ''}`}>
-    ${item.viewerContext && html`<div class="ctx-chip small" title=${item.viewerContext}><${Icon} name="target" size=${12} />${contextLabel(item.viewerContext)}</div>`}
+    ${item.viewerContext && html`<div class="ctx-chip small" title=${item.viewerContext}><${Icon} name="target" size=${12} /><span class="ctx-text">${contextLabel(item.viewerContext)}</span></div>`}
     ${item.images && item.images.length > 0 && html`<div class="msg-images">
       ${item.images.map((img, i) => img.url
         ? html`<img key=${i} src=${img.url} alt="attached image" />`
@@ -348,7 +349,7 @@ function ResultLine({ item }) {
 }
 
 const ERROR_TITLES = {
-  agent_not_found: ['Claude Code was not found', 'Install it, or point Pneuma at it with --claude-bin, then restart `pneuma run`.'],
+  agent_not_found: ['Claude Code was not found', null],
   auth_failed: ['Claude Code could not sign in', null],
   agent_start_failed: ['The agent failed to start', 'Check the terminal where `pneuma run` runs for details.'],
   no_agent: ['No agent in this session', null],
@@ -433,7 +434,7 @@ function MessageList() {
       ${!hasAgent() && html`<${NoAgentBanner} />`}
       ${items.length === 0 && state.historyLoaded && html`<${EmptyState} />`}
       ${items.map((item) => html`<${ChatItem} key=${item.key} item=${item} />`)}
-      ${waiting && html`<div class="working"><span class="spinner" />${state.status === 'compacting' ? 'Compacting the conversation…' : 'Working…'}</div>`}
+      ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? 'Waiting for your OK…' : state.status === 'compacting' ? 'Compacting the conversation…' : 'Working…'}</div>`}
     </div>
     ${showJump && html`<button class="jump" onClick=${() => { stick.current = true; ref.current.scrollTop = ref.current.scrollHeight; }}><${Icon} name="down" size=${14} /> Latest</button>`}
   </div>`;
@@ -592,7 +593,7 @@ function Composer() {
       <input type="file" accept=${ACCEPTED_IMAGES.join(',')} multiple hidden ref=${fileInput}
         onChange=${(e) => { addFiles([...e.target.files]); e.target.value = ''; }} />
       <textarea ref=${textarea} rows="1" value=${draft} disabled=${!agent}
-        placeholder=${agent ? (running ? 'The agent is working — you can queue your next message' : 'Message the agent…') : 'No agent in this session'}
+        placeholder=${agent ? (running ? 'Queue a follow-up…' : 'Message the agent…') : 'No agent in this session'}
         onInput=${(e) => setDraft(e.target.value)} onKeyDown=${onKeyDown} onPaste=${onPaste} aria-label="Message" />
       ${running
         ? html`<button class="send stop" title="Interrupt (Esc)" onClick=${() => shell.interrupt()} disabled=${ui.stopping}>
@@ -795,6 +796,7 @@ function App() {
     });
     ui.host = host;
     host.start().then(() => {
+      ui.viewerReady = true;
       if (host.loadError) ui.viewerNotice = host.loadError;
       store.notify();
     });
@@ -828,7 +830,8 @@ function App() {
       <section class="viewer-panel" aria-label="Viewer">
         ${ui.viewerNotice && html`<div class="viewer-notice"><${Icon} name="warn" size=${14} />${ui.viewerNotice}
           <button class="chip-x" aria-label="Dismiss" onClick=${() => { ui.viewerNotice = null; store.notify(); }}><${Icon} name="x" size=${12} /></button></div>`}
-        <div class="viewer-root" ref=${viewerRef}><div class="viewer-loading"><span class="spinner" />Loading the viewer…</div></div>
+        ${!ui.viewerReady && html`<div class="viewer-loading"><span class="spinner" />Loading the viewer…</div>`}
+        <div class="viewer-root" ref=${viewerRef} />
       </section>
       ${!appLayout && !chatHidden && html`<${Splitter} width=${width} setWidth=${setWidth} />`}
       ${!chatHidden && html`<${ChatPanel} floating=${appLayout} onClose=${toggleChat} />`}

@@ -57,7 +57,7 @@ def doc(pneuma_server: Any, open_page: Any) -> tuple[Any, Any]:
 
 
 def active_tab(page: Any) -> str:
-    return active_tab(page)
+    return page.get_attribute(".pd-tab[aria-selected=true]", "data-path")
 
 
 def scroller_offset(page: Any, slug: str) -> float:
@@ -157,7 +157,8 @@ def test_raw_html_is_shown_as_text(doc: tuple[Any, Any]) -> None:
     (server.workspace / "unsafe.md").write_text(
         "# Unsafe\n\n<script>window.pwned = 1</script>\n\n"
         "Inline <img src=x onerror=\"window.pwned = 2\"> and <b>bold</b>.\n\n"
-        "[click](javascript:window.pwned=3)\n"
+        "[click](javascript:window.pwned=3)\n\n"
+        "Edit setup.py and README.md, then see https://example.com/docs.\n"
     )
     result = action(server, "navigate-to", {"file": "unsafe.md"})
     assert result["success"] is True, result
@@ -167,6 +168,9 @@ def test_raw_html_is_shown_as_text(doc: tuple[Any, Any]) -> None:
     assert page.locator(".pd-doc script, .pd-doc img, .pd-doc b").count() == 0
     assert page.locator(".pd-doc a[href^='javascript']").count() == 0
     assert page.evaluate("window.pwned") is None
+    # Only addresses with a scheme are autolinked, never file names.
+    hrefs = page.eval_on_selector_all(".pd-doc a:not(.pd-anchor)", "els => els.map(a => a.getAttribute('href'))")
+    assert hrefs == ["https://example.com/docs"]
 
 
 # --- viewer context ------------------------------------------------------------------
@@ -195,9 +199,9 @@ def test_visible_section_and_selection_become_viewer_context(doc: tuple[Any, Any
         '<viewer-context mode="doc" file="README.md" section="How it works">\n'
         f"Selected text:\n> {selected}\n</viewer-context>"
     )
-    # Focus moving to the chat keeps the selection for the message.
-    page.click(".composer textarea")
-    page.keyboard.type("shorter please")
+    # A click outside the viewer (here the top bar; the chat's input when an
+    # agent is there) keeps the selection for the message.
+    page.click(".topbar", position={"x": 600, "y": 10})
     time.sleep(0.3)
     assert page.evaluate("window.pneuma.ui.selection.text") == selected
     shot(page, "doc-selection")

@@ -342,6 +342,7 @@ def test_reconnect_after_the_socket_drops_shows_nothing_twice(pneuma_server, fak
     expect(page.locator(".msg.assistant .md", has_text=GREETING)).to_have_count(3)
     # Drop again without anything new: the replay is empty, nothing doubles.
     sockets[-1].close(code=1006, reason="dropped again")
+    expect(page.locator(".pill")).to_have_attribute("data-state", "reconnecting", timeout=5_000)
     expect(page.locator(".pill")).to_have_attribute("data-state", "open", timeout=15_000)
     page.wait_for_timeout(300)
     expect(page.locator(".msg.assistant .md", has_text=GREETING)).to_have_count(3)
@@ -471,9 +472,11 @@ def test_generic_viewer_lists_files_answers_actions_and_sends_the_selection(
     status, answer = http(server, "POST", "/api/viewer/action", {"actionId": "describe-view"})
     assert answer["success"] is True and answer["data"]["file"] == target
 
-    other = next(a.id for a in get_mode(mode).manifest.viewer_api.actions
-                 if a.id not in ("navigate-to", "describe-view") and not any(p.required for p in a.params.values()))
-    status, answer = http(server, "POST", "/api/viewer/action", {"actionId": other})
+    other = next(a for a in get_mode(mode).manifest.viewer_api.actions
+                 if a.id not in ("navigate-to", "describe-view"))
+    params = {name: ("x" if spec.type == "string" else 1)
+              for name, spec in other.params.items() if spec.required}
+    status, answer = http(server, "POST", "/api/viewer/action", {"actionId": other.id, "params": params})
     assert answer["success"] is False and "not supported" in answer["message"]
 
     # Select text in the preview: a chip, then the context goes with the next message.
@@ -516,3 +519,49 @@ def test_content_updates_reach_the_viewer(pneuma_server, open_page):
     expect(page.locator(".gv-text")).to_contain_text("A brief written on disk", timeout=5_000)
     (server.workspace / name).write_text("# Changed again\n")
     expect(page.locator(".gv-text")).to_contain_text("Changed again", timeout=5_000)
+
+
+def test_app_layout_has_a_floating_chat(pneuma_server, fake_claude, open_page, shot):
+    """layout "app": the viewer takes the page and the chat floats over it."""
+    server = pneuma_server("slide", claude_bin=fake_claude.bin)
+
+    def as_app(page: Any) -> None:
+        def fulfill(route: Any) -> None:
+            response = route.fetch()
+            config = response.json()
+            config["mode"]["layout"] = "app"
+            route.fulfill(response=response, json=config)
+
+        page.route("**/api/config", fulfill)
+
+    page = open_page(server, before_goto=as_app)
+    wait_greeting(page)
+    chat = page.locator(".chat.floating")
+    expect(chat).to_be_visible()
+    expect(page.locator(".splitter")).to_have_count(0)
+    viewer = page.locator(".viewer-panel").bounding_box()
+    assert viewer["width"] > 1300  # the whole window
+    shot(page, "layout-app")
+    chat.get_by_role("button", name="Hide chat").click()
+    expect(chat).to_have_count(0)
+    page.get_by_role("button", name="Open the chat").click()
+    send(page, "hello from the floating chat")
+    expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
+    assert page.console_errors == []
+
+
+def test_the_chat_panel_resizes(pneuma_server, open_page):
+    server = pneuma_server("slide", backend="none")
+    page = open_page(server)
+    before = page.locator(".chat").bounding_box()["width"]
+    box = page.locator(".splitter").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + 200
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 150, y, steps=5)
+    page.mouse.up()
+    after = page.locator(".chat").bounding_box()["width"]
+    assert abs(after - (before + 150)) < 8, (before, after)
+    page.reload()
+    page.wait_for_selector('.pill[data-state="open"]')
+    assert abs(page.locator(".chat").bounding_box()["width"] - after) < 2

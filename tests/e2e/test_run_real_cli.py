@@ -17,6 +17,8 @@ import asyncio
 import json
 import re
 import shlex
+import shutil
+import signal
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,15 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.e2e.conftest import CLAUDE_BIN, TURN, BrowserClient, PneumaRun, alive, wait_greeting
+from tests.e2e.pneuma_run import (
+    CLAUDE_BIN,
+    BrowserClient,
+    PneumaRun,
+    alive,
+    argv_of,
+    identity,
+    wait_greeting,
+)
 from tests.fakes.anthropic_api import FakeAnthropicAPI, text, tool_use
 
 pytestmark = pytest.mark.skipif(
@@ -251,13 +261,14 @@ async def test_e_stop_and_restart_resume_the_same_cli_session(fake_api, start_pn
     await client.wait_turn_done(since=mark)
     (first_cli,) = run.cli_argvs()
     assert "--resume" not in first_cli
-    cli_pids = set(run.seen_pids)
+    below = set(run.seen)  # the CLI among them
 
     code, took = await run.stop()
     assert code == 0, run.stderr()
     assert took < 5
     assert run.stdout_lines == [run.ready_line], "`pneuma run` prints exactly one line"
-    assert not [pid for pid in cli_pids if alive(pid)], "the CLI outlived `pneuma run`"
+    left = [argv_of(pid) for pid, started in below if identity(pid) == (pid, started) and alive(pid)]
+    assert not left, f"processes outlived `pneuma run`: {left}"
     stored = json.loads((workspace / ".pneuma" / "session.json").read_text())
     assert stored["sessionId"] == run.sid
     cli_session = stored["agentSessionId"]
@@ -300,6 +311,8 @@ async def test_e_stop_and_restart_resume_the_same_cli_session(fake_api, start_pn
 
 
 async def test_f_the_claude_md_curl_reaches_the_browser_and_back(fake_api, start_pneuma, connect, workspace):
+    if shutil.which("curl") is None:
+        pytest.fail("curl is needed for the agent's viewer actions: apt-get install -y curl")
     run, client = await open_session(fake_api, start_pneuma, connect)
     payload = {"actionId": "navigate-to", "params": {"file": "slides/02-problem.html"}}
     command = curl_from_claude_md(workspace, payload)
@@ -375,3 +388,28 @@ async def test_a_missing_cli_binary_tells_the_person_what_to_do(start_pneuma, co
                             headers={"Authorization": f"Bearer {run.token}"}) as response:
             assert response.status == 200
     client.assert_seq_contiguous()
+
+
+# --- shutdown -------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pneuma/server/app.py registers no on_shutdown handler: open /ws/browser sockets are "
+    "closed only after aiohttp's graceful shutdown has waited shutdown_timeout (1 s) for their "
+    "handlers and cancelled them (~2 s), before the agent is even stopped; Ctrl-C with a tab open "
+    "comes close to the 5 s budget on a busy machine",
+)
+async def test_stop_closes_the_browser_sockets_at_once(fake_api, start_pneuma, connect):
+    fake_api.push(text(GREETING_REPLY))
+    run = await start_pneuma()
+    client = await connect(run)
+    begun = asyncio.get_running_loop().time()
+    run.proc.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(asyncio.shield(client._reader), 5)
+    closed_after = asyncio.get_running_loop().time() - begun
+    code, _ = await run.stop()
+    assert code == 0
+    # aiohttp alone waits a full second for a running handler; a server that
+    # closes its tabs when told to stop does it in milliseconds.
+    assert closed_after < 0.9, f"the tab's socket was closed {closed_after:.2f} s after SIGTERM"

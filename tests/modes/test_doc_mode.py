@@ -117,7 +117,8 @@ def test_mode_is_an_all_files_markdown_workspace(mode):
     assert any("svg" in p and "png" in p for p in manifest.viewer.watch_patterns)
     for ignored in ("node_modules/**", ".pneuma/**", ".claude/**"):
         assert ignored in manifest.viewer.ignore_patterns
-    assert manifest.viewer.module is None
+    assert manifest.viewer.module == "viewer.js"
+    assert (mode.static_dir / "viewer.js").is_file()
     assert manifest.skill.install_name == "pneuma-doc"
     assert manifest.agent.greeting
     assert manifest.init.content_check_pattern == "**/*.md"

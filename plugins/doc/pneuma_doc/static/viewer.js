@@ -276,7 +276,9 @@ function createRenderer(vendor) {
       return "";
     },
   });
-  md.linkify.set({ fuzzyEmail: false });
+  // Only links with a scheme (https://…) are autolinked: with fuzzy links on,
+  // file names such as setup.py or README.md would become web addresses.
+  md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
   md.use(taskListPlugin).use(headingPlugin).use(linkPlugin);
   // Fences: a class hljs on <code>, and the language shown in a corner.
   const fenceDefault = md.renderer.rules.fence;
@@ -493,6 +495,12 @@ class DocViewer {
   renderHtml(path) {
     const file = this.files.get(path);
     const env = { file: path, contentUrl: (p) => this.ctx.contentUrl(p) };
+    if (file && file.content == null) {
+      // The server sends no text for files too large to stream live.
+      const html = `<div class="pd-empty"><h2>${escapeHtml(path)} is too large to show here</h2>` +
+        `<p><a href="${escapeAttr(this.ctx.contentUrl(path))}" target="_blank" rel="noopener">Open the raw file</a></p></div>`;
+      return { html, headings: [] };
+    }
     const html = this.md.render(file?.content || "", env);
     return { html, headings: env.headings || [] };
   }
@@ -759,6 +767,14 @@ class DocViewer {
     return sel;
   }
 
+  // The shell dropped the selection (its chip's ✕): forget the selected text
+  // and stay quiet until the person looks at something else.
+  dismiss() {
+    document.getSelection()?.removeAllRanges();
+    this.clearSelection();
+    this.lastSent = JSON.stringify(this.currentSelection());
+  }
+
   publish() {
     const sel = this.currentSelection();
     const key = JSON.stringify(sel);
@@ -974,6 +990,8 @@ export default {
     return {
       update: (files, changes) => viewer.update(files, changes),
       runAction: (actionId, params) => viewer.runAction(actionId, params),
+      // Optional, for the shell: the person removed the selection chip.
+      clearSelection: () => viewer.dismiss(),
       destroy: () => viewer.destroy(),
       // For tests and the shell's diagnostics.
       get viewer() {

@@ -58,7 +58,7 @@ function addStyle(id, css) {
 }
 
 const VIEWER_CSS = `
-.pneuma-draw { position: relative; width: 100%; height: 100%; min-height: 320px; overflow: hidden; }
+.pneuma-draw { position: relative; width: 100%; height: 100%; min-height: 320px; overflow: hidden; container-type: inline-size; }
 .pneuma-draw-canvas { position: absolute; inset: 0; }
 .pneuma-draw-canvas .excalidraw { --pneuma-draw-accent: var(--color-primary, #6965db); }
 .pneuma-draw-files { display: flex; align-items: center; gap: 4px; pointer-events: all;
@@ -73,19 +73,20 @@ const VIEWER_CSS = `
   border: 1px solid var(--default-border-color, #e0dfff); box-shadow: var(--shadow-island, none);
   background: var(--island-bg-color, #fff); color: var(--text-primary-color, #1b1b1f); font-size: 18px; line-height: 1; }
 .pneuma-draw-files button:hover, .pneuma-draw-files select:hover { background: var(--button-hover-bg, #f1f0ff); }
+@container (max-width: 900px) { .pneuma-draw-files select, .pneuma-draw-files .pneuma-draw-name { max-width: 11rem; } }
 .pneuma-draw-notice { position: absolute; left: 50%; bottom: 4.5rem; transform: translateX(-50%); z-index: 10;
-  max-width: min(36rem, 90%); padding: .5rem .85rem; border-radius: .5rem; background: #fff4e6; color: #7c2d12;
-  border: 1px solid #ffc078; font: 13px/1.4 system-ui, sans-serif; box-shadow: 0 2px 8px rgba(0,0,0,.08); }
+  max-width: min(36rem, 90%); padding: .5rem .85rem; border-radius: var(--radius, .5rem);
+  background: var(--panel, #fff); color: var(--text, #1e1e1e); border: 1px solid var(--warn, #f08c00);
+  font: 13px/1.4 var(--sans, system-ui, sans-serif); box-shadow: 0 2px 10px rgba(0,0,0,.12); }
 .pneuma-draw-notice[hidden] { display: none; }
 .pneuma-draw-empty { position: absolute; inset: 0; display: flex; flex-direction: column; align-items: center;
   justify-content: center; gap: .75rem; text-align: center; padding: 2rem; z-index: 5;
-  font: 15px/1.5 system-ui, sans-serif; color: #495057; background: #fff; }
+  font: 15px/1.5 var(--sans, system-ui, sans-serif); color: var(--muted, #495057); background: var(--bg, #fff); }
 .pneuma-draw-empty[hidden] { display: none; }
-.pneuma-draw-empty h2 { margin: 0; font-size: 1.15rem; color: #1e1e1e; }
+.pneuma-draw-empty h2 { margin: 0; font-size: 1.15rem; color: var(--text, #1e1e1e); }
 .pneuma-draw-empty p { margin: 0; max-width: 28rem; }
-.pneuma-draw-empty button { padding: .5rem 1rem; border-radius: .5rem; border: 1px solid #6965db;
-  background: #6965db; color: #fff; font: inherit; cursor: pointer; }
-.pneuma-draw-empty code { background: #f1f3f5; padding: 0 .3rem; border-radius: .25rem; }
+.pneuma-draw-empty button { padding: .5rem 1rem; border-radius: var(--radius, .5rem); border: 1px solid var(--accent, #6965db);
+  background: var(--accent, #6965db); color: #fff; font: inherit; cursor: pointer; }
 `;
 
 // --- small helpers ---------------------------------------------------------------
@@ -165,10 +166,14 @@ function blobToDataUrl(blob) {
   });
 }
 
+const DARK = "(prefers-color-scheme: dark)";
+
+/** The shell's theme: an explicit data-theme / class on <html>, else the person's preference. */
 function currentTheme() {
   const root = document.documentElement;
-  const named = root.dataset.theme || (root.classList.contains("dark") ? "dark" : "");
-  return named === "dark" ? "dark" : "light";
+  const named = root.dataset.theme || (root.classList.contains("dark") ? "dark" : root.classList.contains("light") ? "light" : "");
+  if (named) return named === "dark" ? "dark" : "light";
+  return window.matchMedia && window.matchMedia(DARK).matches ? "dark" : "light";
 }
 
 // --- the viewer ------------------------------------------------------------------
@@ -227,6 +232,9 @@ class DrawViewer {
     window.addEventListener("pagehide", this.onPageHide);
     this.themeObserver = new MutationObserver(() => this.render());
     this.themeObserver.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "class"] });
+    this.onThemeChange = () => this.render();
+    this.darkQuery = window.matchMedia ? window.matchMedia(DARK) : null;
+    this.darkQuery?.addEventListener?.("change", this.onThemeChange);
 
     this.start();
   }
@@ -330,7 +338,7 @@ class DrawViewer {
 
   render() {
     if (!this.reactRoot || this.destroyed) return;
-    const { createElement: h, Excalidraw, MainMenu } = this.lib;
+    const { createElement: h, Excalidraw, MainMenu, Footer } = this.lib;
     if (!this.current || !this.initialData) {
       this.reactRoot.render(null);
       return;
@@ -344,7 +352,6 @@ class DrawViewer {
           initialData: this.initialData,
           excalidrawAPI: (api) => this.onApi(api, key),
           onChange: (elements, appState, files) => this.onChange(elements, appState, files),
-          renderTopRightUI: () => this.renderFilePicker(h),
           theme: currentTheme(),
           name: stem(this.current.split("/").pop()),
           autoFocus: true,
@@ -365,6 +372,7 @@ class DrawViewer {
           h(MainMenu.Separator),
           h(MainMenu.DefaultItems.ChangeCanvasBackground),
         ),
+        h(Footer, null, this.renderFilePicker(h)),
       ),
     );
   }
@@ -407,6 +415,12 @@ class DrawViewer {
         await sleep(25);
       }
       if (this.api !== api) return;
+      // Show the whole drawing: zoom out if it does not fit, never in past 100 %.
+      const state = api.getAppState();
+      const elements = api.getSceneElements();
+      if (elements.length && state.width > 80 && state.height > 80) {
+        api.scrollToContent(elements, { fitToViewport: true, viewportZoomFactor: 0.92, maxZoom: 1, minZoom: 0.1, animate: false });
+      }
       this.rebaseline();
       this.userTouched = false;
       this.markReady();
@@ -869,6 +883,7 @@ class DrawViewer {
     clearTimeout(this.noticeTimer);
     window.removeEventListener("pagehide", this.onPageHide);
     this.themeObserver.disconnect();
+    this.darkQuery?.removeEventListener?.("change", this.onThemeChange);
     const root = this.reactRoot;
     this.reactRoot = null;
     this.api = null;

@@ -7,6 +7,7 @@ export { createRoot } from "react-dom/client";
 export {
   Excalidraw,
   MainMenu,
+  Footer,
   CaptureUpdateAction,
   exportToBlob,
   exportToSvg,

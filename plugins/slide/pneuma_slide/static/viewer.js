@@ -566,8 +566,11 @@ class SlideViewer {
     const base = { file: slide.file, index: slide.index + 1, total: this.deck.slides.length, title: slide.title };
     if (this.selection && this.selection.file === slide.file) {
       const info = this.selection.info;
+      const name = info.tag + (info.classes.length ? `.${info.classes[0]}` : "");
+      let text = info.text.replace(/["“”]/g, "");
+      if (text.length > 36) text = text.slice(0, 36).replace(/\s+\S*$/, "") + "…";
       this.ctx.setSelection({ ...base, ...info,
-        label: `Slide ${base.index} · ${info.tag}${info.text ? ` “${info.text.slice(0, 40)}”` : ""}` });
+        label: `Slide ${base.index} · ${name}${text ? ` “${text}”` : ""}` });
     } else {
       this.ctx.setSelection({ ...base, label: `Slide ${base.index} · ${slide.title}` });
     }
