@@ -45,7 +45,7 @@ def test_minimal_manifest_loads_with_defaults(minimal_manifest):
     manifest = parse_manifest(minimal_manifest(), "demo")
     assert manifest.viewer.watch_patterns == ["**/*"]
     assert manifest.viewer.static_dir == "static"
-    assert manifest.supported_backends == ["claude-code", "native", "none"]
+    assert manifest.supported_backends == ["claude-code", "native", "socket", "none"]
     assert manifest.agent.permission_mode == "bypassPermissions"
     assert manifest.skill.source_dir == "skill"
     assert [a.id for a in manifest.agent_actions] == ["open-file"]
