@@ -84,6 +84,9 @@ def create_app(config: ServerConfig) -> web.Application:
 
     get_plugin_manager().hook.register_routes(app=app, mode=config.mode)
 
+    # Tabs are closed first: aiohttp otherwise waits out its shutdown
+    # timeout for every open socket handler before any cleanup runs.
+    app.on_shutdown.append(_close_tabs)
     # Order matters on the way out (reverse): the agent stops first, then
     # the state is saved, then the watcher ends.
     if config.watch:
@@ -91,6 +94,10 @@ def create_app(config: ServerConfig) -> web.Application:
     app.cleanup_ctx.append(_persistence_ctx)
     app.cleanup_ctx.append(_agent_ctx)
     return app
+
+
+async def _close_tabs(app: web.Application) -> None:
+    await app[SESSION].close()
 
 
 async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -484,6 +484,7 @@ def test_dark_preference_and_a_narrow_window(pneuma_server: Any, open_page: Any,
     page.wait_for_function(f"() => {VIEWER}?.api && {VIEWER}.synced?.hash")
     # Excalidraw follows the shell into dark mode; the picker still fits.
     expect(page.locator(".pneuma-draw .excalidraw.theme--dark")).to_have_count(1)
+    shot(page, "draw-dark-narrow")
     panel = page.locator(".pneuma-draw").bounding_box()
     name = page.locator(".pneuma-draw-files").bounding_box()
     assert name["x"] + name["width"] <= panel["x"] + panel["width"]

@@ -130,6 +130,7 @@ def test_a_message_streams_in_and_is_answered_once(pneuma_server, fake_claude, o
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
     replies = page.locator(".msg.assistant .md", has_text=GREETING)
     expect(replies).to_have_count(2)  # the greeting and this reply: each exactly once
+    expect(replies.last.locator("p")).to_have_text(GREETING)  # rendered Markdown, not raw text
     expect(page.locator(".md.streaming")).to_have_count(0)
     last = page.locator(".result-line").last
     expect(last).to_contain_text("Done")
@@ -278,9 +279,18 @@ def test_images_are_attached_and_sent(pneuma_server, fake_claude, open_page, sho
     image.write_bytes(png_bytes())
     page.locator(".composer input[type=file]").set_input_files(str(image))
     expect(page.locator(".attachments .thumb")).to_have_count(1)
+    # A pasted image (a screenshot from the clipboard) joins it.
+    page.evaluate("""(b64) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const data = new DataTransfer();
+        data.items.add(new File([bytes], 'pasted.png', {type: 'image/png'}));
+        document.querySelector('.composer textarea').dispatchEvent(
+            new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true}));
+    }""", base64.b64encode(png_bytes(6, 6)).decode())
+    expect(page.locator(".attachments .thumb")).to_have_count(2)
     shot(page, "attachment")
     send(page, "hello, look at this")
-    expect(page.locator(".msg.user .msg-images img")).to_have_count(1)
+    expect(page.locator(".msg.user .msg-images img")).to_have_count(2)
     expect(page.locator(".attachments .thumb")).to_have_count(0)
     message = fake_claude.wait_stdin(lambda m: m.get("type") == "user" and isinstance(m["message"]["content"], list))
     blocks = message["message"]["content"]
@@ -288,6 +298,7 @@ def test_images_are_attached_and_sent(pneuma_server, fake_claude, open_page, sho
     assert blocks[1]["type"] == "image"
     assert blocks[1]["source"]["media_type"] == "image/png"
     assert base64.b64decode(blocks[1]["source"]["data"]) == png_bytes()
+    assert base64.b64decode(blocks[2]["source"]["data"]) == png_bytes(6, 6)
 
 
 def test_command_buttons_send_their_prompt(pneuma_server, fake_claude, open_page):

@@ -48,7 +48,6 @@ FOREIGN_ENV = (
 )  # fmt: skip
 
 
-
 def base_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in FOREIGN_ENV}
     env.update(

@@ -9,6 +9,10 @@ ready line, and plays the person's browser tab over /ws/browser/<sid>.
 The slide mode greets the person on a fresh session: its greeting is a
 hidden first prompt, so every test scripts a greeting reply first and waits
 for that turn to end before it talks.
+
+Also here: the same path with tests/fakes/fake_claude.py as the CLI, a
+missing CLI binary, and how fast a stop closes the
+browser's socket.
 """
 
 from __future__ import annotations
@@ -393,13 +397,6 @@ async def test_a_missing_cli_binary_tells_the_person_what_to_do(start_pneuma, co
 # --- shutdown -------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pneuma/server/app.py registers no on_shutdown handler: open /ws/browser sockets are "
-    "closed only after aiohttp's graceful shutdown has waited shutdown_timeout (1 s) for their "
-    "handlers and cancelled them (~2 s), before the agent is even stopped; Ctrl-C with a tab open "
-    "comes close to the 5 s budget on a busy machine",
-)
 async def test_stop_closes_the_browser_sockets_at_once(fake_api, start_pneuma, connect):
     fake_api.push(text(GREETING_REPLY))
     run = await start_pneuma()

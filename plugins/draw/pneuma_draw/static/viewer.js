@@ -73,6 +73,9 @@ const VIEWER_CSS = `
   border: 1px solid var(--default-border-color, #e0dfff); box-shadow: var(--shadow-island, none);
   background: var(--island-bg-color, #fff); color: var(--text-primary-color, #1b1b1f); font-size: 18px; line-height: 1; }
 .pneuma-draw-files button:hover, .pneuma-draw-files select:hover { background: var(--button-hover-bg, #f1f0ff); }
+.pneuma-draw-mobile-slot { position: absolute; left: 50%; bottom: 20px; transform: translateX(-50%); z-index: 6; }
+.pneuma-draw-mobile-slot:empty { display: none; }
+.pneuma-draw-files-compact select, .pneuma-draw-files-compact .pneuma-draw-name { max-width: 8rem; padding: 0 .35rem; }
 @container (max-width: 900px) { .pneuma-draw-files select, .pneuma-draw-files .pneuma-draw-name { max-width: 11rem; } }
 .pneuma-draw-notice { position: absolute; left: 50%; bottom: 4.5rem; transform: translateX(-50%); z-index: 10;
   max-width: min(36rem, 90%); padding: .5rem .85rem; border-radius: var(--radius, .5rem);
@@ -217,7 +220,10 @@ class DrawViewer {
     this.empty = document.createElement("div");
     this.empty.className = "pneuma-draw-empty";
     this.empty.hidden = true;
-    this.root.append(this.canvasEl, this.notice, this.empty);
+    this.mobileSlot = document.createElement("div");
+    this.mobileSlot.className = "pneuma-draw-mobile-slot";
+    this.isMobile = false;
+    this.root.append(this.canvasEl, this.mobileSlot, this.notice, this.empty);
     element.appendChild(this.root);
 
     // Only what the person does counts as an edit worth saving; Excalidraw's
@@ -338,46 +344,56 @@ class DrawViewer {
 
   render() {
     if (!this.reactRoot || this.destroyed) return;
-    const { createElement: h, Excalidraw, MainMenu, Footer } = this.lib;
+    const { createElement: h, Excalidraw, MainMenu, Footer, Fragment, createPortal } = this.lib;
     if (!this.current || !this.initialData) {
       this.reactRoot.render(null);
       return;
     }
     const key = `${this.current}#${this.mountKey}`;
-    this.reactRoot.render(
-      h(
-        Excalidraw,
-        {
-          key,
-          initialData: this.initialData,
-          excalidrawAPI: (api) => this.onApi(api, key),
-          onChange: (elements, appState, files) => this.onChange(elements, appState, files),
-          theme: currentTheme(),
-          name: stem(this.current.split("/").pop()),
-          autoFocus: true,
-          handleKeyboardGlobally: false,
-          UIOptions: {
-            canvasActions: { loadScene: false, saveToActiveFile: false, toggleTheme: null, export: { saveFileToDisk: true } },
-          },
+    const editor = h(
+      Excalidraw,
+      {
+        key,
+        initialData: this.initialData,
+        excalidrawAPI: (api) => this.onApi(api, key),
+        onChange: (elements, appState, files) => this.onChange(elements, appState, files),
+        // The footer holds the picker; Excalidraw's compact (phone) layout
+        // has no footer, so there it goes into a slot over the bottom bar.
+        renderTopRightUI: (isMobile) => {
+          if (Boolean(isMobile) !== this.isMobile) {
+            this.isMobile = Boolean(isMobile);
+            queueMicrotask(() => this.render());
+          }
+          return null;
         },
-        h(
-          MainMenu,
-          null,
-          h(MainMenu.DefaultItems.SaveAsImage),
-          h(MainMenu.DefaultItems.Export),
-          h(MainMenu.DefaultItems.SearchMenu),
-          h(MainMenu.DefaultItems.CommandPalette),
-          h(MainMenu.DefaultItems.Help),
-          h(MainMenu.DefaultItems.ClearCanvas),
-          h(MainMenu.Separator),
-          h(MainMenu.DefaultItems.ChangeCanvasBackground),
-        ),
-        h(Footer, null, this.renderFilePicker(h)),
+        theme: currentTheme(),
+        name: stem(this.current.split("/").pop()),
+        autoFocus: true,
+        handleKeyboardGlobally: false,
+        UIOptions: {
+          canvasActions: { loadScene: false, saveToActiveFile: false, toggleTheme: null, export: { saveFileToDisk: true } },
+        },
+      },
+      h(
+        MainMenu,
+        null,
+        h(MainMenu.DefaultItems.SaveAsImage),
+        h(MainMenu.DefaultItems.Export),
+        h(MainMenu.DefaultItems.SearchMenu),
+        h(MainMenu.DefaultItems.CommandPalette),
+        h(MainMenu.DefaultItems.Help),
+        h(MainMenu.DefaultItems.ClearCanvas),
+        h(MainMenu.Separator),
+        h(MainMenu.DefaultItems.ChangeCanvasBackground),
       ),
+      this.isMobile ? null : h(Footer, null, this.renderFilePicker(h)),
+    );
+    this.reactRoot.render(
+      h(Fragment, null, editor, this.isMobile ? createPortal(this.renderFilePicker(h, true), this.mobileSlot) : null),
     );
   }
 
-  renderFilePicker(h) {
+  renderFilePicker(h, compact = false) {
     const paths = this.sortedDrawings();
     const children = [];
     if (paths.length > 1) {
@@ -401,7 +417,7 @@ class DrawViewer {
     children.push(
       h("button", { key: "new", type: "button", title: "New drawing", "aria-label": "New drawing", onClick: () => this.createDrawing() }, "+"),
     );
-    return h("div", { className: "pneuma-draw-files" }, children);
+    return h("div", { className: compact ? "pneuma-draw-files pneuma-draw-files-compact" : "pneuma-draw-files" }, children);
   }
 
   onApi(api, key) {

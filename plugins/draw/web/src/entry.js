@@ -2,7 +2,8 @@
 // bundled together by build.mjs so the page needs no import map and no CDN.
 import "@excalidraw/excalidraw/index.css";
 
-export { createElement, useEffect, useState, StrictMode } from "react";
+export { createElement, Fragment } from "react";
+export { createPortal } from "react-dom";
 export { createRoot } from "react-dom/client";
 export {
   Excalidraw,
