@@ -65,14 +65,14 @@ const VIEWER_CSS = `
   font: 13px/1.2 var(--ui-font, system-ui, sans-serif); }
 .pneuma-draw-files select, .pneuma-draw-files .pneuma-draw-name {
   height: 2.25rem; max-width: 16rem; padding: 0 .6rem; border-radius: .5rem;
-  border: 1px solid var(--default-border-color, #e0dfff); box-shadow: var(--shadow-island, none);
-  background: var(--island-bg-color, #fff); color: var(--text-primary-color, #1b1b1f);
+  border: 1px solid var(--default-border-color, var(--border, #e0dfff)); box-shadow: var(--shadow-island, none);
+  background: var(--island-bg-color, var(--panel, #fff)); color: var(--text-primary-color, var(--text, #1b1b1f));
   font: inherit; display: flex; align-items: center; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .pneuma-draw-files select { cursor: pointer; }
 .pneuma-draw-files button { height: 2.25rem; width: 2.25rem; border-radius: .5rem; cursor: pointer;
-  border: 1px solid var(--default-border-color, #e0dfff); box-shadow: var(--shadow-island, none);
-  background: var(--island-bg-color, #fff); color: var(--text-primary-color, #1b1b1f); font-size: 18px; line-height: 1; }
-.pneuma-draw-files button:hover, .pneuma-draw-files select:hover { background: var(--button-hover-bg, #f1f0ff); }
+  border: 1px solid var(--default-border-color, var(--border, #e0dfff)); box-shadow: var(--shadow-island, none);
+  background: var(--island-bg-color, var(--panel, #fff)); color: var(--text-primary-color, var(--text, #1b1b1f)); font-size: 18px; line-height: 1; }
+.pneuma-draw-files button:hover, .pneuma-draw-files select:hover { background: var(--button-hover-bg, var(--accent-soft, #f1f0ff)); }
 .pneuma-draw-mobile-slot { position: absolute; left: 50%; bottom: 20px; transform: translateX(-50%); z-index: 6; }
 .pneuma-draw-mobile-slot:empty { display: none; }
 .pneuma-draw-files-compact select, .pneuma-draw-files-compact .pneuma-draw-name { max-width: 8rem; padding: 0 .35rem; }
