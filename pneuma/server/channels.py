@@ -80,14 +80,28 @@ class ViewerActionChannel(_PendingRequests):
 
 
 class ConfirmationChannel(_PendingRequests):
+    """Questions for the person; open ones are re-sent to a tab that reloads
+    (``open_requests``) and closed in every tab once answered."""
+
+    def __init__(self, broadcast: Callable[[dict[str, Any]], None],
+                 connected: Callable[[], int]):
+        super().__init__(broadcast, connected)
+        self.open_requests: dict[str, dict[str, Any]] = {}
+
     async def request(
         self, kind: str, summary: str, details: dict[str, Any], timeout: float = 300.0
     ) -> tuple[bool, str | None]:
+        request_id = f"cf_{uuid.uuid4().hex[:16]}"
         message = {
             "type": "confirmation_request",
-            "request_id": f"cf_{uuid.uuid4().hex[:16]}",
+            "request_id": request_id,
             "kind": kind,
             "summary": summary,
             "details": details,
         }
-        return await self._ask(message, timeout)
+        self.open_requests[request_id] = message
+        try:
+            return await self._ask(message, timeout)
+        finally:
+            self.open_requests.pop(request_id, None)
+            self._broadcast({"type": "confirmation_cancelled", "request_id": request_id})

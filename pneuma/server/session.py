@@ -237,6 +237,7 @@ class Session:
                         "type": "message_history",
                         "messages": self.history,
                         "pending_permissions": list(self.pending_permissions.values()),
+                        "pending_confirmations": list(self.confirmations.open_requests.values()),
                         "last_seq": self.seq,
                     }
                 )

@@ -495,17 +495,23 @@ def test_dark_preference_and_a_narrow_window(pneuma_server: Any, open_page: Any,
     assert [e for e in page.console_errors if "favicon" not in e] == []
 
 
-def test_a_workspace_without_drawings_offers_to_start_one(pneuma_server: Any, open_page: Any, shot: Any,
-                                                          tmp_path: Path) -> None:  # fmt: skip
-    workspace = tmp_path / "notes-only"
-    workspace.mkdir()
-    (workspace / "README.md").write_text("Diagrams for the billing service live here.\n")
-    server = pneuma_server("draw", backend="none", workspace=workspace)
+def test_a_workspace_without_drawings_offers_to_start_one(pneuma_server: Any, open_page: Any, shot: Any) -> None:
+    server = pneuma_server("draw", backend="none")
+    workspace = Path(server.workspace)
+    (workspace / "welcome.excalidraw").unlink()  # the person deleted the seed
+    time.sleep(0.5)
     page = open_page(server)
     empty = page.locator(".pneuma-draw-empty")
     expect(empty).to_be_visible()
     expect(empty).to_contain_text("No drawing yet")
+    expect(empty.get_by_role("button", name="Start a drawing")).to_be_visible()
     shot(page, "draw-empty")
+    answer = json.loads(urllib.request.urlopen(urllib.request.Request(
+        f"{server.base}/api/viewer/action", method="POST",
+        data=json.dumps({"actionId": "describe-view", "params": {}}).encode(),
+        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
+    ), timeout=30).read())  # fmt: skip
+    assert answer["success"] is False and "no .excalidraw file" in answer["message"]
     # A drawing the agent writes appears by itself.
     doc = json.loads(SEED.read_text())
     doc["elements"] = [e for e in doc["elements"] if e["id"] in ("you", "you-label")]
@@ -514,3 +520,4 @@ def test_a_workspace_without_drawings_offers_to_start_one(pneuma_server: Any, op
     expect(empty).to_be_hidden()
     assert page.evaluate("() => window.pneuma.ui.activeFile") == "billing.excalidraw"
     assert page.evaluate(f"() => {VIEWER}.stats.saves") == 0
+    assert [e for e in page.console_errors if "favicon" not in e] == []

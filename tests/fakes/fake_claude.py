@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import sys
@@ -214,7 +215,8 @@ class FakeCLI:
     # -- behaviours --------------------------------------------------------------
 
     def handle(self, prompt: str) -> None:
-        words = prompt.lower()
+        # Whole words, so that "CoAuthor" in a greeting does not trigger "auth".
+        words = set(re.findall(r"[a-z0-9]+", prompt.lower()))
         if "crash" in words:
             err("Error: something went badly wrong")
             err("    at fakeFrame (fake_claude.py:1)")

@@ -136,3 +136,23 @@ async def test_scaffold_bad_input_and_no_browser(server):
     assert status == 409
     assert "no browser connected" in reply["message"].lower()
     assert snapshot(server.workspace) == before
+
+
+async def test_a_tab_opened_later_still_gets_the_open_confirmation(server):
+    first = await server.tab()
+    call = asyncio.ensure_future(scaffold(server, {"clear": [], "files": [
+        {"path": "notes.md", "content": "# hi\n"}]}))
+    request = await first.wait_for("confirmation_request")
+    # A reload: the new tab's history carries the question still waiting.
+    second = await server.tab(subscribe=False)
+    history = await second.subscribe(0)
+    assert [c["request_id"] for c in history["pending_confirmations"]] == [request["request_id"]]
+    await second.send({"type": "confirmation_response", "request_id": request["request_id"],
+                       "approved": True})
+    status, body = await call
+    assert status == 200 and body["success"] is True
+    # Every tab is told the question is settled, so no dialog lingers.
+    closed = await first.wait_for("confirmation_cancelled")
+    assert closed["request_id"] == request["request_id"]
+    third = await server.tab(subscribe=False)
+    assert (await third.subscribe(0))["pending_confirmations"] == []

@@ -193,6 +193,9 @@ export function createStore() {
         resetConversation();
         for (const m of msg.messages || []) apply(m, { replaying: true });
         for (const p of msg.pending_permissions || []) apply(p, { replaying: true });
+        // Open confirmations are not history, but a reloaded tab must still show them.
+        state.confirmations = state.confirmations.filter((c) => c.local);
+        for (const c of msg.pending_confirmations || []) state.confirmations.push(c);
         state.lastSeq = msg.last_seq || 0;
         state.historyLoaded = true;
         return;
@@ -260,7 +263,13 @@ export function createStore() {
         state.items.push({ kind: 'note', key: newKey('n'), tone: 'quiet', text: msg.text || msg.message || '' });
         return;
       case 'confirmation_request':
-        if (!replaying) state.confirmations.push(msg);
+        if (!replaying && !state.confirmations.some((c) => c.request_id === msg.request_id)) {
+          state.confirmations.push(msg);
+        }
+        return;
+      case 'confirmation_cancelled':
+        // Answered in another tab, or timed out on the server.
+        state.confirmations = state.confirmations.filter((c) => c.request_id !== msg.request_id);
         return;
       default:
         return;
