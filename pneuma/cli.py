@@ -82,11 +82,13 @@ def _fail(message: str, code: int = 1) -> None:
     sys.exit(code)
 
 
-def _load_mode(name: str):
+def _load_mode(name: str, *, schema_cache: bool = True):
+    """The mode for a command. Tool schemas known valid from an earlier run
+    are not re-checked (start-up time); ``pneuma modes`` checks everything."""
     from pneuma.modes import UnknownModeError, get_mode
 
     try:
-        return get_mode(name)
+        return get_mode(name, schema_cache=schema_cache)
     except UnknownModeError as exc:
         _fail(str(exc), 2)
 
@@ -167,7 +169,7 @@ def modes_schema() -> None:
 @click.argument("name")
 def modes_show(name: str) -> None:
     """Print one mode's validated manifest as JSON."""
-    mode = _load_mode(name)
+    mode = _load_mode(name, schema_cache=False)
     click.echo(json.dumps(mode.manifest.to_json(), indent=2, ensure_ascii=False))
 
 
@@ -335,7 +337,9 @@ def run_command(
         from pneuma.skill import SkillInstallError, install_skill
 
         try:
-            result = install_skill(mode, workspace, values)
+            # Usually nothing changed since the last run: the fingerprint
+            # says so without rendering anything.
+            result = install_skill(mode, workspace, values, reuse_fingerprint=True)
         except (MarkerError, SkillInstallError) as exc:
             _fail(str(exc), 2)
         for warning in result.warnings:
@@ -356,6 +360,134 @@ def run_command(
         )
     )
     sys.exit(code)
+
+
+# --- pneuma tool / pneuma mcp ---
+
+_tool_options = [
+    click.option("--mode", "mode_name", required=True, help="Mode name (see `pneuma modes`)."),
+    _workspace_option,
+    click.option("--policies", "policies_file", default=None,
+                 type=click.Path(dir_okay=False, path_type=Path),
+                 help="Policy file (default: W/.pneuma/<mode>-policies.json if present)."),
+    click.option("--enable-exec", is_flag=True, help="Turn on command execution tools."),
+    click.option("--enable-browser", is_flag=True, help="Turn on browser tools."),
+]
+
+
+def _with_tool_options(function):
+    for option in reversed(_tool_options):
+        function = option(function)
+    return function
+
+
+@cli.command("tool")
+@_with_tool_options
+@click.option("--list", "list_only", is_flag=True,
+              help="Print the enabled tools with their schemas instead of calling one.")
+@click.argument("name", required=False)
+@click.argument("args_json", required=False, default="{}", metavar="['<json>'|-]")
+def tool_command(mode_name: str, workspace: Path, policies_file: Path | None,
+                 enable_exec: bool, enable_browser: bool, list_only: bool,
+                 name: str | None, args_json: str) -> None:
+    """Call one of a mode's tools and print its JSON result (exit 1 on a tool
+    error). ARGS is a JSON object, or '-' to read it from stdin."""
+    from pneuma.tools.errors import ToolError
+    from pneuma.tools.runtime import ToolRuntime
+
+    mode = _load_mode(mode_name)
+    if not workspace.is_dir():
+        _fail(f"workspace {workspace} does not exist", 2)
+    try:
+        runtime = ToolRuntime(mode, workspace, policies_file=policies_file,
+                              enable_exec=enable_exec, enable_browser=enable_browser)
+        if list_only or name is None:
+            tools = [{"name": s.name, "description": s.description,
+                      "inputSchema": s.input_schema, "outputSchema": s.output_schema}
+                     for s in runtime.enabled_specs()]
+            click.echo(json.dumps({"tools": tools}, indent=2, ensure_ascii=False))
+            return
+        raw = sys.stdin.read() if args_json == "-" else args_json
+        try:
+            args = json.loads(raw) if raw.strip() else {}
+        except ValueError as exc:
+            raise ToolError("E_BAD_ARGS", f"the arguments are not valid JSON: {exc}",
+                            details={"field": "(root)"}) from None
+        result = runtime.call(name, args)
+    except ToolError as exc:
+        result = exc.to_dict()
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    if "error" in result and len(result) == 1:
+        sys.exit(1)
+
+
+@cli.command("mcp")
+@_with_tool_options
+def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
+                enable_exec: bool, enable_browser: bool) -> None:
+    """Serve a mode's tools to an MCP client over stdio."""
+    import logging
+
+    from pneuma.tools import mcp_server
+    from pneuma.tools.errors import ToolError
+    from pneuma.tools.runtime import ToolRuntime
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="[pneuma mcp] %(levelname)s %(name)s: %(message)s")
+    mode = _load_mode(mode_name)
+    if not workspace.is_dir():
+        _fail(f"workspace {workspace} does not exist", 2)
+    runtime = ToolRuntime(mode, workspace, policies_file=policies_file,
+                          enable_exec=enable_exec, enable_browser=enable_browser)
+    try:
+        runtime.policies()  # a broken policy file is reported now, not on every call
+    except ToolError as exc:
+        _fail(exc.message, 2)
+    mcp_server.run(runtime)
+
+
+# --- pneuma new-mode ---
+
+
+@cli.command("new-mode")
+@click.argument("context", nargs=-1, metavar="[name=NAME]")
+@click.option("--no-input", is_flag=True, help="Do not ask; use the given name or 'mymode'.")
+@click.option("--output-dir", "-o", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("."), show_default=True, help="Where pneuma-NAME/ is created.")
+def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path) -> None:
+    """Create a new mode package (pneuma-NAME/) from the template."""
+    from pneuma.newmode import DEFAULT_NAME, NewModeError, check_name, create_mode
+    from pneuma.newmode import parse_extra_context
+
+    try:
+        name = parse_extra_context(context).get("name")
+        if name is None and not no_input:
+            while True:
+                name = click.prompt("Mode name", default=DEFAULT_NAME).strip()
+                try:
+                    check_name(name)
+                    break
+                except NewModeError as exc:
+                    click.echo(f"pneuma: {exc}", err=True)
+        names = check_name(name or DEFAULT_NAME)
+        project = create_mode(names.name, output_dir)
+    except NewModeError as exc:
+        _fail(str(exc), 2)
+    try:
+        from pneuma.modes import load_modes
+
+        existing = load_modes().modes.get(names.name)
+    except Exception:  # a warning only; never let a broken plugin stop this
+        existing = None
+    if existing is not None and existing.distribution != names.distribution:
+        click.echo(f"[pneuma] warning: a mode named '{names.name}' is already installed "
+                   f"(from {existing.distribution or existing.plugin_name}); the two would "
+                   "clash", err=True)
+    click.echo(f"Created {project} (mode '{names.name}', distribution {names.distribution}, "
+               f"package {names.package}).\n\nNext:\n"
+               f"  pip install -e {project}\n"
+               f"  pneuma run --mode {names.name}\n"
+               f"  cd {project} && python -m pytest")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from pneuma import hookimpl
 from pneuma.manifest import ViewerAction, WorkflowSpec, localize
 from pneuma.modes import ClaudeMdSection, LoadedMode
 from pneuma.paths import templates_dir
+
+if TYPE_CHECKING:
+    import jinja2
 
 SKILL_SECTION_KEY = ""
 VIEWER_API_SECTION_KEY = "viewer-api"
@@ -25,6 +26,11 @@ VIEWER_API_SECTION_KEY = "viewer-api"
 
 @lru_cache(maxsize=1)
 def template_environment() -> jinja2.Environment:
+    # Imported on first use: this module is a plugin, loaded by every
+    # `pneuma` command, and most runs render nothing (the install is
+    # usually up to date).
+    import jinja2
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=False,

@@ -9,7 +9,11 @@ manifest is an error naming the field, not a silently ignored setting.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
@@ -17,6 +21,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -37,6 +42,11 @@ class _Model(BaseModel):
         populate_by_name=True,
         extra="forbid",
         frozen=True,
+        # Validators are built when first used, not at import: only
+        # ModeManifest is ever validated directly (its schema includes the
+        # nested models), so building one validator per class was wasted
+        # start-up time.
+        defer_build=True,
     )
 
 
@@ -282,16 +292,21 @@ class ToolSpec(_Model):
 
     @field_validator("input_schema", "output_schema")
     @classmethod
-    def _valid_json_schema(cls, schema: JsonSchema | None) -> JsonSchema | None:
+    def _valid_json_schema(cls, schema: JsonSchema | None, info: ValidationInfo) -> JsonSchema | None:
         if schema is None:
             return schema
-        from jsonschema.validators import Draft202012Validator
-        from jsonschema.exceptions import SchemaError
+        cache = info.context.get("schema_cache") if isinstance(info.context, dict) else None
+        if cache is None or not cache.known_valid(schema):
+            # Imported here: jsonschema costs a noticeable part of start-up.
+            from jsonschema.exceptions import SchemaError
+            from jsonschema.validators import Draft202012Validator
 
-        try:
-            Draft202012Validator.check_schema(schema)
-        except SchemaError as exc:
-            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+            try:
+                Draft202012Validator.check_schema(schema)
+            except SchemaError as exc:
+                raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+            if cache is not None:
+                cache.add(schema)
         if schema.get("type") != "object":
             raise ValueError("a tool's schema must describe an object ('type': 'object')")
         return schema
@@ -434,11 +449,16 @@ class ManifestError(ValueError):
         super().__init__(f"invalid manifest in plugin '{plugin}': " + "; ".join(problems))
 
 
-def parse_manifest(data: Any, plugin: str) -> ModeManifest:
+def parse_manifest(data: Any, plugin: str, *, schema_cache: bool = False) -> ModeManifest:
     """Validate raw manifest data, raising ManifestError that names fields by
-    their manifest path, e.g. ``viewerApi.actions.0.category``."""
+    their manifest path, e.g. ``viewerApi.actions.0.category``.
+
+    ``schema_cache``: skip the meta-schema check of tool schemas that an
+    earlier run already found valid (``SchemaCheckCache``); the result is
+    the same, only faster (``pneuma run``)."""
+    cache = SchemaCheckCache.load() if schema_cache else None
     try:
-        return ModeManifest.model_validate(data)
+        return ModeManifest.model_validate(data, context={"schema_cache": cache})
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
@@ -446,6 +466,81 @@ def parse_manifest(data: Any, plugin: str) -> ModeManifest:
             message = error["msg"].removeprefix("Value error, ")
             problems.append(f"{location}: {message}")
         raise ManifestError(plugin, problems) from None
+    finally:
+        if cache is not None:
+            cache.save()
+
+
+class SchemaCheckCache:
+    """Digests of tool schemas that passed Draft 2020-12's meta-schema check.
+
+    Whether a schema is valid depends on nothing but the schema, so a
+    schema seen valid once needs no second check: ``pneuma run`` then
+    neither imports jsonschema nor walks the meta-schema for every tool of
+    its mode. Invalid schemas are never recorded, so they fail every time.
+    Kept in ``$XDG_CACHE_HOME/pneuma/`` (``~/.cache``); a cache that cannot
+    be read or written is simply not used.
+    """
+
+    FILE = "checked-tool-schemas.json"
+    LIMIT = 4096  # digests kept
+
+    def __init__(self, path: Path | None, digests: list[str]) -> None:
+        self.path = path
+        self.digests = digests
+        self._known = set(digests)
+        self._dirty = False
+
+    @classmethod
+    def directory(cls) -> Path:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base) / "pneuma"
+
+    @classmethod
+    def load(cls) -> "SchemaCheckCache":
+        path = cls.directory() / cls.FILE
+        digests: list[str] = []
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("draft") == "2020-12":
+                digests = [d for d in data.get("valid", []) if isinstance(d, str)]
+        except (OSError, ValueError):
+            pass
+        return cls(path, digests)
+
+    @staticmethod
+    def digest(schema: JsonSchema) -> str:
+        text = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def known_valid(self, schema: JsonSchema) -> bool:
+        try:
+            return self.digest(schema) in self._known
+        except (TypeError, ValueError):  # not JSON data: let the real check say why
+            return False
+
+    def add(self, schema: JsonSchema) -> None:
+        try:
+            digest = self.digest(schema)
+        except (TypeError, ValueError):
+            return
+        if digest not in self._known:
+            self._known.add(digest)
+            self.digests.append(digest)
+            self._dirty = True
+
+    def save(self) -> None:
+        if not self._dirty or self.path is None:
+            return
+        self._dirty = False
+        data = {"draft": "2020-12", "valid": self.digests[-self.LIMIT :]}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
 
 
 def manifest_json_schema() -> dict[str, Any]:

@@ -126,10 +126,13 @@ class UnknownModeError(LookupError):
 
 
 _cache: dict[int, ModeRegistry] = {}
+# Modes loaded one at a time by get_mode(), by (id(pm), name, schema_cache).
+_one_cache: dict[tuple[int, str, bool], LoadedMode] = {}
 
 
 def clear_cache() -> None:
     _cache.clear()
+    _one_cache.clear()
 
 
 def load_modes(pm: PneumaPluginManager | None = None) -> ModeRegistry:
@@ -180,16 +183,53 @@ def load_modes(pm: PneumaPluginManager | None = None) -> ModeRegistry:
     return registry
 
 
-def get_mode(name: str, pm: PneumaPluginManager | None = None) -> LoadedMode:
-    return load_modes(pm).get(name)
+def get_mode(
+    name: str, pm: PneumaPluginManager | None = None, *, schema_cache: bool = False
+) -> LoadedMode:
+    """The mode called ``name``, or UnknownModeError listing what exists.
+
+    Only that mode's manifest is validated (``pneuma run`` should not pay
+    for the other modes): each plugin's sources are read as plain JSON and
+    the first one carrying that name is validated. Anything unusual (no
+    such name, an invalid manifest, a plugin that raises) falls back to
+    ``load_modes()``, which gives the same answer and the full error
+    report. ``schema_cache``: tool schemas already found valid by an
+    earlier run are not checked against the JSON Schema meta-schema again
+    (see ``pneuma.manifest.SchemaCheckCache``); ``pneuma modes`` and the
+    default keep the full check.
+    """
+    pm = pm or get_plugin_manager()
+    registry = _cache.get(id(pm))
+    if registry is not None:
+        return registry.get(name)
+    key = (id(pm), name, schema_cache)
+    mode = _one_cache.get(key)
+    if mode is None:
+        mode = _find_one(name, pm, schema_cache)
+        if mode is None:
+            return load_modes(pm).get(name)
+        _one_cache[key] = mode
+    return mode
 
 
-def _load_one(source: Any, plugin_name: str, origin: Any) -> LoadedMode:
-    if not isinstance(source, ModeSource):
-        raise TypeError(
-            f"plugin '{plugin_name}': register_modes() must return ModeSource objects, "
-            f"got {type(source).__name__}"
-        )
+def _find_one(name: str, pm: PneumaPluginManager, schema_cache: bool) -> LoadedMode | None:
+    for impl in pm.hook.register_modes.get_hookimpls():
+        origin = pm.origins.get(impl.plugin_name)
+        try:
+            sources = impl.function() or []
+            for source in sources:
+                if not isinstance(source, ModeSource):
+                    return None
+                raw = _read_raw(source, impl.plugin_name)
+                if isinstance(raw, Mapping) and raw.get("name") == name:
+                    return _load_one(source, impl.plugin_name, origin, raw=raw,
+                                     schema_cache=schema_cache)
+        except Exception:
+            return None  # load_modes() reports it, attributed to its plugin
+    return None
+
+
+def _read_raw(source: ModeSource, plugin_name: str) -> Any:
     raw: Any = source.manifest
     if isinstance(raw, Path):
         try:
@@ -199,7 +239,19 @@ def _load_one(source: Any, plugin_name: str, origin: Any) -> LoadedMode:
                 f"invalid manifest in plugin '{plugin_name}': {raw} is not valid JSON "
                 f"(line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from None
-    manifest = parse_manifest(raw, plugin_name)
+    return raw
+
+
+def _load_one(source: Any, plugin_name: str, origin: Any, *, raw: Any = None,
+              schema_cache: bool = False) -> LoadedMode:
+    if not isinstance(source, ModeSource):
+        raise TypeError(
+            f"plugin '{plugin_name}': register_modes() must return ModeSource objects, "
+            f"got {type(source).__name__}"
+        )
+    if raw is None:
+        raw = _read_raw(source, plugin_name)
+    manifest = parse_manifest(raw, plugin_name, schema_cache=schema_cache)
     package_dir = Path(source.package_dir)
     mode = LoadedMode(
         manifest=manifest,

@@ -19,6 +19,7 @@ What it writes:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -29,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from pneuma.claude_md import update_sections
-from pneuma.default_sections import render_template, workflow_context
 from pneuma.manifest import localize
 from pneuma.modes import ClaudeMdSection, LoadedMode
 from pneuma.plugins import PneumaPluginManager, get_plugin_manager
 
 TEMPLATED_SUFFIXES = {".md", ".txt", ".html", ".css", ".json"}
 INSTALL_STATE = ".pneuma/installed.json"
+SKILL_VERSION = ".pneuma/skill-version.json"
+FINGERPRINT_FILE = ".pneuma/install-fingerprint.json"
 
 
 class SkillInstallError(RuntimeError):
@@ -207,6 +209,10 @@ def plan_install(
     want("CLAUDE.md", new_text.encode("utf-8"), "CLAUDE.md sections")
 
     # 3. Workflows as slash commands.
+    # Imported here: jinja2 is only needed when an install is computed, and
+    # `pneuma run` usually finds the install up to date (install_fingerprint).
+    from pneuma.default_sections import render_template, workflow_context
+
     # Commands written by an earlier install (of this or another mode) are
     # ours to rewrite or remove.
     owned_commands = set(state.get("commands", []))
@@ -263,7 +269,7 @@ def plan_install(
     }
     want(INSTALL_STATE, _json_bytes(new_state), "install record")
     want(
-        ".pneuma/skill-version.json",
+        SKILL_VERSION,
         _json_bytes({"mode": manifest.name, "version": manifest.version}),
         "skill version",
     )
@@ -402,12 +408,136 @@ def install_skill(
     *,
     pm: PneumaPluginManager | None = None,
     check: bool = False,
+    reuse_fingerprint: bool = False,
 ) -> InstallResult:
-    """Install (or, with ``check``, only compute) the mode's skill."""
+    """Install (or, with ``check``, only compute) the mode's skill.
+
+    ``reuse_fingerprint`` (``pneuma run``): when nothing the install reads
+    or writes has changed since the last install (``install_fingerprint``),
+    return at once with that install's warnings and no changes, without
+    rendering anything. Any difference means a full install."""
     workspace = Path(workspace)
     if not workspace.is_dir():
         raise SkillInstallError(f"workspace {workspace} is not a directory")
+    pm = pm or get_plugin_manager()
+    if reuse_fingerprint and not check:
+        stored = _read_fingerprint(workspace)
+        if stored is not None:
+            current = install_fingerprint(mode, workspace, params, pm)
+            if current is not None and current == stored.get("fingerprint"):
+                return InstallResult(warnings=list(stored.get("warnings", [])))
     result = plan_install(mode, workspace, params, pm)
     if not check:
         apply_changes(workspace, result.changes)
+        _write_fingerprint(workspace, install_fingerprint(mode, workspace, params, pm),
+                           result.warnings)
     return result
+
+
+# --- the install fingerprint ---
+
+# The installer's own code: a change to it may change what it writes.
+_INSTALLER_SOURCES = ("skill.py", "default_sections.py", "claude_md.py", "manifest.py")
+_HOST_SECTIONS = "pneuma.default_sections"
+
+
+def install_fingerprint(
+    mode: LoadedMode,
+    workspace: Path,
+    params: Mapping[str, Any],
+    pm: PneumaPluginManager | None = None,
+) -> str | None:
+    """A digest of everything an install depends on and everything it
+    writes, as they are now; equal digests mean an install would change
+    nothing. None when it cannot be known: a plugin other than the host
+    adds CLAUDE.md sections (they may depend on anything).
+
+    Inputs: the host version and installer code, the CLAUDE.md templates,
+    the validated manifest, where the mode lives, the params, the skill
+    folder (names and bytes). Outputs, as the workspace holds them now:
+    CLAUDE.md, .mcp.json, .gitignore, the install records, every file in
+    the installed skill folder and every slash command the mode or the
+    last install names (bytes and permissions, or their absence)."""
+    pm = pm or get_plugin_manager()
+    if any(impl.plugin_name != _HOST_SECTIONS for impl in pm.hook.claude_md_sections.get_hookimpls()):
+        return None
+    from pneuma import __version__
+    from pneuma.paths import templates_dir
+
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(label.encode("utf-8", "surrogateescape"))
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+
+    workspace = workspace.resolve()
+    add("host", __version__.encode())
+    here = Path(__file__).resolve().parent
+    for name in _INSTALLER_SOURCES:
+        add("source:" + name, (here / name).read_bytes())
+    templates = templates_dir() / "claude_md"
+    for path in sorted(templates.rglob("*")):
+        if path.is_file():
+            add("template:" + path.relative_to(templates).as_posix(), path.read_bytes())
+    add("manifest", mode.manifest.model_dump_json(by_alias=True).encode())
+    add("where", f"{mode.package_dir}\0{mode.skill_dir}\0{workspace}".encode())
+    add("params", json.dumps(dict(params), sort_keys=True, default=repr).encode())
+    for path in sorted(mode.skill_dir.rglob("*")):
+        if path.is_file():
+            add("skill:" + path.relative_to(mode.skill_dir).as_posix(), path.read_bytes())
+
+    def add_state(rel: str) -> None:
+        path = workspace / rel
+        try:
+            if path.is_symlink():
+                add("link:" + rel, os.readlink(path).encode("utf-8", "surrogateescape"))
+                return
+            data = path.read_bytes()
+            add(f"file:{rel}:{path.stat().st_mode & 0o777:o}", data)
+        except FileNotFoundError:
+            add("missing:" + rel, b"")
+        except OSError as exc:  # a directory where a file belongs, unreadable, ...
+            add(f"odd:{rel}:{type(exc).__name__}", b"")
+
+    for rel in ("CLAUDE.md", ".mcp.json", ".gitignore", INSTALL_STATE, SKILL_VERSION):
+        add_state(rel)
+    skill_root = f".claude/skills/{mode.manifest.skill.install_name}"
+    installed = workspace / skill_root
+    if installed.is_dir():
+        for path in sorted(installed.rglob("*")):
+            if path.is_file() or path.is_symlink():
+                add_state(path.relative_to(workspace).as_posix())
+    commands = {f".claude/commands/{w.id}.md" for w in mode.manifest.workflows}
+    owned = _load_state(workspace).get("commands", [])
+    if isinstance(owned, list):
+        commands.update(c for c in owned if isinstance(c, str))
+    for rel in sorted(commands):
+        add_state(rel)
+    return digest.hexdigest()
+
+
+def _read_fingerprint(workspace: Path) -> dict[str, Any] | None:
+    raw = _read(workspace, FINGERPRINT_FILE)
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("fingerprint"), str):
+        return None
+    if not isinstance(data.get("warnings", []), list):
+        return None
+    return data
+
+
+def _write_fingerprint(workspace: Path, fingerprint: str | None, warnings: list[str]) -> None:
+    path = workspace.resolve() / FINGERPRINT_FILE
+    if fingerprint is None:
+        path.unlink(missing_ok=True)
+        return
+    try:
+        _atomic_write(path, _json_bytes({"fingerprint": fingerprint, "warnings": warnings}))
+    except OSError:
+        pass  # only an optimisation: the next run installs in full

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
 from wcmatch import glob as wcglob
 
 from pneuma.manifest import InitParam, localize
@@ -110,6 +109,8 @@ def read_config(workspace: Path) -> dict[str, Any]:
 def write_config(workspace: Path, config: Mapping[str, Any]) -> None:
     path = workspace / CONFIG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tomli_w  # only written once per workspace; not worth importing on every run
+
     data = tomli_w.dumps(dict(config)).encode("utf-8")
     if path.exists() and path.read_bytes() == data:
         return

@@ -27,6 +27,7 @@ import shutil
 import signal
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,7 @@ log = logging.getLogger(__name__)
 # NDJSON lines carry whole file contents and tool results; a line is never
 # split, so the reader must accept lines far beyond asyncio's 64 KiB default.
 LINE_LIMIT = 64 * 1024 * 1024
+READ_CHUNK = 64 * 1024  # stdout is read in chunks of this size, many lines at a time
 STDERR_LINES = 50
 STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 STALE_RESUME_WINDOW = 3.0  # a --resume start that dies this fast with "not found" is stale
@@ -111,6 +113,59 @@ def _bundled_binary() -> str | None:
         if binary.is_file() and os.access(binary, os.X_OK):
             return str(binary)
     return None
+
+
+async def read_lines(
+    stream: asyncio.StreamReader,
+    feed: Callable[[bytes], None],
+    *,
+    chunk_size: int = READ_CHUNK,
+    line_limit: int = LINE_LIMIT,
+) -> None:
+    """Hand ``feed`` every complete line ``stream`` yields, many at a time.
+
+    Reads big chunks rather than one ``readline()`` per line: a stream of
+    small deltas then costs one await and one feed per chunk, not per line.
+    ``feed`` gets whole lines only (ending with a newline); a line cut by
+    a chunk boundary waits for its end, however long it is (lines of
+    several MiB carry file contents), up to ``line_limit`` bytes, beyond
+    which it is skipped with a warning. A last line without a newline is
+    fed when the stream ends."""
+    partial: list[bytes] = []  # the start of a line longer than what was read so far
+    size = 0
+    skipping = False  # inside a line longer than line_limit
+    while True:
+        chunk = await stream.read(chunk_size)
+        if not chunk:
+            break
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            if not skipping:
+                partial.append(chunk)
+                size += len(chunk)
+                if size > line_limit:
+                    log.warning("skipped a CLI line longer than %d bytes", line_limit)
+                    partial.clear()
+                    size = 0
+                    skipping = True
+            continue
+        head = chunk[: end + 1]
+        if skipping:
+            # The over-long line ends at the first newline of this chunk.
+            head = head[head.index(b"\n") + 1 :]
+            skipping = False
+        elif partial:
+            partial.append(head)
+            head = b"".join(partial)
+            partial.clear()
+        size = 0
+        if end + 1 < len(chunk):
+            partial.append(chunk[end + 1 :])
+            size = len(chunk) - end - 1
+        if head:
+            feed(head)
+    if partial and not skipping:
+        feed(b"".join(partial))
 
 
 class _Process(AgentLink):
@@ -379,17 +434,8 @@ class ClaudeCodeBackend:
     async def _read_stdout(self, process: _Process) -> None:
         stream = process.proc.stdout
         assert stream is not None
-        feed = self.bridge.feed
         try:
-            while True:
-                try:
-                    raw = await stream.readline()
-                except ValueError:
-                    log.warning("skipped a CLI line longer than %d bytes", LINE_LIMIT)
-                    continue
-                if not raw:
-                    break
-                feed(process, raw)
+            await read_lines(stream, lambda data: self.bridge.feed(process, data))
         finally:
             await self._exited(process)
 

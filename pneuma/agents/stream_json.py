@@ -57,6 +57,10 @@ AUTH_PATTERN = re.compile(
 )
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_raw_decode = json.JSONDecoder().raw_decode
+
+# How the CLI starts every stream_event line (compact JSON, this key order).
+_STREAM_PREFIX = '{"type":"stream_event","event":'
 
 
 def encode(message: dict[str, Any]) -> str:
@@ -133,6 +137,10 @@ class StreamJsonBridge:
         logger: logging.Logger | None = None,
     ) -> None:
         self.sink = sink
+        # A sink that takes a stream event as JSON text (the session's
+        # ``emit_stream``) spares every delta a json.dumps; any other sink
+        # gets dicts through ``emit``.
+        self._emit_stream: Callable[[str, Any], None] | None = getattr(sink, "emit_stream", None)
         self.log = logger or log  # the transport's logger: warnings name where lines came from
         self.permission_mode = permission_mode
         self.agent_session_id = agent_session_id
@@ -292,23 +300,73 @@ class StreamJsonBridge:
         """Handle what the agent wrote: any number of newline-separated
         lines. Empty lines are skipped; a line that is not a JSON object is
         logged and skipped, never fatal."""
-        pieces: list[str] | list[bytes] = (
-            data.split(b"\n") if isinstance(data, bytes) else data.split("\n")
-        )
-        for raw in pieces:
+        if isinstance(data, bytes):
             try:
-                message = json.loads(raw)
-            except ValueError:
-                text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
-                text = text.strip()
-                if text:
-                    link.noise.append(text)
-                    self.log.warning("skipped an agent line that is not JSON: %.200s", text)
-                continue
-            if not isinstance(message, dict):
-                self.log.warning("skipped an agent line that is not an object: %.200s", raw)
-                continue
-            self.dispatch(link, message)
+                # One decode for the whole chunk: json.loads(bytes) would
+                # detect the encoding and decode again for every line.
+                data = data.decode()
+            except UnicodeDecodeError:
+                # Not UTF-8 somewhere: line by line, so only the bad line is lost.
+                for raw in data.split(b"\n"):
+                    if raw and not raw.isspace():
+                        self._feed_line(link, raw)
+                return
+        for line in data.split("\n"):
+            # Readers hand over whole lines with their newline, so every
+            # split yields an empty last piece: skip it before json.loads,
+            # whose exception would cost more than parsing a real line.
+            if line and not line.isspace():
+                self._feed_line(link, line)
+
+    def _feed_line(self, link: AgentLink, raw: str | bytes) -> None:
+        if (
+            self._emit_stream is not None
+            and isinstance(raw, str)
+            and raw.startswith(_STREAM_PREFIX)
+            and self._stream_line(raw)
+        ):
+            return
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+            text = text.strip()
+            if text:
+                link.noise.append(text)
+                self.log.warning("skipped an agent line that is not JSON: %.200s", text)
+            return
+        if not isinstance(message, dict):
+            self.log.warning("skipped an agent line that is not an object: %.200s", raw)
+            return
+        self.dispatch(link, message)
+
+    def _stream_line(self, line: str) -> bool:
+        """The hot path: a ``stream_event`` line in the CLI's own key order
+        (``{"type":"stream_event","event":{...},...}``), by far the most
+        frequent line. The event's JSON text is cut out of the line and
+        handed to the session as it is, so a delta is never re-encoded.
+        The line is still parsed completely (the event with raw_decode,
+        which tells where it ends, then the small tail), so a broken line
+        is never forwarded. False: not in that shape; the caller takes the
+        general path, which behaves exactly as for any other line."""
+        start = len(_STREAM_PREFIX)
+        try:
+            event, end = _raw_decode(line, start)
+            rest = line[end:].lstrip()
+            if rest[:1] == ",":
+                tail = json.loads("{" + rest[1:])
+            elif rest.rstrip() == "}":
+                tail = {}
+            else:
+                return False
+        except ValueError:
+            return False
+        if "type" in tail or "event" in tail:
+            return False  # a repeated key: json.loads would let the last one win
+        if self.resume_echo is not None and isinstance(event, dict) and event.get("type") == "message_start":
+            self.resume_echo = None  # a fresh reply began; nothing more to de-duplicate
+        self._emit_stream(line[start:end], tail.get("parent_tool_use_id"))  # type: ignore[misc]
+        return True
 
     def dispatch(self, link: AgentLink, message: dict[str, Any]) -> None:
         handler = self._handlers.get(message.get("type"))  # type: ignore[arg-type]

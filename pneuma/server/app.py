@@ -56,7 +56,7 @@ STOP_EVENT = web.AppKey("stop_event", asyncio.Event)
 
 
 def create_app(config: ServerConfig) -> web.Application:
-    from pneuma.server import routes_api, routes_files, ws_browser, ws_cli
+    from pneuma.server import routes_api, routes_files, routes_tools, ws_browser, ws_cli
 
     def hosts() -> set[str]:
         from pneuma.server.security import allowed_hosts
@@ -77,6 +77,7 @@ def create_app(config: ServerConfig) -> web.Application:
 
     routes_api.setup(app)
     routes_files.setup(app)
+    routes_tools.setup(app)
     ws_browser.setup(app)
     ws_cli.setup(app)
 
@@ -163,9 +164,12 @@ async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
             debounce_ms=config.watch_debounce_ms,
         )
     )
-    # Give the watcher a moment to register its inotify watches so that a
-    # change made right after start-up is not missed.
-    await asyncio.sleep(0.05)
+    # One turn of the loop, no more: the task's first step runs before we
+    # resume, and that step registers the inotify watches (watchfiles
+    # builds its RustNotify before its first await, and events are
+    # collected from then on), so a change made after the ready line is
+    # reported. A fixed sleep only delayed the ready line.
+    await asyncio.sleep(0)
     yield
     stop.set()
     try:
@@ -193,6 +197,21 @@ def save_now(app: web.Application) -> None:
     session.dirty = False
 
 
+def _needs_first_save(workspace: Path, session: Session) -> bool:
+    """Whether the state files differ from the session as loaded."""
+    from pneuma.server.persistence import stored_state_matches
+
+    return not stored_state_matches(
+        workspace,
+        session_id=session.id,
+        mode=session.mode,
+        backend=session.backend_name,
+        agent_session_id=session.agent_session_id,
+        last_seq=session.seq,
+        history=session.history,
+    )
+
+
 async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
     session = app[SESSION]
@@ -206,7 +225,12 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
                 except OSError:
                     log.exception("could not save the session")
 
-    save_now(app)
+    if _needs_first_save(config.workspace, session):
+        save_now(app)
+    else:
+        # Both files already say exactly this (a restart with nothing new):
+        # rewriting them would cost two fsyncs before the ready line.
+        session.dirty = False
     task = asyncio.get_running_loop().create_task(periodically())
     yield
     task.cancel()

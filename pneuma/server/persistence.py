@@ -92,6 +92,43 @@ def load_session(workspace: Path, mode: str, backend: str) -> StoredSession:
     return StoredSession(session_id=str(uuid.uuid4()), mode=mode, backend=backend)
 
 
+def _session_meta(session_id: str, mode: str, backend: str, agent_session_id: str | None,
+                  last_seq: int) -> dict[str, Any]:
+    return {
+        "sessionId": session_id,
+        "agentSessionId": agent_session_id,
+        "mode": mode,
+        "backend": backend,
+        "lastSeq": last_seq,
+    }
+
+
+def _history_doc(last_seq: int, history: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"version": 1, "lastSeq": last_seq, "messages": history}
+
+
+def stored_state_matches(
+    workspace: Path,
+    *,
+    session_id: str,
+    mode: str,
+    backend: str,
+    agent_session_id: str | None,
+    last_seq: int,
+    history: list[dict[str, Any]],
+) -> bool:
+    """Whether ``save_session`` with these values would write what both
+    files already hold (so the save can be skipped)."""
+    state_dir = workspace / STATE_DIR
+    try:
+        meta = json.loads((state_dir / SESSION_FILE).read_text(encoding="utf-8"))
+        stored = json.loads((state_dir / HISTORY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return meta == _session_meta(session_id, mode, backend, agent_session_id, last_seq) \
+        and stored == _history_doc(last_seq, history)
+
+
 def save_session(
     workspace: Path,
     *,
@@ -103,15 +140,8 @@ def save_session(
     history: list[dict[str, Any]],
 ) -> None:
     state_dir = workspace / STATE_DIR
-    write_json_atomic(state_dir / HISTORY_FILE, {"version": 1, "lastSeq": last_seq,
-                                                 "messages": history})
+    write_json_atomic(state_dir / HISTORY_FILE, _history_doc(last_seq, history))
     write_json_atomic(
         state_dir / SESSION_FILE,
-        {
-            "sessionId": session_id,
-            "agentSessionId": agent_session_id,
-            "mode": mode,
-            "backend": backend,
-            "lastSeq": last_seq,
-        },
+        _session_meta(session_id, mode, backend, agent_session_id, last_seq),
     )

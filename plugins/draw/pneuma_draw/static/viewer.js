@@ -128,7 +128,6 @@ function describeElement(element, byId) {
     if (from) item.from = from;
     if (to) item.to = to;
   }
-  if (element.type === "image" && !item.text) item.text = "";
   item.text = oneLine(item.text);
   return item;
 }
@@ -152,7 +151,7 @@ function contextFor(selection) {
 }
 
 function chipLabel(file, items) {
-  const name = stem(file.split("/").pop() + "");
+  const name = stem(file.split("/").pop());
   if (items.length === 1) {
     const it = items[0];
     return `${name} · ${it.type}${it.text ? ` “${it.text.length > 30 ? it.text.slice(0, 29) + "…" : it.text}”` : ` ${it.id}`}`;
@@ -677,6 +676,9 @@ class DrawViewer {
     }
     this.synced = { path: this.current, text, doc, hash: null, versions: new Map() };
     this.rebaseline();
+    // What Excalidraw adjusts on its own after this (text re-measured when a
+    // font arrives) is not the person's edit: it is not written back.
+    this.userTouched = false;
     if (pending.length) {
       for (const e of pending) this.synced.versions.set(e.id, "pending");
       this.synced.hash = null;

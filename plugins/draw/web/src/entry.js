@@ -1,5 +1,6 @@
 // The one module the draw viewer imports: Excalidraw and the React it runs on,
 // bundled together by build.mjs so the page needs no import map and no CDN.
+// Export only what pneuma_draw/static/viewer.js uses.
 import "@excalidraw/excalidraw/index.css";
 
 export { createElement, Fragment } from "react";
@@ -11,15 +12,9 @@ export {
   Footer,
   CaptureUpdateAction,
   exportToBlob,
-  exportToSvg,
-  getSceneVersion,
-  restore,
   restoreElements,
   serializeAsJSON,
-  isLinearElement,
   getCommonBounds,
-  getNonDeletedElements,
   getVisibleSceneBounds,
   hashElementsVersion,
-  viewportCoordsToSceneCoords,
 } from "@excalidraw/excalidraw";

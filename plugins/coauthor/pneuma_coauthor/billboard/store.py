@@ -1,0 +1,174 @@
+"""The append-only event log on SQLite (§6.1).
+
+WAL mode so readers (the REPL, the viewer, a second CLI) never block the
+writer; ``synchronous=FULL`` so an event is on disk before ``append`` returns
+(an acknowledged event survives a SIGKILL or a power cut). One writer per
+process, serialised by a lock; writers in different processes serialise on
+SQLite's own lock through ``BEGIN IMMEDIATE``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pneuma_coauthor.domain.events import TaskEvent
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    task_id TEXT,
+    author TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_task ON events(task_id, seq);
+CREATE INDEX IF NOT EXISTS events_ts ON events(ts);
+"""
+
+# Serialise writers of the same file inside one process (threads of the REPL,
+# the watcher and the agent host share it).
+_WRITE_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _write_lock(path: Path) -> threading.RLock:
+    key = str(path.resolve())
+    with _LOCKS_GUARD:
+        return _WRITE_LOCKS.setdefault(key, threading.RLock())
+
+
+class EventStore:
+    def __init__(self, path: Path, *, synchronous: str = "FULL") -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so the
+        # read-validate-insert of an append happens under SQLite's write lock.
+        self._conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30.0)
+        self._conn.execute("PRAGMA busy_timeout=30000")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA synchronous={synchronous}")
+        self._conn.executescript(SCHEMA)
+        self.lock = _write_lock(path)
+        self._read_lock = threading.Lock()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- writing (callers hold self.lock and wrap in transaction()) ---------
+
+    def begin(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self._conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self._conn.execute("ROLLBACK")
+
+    def find_event(self, event_id: str) -> TaskEvent | None:
+        row = self._conn.execute(
+            "SELECT seq, event_id, type, task_id, author, ts, payload FROM events WHERE event_id = ?", (event_id,)
+        ).fetchone()
+        return _row_to_event(row) if row else None
+
+    def insert(self, event: TaskEvent) -> int:
+        cursor = self._conn.execute(
+            "INSERT INTO events (event_id, type, task_id, author, ts, payload) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                event.event_id,
+                event.type,
+                event.task_id,
+                event.author_actor_id,
+                event.timestamp,
+                json.dumps(event.payload.dump(), ensure_ascii=False, separators=(",", ":")),
+            ),
+        )
+        return int(cursor.lastrowid or 0)
+
+    # -- reading -------------------------------------------------------------
+
+    def last_seq(self) -> int:
+        with self._read_lock:
+            row = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
+        return int(row[0])
+
+    def data_version(self) -> int:
+        """Changes when another connection commits: a cheap 'anything new?' poll."""
+        with self._read_lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def read(
+        self,
+        after_seq: int = 0,
+        *,
+        until_seq: int | None = None,
+        until_time: str | None = None,
+        task_id: str | None = None,
+        validate: bool = True,
+        batch: int = 5000,
+    ) -> Iterator[TaskEvent]:
+        """Events in log order. ``validate=False`` skips pydantic on a log we
+        wrote ourselves (rebuilding 100,000 events); it is never used for input."""
+        where = ["seq > ?"]
+        args: list[Any] = [after_seq]
+        if until_seq is not None:
+            where.append("seq <= ?")
+            args.append(until_seq)
+        if until_time is not None:
+            where.append("ts <= ?")
+            args.append(until_time)
+        if task_id is not None:
+            where.append("task_id = ?")
+            args.append(task_id)
+        sql = (
+            "SELECT seq, event_id, type, task_id, author, ts, payload FROM events WHERE "
+            + " AND ".join(where)
+            + " ORDER BY seq LIMIT ?"
+        )
+        cursor_seq = after_seq
+        while True:
+            with self._read_lock:
+                rows = self._conn.execute(sql, [cursor_seq, *args[1:], batch]).fetchall()
+            for row in rows:
+                yield _row_to_event(row, validate)
+            if len(rows) < batch:
+                return
+            cursor_seq = rows[-1][0]
+
+    def integrity_ok(self) -> bool:
+        with self._read_lock:
+            return self._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _row_to_event(row: tuple[Any, ...], validate: bool = True) -> TaskEvent:
+    seq, event_id, kind, task_id, author, ts, payload = row
+    data = {
+        "eventId": event_id,
+        "type": kind,
+        "taskId": task_id,
+        "authorActorId": author,
+        "timestamp": ts,
+        "payload": json.loads(payload),
+        "seq": seq,
+    }
+    if validate:
+        return TaskEvent.model_validate(data)
+    from pneuma_coauthor.domain.events import PAYLOADS
+
+    model = PAYLOADS[kind]
+    return TaskEvent.model_construct(
+        event_id=event_id,
+        type=kind,
+        task_id=task_id,
+        author_actor_id=author,
+        timestamp=ts,
+        payload=model.model_validate(data["payload"]),
+        seq=seq,
+    )

@@ -1,0 +1,491 @@
+"""validate_script: what in a scene breaks, misbehaves or reads badly when played.
+
+The checks follow the engine (see script.py): the parser never fails and turns
+anything it does not understand into dialogue, so the validator reports
+
+* ``syntax`` — a statement without its final ``;`` (tolerated by the engine:
+  reported, ``valid`` stays true); a would-be command the engine will show as
+  dialogue (keyword with wrong case, spaces or a full-width colon, a misspelt or
+  removed keyword, ``end -next``); continuation lines the engine does not join;
+  choose options without a target;
+* ``resource`` — a file missing from its game/ folder (exact, case-sensitive
+  names; near names in the hint), a missing scene, label or animation;
+* ``style`` — things that play but probably not as meant (a ``" -"`` inside
+  dialogue that cuts the text, duplicate labels).
+
+Names with ``{var}`` are resolved at run time and not checked; ``none`` and
+empty contents clear and are fine; http(s) URLs are used as they are.
+``valid`` is false only for diagnostics that break or misbehave when played.
+Line numbers are 1-based. Messages and hints are Chinese by default, English
+with ``language="en"``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pneuma_webgal.resources import GameIndex
+from pneuma_webgal.script import (
+    COMMANDS,
+    KEYWORDS,
+    LEGACY_COMMANDS,
+    Ref,
+    Scene,
+    Sentence,
+    js_trim,
+    parse_scene,
+    references,
+)
+
+BUILTIN_COMPLEX_ANIMATIONS = ("universalSoftIn", "universalSoftOff", "testblur")
+BUILTIN_PIXI_EFFECTS = ("rain", "snow", "heavySnow", "cherryBlossoms")
+
+#: Arguments the engine reads on dialogue lines.
+SAY_ARGS = frozenset(
+    {
+        "speaker", "notend", "concat", "clear", "fontSize", "left", "right", "center",
+        "figureId", "volume", "vocal", "next", "when", "continue",
+    }
+)  # fmt: skip
+
+# --- messages -------------------------------------------------------------------
+
+_M: dict[str, tuple[str, str]] = {
+    "no_semicolon": (
+        "语句没有以分号 ; 结尾（引擎可以容忍，但之后不能再写注释）",
+        "Statement does not end with ';' (the engine tolerates it, but no comment can follow)",
+    ),
+    "no_semicolon_fix": ("在行尾加上 ;", "Add ';' at the end of the line"),
+    "keyword_spaces": (
+        "“{head}” 前后有空格：引擎不会把它当作 {kw} 命令，而是显示为说话人“{head}”的对白",
+        "“{head}” has spaces around it: the engine does not run it as {kw} but shows it as dialogue spoken by “{head}”",
+    ),
+    "keyword_case": (
+        "“{head}” 不是命令（命令区分大小写）：引擎会把这一行显示为说话人“{head}”的对白",
+        "“{head}” is not a command (keywords are case-sensitive): the engine shows this line as dialogue spoken by “{head}”",
+    ),
+    "keyword_fix": ("改为 {kw}:（紧跟英文冒号，无空格）", "Write {kw}: exactly (no spaces, ASCII colon)"),
+    "legacy": (
+        "“{head}” 是旧版 WebGAL 的命令，本引擎不再支持：这一行会显示为说话人“{head}”的对白",
+        "“{head}” is a command of an older WebGAL that this engine no longer has: the line shows as dialogue spoken by “{head}”",
+    ),
+    "legacy_fix_setAnimation": (
+        "改用 setAnimation:<动画名> -target=bg-main（或 fig-left/fig-center/fig-right），动画需在 animation/animationTable.json 中登记",
+        "Use setAnimation:<name> -target=bg-main (or fig-left/fig-center/fig-right) with an animation listed in animation/animationTable.json",
+    ),
+    "legacy_fix_setFilter": (
+        "删除这一行，或改用 setTransform 设置滤镜效果",
+        "Remove the line, or use setTransform for filter effects",
+    ),
+    "legacy_fix_setTransform": ("改用 setTransform:<JSON> -target=…", "Use setTransform:<JSON> -target=…"),
+    "legacy_fix_-when": (
+        "给要按条件执行的那一行加上参数 -when=条件，例如 jumpLabel:a -when=x>1;",
+        "Put -when=<condition> on the line to run conditionally, e.g. jumpLabel:a -when=x>1;",
+    ),
+    "legacy_fix_choose": ("改用 choose:选项:标签名|…", "Use choose:Text:label|…"),
+    "legacy_fix_end": ("改用 end; 或 changeScene:", "Use end; or changeScene:"),
+    "unknown_command": (
+        "“{head}” 不是 WebGAL 命令：引擎会把这一行显示为说话人“{head}”的对白",
+        "“{head}” is not a WebGAL command: the engine shows this line as dialogue spoken by “{head}”",
+    ),
+    "unknown_fix": ("最接近的命令是 {kw}:，是否想写 {kw}:{rest}", "The nearest command is {kw}: — did you mean {kw}:{rest}"),
+    "fullwidth_colon": (
+        "“{kw}” 后面是全角冒号“：”：引擎只认英文冒号，这一行会显示为对白",
+        "“{kw}” is followed by a full-width colon '：': the engine only splits at the ASCII ':', so the line shows as dialogue",
+    ),
+    "fullwidth_fix": ("把“：”换成英文冒号“:”", "Replace '：' with the ASCII ':'"),
+    "bare_keyword": (
+        "“{text}” 不会执行 {kw}：没有冒号时整句必须正好是 {kw}，引擎会把它显示为对白",
+        "“{text}” does not run {kw}: without a colon the statement must be exactly {kw}; the engine shows it as dialogue",
+    ),
+    "bare_keyword_fix": ("写成 {kw};（不带空格）；要带参数时写 {kw}:{rest};", "Write {kw}; (no spaces); with arguments write {kw}:{rest};"),
+    "continuation": (
+        "以空白开头、接着“{first}”的续行不会被引擎并入上一行：引擎把它当作单独的一句对白",
+        "A line starting with spaces and '{first}' is not joined to the previous line by the engine: it plays as a separate line of dialogue",
+    ),
+    "continuation_fix": ("把这一行的内容接到上一条语句末尾（同一行）", "Move this text to the end of the previous statement (same line)"),
+    "backslash": (
+        "行尾的反斜杠 \\ 不会把下一行接上：引擎会把 \\ 当作文字显示",
+        "A trailing backslash does not join the next line: the engine shows the backslash as text",
+    ),
+    "backslash_fix": ("删除行尾的 \\，把下一行合并到这一行", "Remove the backslash and join the next line onto this one"),
+    "choose_no_target": (
+        "选项“{text}”没有跳转目标（应为 文字:场景.txt 或 文字:标签）",
+        "Option “{text}” has no target (expected Text:scene.txt or Text:label)",
+    ),
+    "choose_no_target_fix": ("写成 {text}:目标", "Write {text}:target"),
+    "missing_file": ("{what} 不存在：game/{folder}/{name}", "{what} not found: game/{folder}/{name}"),
+    "missing_no_game": (
+        "{what} 不存在：找不到游戏文件夹 {root}",
+        "{what} not found: there is no game folder {root}",
+    ),
+    "case_hint": (
+        "文件名大小写不一致：实际文件是 {cands}（网页服务器区分大小写）",
+        "Only the case differs: the file is {cands} (web servers are case-sensitive)",
+    ),
+    "stray_spaces": (
+        "文件名“{name}”首尾有空格：浏览器加载时会去掉空格所以能播放，但名字应与文件完全一致",
+        "The file name “{name}” has leading/trailing spaces: browsers drop them so it loads, but names should match the file exactly",
+    ),
+    "empty_scene": (
+        "场景是空的：跳到这里的选项或 changeScene 只会看到空白",
+        "The scene is empty: a choice or changeScene leading here shows nothing",
+    ),
+    "empty_scene_fix": ("写入内容，或删除指向它的跳转", "Write the scene, or remove the jumps that lead here"),
+    "space_hint": ("名字首尾多了空格：应为 {cands}", "The name has stray spaces: use {cands}"),
+    "near_hint": ("相近的文件：{cands}", "Similar files: {cands}"),
+    "other_folder_hint": (
+        "同名文件在 {folders} 中；{what} 只会在 game/{folder}/ 里找",
+        "A file of that name is in {folders}; {what} only looks in game/{folder}/",
+    ),
+    "add_file_hint": (
+        "把文件放进 game/{folder}/，或改用已有的文件{avail}",
+        "Add the file to game/{folder}/ or use an existing one{avail}",
+    ),
+    "missing_label": ("标签“{label}”在本场景中不存在", "Label “{label}” does not exist in this scene"),
+    "label_hint_near": ("相近的标签：{cands}", "Similar labels: {cands}"),
+    "label_hint_add": (
+        "添加 label:{label}; 或改用已有标签{avail}；跳到其他场景的目标要写文件名（带 .txt）",
+        "Add label:{label}; or use an existing label{avail}; a target in another scene is a file name (with .txt)",
+    ),
+    "missing_animation": (
+        "动画“{name}”没有登记在 animation/animationTable.json 中",
+        "Animation “{name}” is not listed in animation/animationTable.json",
+    ),
+    "animation_no_table": (
+        "动画“{name}”无法使用：游戏没有 animation/animationTable.json",
+        "Animation “{name}” cannot be used: the game has no animation/animationTable.json",
+    ),
+    "animation_bad_table": ("动画表无法读取：{error}", "The animation table cannot be read: {error}"),
+    "animation_no_file": (
+        "动画“{name}”已登记，但 game/animation/{name}.json 不存在",
+        "Animation “{name}” is listed but game/animation/{name}.json does not exist",
+    ),
+    "animation_hint": (
+        "已登记的动画：{cands}；新动画要放进 game/animation/<名字>.json 并加入 animationTable.json",
+        "Listed animations: {cands}; a new one goes in game/animation/<name>.json and into animationTable.json",
+    ),
+    "complex_animation": (
+        "“{name}” 不是内置的 setComplexAnimation 动画",
+        "“{name}” is not a built-in setComplexAnimation animation",
+    ),
+    "pixi_effect": ("“{name}” 不是内置的 pixiPerform 特效", "“{name}” is not a built-in pixiPerform effect"),
+    "builtin_hint": ("可用：{cands}", "Available: {cands}"),
+    "dash_in_text": (
+        "对白中的 “ -” 开始了参数区：“{arg}” 被当成参数，画面上只显示“{text}”",
+        "“ -” inside dialogue starts the arguments: “{arg}” is read as an argument and only “{text}” is shown",
+    ),
+    "dash_fix": ("去掉“-”前的空格，或改用破折号“—”", "Remove the space before '-', or use a dash '—'"),
+    "duplicate_label": (
+        "标签“{label}”重复定义（第一次在第 {first} 行），跳转会到第一个",
+        "Label “{label}” is defined again (first on line {first}); jumps go to the first one",
+    ),
+    "duplicate_label_fix": ("给其中一个换个名字", "Rename one of them"),
+    "what_background": ("背景", "Background"),
+    "what_figure": ("立绘", "Figure"),
+    "what_bgm": ("背景音乐", "Music"),
+    "what_vocal": ("语音/音效", "Voice/sound"),
+    "what_video": ("视频", "Video"),
+    "what_scene": ("场景", "Scene"),
+    "sep": ("、", ", "),
+}
+
+
+def _lang(language: str | None) -> int:
+    return 1 if language and language.lower().startswith("en") else 0
+
+
+@dataclass
+class Diagnostic:
+    line: int
+    kind: str
+    message: str
+    fix_hint: str | None = None
+    breaks: bool = True  # misbehaves when played -> valid false
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"line": self.line, "kind": self.kind, "message": self.message}
+        if self.fix_hint:
+            d["fixHint"] = self.fix_hint
+        return d
+
+
+class _Reporter:
+    def __init__(self, language: str | None):
+        self.i = _lang(language)
+        self.items: list[Diagnostic] = []
+
+    def t(self, key: str, **kw: Any) -> str:
+        return _M[key][self.i].format(**kw)
+
+    def join(self, items: list[str], limit: int = 5) -> str:
+        shown = [f"“{x}”" if self.i == 0 else f"'{x}'" for x in items[:limit]]
+        more = "" if len(items) <= limit else ("…" if self.i == 0 else ", …")
+        return self.t("sep").join(shown) + more
+
+    def add(self, line: int, kind: str, key: str, fix: str | None = None, *, breaks: bool = True, **kw: Any):
+        self.items.append(Diagnostic(line, kind, self.t(key, **kw), fix, breaks))
+
+
+# --- helpers --------------------------------------------------------------------
+
+
+def _osa(a: str, b: str) -> int:
+    """Optimal-string-alignment edit distance (adjacent swaps count once)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[len(b)]
+
+
+_LOWER_KW = {k.lower(): k for k in COMMANDS}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CAMEL = re.compile(r"[a-z_][a-z0-9_]*[A-Z][A-Za-z0-9_]*")
+
+
+def nearest_command(word: str) -> tuple[str, int]:
+    """The closest keyword and its (case-insensitive) edit distance."""
+    low = word.lower()
+    best = min(COMMANDS, key=lambda k: (_osa(low, k.lower()), abs(len(k) - len(word))))
+    return best, _osa(low, best.lower())
+
+
+def would_be_command(head: str) -> tuple[str, str] | None:
+    """If a dialogue line's speaker text is a mistyped command: (reason, keyword)."""
+    word = js_trim(head)
+    if word in KEYWORDS:
+        return ("spaces", KEYWORDS[word] if KEYWORDS[word] != "comment" else word)
+    if word in LEGACY_COMMANDS:
+        return ("legacy", word)
+    if word.lower() in _LOWER_KW:
+        return ("case", _LOWER_KW[word.lower()])
+    if not _IDENT.fullmatch(word) or len(word) < 3:
+        return None
+    kw, dist = nearest_command(word)
+    allowed = 1 if len(kw) <= 5 else 2
+    if word[0].islower() and dist <= allowed:
+        return ("typo", kw)
+    if _CAMEL.fullmatch(word):
+        return ("typo", kw)
+    return None
+
+
+def _has_var(name: str) -> bool:
+    return re.search(r"(?<!\\)\{[^}]*\}", name) is not None
+
+
+_COND_PREFIX = re.compile(r"^\s*(\([^)]*\))?\s*(\[[^\]]*\])?\s*->")
+
+
+def choose_options(sentence: Sentence) -> list[tuple[str, str | None]]:
+    """(text, target) of each option as the runtime reads them (trimmed, conditions dropped)."""
+    result = []
+    for option in re.split(r"(?<!\\)\|", sentence.raw_content):
+        option = js_trim(option)
+        if option == "":
+            continue
+        m = _COND_PREFIX.match(option)
+        if m and (m.group(1) or m.group(2)):
+            option = option[m.end() :]
+        parts = re.split(r"(?<!\\):", option)
+        text = js_trim(parts[0])
+        target = js_trim(parts[1]) if len(parts) > 1 else None
+        result.append((text, target))
+    return result
+
+
+# --- the checks -----------------------------------------------------------------
+
+
+def _check_missing_file(rep: _Reporter, index: GameIndex, s: Sentence, ref: Ref) -> None:
+    folder = ref.folder
+    name = ref.name.split("?", 1)[0] if folder == "figure" else ref.name
+    if ref.remote or _has_var(name) or name == "":
+        return
+    if index.has(folder, name):
+        return
+    what = rep.t(f"what_{folder}") if f"what_{folder}" in _M else folder
+    if ref.role not in ("content", "vocal", "choose"):
+        what = f"{what} (-{ref.role})"
+    if not index.exists:
+        rep.add(s.line, "resource", "missing_no_game", None, what=what, root=index.root.name + "/")
+        return
+    if name.strip() != name and index.has(folder, name.strip()):
+        # Browsers drop leading/trailing spaces of a URL, so this loads; say it anyway.
+        rep.add(s.line, "resource", "stray_spaces", rep.t("space_hint", cands=rep.join([name.strip()])), breaks=False, name=name)
+        return
+    hint: str | None
+    cases = index.case_variants(folder, name)
+    if cases:
+        hint = rep.t("case_hint", cands=rep.join(cases))
+    elif name.strip() != name and (index.has(folder, name.strip()) or index.case_variants(folder, name.strip())):
+        hint = rep.t("space_hint", cands=rep.join([name.strip()] + index.case_variants(folder, name.strip())))
+    else:
+        near = index.near(folder, name)
+        elsewhere = index.folders_holding(name, folder)
+        if elsewhere:
+            hint = rep.t("other_folder_hint", folders=rep.join([f"game/{f}/" for f in elsewhere]), what=what, folder=folder)
+        elif near:
+            hint = rep.t("near_hint", cands=rep.join(near))
+        else:
+            names = index.names(folder)
+            avail = (("：" if rep.i == 0 else ": ") + rep.join(names)) if names else ""
+            hint = rep.t("add_file_hint", folder=folder, avail=avail)
+    rep.add(s.line, "resource", "missing_file", hint, what=what, folder=folder, name=name)
+
+
+def _check_animation(rep: _Reporter, index: GameIndex, s: Sentence, name: str) -> None:
+    if name in ("", "none") or _has_var(name):
+        return
+    table = index.animation_table
+    if table is None:
+        if index.animation_table_error:
+            rep.add(s.line, "resource", "animation_bad_table", None, error=index.animation_table_error)
+        else:
+            rep.add(s.line, "resource", "animation_no_table", None, name=name)
+        return
+    if name not in table:
+        import difflib
+
+        near = [t for t in table if t.lower() == name.lower()] or difflib.get_close_matches(name, table, n=3, cutoff=0.5)
+        cands = rep.join(near or table, limit=8)
+        rep.add(s.line, "resource", "missing_animation", rep.t("animation_hint", cands=cands), name=name)
+    elif index.exists and not index.has("animation", f"{name}.json"):
+        rep.add(s.line, "resource", "animation_no_file", None, name=name)
+
+
+def _check_line_syntax(rep: _Reporter, s: Sentence, prev: Sentence | None) -> bool:
+    """Would-be commands and continuation lines. True when something was reported."""
+    raw = s.raw
+    stripped = js_trim(s.statement)
+    if s.command == "comment":
+        return False
+    # Continuation lines (the Terre editor folds them; the engine does not).
+    if raw[:1] in (" ", "\t") and stripped[:1] in ("-", "|") and "-concat" not in raw:
+        shown = s.content or stripped
+        rep.add(s.line, "syntax", "continuation", rep.t("continuation_fix"), first=stripped[0], text=shown)
+        return True
+    if s.command != "say":
+        return False
+    if s.has_colon and s.head != "say":
+        found = would_be_command(s.head)
+        if found:
+            reason, kw = found
+            head = js_trim(s.head)
+            if reason == "spaces":
+                rep.add(s.line, "syntax", "keyword_spaces", rep.t("keyword_fix", kw=kw), head=s.head, kw=kw)
+            elif reason == "case":
+                rep.add(s.line, "syntax", "keyword_case", rep.t("keyword_fix", kw=kw), head=head)
+            elif reason == "legacy":
+                target = LEGACY_COMMANDS[kw]
+                rep.add(s.line, "syntax", "legacy", rep.t(f"legacy_fix_{target}"), head=head)
+            else:
+                rest = s.statement[s.statement.find(":") + 1 :].strip()
+                rep.add(s.line, "syntax", "unknown_command", rep.t("unknown_fix", kw=kw, rest=rest[:40]), head=head)
+            return True
+        return False
+    if not s.has_colon:
+        # changeBg：x (full-width colon)
+        m = re.match(r"\s*([A-Za-z_]+)\s*：", s.statement)
+        if m and (m.group(1) in KEYWORDS or m.group(1).lower() in _LOWER_KW):
+            kw = KEYWORDS.get(m.group(1)) or _LOWER_KW[m.group(1).lower()]
+            rep.add(s.line, "syntax", "fullwidth_colon", rep.t("fullwidth_fix"), kw=kw)
+            return True
+        # `end -next`, `end `, ` pixiInit`: a bare keyword that is not exactly the statement
+        word = s.raw_content
+        if word in KEYWORDS:
+            args = s.statement[s.statement.find(" -") :].strip() if " -" in s.statement else ""
+            rest = f" {args}" if args else " -next"
+            rep.add(s.line, "syntax", "bare_keyword", rep.t("bare_keyword_fix", kw=word, rest=rest), text=stripped, kw=word)
+            return True
+    return False
+
+
+def validate_scene(scene: Scene, index: GameIndex, *, language: str | None = None) -> dict[str, Any]:
+    """The validate_script response for a parsed scene."""
+    diagnostics = diagnose_scene(scene, index, language=language)
+    return {
+        "valid": not any(d.breaks for d in diagnostics),
+        "diagnostics": [d.to_dict() for d in diagnostics],
+    }
+
+
+def diagnose_scene(scene: Scene, index: GameIndex, *, language: str | None = None) -> list[Diagnostic]:
+    """Every diagnostic of a scene, sorted by line."""
+    rep = _Reporter(language)
+    labels = scene.labels
+    label_names = list(labels)
+    prev: Sentence | None = None
+    for s in scene.sentences:
+        reported = _check_line_syntax(rep, s, prev)
+        if s.command != "comment" and not s.terminated and js_trim(s.statement):
+            rep.add(s.line, "syntax", "no_semicolon", rep.t("no_semicolon_fix"), breaks=False)
+        if s.command != "comment" and s.raw.rstrip().endswith("\\") and not s.terminated:
+            rep.add(s.line, "syntax", "backslash", rep.t("backslash_fix"))
+        cmd = s.command
+        for ref in references(s):
+            _check_missing_file(rep, index, s, ref)
+        if cmd == "choose":
+            for text, target in choose_options(s):
+                if target is None or target == "":
+                    rep.add(s.line, "syntax", "choose_no_target", rep.t("choose_no_target_fix", text=text), breaks=False, text=text)
+                elif "." in target:
+                    _check_missing_file(rep, index, s, Ref("scene", target, "choose"))
+                else:
+                    _check_label(rep, s, target, labels, label_names)
+        elif cmd == "jumpLabel":
+            _check_label(rep, s, s.raw_content, labels, label_names)
+        elif cmd == "setAnimation":
+            _check_animation(rep, index, s, s.raw_content)
+        elif cmd == "setComplexAnimation" and s.raw_content and not _has_var(s.raw_content):
+            if s.raw_content not in BUILTIN_COMPLEX_ANIMATIONS:
+                rep.add(s.line, "syntax", "complex_animation", rep.t("builtin_hint", cands=rep.join(list(BUILTIN_COMPLEX_ANIMATIONS))), name=s.raw_content)
+        elif cmd == "pixiPerform" and s.raw_content and not _has_var(s.raw_content):
+            if s.raw_content not in BUILTIN_PIXI_EFFECTS:
+                rep.add(s.line, "syntax", "pixi_effect", rep.t("builtin_hint", cands=rep.join(list(BUILTIN_PIXI_EFFECTS))), name=s.raw_content)
+        if cmd in ("changeFigure", "changeBg", "setTransition"):
+            for key in ("enter", "exit"):
+                value = s.arg(key)
+                if isinstance(value, str):
+                    _check_animation(rep, index, s, value)
+        if cmd == "label" and s.content and labels.get(s.content) != s.line:
+            rep.add(s.line, "style", "duplicate_label", rep.t("duplicate_label_fix"), breaks=False, label=s.content, first=labels[s.content])
+        if cmd == "say" and not reported:
+            for key, value in s.args:
+                if key in SAY_ARGS or value is not True:
+                    continue
+                if re.search(r"\s", key) or not key.isascii():
+                    rep.add(s.line, "style", "dash_in_text", rep.t("dash_fix"), breaks=False, arg=key, text=s.content)
+                    break
+        prev = s
+    if all(s.command == "comment" for s in scene.sentences):
+        rep.add(1, "style", "empty_scene", rep.t("empty_scene_fix"), breaks=False)
+    return sorted(rep.items, key=lambda d: d.line)
+
+
+def _check_label(rep: _Reporter, s: Sentence, label: str, labels: dict[str, int], names: list[str]) -> None:
+    if label == "" or _has_var(label) or label in labels:
+        return
+    import difflib
+
+    near = [n for n in names if n.lower() == label.lower()] or difflib.get_close_matches(label, names, n=3, cutoff=0.5)
+    if near:
+        hint = rep.t("label_hint_near", cands=rep.join(near))
+    else:
+        avail = (("：" if rep.i == 0 else ": ") + rep.join(names)) if names else ""
+        hint = rep.t("label_hint_add", label=label, avail=avail)
+    rep.add(s.line, "resource", "missing_label", hint, label=label)
+
+
+def validate_text(text: str, index: GameIndex, *, scene_name: str = "scene.txt", language: str | None = None) -> dict[str, Any]:
+    """Parse and validate a scene's text against a game folder."""
+    return validate_scene(parse_scene(text, scene_name), index, language=language)

@@ -1,0 +1,158 @@
+"""Reading and writing workspace text files for tools: through the sandbox,
+with the contract's errors, and atomically (temp file + fsync + rename)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pneuma.tools.errors import ToolError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pneuma.tools.context import ToolContext
+
+
+def content_hash(text: str) -> str:
+    """The contract's contentHash: the first 8 hex digits of SHA-256 of the UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def max_read_bytes(ctx: "ToolContext") -> int:
+    return int(ctx.policies.get("maxReadBytes") or 5 * 1024 * 1024)
+
+
+def read_text(ctx: "ToolContext", rel: str, max_bytes: int | None = None) -> tuple[str, str]:
+    """``(text, content_hash)`` of a UTF-8 file inside the workspace."""
+    path = ctx.sandbox.resolve(rel)
+    canonical = ctx.sandbox.normalize(rel)
+    limit = max_read_bytes(ctx)
+    if max_bytes is not None:
+        limit = min(limit, max_bytes)
+    try:
+        if path.is_dir():
+            raise ToolError("E_NOT_FOUND", f"{canonical} is a directory, not a file",
+                            details={"path": canonical, "isDirectory": True},
+                            hint="Use list_files to see what it holds.")
+        size = path.stat().st_size
+        if size > limit:
+            raise ToolError("E_TOO_LARGE", f"{canonical} is {size} bytes; the limit is {limit}",
+                            details={"path": canonical, "bytes": size, "limit": limit},
+                            hint="Use search_files to find the lines you need.")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise not_found(canonical) from None
+    except NotADirectoryError:
+        raise not_found(canonical) from None
+    except ToolError:
+        raise
+    except OSError as exc:
+        raise ToolError("E_IO", f"Cannot read {canonical}: {exc.strerror or exc}",
+                        details={"path": canonical}) from None
+    if len(data) > limit:  # grew since stat
+        raise ToolError("E_TOO_LARGE", f"{canonical} is {len(data)} bytes; the limit is {limit}",
+                        details={"path": canonical, "bytes": len(data), "limit": limit})
+    text = decode(data, canonical)
+    return text, content_hash(text)
+
+
+def decode(data: bytes, canonical: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError("E_ENCODING", f"{canonical} is not UTF-8 text (bad byte at offset "
+                        f"{exc.start})", details={"path": canonical, "offset": exc.start},
+                        hint="Only UTF-8 text files can be read or edited with these tools.") \
+            from None
+
+
+def not_found(canonical: str) -> ToolError:
+    parent = canonical.rsplit("/", 1)[0] if "/" in canonical else "."
+    return ToolError("E_NOT_FOUND", f"File not found: {canonical}",
+                     details={"path": canonical},
+                     hint=f"Check the name, or run list_files on {parent}.")
+
+
+def current_hash(ctx: "ToolContext", rel: str) -> str | None:
+    """contentHash of the file now, or None when it does not exist."""
+    try:
+        return read_text(ctx, rel)[1]
+    except ToolError as exc:
+        if exc.code == "E_NOT_FOUND" and not exc.details.get("isDirectory"):
+            return None
+        raise
+
+
+def check_text(ctx: "ToolContext", canonical: str, text: str) -> bytes:
+    """The bytes to write, or E_ENCODING / E_TOO_LARGE."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ToolError("E_ENCODING", f"content for {canonical} holds a character that is not "
+                        f"valid Unicode text at {exc.start}", details={"path": canonical}) from None
+    limit = int(ctx.policies.get("maxWriteBytes") or 5 * 1024 * 1024)
+    if len(data) > limit:
+        raise ToolError("E_TOO_LARGE", f"content for {canonical} is {len(data)} bytes; the "
+                        f"limit is {limit}", details={"path": canonical, "bytes": len(data),
+                                                      "limit": limit},
+                        hint="Split the file, or raise maxWriteBytes in the policy file.")
+    return data
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves the old or the new
+    content: a temp file in the same directory, fsync, rename, fsync the directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def atomic_write_text(ctx: "ToolContext", rel: str, text: str) -> int:
+    """Write a workspace file atomically; returns the number of bytes written."""
+    path = ctx.sandbox.resolve(rel)
+    canonical = ctx.sandbox.normalize(rel)
+    data = check_text(ctx, canonical, text)
+    # Write through an in-workspace symlink to its (sandbox-checked) target.
+    real = Path(os.path.realpath(path))
+    if real.is_dir():
+        raise ToolError("E_CONFLICT", f"{canonical} is a directory", details={"path": canonical})
+    try:
+        atomic_write_bytes(real, data)
+    except OSError as exc:
+        raise ToolError("E_IO", f"Cannot write {canonical}: {exc.strerror or exc}",
+                        details={"path": canonical}) from None
+    return len(data)
