@@ -537,7 +537,10 @@ def _write_fingerprint(workspace: Path, fingerprint: str | None, warnings: list[
     if fingerprint is None:
         path.unlink(missing_ok=True)
         return
+    content = _json_bytes({"fingerprint": fingerprint, "warnings": warnings})
+    if _read(workspace.resolve(), FINGERPRINT_FILE) == content:
+        return  # a second install leaves every byte and every mtime as it was
     try:
-        _atomic_write(path, _json_bytes({"fingerprint": fingerprint, "warnings": warnings}))
+        _atomic_write(path, content)
     except OSError:
         pass  # only an optimisation: the next run installs in full

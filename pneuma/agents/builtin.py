@@ -16,6 +16,12 @@ def _claude_code(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
     return ClaudeCodeBackend(options, sink)
 
 
+def _native(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
+    from pneuma.agents.native.backend import NativeBackend
+
+    return NativeBackend(options, sink)
+
+
 def _socket(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
     from pneuma.agents.socket_agent import SocketAgentBackend
 
@@ -31,6 +37,15 @@ def register_backends() -> list[BackendSpec]:
             factory=_claude_code,
         ),
         BackendSpec(
+            name="native",
+            description=(
+                "Pneuma's own runtime: drives the Anthropic Messages API itself, with the "
+                "mode's tools, the viewer's actions and connected browser clients "
+                "(`pneuma browser-client`). Needs ANTHROPIC_API_KEY."
+            ),
+            factory=_native,
+        ),
+        BackendSpec(
             name="socket",
             description=(
                 "Wait for an agent to connect to /ws/cli/<session id> and speak "
@@ -44,3 +59,15 @@ def register_backends() -> list[BackendSpec]:
             factory=_no_agent,
         ),
     ]
+
+
+@hookimpl
+def register_routes(app, mode) -> None:
+    """The native backend's routes, only in a session that runs it."""
+    from pneuma.server.app import CONFIG
+
+    config = app.get(CONFIG)
+    if config is not None and config.backend is not None and config.backend.name == "native":
+        from pneuma.agents.native.routes import setup
+
+        setup(app)

@@ -61,6 +61,12 @@ _raw_decode = json.JSONDecoder().raw_decode
 
 # How the CLI starts every stream_event line (compact JSON, this key order).
 _STREAM_PREFIX = '{"type":"stream_event","event":'
+# What follows the event on such a line: more members whose values are
+# strings without escapes, null, booleans or integers, then the end.
+_JSON_SPACE = " \t\r\n"
+_JSON_STR = r'"[^"\\\x00-\x1f]*"'
+_FLAT_TAIL = re.compile(rf'(?:,{_JSON_STR}:(?:{_JSON_STR}|null|true|false|-?(?:0|[1-9]\d*)))*\}}[ \t\r\n]*')
+_PARENT = re.compile(rf',"parent_tool_use_id":({_JSON_STR}|null|true|false|-?(?:0|[1-9]\d*))')
 
 
 def encode(message: dict[str, Any]) -> str:
@@ -140,7 +146,7 @@ class StreamJsonBridge:
         # A sink that takes a stream event as JSON text (the session's
         # ``emit_stream``) spares every delta a json.dumps; any other sink
         # gets dicts through ``emit``.
-        self._emit_stream: Callable[[str, Any], None] | None = getattr(sink, "emit_stream", None)
+        self._emit_stream: Callable[[str, str], None] | None = getattr(sink, "emit_stream", None)
         self.log = logger or log  # the transport's logger: warnings name where lines came from
         self.permission_mode = permission_mode
         self.agent_session_id = agent_session_id
@@ -352,20 +358,37 @@ class StreamJsonBridge:
         start = len(_STREAM_PREFIX)
         try:
             event, end = _raw_decode(line, start)
-            rest = line[end:].lstrip()
-            if rest[:1] == ",":
-                tail = json.loads("{" + rest[1:])
-            elif rest.rstrip() == "}":
-                tail = {}
-            else:
-                return False
         except ValueError:
             return False
-        if "type" in tail or "event" in tail:
-            return False  # a repeated key: json.loads would let the last one win
+        rest = line[end:]
+        if _FLAT_TAIL.fullmatch(rest) is not None:
+            # The usual tail (session_id, parent_tool_use_id, uuid, ...):
+            # flat, compact, no escapes, so checking its syntax with one
+            # regex and finding a key by plain search is exact, and cheaper
+            # than parsing it. No value can hold a quote, so these
+            # substrings can only be keys.
+            if ',"type":' in rest or ',"event":' in rest:
+                return False  # a repeated key: json.loads would let the last one win
+            at = rest.rfind(',"parent_tool_use_id":')  # the last one wins, as in json.loads
+            parent = "null" if at < 0 else _PARENT.match(rest, at).group(1)  # type: ignore[union-attr]
+        else:
+            try:
+                rest = rest.lstrip(_JSON_SPACE)  # JSON's whitespace, not str.strip()'s
+                if rest[:1] == "," and rest[1:].lstrip(_JSON_SPACE)[:1] == '"':
+                    # (the quote check: "{" + "}" would accept a trailing comma)
+                    tail = json.loads("{" + rest[1:])
+                elif rest.rstrip(_JSON_SPACE) == "}":
+                    tail = {}
+                else:
+                    return False
+            except ValueError:
+                return False
+            if "type" in tail or "event" in tail:
+                return False
+            parent = _dumps(tail.get("parent_tool_use_id"))
         if self.resume_echo is not None and isinstance(event, dict) and event.get("type") == "message_start":
             self.resume_echo = None  # a fresh reply began; nothing more to de-duplicate
-        self._emit_stream(line[start:end], tail.get("parent_tool_use_id"))  # type: ignore[misc]
+        self._emit_stream(line[start:end], parent)  # type: ignore[misc]
         return True
 
     def dispatch(self, link: AgentLink, message: dict[str, Any]) -> None:

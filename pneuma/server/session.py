@@ -133,17 +133,17 @@ class Session:
             if connection.subscribed:
                 connection.send(text)
 
-    def emit_stream(self, event_json: str, parent_tool_use_id: Any = None) -> None:
-        """Broadcast a ``stream_event`` whose event is already JSON text (cut
-        from the agent's line by the stream-json bridge). The same message
-        ``emit`` would send, same key order, built by concatenation: the
-        deltas are most of the traffic and json.dumps was most of their
-        cost. Not history; kept in the replay buffer like any broadcast."""
+    def emit_stream(self, event_json: str, parent_json: str = "null") -> None:
+        """Broadcast a ``stream_event`` given as JSON text: the event and its
+        ``parent_tool_use_id``, cut from the agent's line by the stream-json
+        bridge. The same message ``emit`` would send, same key order, built
+        by concatenation: the deltas are most of the traffic and json.dumps
+        was most of their cost. Not history; kept in the replay buffer like
+        any broadcast, so a reconnecting tab gets exactly these bytes."""
         self.seq += 1
         seq = self.seq
-        parent = "null" if parent_tool_use_id is None else _dumps(parent_tool_use_id)
         text = ('{"type":"stream_event","event":' + event_json + ',"parent_tool_use_id":'
-                + parent + ',"seq":' + str(seq) + "}")
+                + parent_json + ',"seq":' + str(seq) + "}")
         self.replay.append((seq, text))
         for connection in self.connections:
             if connection.subscribed:

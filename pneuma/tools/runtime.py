@@ -132,18 +132,38 @@ class ToolRuntime:
 
     async def call_async(self, name: str, args: Any) -> dict[str, Any]:
         try:
-            return await self._call(name, args)
+            spec, ctx, handler, call_args = self._prepare(name, args)
+            if inspect.iscoroutinefunction(handler):
+                result = await handler(ctx, call_args)
+            else:
+                # Handlers do blocking file I/O (fsync): keep the event loop free.
+                result = await asyncio.to_thread(handler, ctx, call_args)
+                if inspect.isawaitable(result):
+                    result = await result
+            check_result(spec, result)
+            return result
         except ToolError as exc:
             return exc.to_dict()
         except Exception as exc:  # never let a bug escape as anything but E_INTERNAL
-            log.exception("tool %s failed", name)
-            return ToolError("E_INTERNAL", f"{name} failed: {type(exc).__name__}: {exc}",
-                             details={"tool": name}).to_dict()
+            return _internal(name, exc)
 
     def call(self, name: str, args: Any) -> dict[str, Any]:
-        return run_sync(self.call_async(name, args))
+        """The synchronous form (``pneuma tool``); a sync handler runs in this thread."""
+        try:
+            spec, ctx, handler, call_args = self._prepare(name, args)
+            if inspect.iscoroutinefunction(handler):
+                return run_sync(self.call_async(name, args))
+            result = handler(ctx, call_args)
+            if inspect.isawaitable(result):
+                result = run_sync(result)
+            check_result(spec, result)
+            return result
+        except ToolError as exc:
+            return exc.to_dict()
+        except Exception as exc:
+            return _internal(name, exc)
 
-    async def _call(self, name: str, args: Any) -> dict[str, Any]:
+    def _prepare(self, name: str, args: Any) -> tuple[Any, ToolContext, Handler, Any]:
         spec = self.mode.manifest.tool(name) if isinstance(name, str) else None
         if spec is None:
             known = ", ".join(t.name for t in self.mode.manifest.tools) or "none"
@@ -155,16 +175,13 @@ class ToolRuntime:
         if name not in ctx.enabled_tools:
             raise disabled_error(spec, self.mode.name)
         check_args(spec, args)
-        handler = load_handler(spec.handler)
-        call_args = copy.deepcopy(args)
-        if inspect.iscoroutinefunction(handler):
-            result = await handler(ctx, call_args)
-        else:
-            result = await asyncio.to_thread(handler, ctx, call_args)
-            if inspect.isawaitable(result):
-                result = await result
-        check_result(spec, result)
-        return result
+        return spec, ctx, load_handler(spec.handler), copy.deepcopy(args)
+
+
+def _internal(name: Any, exc: Exception) -> dict[str, Any]:
+    log.error("tool %s failed", name, exc_info=exc)
+    return ToolError("E_INTERNAL", f"{name} failed: {type(exc).__name__}: {exc}",
+                     details={"tool": str(name)}).to_dict()
 
 
 def disabled_error(spec: Any, mode_name: str) -> ToolError:

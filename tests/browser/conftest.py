@@ -100,8 +100,11 @@ class Record(dict):
 # --- the browser ----------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope, not session: Playwright's sync API keeps an asyncio loop
+    # running on the main thread while it is open, which would break every
+    # async test collected after the browser tests.
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

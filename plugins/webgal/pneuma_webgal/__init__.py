@@ -1,11 +1,18 @@
-"""The webgal mode for Pneuma: manifest, skill, seed files and viewer."""
+"""The webgal mode for Pneuma: manifest, skill, seed files, viewer and the
+preview routes (the real WebGAL engine at /webgal/, the editor-sync socket)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pneuma import hookimpl
 from pneuma.modes import ModeSource
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+    from pneuma.modes import LoadedMode
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -13,3 +20,12 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 @hookimpl
 def register_modes() -> list[ModeSource]:
     return [ModeSource(manifest=PACKAGE_DIR / "manifest.json", package_dir=PACKAGE_DIR)]
+
+
+@hookimpl
+def register_routes(app: web.Application, mode: LoadedMode) -> None:
+    if mode.name != "webgal":
+        return
+    from pneuma_webgal.routes import register
+
+    register(app)

@@ -96,16 +96,31 @@ class GameIndex:
 
 
 def _walk(folder: Path) -> list[str]:
+    """Every file under ``folder`` as a POSIX path relative to it (hidden files skipped)."""
     names: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        rel_dir = Path(dirpath).relative_to(folder)
-        for filename in filenames:
-            if filename.startswith(".") or filename in _JUNK:
-                continue
-            rel = (rel_dir / filename).as_posix()
-            names.append(rel[2:] if rel.startswith("./") else rel)
-    return sorted(names)
+    stack = [("", os.fspath(folder))]
+    while stack:
+        prefix, path = stack.pop()
+        try:
+            entries = os.scandir(path)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith(".") or name in _JUNK:
+                    continue
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    continue
+                if is_dir:
+                    if not entry.is_symlink():
+                        stack.append((prefix + name + "/", entry.path))
+                else:
+                    names.append(prefix + name)
+    names.sort()
+    return names
 
 
 def build_index(game_root: Path) -> GameIndex:

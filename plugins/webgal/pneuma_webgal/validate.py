@@ -22,6 +22,7 @@ with ``language="en"``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -259,6 +260,7 @@ def nearest_command(word: str) -> tuple[str, int]:
     return best, _osa(low, best.lower())
 
 
+@functools.lru_cache(maxsize=4096)
 def would_be_command(head: str) -> tuple[str, str] | None:
     """If a dialogue line's speaker text is a mistyped command: (reason, keyword)."""
     word = js_trim(head)

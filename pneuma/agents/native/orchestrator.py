@@ -120,6 +120,7 @@ class AgentOrchestrator:
         self.current: Task | None = None
         self.reserved_task_id: str | None = None
         self._selection: asyncio.Future[str] | None = None
+        self._declined: set[str] = set()  # tasks whose browser actions the person refused
 
     # -- tasks -----------------------------------------------------------------
 
@@ -380,6 +381,8 @@ class AgentOrchestrator:
             client_id = await self._wait_for_selection(task)
         task.selected_client_id = client_id
         self.store.save_task(task)
+        if task.id in self._declined:
+            raise BrowserDeclined("The person declined browser actions for this task.")
         if not task.confirmed:
             self._move(task, S.WAITING_FOR_USER_CONFIRMATION)
             await self._confirm(task, client_id, summary, details)
@@ -438,6 +441,7 @@ class AgentOrchestrator:
             raise TaskFailed("nobody confirmed the browser task in time",
                              "confirmation_timeout") from None
         if not approved:
+            self._declined.add(task.id)
             self._move(task, S.RUNNING)
             raise BrowserDeclined("The person declined the browser task"
                                   + (f": {message}." if message else "."))

@@ -92,8 +92,7 @@ def viewer_tool_name(action_id: str) -> str:
 
 def viewer_tools(mode: Any) -> list[ToolDef]:
     tools = []
-    for action in mode.manifest.agent_actions() if hasattr(mode.manifest, "agent_actions") else [
-            a for a in mode.manifest.viewer_api.actions if a.agent_invocable]:
+    for action in [a for a in mode.manifest.viewer_api.actions if a.agent_invocable]:
         properties: dict[str, Any] = {}
         required: list[str] = []
         for name, spec in action.params.items():

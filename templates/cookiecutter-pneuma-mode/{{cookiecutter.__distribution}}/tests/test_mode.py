@@ -136,6 +136,18 @@ def test_outline_errors(workspace: Path, path: str, code: str):
     assert caught.value.code == code
 
 
+def test_outline_through_pneumas_tool_runtime(mode, workspace: Path):
+    # The same call the agent makes over MCP or `pneuma tool`: arguments and
+    # result are checked against the manifest's schemas.
+    runtime = pytest.importorskip("pneuma.tools.runtime")
+    result = runtime.call_tool(mode, workspace, "outline", {"file": "welcome.md"})
+    assert result["title"].startswith("Welcome to "), result
+    bad = runtime.call_tool(mode, workspace, "outline", {"file": "welcome.md", "depth": 2})
+    assert bad["error"]["code"] == "E_BAD_ARGS"
+    missing = runtime.call_tool(mode, workspace, "outline", {"file": "missing.md"})
+    assert missing["error"]["code"] == "E_NOT_FOUND"
+
+
 def test_manifest_is_plain_json():
     # Pneuma reads manifest.json with a strict schema; keep it hand-editable JSON.
     data = json.loads((PACKAGE_DIR / "manifest.json").read_text(encoding="utf-8"))

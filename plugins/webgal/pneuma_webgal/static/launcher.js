@@ -1,0 +1,130 @@
+// Pneuma's launcher for the WebGAL engine page (/webgal/).
+//
+// The server adds this classic script to the engine's index.html, so it runs
+// before the engine's module. It does three things, without changing the
+// engine:
+//
+// 1. It watches the editor-sync socket the engine opens by itself
+//    (ws://<origin>/api/webgalsync): every SYNCFC report (scene, sentence,
+//    stage) is kept in `window.pneumaWebgal.state`, so the viewer around this
+//    frame can tell where the game is and what it shows.
+// 2. `window.pneumaWebgal.jump(scene, line)` jumps this page's game, the same
+//    way a JUMP from the server does (handed to the engine's own socket
+//    handler).
+// 3. A fragment `#scene=<file under game/scene/>&line=<1-based line>` jumps
+//    there as soon as the engine has loaded its start scene, and again on
+//    every change of the fragment.
+(function () {
+  'use strict';
+  if (window.pneumaWebgal) return;
+  var NativeWebSocket = window.WebSocket;
+  var SYNC_PATH = '/api/webgalsync';
+  var JUMP = 0;
+  var SYNCFC = 1;
+
+  var state = { connected: false, scene: '', line: 0, speaker: '', text: '', background: '', updatedAt: 0 };
+  var listeners = [];
+  var engineSocket = null;
+  var queued = null; // a jump waiting for the engine's start scene
+  var readyResolve;
+  var ready = new Promise(function (resolve) { readyResolve = resolve; });
+
+  function notify() {
+    for (var i = 0; i < listeners.length; i++) {
+      try { listeners[i](state); } catch (error) { console.error(error); }
+    }
+  }
+
+  function record(raw) {
+    var message;
+    try { message = JSON.parse(raw); } catch (error) { return; }
+    var data = message && message.data;
+    if (!data || data.command !== SYNCFC) return;
+    var sceneMsg = data.sceneMsg || {};
+    var stage = data.stageSyncMsg || {};
+    state.scene = String(sceneMsg.scene || '');
+    state.line = Number(sceneMsg.sentence) || 0;
+    state.speaker = String(stage.showName || '');
+    state.text = String(stage.showText || '');
+    state.background = String(stage.bgName || '');
+    state.updatedAt = Date.now();
+    if (state.scene) {
+      readyResolve(state);
+      if (queued) {
+        var next = queued;
+        queued = null;
+        deliver(next.scene, next.line);
+      }
+    }
+    notify();
+  }
+
+  function normalizeScene(scene) {
+    var name = String(scene || '').trim().replace(/\\/g, '/').replace(/^\.?\//, '');
+    name = name.replace(/^game\/scene\//, '').replace(/^scene\//, '');
+    if (name && !/\.txt$/.test(name)) name += '.txt';
+    return name;
+  }
+
+  function deliver(scene, line) {
+    var message = { event: 'message', data: { command: JUMP, sceneMsg: { scene: scene, sentence: line }, stageSyncMsg: {}, message: 'Sync' } };
+    var handler = engineSocket && engineSocket.onmessage;
+    if (typeof handler !== 'function') return false;
+    handler.call(engineSocket, new MessageEvent('message', { data: JSON.stringify(message) }));
+    return true;
+  }
+
+  /** Jump this page's game to `scene` (under game/scene/) at 1-based `line`. */
+  function jump(scene, line) {
+    var name = normalizeScene(scene);
+    if (!name) return false;
+    var target = Math.max(1, Math.floor(Number(line) || 1));
+    if (!state.scene) {
+      queued = { scene: name, line: target };
+      return true;
+    }
+    return deliver(name, target);
+  }
+
+  function fromHash() {
+    var hash = window.location.hash.replace(/^#/, '');
+    if (!hash) return;
+    var params = new URLSearchParams(hash);
+    var scene = params.get('scene');
+    if (scene) jump(scene, params.get('line') || 1);
+  }
+
+  function PneumaSyncSocket(url, protocols) {
+    var socket = protocols === undefined ? new NativeWebSocket(url) : new NativeWebSocket(url, protocols);
+    var path = '';
+    try { path = new URL(String(url), window.location.href).pathname; } catch (error) { path = ''; }
+    if (path === SYNC_PATH && !engineSocket) {
+      engineSocket = socket;
+      var send = socket.send;
+      socket.send = function (data) {
+        if (typeof data === 'string') record(data);
+        return send.call(socket, data);
+      };
+      socket.addEventListener('open', function () { state.connected = true; notify(); });
+      socket.addEventListener('close', function () { state.connected = false; notify(); });
+    }
+    return socket;
+  }
+  PneumaSyncSocket.prototype = NativeWebSocket.prototype;
+  ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED'].forEach(function (key) {
+    PneumaSyncSocket[key] = NativeWebSocket[key];
+  });
+  window.WebSocket = PneumaSyncSocket;
+
+  window.pneumaWebgal = {
+    state: state,
+    ready: ready,
+    jump: jump,
+    onSync: function (listener) {
+      listeners.push(listener);
+      return function () { listeners = listeners.filter(function (l) { return l !== listener; }); };
+    },
+  };
+  window.addEventListener('hashchange', fromHash);
+  fromHash();
+})();

@@ -1,0 +1,188 @@
+"""``NativeBackend``: the ``AgentBackend`` of ``pneuma run --backend native``.
+
+It owns the runtime's services for one session (store, registry, twins,
+scheduler, artifacts, gateway, orchestrator), takes the person's messages
+in order (one task at a time), and turns what browser clients report into
+messages for the web UI. It needs an Anthropic API key: without one it
+says so at start, in the chat and on stderr, and every message is answered
+with the same explanation instead of a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from typing import Any
+
+from pneuma.agents.base import AgentEventSink, BackendOptions
+from pneuma.agents.native.artifacts import ArtifactService
+from pneuma.agents.native.clients import ExtensionRegistry, TwinStore
+from pneuma.agents.native.config import NativeConfig, has_credentials
+from pneuma.agents.native.gateway import LLMGateway
+from pneuma.agents.native.orchestrator import AgentOrchestrator
+from pneuma.agents.native.prompt import build_system_prompt
+from pneuma.agents.native.scheduler import ActionRecord, ActionScheduler
+from pneuma.agents.native.store import SessionStore
+from pneuma.agents.native.tools import build_tools
+
+log = logging.getLogger(__name__)
+
+NO_KEY = (
+    "The native backend talks to the Anthropic Messages API itself and needs an API key: "
+    "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for another "
+    "Messages-API endpoint) in the environment that starts `pneuma run`, then restart it."
+)
+
+
+class NativeBackend:
+    name = "native"
+
+    def __init__(self, options: BackendOptions, sink: AgentEventSink) -> None:
+        self.options = options
+        self.sink = sink
+        self.env = {**os.environ, **options.extra_env}
+        workspace = options.workspace
+        self.config = NativeConfig.load(workspace, options.model, self.env)
+        self.store = SessionStore.for_workspace(workspace)
+        self.artifacts = ArtifactService.for_workspace(workspace)
+        self.registry = ExtensionRegistry(on_change=self._clients_changed,
+                                          on_offline=self._client_offline)
+        self.twins = TwinStore(on_change=self._twin_changed)
+        self.scheduler = ActionScheduler(self.registry, self.store, self._action_event,
+                                         ack_timeout=self.config.ack_timeout,
+                                         action_timeout=self.config.action_timeout)
+        self.gateway = LLMGateway(self.config, self.env)
+        self.tools = build_tools(options.mode)
+        self.orchestrator = AgentOrchestrator(
+            session_id=options.session_id, mode=options.mode, workspace=workspace,
+            config=self.config, store=self.store, registry=self.registry,
+            scheduler=self.scheduler, artifacts=self.artifacts, gateway=self.gateway,
+            emit=self._emit, tools=self.tools,
+            system_prompt=lambda: build_system_prompt(options.mode, workspace),
+            viewer_actions=getattr(sink, "viewer_actions", None),
+            confirmations=getattr(sink, "confirmations", None),
+            api_url=options.api_url, credentials_problem=self.credentials_problem,
+            twin=self.twins.get,
+        )
+        self._queue: asyncio.Queue[tuple[str, list[dict[str, str]]]] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self._turn: asyncio.Task[None] | None = None
+        self._stopped = False
+
+    # -- AgentBackend ------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.store.ensure_session(self.options.session_id, self.options.mode.name)
+        tasks = self.orchestrator.resume_after_restart()
+        state = {"model": self.config.model, "cwd": str(self.options.workspace),
+                 "tools": [t.name for t in self.tools], "permission_mode": "native"}
+        self.sink.set_agent_state(**state)
+        self._emit({"type": "session_update", "updates": state})
+        if tasks:
+            self._emit({"type": "task_list", "tasks": [t.to_json() for t in tasks]})
+        problem = self.credentials_problem()
+        if problem:
+            print(f"[pneuma] native backend: {problem}", file=sys.stderr, flush=True)
+            self._emit({"type": "error", "code": "no_api_key", "message": problem})
+        self._worker = asyncio.get_running_loop().create_task(self._work())
+
+    async def send_user_message(self, text: str, images: list[dict[str, str]]) -> None:
+        await self._queue.put((text, images))
+
+    async def answer_permission(self, request_id: str, behavior: str,
+                                updated_input: dict[str, Any] | None = None,
+                                message: str | None = None) -> None:
+        log.info("the native backend asks no permissions; ignored answer to %s", request_id)
+
+    async def interrupt(self) -> None:
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+
+    async def set_model(self, model: str) -> None:
+        self.config.model = model
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        for task in (self._turn, self._worker):
+            if task is not None and not task.done():
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
+        try:
+            await self.gateway.close()
+        except Exception:
+            log.exception("closing the model client failed")
+        self.store.close()
+
+    # -- the queue ---------------------------------------------------------------
+
+    async def _work(self) -> None:
+        while True:
+            text, images = await self._queue.get()
+            self._turn = asyncio.get_running_loop().create_task(
+                self.orchestrator.handle_message(text, images))
+            try:
+                await self._turn
+            except asyncio.CancelledError:
+                if self._stopped:
+                    raise
+            except Exception:
+                log.exception("a native turn failed")
+            finally:
+                self._turn = None
+
+    def credentials_problem(self) -> str | None:
+        return None if has_credentials(self.env) else NO_KEY
+
+    # -- browser clients ---------------------------------------------------------
+
+    def _emit(self, message: dict[str, Any]) -> None:
+        if not self._stopped:
+            self.sink.emit(message)
+
+    def extension_list(self) -> dict[str, Any]:
+        connections = getattr(self.sink, "connections", set())
+        return {
+            "clients": self.registry.candidates(),
+            "selectedClientId": self.registry.selected(self.options.session_id),
+            "viewers": sum(1 for c in connections if getattr(c, "subscribed", False)),
+        }
+
+    def _clients_changed(self, clients: list[dict[str, Any]]) -> None:
+        self._emit({"type": "extension_update", **self.extension_list()})
+
+    def _client_offline(self, client_id: str) -> None:
+        self.scheduler.client_offline(client_id)
+
+    def _twin_changed(self, client_id: str, twin: dict[str, Any]) -> None:
+        self._emit({"type": "twin_update", "clientId": client_id, "twin": twin})
+
+    def _action_event(self, phase: str, record: ActionRecord) -> None:
+        action = record.to_json()
+        if phase == "start":
+            action.pop("result", None)
+        self._emit({"type": "browser_action", "phase": phase, "action": action})
+
+    def client_message(self, client_id: str, message: dict[str, Any]) -> None:
+        """Something a connected browser client sent."""
+        self.registry.seen(client_id)
+        kind = message.get("type")
+        if kind == "ack":
+            self.scheduler.acknowledged(str(message.get("id")))
+        elif kind == "browser_action_result":
+            self.scheduler.finished(str(message.get("id")), bool(message.get("ok")),
+                                    message.get("result"), message.get("error"))
+        elif kind == "full_state_sync":
+            self.twins.full_state_sync(client_id, message)
+        elif kind == "tab_event":
+            self.twins.tab_event(client_id, message)
+        elif kind == "ping":
+            pass
+        else:
+            log.debug("ignored browser client message %r", kind)

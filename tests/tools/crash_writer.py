@@ -1,0 +1,41 @@
+"""Child process of test_crash_safety.py: writes through write_to_file
+(dry run, then write) forever, cycling over files and versions."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from conftest import WEBGAL_PACKAGE, load_mode  # noqa: E402
+from pneuma.tools.runtime import ToolRuntime  # noqa: E402
+
+FILES = ["game/scene/crash_a.txt", "game/scene/crash_b.txt"]
+
+
+def version(path: str, number: int) -> str:
+    body = "".join(f"{path} version {number} line {i}: 雪乃: " + "海风真舒服呢" * 30 + ";\n"
+                   for i in range(400))
+    return f"v{number}\n{body}END v{number}\n"
+
+
+def main() -> None:
+    workspace, start = Path(sys.argv[1]), int(sys.argv[2])
+    runtime = ToolRuntime(load_mode(WEBGAL_PACKAGE), workspace, server_url="", server_token="")
+    number = start
+    while True:
+        for path in FILES:
+            content = version(path, number)
+            for dry in (True, False):
+                result = runtime.call("write_to_file", {"path": path, "content": content,
+                                                        "dryRun": dry,
+                                                        "idempotencyKey": f"{path}-{number}"})
+                if "error" in result:
+                    print("ERROR", result, flush=True)
+            print("wrote", path, number, flush=True)
+        number += 1
+
+
+if __name__ == "__main__":
+    main()

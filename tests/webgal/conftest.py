@@ -1,0 +1,51 @@
+"""Fixtures for the WebGAL tool tests: corpus games and seeded workspaces."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from corpus import build_game
+
+from pneuma.modes import get_mode
+from pneuma.workspace import init_workspace
+
+
+@pytest.fixture(scope="session")
+def corpus_games(tmp_path_factory):
+    """project -> workspace holding game/ built from the project's manifest.json."""
+    cache: dict[str, Path] = {}
+
+    def get(project: str) -> Path:
+        if project not in cache:
+            ws = tmp_path_factory.mktemp(project)
+            build_game(project, ws)
+            cache[project] = ws
+        return cache[project]
+
+    return get
+
+
+def _stop_preview_server(ws: Path) -> None:
+    state = ws / ".pneuma" / "webgal-preview.json"
+    try:
+        pid = int(json.loads(state.read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+
+
+@pytest.fixture
+def seeded(tmp_path):
+    """A workspace seeded with the webgal mode's sample game (language zh-CN)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    init_workspace(get_mode("webgal"), ws, {"language": "zh-CN"})
+    yield ws
+    _stop_preview_server(ws)
