@@ -6,10 +6,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import json  # noqa: E402
 
-from conftest import WEBGAL_PACKAGE, load_mode  # noqa: E402
+from pneuma.manifest import parse_manifest  # noqa: E402
+from pneuma.modes import LoadedMode  # noqa: E402
 from pneuma.tools.runtime import ToolRuntime  # noqa: E402
+
+WEBGAL_PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "webgal" / "pneuma_webgal"
+
+
+def load_mode(package: Path) -> LoadedMode:
+    data = json.loads((package / "manifest.json").read_text(encoding="utf-8"))
+    return LoadedMode(parse_manifest(data, "test"), package, "test", None, None)
 
 FILES = ["game/scene/crash_a.txt", "game/scene/crash_b.txt"]
 

@@ -271,7 +271,11 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except (OSError, ValueError):
         return False
-    return True
+    try:  # an exited child not yet reaped by its parent is a zombie, not a server
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def running_server(workspace: Path) -> dict | None:

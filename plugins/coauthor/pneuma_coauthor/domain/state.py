@@ -113,7 +113,9 @@ def apply_event(view: TaskView | None, event: ev.TaskEvent) -> TaskView | None:
     elif kind == "PatchProposed":
         assert isinstance(p, ev.PatchProposed)
         if p.supersedes and p.supersedes in view.proposals:
-            view.proposals[p.supersedes].state = "superseded"
+            old = view.proposals[p.supersedes]
+            if old.state in ("proposed", "accepted"):  # a rejection stays on record as a rejection
+                old.state = "superseded"
         view.proposals[p.patch_id] = ProposalView(
             patch_id=p.patch_id,
             summary=p.summary,
