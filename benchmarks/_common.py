@@ -173,6 +173,9 @@ async def start_pneuma_app(workspace: Path, *, backend: str = "none", claude_bin
     site = web.SockSite(runner, sock, shutdown_timeout=0.5)
     await site.start()
     base = f"http://127.0.0.1:{port}"
+    import gc
+
+    gc.freeze()  # as `pneuma run` does once it is ready (pneuma.runner.serve)
     return runner, base, session, token
 
 

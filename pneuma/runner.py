@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import logging
 import secrets
 import signal
@@ -135,6 +136,11 @@ async def serve(options: RunOptions, *, ready_callback=None) -> int:
         display_host = f"[{display_host}]"
     url = f"http://{display_host}:{port}/?session={session.id}&token={token}"
     print(f"[pneuma] ready {url}", flush=True)
+    # Everything start-up made (modules, the app, pydantic's validators)
+    # lives until exit: move it out of the collector's sight, so that a
+    # full collection during a stream walks only what the session made
+    # since (such a pause is the worst latency a browser sees).
+    gc.freeze()
     if ready_callback is not None:
         ready_callback(url)
     if options.open_browser:

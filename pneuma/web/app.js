@@ -723,7 +723,7 @@ function ConfirmDialog() {
   const approve = useRef(null);
   useEffect(() => { if (confirmation && approve.current) approve.current.focus(); }, [confirmation && confirmation.request_id]);
   if (!confirmation) return null;
-  const kindTitle = { scaffold: 'Start the workspace over?', write: 'Allow this change?', viewer: 'Please confirm' }[confirmation.kind] || 'Please confirm';
+  const kindTitle = { scaffold: 'Start the workspace over?', write: 'Allow this change?', viewer: 'Please confirm', browser_task: 'Let the agent use your browser?' }[confirmation.kind] || 'Please confirm';
   const danger = confirmation.details && Array.isArray(confirmation.details.delete) && confirmation.details.delete.length > 0;
   return html`<div class="modal-backdrop">
     <div class="modal" role="dialog" aria-modal="true" aria-labelledby="confirm-title" data-kind=${confirmation.kind}>
@@ -736,6 +736,47 @@ function ConfirmDialog() {
       </div>
     </div>
   </div>`;
+}
+
+// --- browser clients (--backend native) --------------------------------------
+
+function BrowserPicker() {
+  const { selection, clients } = store.state.browser;
+  const [problem, setProblem] = useState(null);
+  if (!selection) return null;
+  const pick = async (clientId) => {
+    setProblem(null);
+    try {
+      await api.json('/api/extension/select', {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ clientId }),
+      });
+    } catch (error) {
+      setProblem(error.message);
+    }
+  };
+  return html`<div class="modal-backdrop">
+    <div class="modal" role="dialog" aria-modal="true" aria-labelledby="picker-title" data-kind="browser-picker">
+      <h2 id="picker-title">Which browser should the agent use?</h2>
+      <p class="modal-summary">This task needs a browser. Pick a connected client; it stays selected for this session.</p>
+      ${clients.length === 0 && html`<p class="muted">No browser client is connected. Start one with
+        <code>pneuma browser-client --server ${location.origin} --token …</code></p>`}
+      <ul class="detail-list browser-clients">${clients.map((c) => html`<li>
+        <button class="btn" disabled=${!c.online} onClick=${() => pick(c.clientId)}>${c.name}</button>
+        <span class="muted"> ${c.online ? 'online' : 'offline'}</span></li>`)}</ul>
+      ${problem && html`<p class="muted">${problem}</p>`}
+    </div>
+  </div>`;
+}
+
+function BrowserTwin() {
+  const { selectedClientId, twins, clients } = store.state.browser;
+  const twin = selectedClientId && twins[selectedClientId];
+  if (!twin || !twin.tabs || twin.tabs.length === 0) return null;
+  const client = clients.find((c) => c.clientId === selectedClientId);
+  return html`<details class="browser-twin">
+    <summary>${client ? client.name : selectedClientId}${client && !client.online ? ' (offline)' : ''} · ${twin.tabs.length} tab${twin.tabs.length === 1 ? '' : 's'}</summary>
+    <ul>${twin.tabs.map((t) => html`<li class=${t.id === twin.activeTabId ? 'active' : ''} title=${t.url}>${t.title || t.url}</li>`)}</ul>
+  </details>`;
 }
 
 // --- layout ---------------------------------------------------------------
@@ -838,6 +879,8 @@ function App() {
       ${appLayout && chatHidden && html`<button class=${`chat-fab${isRunning() ? ' busy' : ''}`} onClick=${toggleChat} aria-label="Open the chat"><${Icon} name="chat" size=${20} /></button>`}
     </main>
     <${ConfirmDialog} />
+    <${BrowserPicker} />
+    <${BrowserTwin} />
   </div>`;
 }
 

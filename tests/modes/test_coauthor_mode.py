@@ -364,7 +364,9 @@ def bash(script: str, cwd: Path) -> str:
 def test_documented_patch_recipe_applies_and_refuses_drift(mode, seeded: Path):
     doc = (mode.skill_dir / "references/patch-format.md").read_text("utf-8")
     copy, write = shell_blocks(doc, "Making a patch")
-    check, apply = shell_blocks(doc, "Applying an accepted patch")
+    (propose,) = shell_blocks(doc, "Proposing it")
+    (accept,) = shell_blocks(doc, "Applying an accepted patch")
+    assert "patch propose" in propose and "patch accept" in accept
     target = seeded / "sections/abstract.tex"
     original = target.read_text("utf-8")
 
@@ -380,13 +382,31 @@ def test_documented_patch_recipe_applies_and_refuses_drift(mode, seeded: Path):
     assert "+Code agents now edit" in patch_file
     assert target.read_text("utf-8") == original
 
-    # The person edits the file meanwhile: the check reports drift.
+    # The documented commands, run in-process: the header's patchId is kept.
+    from click.testing import CliRunner
+
+    from pneuma_coauthor.cli import coauthor
+
+    def pc(*args: str, stdin: str | None = None):
+        return CliRunner().invoke(coauthor, ["-w", str(seeded), *args], input=stdin, catch_exceptions=False)
+
+    for n in range(1, 5):
+        pc("task", "create", f"task {n}", "--file", "sections/abstract.tex")
+    result = pc("--actor", "coauthor", "patch", "propose", "t-004", "sections/abstract.tex", stdin=patch_file)
+    assert result.exit_code == 0 and result.stdout.splitlines()[-1] == "t-004-p2", result.output
+
+    # The person edits the file meanwhile: accept refuses, and their edit stays.
     target.write_text(original + "\n", "utf-8")
-    assert "DRIFT  sections/abstract.tex" in bash(check, seeded)
-    # Back at the base revision, the patch applies and lands exactly the draft.
+    refused = pc("patch", "accept", "t-004", "t-004-p2")
+    assert refused.exit_code == 2 and "drift sections/abstract.tex" in refused.stdout
+    assert target.read_text("utf-8") == original + "\n"
+    # A patch drafted again from the current text applies and lands exactly the draft.
     target.write_text(original, "utf-8")
-    assert "ok     sections/abstract.tex" in bash(check, seeded)
-    assert "applied sections/abstract.tex" in bash(apply, seeded)
+    result = pc("--actor", "coauthor", "patch", "propose", "t-004", "sections/abstract.tex",
+                stdin=patch_file.replace("t-004-p2", "t-004-p3"))
+    assert result.exit_code == 0, result.output
+    applied = pc("patch", "accept", "t-004", "t-004-p3", "--no-build")
+    assert applied.exit_code == 0 and "applied sections/abstract.tex" in applied.stdout, applied.output
     assert target.read_text("utf-8") == draft.read_text("utf-8")
 
 

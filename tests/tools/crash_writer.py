@@ -28,10 +28,7 @@ def version(path: str, number: int) -> str:
     return f"v{number}\n{body}END v{number}\n"
 
 
-def main() -> None:
-    workspace, start = Path(sys.argv[1]), int(sys.argv[2])
-    runtime = ToolRuntime(load_mode(WEBGAL_PACKAGE), workspace, server_url="", server_token="")
-    number = start
+def write_forever(runtime: ToolRuntime, number: int, wrote) -> None:
     while True:
         for path in FILES:
             content = version(path, number)
@@ -41,8 +38,15 @@ def main() -> None:
                                                         "idempotencyKey": f"{path}-{number}"})
                 if "error" in result:
                     print("ERROR", result, flush=True)
-            print("wrote", path, number, flush=True)
+                    raise SystemExit(2)
+            wrote(path, number)
         number += 1
+
+
+def main() -> None:
+    workspace, start = Path(sys.argv[1]), int(sys.argv[2])
+    runtime = ToolRuntime(load_mode(WEBGAL_PACKAGE), workspace, server_url="", server_token="")
+    write_forever(runtime, start, lambda path, number: print("wrote", path, number, flush=True))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pneuma_coauthor.domain.events import BuildChecked
 
-_ERROR = re.compile(r"^(! .*|.*:\d+: .*|LaTeX Warning: (Reference|Citation) .* undefined.*)$", re.M)
+_ERROR = re.compile(r"^(! .*|l\.\d+ .*|.*:\d+: .*|LaTeX Warning: (?:Reference|Citation) .* undefined.*)$", re.M)
 
 
 def run_build(workspace: Path, *, mode: str = "auto", timeout: float = 180.0, patch_id: str | None = None) -> BuildChecked:
@@ -43,6 +43,11 @@ def run_build(workspace: Path, *, mode: str = "auto", timeout: float = 180.0, pa
     if run.returncode == 0:
         return BuildChecked(patch_id=patch_id, status="ok", tool="latexmk", duration_ms=duration)
     output = run.stdout + run.stderr
+    # latexmk -quiet keeps TeX's errors in the log; read it from where the build put it.
+    for log in (workspace / "build/main.log", workspace / "out/main.log", workspace / "main.log"):
+        if log.exists():
+            output = log.read_text("latin-1") + "\n" + output
+            break
     errors = _ERROR.findall(output)
     detail = "\n".join(m[0] if isinstance(m, tuple) else m for m in errors[:8]) or output[-1500:]
     return BuildChecked(patch_id=patch_id, status="failed", tool="latexmk", duration_ms=duration, detail=detail)

@@ -46,6 +46,7 @@ import mimetypes
 import os
 import time
 import uuid
+from html import escape as html_escape
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -543,10 +544,12 @@ def register(app: web.Application) -> None:
         if engine is None:
             return None
         index = engine / "index.html"
-        stamp = (str(index), index.stat().st_mtime_ns)
+        stamp = (str(index), index.stat().st_mtime_ns, str(config.params.get("language")))
         if cache.get("stamp") != stamp:
             html = index.read_text(encoding="utf-8")
-            tag = '<script src="./_pneuma/launcher.js"></script>'
+            language = str(config.params.get("language") or "")
+            tag = (f'<script src="./_pneuma/launcher.js" data-ui-language="'
+                   f'{html_escape(language, quote=True)}"></script>')
             # A classic script in <head> runs before the engine's module script.
             if "</head>" in html:
                 html = html.replace("</head>", f"    {tag}\n  </head>", 1)

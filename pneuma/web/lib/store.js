@@ -26,6 +26,8 @@ export function createStore() {
     permissions: new Map(), // request_id -> request (open prompts)
     decided: new Map(), // tool_use_id -> 'allow' | 'deny'
     confirmations: [], // open confirmation_requests, oldest first
+    // --backend native: browser clients, the picker, the selected client's twin, the task
+    browser: { selection: null, clients: [], selectedClientId: null, twins: {}, task: null },
     streamByParent: new Map(), // parent_tool_use_id|'' -> assistant item being streamed
     historyLoaded: false,
     lastResult: null,
@@ -179,6 +181,24 @@ export function createStore() {
     switch (msg.type) {
       case 'session_init':
         state.session = { ...msg.session };
+        return;
+      case 'browser_selection':
+        state.browser.clients = msg.candidates || state.browser.clients;
+        if (msg.status === 'selected') {
+          state.browser.selectedClientId = msg.clientId;
+          state.browser.selection = null;
+        } else if (msg.status === 'waiting') state.browser.selection = msg;
+        return;
+      case 'extension_update':
+        state.browser.clients = msg.clients || [];
+        state.browser.selectedClientId = msg.selectedClientId || state.browser.selectedClientId;
+        return;
+      case 'twin_update':
+        state.browser.twins = { ...state.browser.twins, [msg.clientId]: msg.twin };
+        return;
+      case 'task_update':
+        state.browser.task = msg.task;
+        if (msg.task && msg.task.status !== 'waiting_for_browser_selection') state.browser.selection = null;
         return;
       case 'session_update': {
         const previous = state.session && state.session.model;

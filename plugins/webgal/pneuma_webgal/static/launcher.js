@@ -14,9 +14,23 @@
 // 3. A fragment `#scene=<file under game/scene/>&line=<1-based line>` jumps
 //    there as soon as the engine has loaded its start scene, and again on
 //    every change of the fragment.
+// 4. On the first visit it picks the engine's interface language (the
+//    project's language the server names in data-ui-language, else the
+//    browser's) so the engine's one-time language picker does not cover the
+//    preview; a game's own Default_Language in config.txt still wins.
 (function () {
   'use strict';
   if (window.pneumaWebgal) return;
+  var script = document.currentScript;
+  try {
+    // Engine 4.5.x language ids: zhCn 0, en 1, jp 2, fr 3, de 4, zhTw 5.
+    if (!window.localStorage.getItem('lang')) {
+      var wanted = String((script && script.dataset.uiLanguage) || navigator.language || 'en').toLowerCase();
+      var id = /^zh-(tw|hk|hant)/.test(wanted) ? 5 : /^zh/.test(wanted) ? 0 : /^ja/.test(wanted) ? 2
+        : /^fr/.test(wanted) ? 3 : /^de/.test(wanted) ? 4 : 1;
+      window.localStorage.setItem('lang', String(id));
+    }
+  } catch (error) { /* storage disabled: the engine asks */ }
   var NativeWebSocket = window.WebSocket;
   var SYNC_PATH = '/api/webgalsync';
   var JUMP = 0;

@@ -1,0 +1,247 @@
+"""The WebGAL preview with the real engine, and the webgal mode's viewer.
+
+Each test starts `pneuma run --mode webgal --backend none` on a freshly seeded
+workspace (tests/browser/conftest.py) and drives Debian's Chromium. The engine
+is npm webgal-engine 4.5.18, served by the plugin at /webgal/ with game/
+mapped to the workspace; it opens the editor-sync socket /api/webgalsync by
+itself, over which the server jumps it to a scene and line. Pages are
+authorised by the cookie the shell's first load sets. Every request the
+browser makes must stay on 127.0.0.1.
+
+Chromium runs with --disable-gpu, so the engine's 2560×1440 WebGL stage is
+drawn in software and is slow here: the waits are generous on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ENGINE = REPO / "plugins" / "webgal" / "pneuma_webgal" / "static" / "engine" / "index.html"
+SLOW = 90_000  # ms: the software-rendered engine needs its time
+
+pytestmark = pytest.mark.skipif(
+    not ENGINE.exists(), reason="the WebGAL engine is not set up (scripts/build-web)"
+)
+
+STATE = "window.pneumaWebgal && window.pneumaWebgal.state"
+
+
+def api(server: Any, path: str, body: dict[str, Any] | None = None, *,
+        token: bool = True, timeout: float = 90) -> tuple[int, dict[str, Any]]:
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {server.token}"
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server.base + path, data=data, headers=headers,
+                                     method="POST" if body is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def dialogue(workspace: Path, scene: str, line: int) -> str:
+    """The text a dialogue line shows: after the speaker's ':', before ';'."""
+    raw = (workspace / "game" / "scene" / scene).read_text(encoding="utf-8").split("\n")[line - 1]
+    statement = re.split(r"(?<!\\);", raw)[0]
+    return statement.split(":", 1)[1].split(" -")[0].strip()
+
+
+def watch_requests(context: Any, base: str) -> list[str]:
+    """Every URL the pages of `context` request that is not on this server."""
+    foreign: list[str] = []
+
+    def check(request: Any) -> None:
+        url = request.url
+        if not (url.startswith(base + "/") or url.startswith(("data:", "blob:", "about:"))):
+            foreign.append(url)
+
+    context.on("request", check)
+    context.on("websocket", lambda ws: None if ws.url.startswith(base.replace("http", "ws", 1) + "/")
+               else foreign.append(ws.url))
+    return foreign
+
+
+def engine_page(server: Any, open_page: Any) -> tuple[Any, list[str]]:
+    """The shell (which sets the cookie), then /webgal/ in the same browser context."""
+    shell = open_page(server, viewport={"width": 1280, "height": 720})
+    foreign = watch_requests(shell.context, server.base)
+    page = shell.context.new_page()
+    page.goto(server.base + "/webgal/")
+    page.wait_for_function(f"({STATE}) && {STATE}.connected && {STATE}.scene === 'start.txt'",
+                           timeout=SLOW)
+    shell.close()  # its viewer runs a second game; one is enough here
+    return page, foreign
+
+
+def shows_text(page: Any, text: str, timeout: int = SLOW) -> None:
+    """Wait until the engine's text box shows `text` (typed out in full)."""
+    page.wait_for_function(
+        """text => {
+            const box = document.querySelector('[class*="_TextBox_main"]')
+                || document.querySelector('[class*="_TextBox_"]');
+            return !!box && box.innerText.replace(/\\s+/g, ' ').includes(text);
+        }""",
+        arg=text, timeout=timeout,
+    )
+
+
+def test_engine_plays_the_seed_game_from_the_workspace(pneuma_server: Any, open_page: Any,
+                                                        shot: Any) -> None:
+    server = pneuma_server("webgal", backend="none")
+    page, foreign = engine_page(server, open_page)
+
+    # The engine's own landing screen, then the title with the game's buttons.
+    page.mouse.click(640, 360)
+    start = page.locator('[class*="_Title_button_"]').filter(has_text=re.compile("START|开始"))
+    start.first.wait_for(state="visible", timeout=SLOW)
+    title = shot(page, "webgal-title")
+    assert title.stat().st_size > 10_000
+    start.first.click()
+
+    # start.txt: intro (click through it), then the language choice.
+    english = page.get_by_text("English", exact=True)
+    for _ in range(30):
+        if english.count() and english.first.is_visible():
+            break
+        page.mouse.click(1000, 300)
+        page.wait_for_timeout(1500)
+    english.first.click()
+
+    first = dialogue(server.workspace, "station_en.txt", 5)
+    assert first.startswith("6:40 in the evening")
+    shows_text(page, first)
+    state = page.evaluate(STATE)
+    assert state["scene"] == "station_en.txt" and state["text"] == first
+    shot(page, "webgal-first-line")
+
+    # The game's files came from the workspace through /webgal/game/.
+    status, body = api(server, "/api/webgal/status")
+    assert status == 200 and body["engine"] == {"available": True, "version": "4.5.18"}
+    assert [p["scene"] for p in body["previews"]] == ["station_en.txt"]
+    assert foreign == []
+
+
+def test_preview_jump_lands_on_the_line(pneuma_server: Any, open_page: Any, shot: Any) -> None:
+    server = pneuma_server("webgal", backend="none")
+    page, foreign = engine_page(server, open_page)
+
+    # The socket needs the session token like every route.
+    status, _ = api(server, "/api/webgalsync", token=False)
+    assert status == 401
+
+    line = 10
+    expected = dialogue(server.workspace, "station_en.txt", line)
+    status, result = api(server, "/api/webgal/jump",
+                         {"scene": "station_en", "line": line, "wait": 80})
+    assert status == 200, result
+    assert result["delivered"] == 1 and result["landed"] is True, result
+    assert result["preview"]["scene"] == "station_en.txt"
+    assert result["preview"]["line"] == line
+    assert result["preview"]["speaker"] == "Mio" and result["preview"]["text"] == expected
+    assert result["url"] == f"{server.base}/webgal/#scene=station_en.txt&line={line}"
+    shows_text(page, expected)
+    shot(page, "webgal-jump-line10")
+
+    # A missing scene is refused before anything is sent.
+    status, error = api(server, "/api/webgal/jump", {"scene": "nowhere.txt"})
+    assert status == 404 and error["error"]["code"] == "E_NOT_FOUND"
+
+    # The URL preview_scene hands out: the fragment names scene and line.
+    other = page.context.new_page()
+    target = dialogue(server.workspace, "station_zh.txt", 12)
+    other.goto(f"{server.base}/webgal/#scene=station_zh.txt&line=12")
+    shows_text(other, target)
+    assert other.evaluate(STATE)["line"] == 12
+    shot(other, "webgal-fragment-zh12")
+    assert foreign == []
+
+
+def test_viewer_scene_list_script_and_actions(pneuma_server: Any, open_page: Any,
+                                              shot: Any) -> None:
+    server = pneuma_server("webgal", backend="none")
+    page = open_page(server, viewport={"width": 1440, "height": 900})
+    foreign = watch_requests(page.context, server.base)
+    page.wait_for_selector(".wg-line", timeout=20_000)
+
+    scenes = page.locator(".wg-scene[data-kind=scene]").all_inner_texts()
+    assert [s.split("\n")[0].strip("▶✓ ") for s in scenes][0] == "start.txt"
+    assert len(scenes) == len(list((server.workspace / "game" / "scene").glob("*.txt")))
+    start_lines = (server.workspace / "game/scene/start.txt").read_text().split("\n")
+    assert page.locator(".wg-line").count() == len(start_lines)
+
+    # navigate-to opens a scene, as the agent asks over HTTP.
+    status, answer = api(server, "/api/viewer/action?timeout=20",
+                         {"actionId": "navigate-to", "params": {"file": "game/scene/station_en.txt"}})
+    assert status == 200 and answer["success"] is True, answer
+    page.wait_for_selector('.wg-scene.active[data-path="game/scene/station_en.txt"]')
+    assert "Mio" in page.locator('.wg-line[data-line="8"]').inner_text()
+
+    # preview-scene jumps the viewer's own game and reports what it shows.
+    frame = page.frame_locator(".wg-frame")
+    page.wait_for_function(
+        "() => { const w = document.querySelector('.wg-frame').contentWindow;"
+        " return w.pneumaWebgal && w.pneumaWebgal.state.scene === 'start.txt'; }", timeout=SLOW)
+    expected = dialogue(server.workspace, "station_en.txt", 12)
+    status, answer = api(server, "/api/viewer/action?timeout=85",
+                         {"actionId": "preview-scene", "params": {"scene": "station_en.txt", "line": 12}})
+    assert status == 200 and answer["success"] is True, answer
+    assert answer["data"]["landed"] is True and answer["data"]["text"] == expected, answer
+    frame.locator('[class*="_TextBox_"]').first.wait_for(timeout=SLOW)
+    page.wait_for_function(
+        "t => document.querySelector('.wg-game-status').textContent.includes(t)",
+        arg=expected, timeout=SLOW)
+    assert page.locator('.wg-line.playing').get_attribute("data-line") == "12"
+
+    # Lines selected with click + shift-click become the viewer context.
+    page.locator('.wg-line[data-line="9"] .wg-gutter').click()
+    page.locator('.wg-line[data-line="10"] .wg-gutter').click(modifiers=["Shift"])
+    context = page.evaluate("window.pneuma.ui.host.context()")
+    assert context.startswith('<viewer-context mode="webgal" file="game/scene/station_en.txt" lines="9-10">')
+    assert "10: Mio:The last train leaves at 7:20 today." in context
+
+    # describe-view says what is on screen.
+    status, answer = api(server, "/api/viewer/action?timeout=20",
+                         {"actionId": "describe-view", "params": {}})
+    assert answer["data"]["file"] == "game/scene/station_en.txt"
+    assert answer["data"]["selection"] == {"file": "game/scene/station_en.txt", "lines": "9-10"}
+
+    # An edit on disk re-renders the script.
+    path = server.workspace / "game/scene/station_en.txt"
+    path.write_text(path.read_text().replace("Mio:Late again...;", "Mio:Late again, of course...;"))
+    page.wait_for_function(
+        "() => document.querySelector('.wg-line[data-line=\"13\"]').textContent.includes('of course')",
+        timeout=10_000)
+    shot(page, "webgal-viewer")
+    assert foreign == []
+
+
+def test_write_confirmation_shows_the_diff(pneuma_server: Any, open_page: Any, shot: Any) -> None:
+    server = pneuma_server("webgal", backend="none")
+    page = open_page(server)
+    page.wait_for_selector(".wg-line", timeout=20_000)
+    diff = {"type": "line", "hunks": [{"startOld": 13, "lenOld": 1, "startNew": 13, "lenNew": 2,
+                                       "linesOld": ["Mio:Late again...;"],
+                                       "linesNew": ["Mio:Late again...;", "Mio:Shall we wait together?;"]}]}
+    status, record = api(server, "/api/webgal/confirm-write",
+                         {"path": "game/scene/station_en.txt", "diff": diff})
+    assert status == 200 and record["status"] == "pending"
+    dialog = page.locator('.modal[data-kind="write"]')
+    dialog.wait_for(timeout=10_000)
+    text = dialog.inner_text()
+    assert "game/scene/station_en.txt" in text and "+ Mio:Shall we wait together?;" in text
+    shot(page, "webgal-write-confirmation")
+    dialog.get_by_role("button", name="Approve").click()
+    status, answer = api(server, f"/api/webgal/confirm-write/{record['id']}?wait=10")
+    assert answer["status"] == "approved" and answer["approved"] is True
+    # Nothing was written by the dialog itself.
+    assert "Shall we wait" not in (server.workspace / "game/scene/station_en.txt").read_text()

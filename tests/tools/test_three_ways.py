@@ -1,0 +1,151 @@
+"""The three ways to call a tool: `pneuma tool` (one-shot processes sharing
+state), `pneuma mcp` with a real MCP client session, and POST
+/api/tools/<name> on the server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import anyio
+import pytest
+
+from conftest import FILE_TOOLS
+from pneuma.tools.mcp_server import published_input_schema
+
+PNEUMA = str(Path(sys.executable).parent / "pneuma")
+
+
+def pneuma_tool(ws: Path, *args: str, stdin: str | None = None) -> tuple[int, dict]:
+    proc = subprocess.run([PNEUMA, "tool", "--mode", "webgal", "--workspace", str(ws), *args],
+                          capture_output=True, text=True, input=stdin, timeout=60,
+                          env={**os.environ, "PNEUMA_API": "", "PNEUMA_TOKEN": ""})
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_cli_one_shot_calls_share_state(ws):
+    args = {"path": "game/scene/cli.txt", "content": "雪乃: 你好;\n"}
+    code, out = pneuma_tool(ws, "write_to_file", json.dumps({**args, "dryRun": True}))
+    assert code == 0 and out["applied"] is False and out["diff"]["hunks"]
+    code, out = pneuma_tool(ws, "write_to_file", "-",
+                            stdin=json.dumps({**args, "dryRun": False}))
+    assert code == 0 and out["applied"] is True
+    assert (ws / "game/scene/cli.txt").read_text(encoding="utf-8") == "雪乃: 你好;\n"
+    # The dry run was used up by that write: another process refuses a second one.
+    code, out = pneuma_tool(ws, "write_to_file", json.dumps({**args, "dryRun": False}))
+    assert code == 1 and out["error"]["code"] == "E_POLICY_VIOLATION"
+    code, out = pneuma_tool(ws, "read_file", "{not json")
+    assert code == 1 and out["error"]["code"] == "E_BAD_ARGS"
+    code, out = pneuma_tool(ws, "--list")
+    names = [t["name"] for t in out["tools"]]
+    assert code == 0 and set(FILE_TOOLS) <= set(names) and "execute_command" not in names
+    code, out = pneuma_tool(ws, "--enable-exec", "--list")
+    assert "execute_command" in [t["name"] for t in out["tools"]]
+
+
+async def _mcp_session(ws: Path) -> dict:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=PNEUMA, args=["mcp", "--mode", "webgal",
+                                                         "--workspace", str(ws)],
+                                   env={"PNEUMA_API": "", "PNEUMA_TOKEN": ""})
+    out: dict = {}
+    with anyio.fail_after(60):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                out["tools"] = (await session.list_tools()).tools
+                out["list"] = await session.call_tool("list_files", {"path": "game/scene",
+                                                                     "globs": ["**/*.txt"]})
+                out["dry"] = await session.call_tool(
+                    "write_to_file", {"path": "game/scene/mcp.txt", "content": "a;\n",
+                                      "dryRun": True})
+                out["write"] = await session.call_tool(
+                    "write_to_file", {"path": "game/scene/mcp.txt", "content": "a;\n",
+                                      "dryRun": False})
+                out["bad"] = await session.call_tool("read_file", {"path": "../x"})
+                out["missing"] = await session.call_tool("write_to_file", {"path": "x"})
+    return out
+
+
+def test_mcp_session(ws, webgal_mode):
+    out = anyio.run(_mcp_session, ws)
+    listed = {t.name: t for t in out["tools"]}
+    enabled = {t.name for t in webgal_mode.manifest.tools if not t.dev_only}
+    assert set(listed) == enabled
+    for spec in webgal_mode.manifest.tools:
+        if spec.name not in listed:
+            continue
+        tool = listed[spec.name]
+        schema, note = published_input_schema(spec.input_schema)
+        assert tool.input_schema == schema and tool.output_schema == spec.output_schema
+        assert not {"oneOf", "anyOf", "allOf"} & set(tool.input_schema)
+        assert tool.description.startswith(spec.description)
+        if note:
+            assert note in tool.description
+    assert "Give exactly one of" in listed["validate_script"].description
+    assert out["list"].is_error is False
+    assert "start.txt" in out["list"].structured_content["entries"]
+    assert json.loads(out["list"].content[0].text) == out["list"].structured_content
+    dry = out["dry"].structured_content
+    assert dry["applied"] is False and dry["diff"]["hunks"][0]["linesNew"] == ["a;"]
+    assert out["write"].structured_content["applied"] is True
+    assert (ws / "game/scene/mcp.txt").read_text() == "a;\n"
+    assert out["bad"].is_error is True
+    assert json.loads(out["bad"].content[0].text)["error"]["code"] == "E_DENY_PATH"
+    error = json.loads(out["missing"].content[0].text)["error"]
+    assert error["code"] == "E_BAD_ARGS" and error["details"]["field"] == "content"
+
+
+@pytest.fixture
+async def server(aiohttp_client, webgal_mode, ws):
+    from pneuma.server.app import ServerConfig, create_app
+    from pneuma.server.session import Session
+
+    token = uuid.uuid4().hex
+    session = Session(str(uuid.uuid4()), mode="webgal", workspace=ws, backend_name="none")
+    config = ServerConfig(mode=webgal_mode, workspace=ws, token=token, session=session,
+                          watch=False, save_interval=3600)
+    client = await aiohttp_client(create_app(config))
+    config.port = client.port
+    return client, token
+
+
+async def test_http_route(server, ws):
+    client, token = server
+    auth = {"Authorization": f"Bearer {token}"}
+    response = await client.post("/api/tools/list_files", json={"path": "game/scene"})
+    assert response.status == 401
+    response = await client.post("/api/tools/list_files", json={"path": "game/scene"},
+                                 headers={"Authorization": "Bearer wrong"})
+    assert response.status == 401
+    response = await client.post("/api/tools/list_files", json={"path": "game/scene"},
+                                 headers=auth)
+    assert response.status == 200 and "start.txt" in (await response.json())["entries"]
+    args = {"path": "game/scene/http.txt", "content": "h;\n"}
+    response = await client.post("/api/tools/write_to_file", json={**args, "dryRun": True},
+                                 headers=auth)
+    assert (await response.json())["applied"] is False
+    response = await client.post("/api/tools/write_to_file", json={**args, "dryRun": False},
+                                 headers=auth)
+    assert response.status == 200 and (await response.json())["applied"] is True
+    for path, body, status, code in [
+        ("read_file", {"path": "../etc/passwd"}, 403, "E_DENY_PATH"),
+        ("read_file", {"path": "game/scene/none.txt"}, 404, "E_NOT_FOUND"),
+        ("write_to_file", {"path": "a.txt"}, 400, "E_BAD_ARGS"),
+        ("execute_command", {"scriptName": "dev"}, 403, "E_TOOL_DISABLED"),
+        ("nope", {}, 400, "E_UNSUPPORTED"),
+    ]:
+        response = await client.post(f"/api/tools/{path}", json=body, headers=auth)
+        assert response.status == status
+        assert (await response.json())["error"]["code"] == code
+    response = await client.post("/api/tools/read_file", data=b"{oops", headers=auth)
+    assert response.status == 400 and (await response.json())["error"]["code"] == "E_BAD_ARGS"
+    response = await client.get("/api/tools", headers=auth)
+    names = [t["name"] for t in (await response.json())["tools"]]
+    assert set(FILE_TOOLS) <= set(names) and "browser_action" not in names
