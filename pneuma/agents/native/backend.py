@@ -63,7 +63,8 @@ class NativeBackend:
             system_prompt=lambda: build_system_prompt(options.mode, workspace),
             viewer_actions=getattr(sink, "viewer_actions", None),
             confirmations=getattr(sink, "confirmations", None),
-            api_url=options.api_url, credentials_problem=self.credentials_problem,
+            api_url=options.api_url, api_token=options.token,
+            credentials_problem=self.credentials_problem,
             twin=self.twins.get,
         )
         self._queue: asyncio.Queue[tuple[str, list[dict[str, str]]]] = asyncio.Queue()

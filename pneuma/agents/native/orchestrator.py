@@ -97,6 +97,7 @@ class AgentOrchestrator:
         viewer_actions: Any = None,
         confirmations: Any = None,
         api_url: str | None = None,
+        api_token: str | None = None,
         credentials_problem: Callable[[], str | None] = lambda: None,
         twin: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
@@ -115,6 +116,7 @@ class AgentOrchestrator:
         self.viewer_actions = viewer_actions
         self.confirmations = confirmations
         self.api_url = api_url
+        self.api_token = api_token
         self.credentials_problem = credentials_problem
         self.twin = twin
         self.current: Task | None = None
@@ -302,7 +304,7 @@ class AgentOrchestrator:
             shown = model_content = result_text(value)
         elif tool.kind == "mode":
             value, is_error = await run_mode_tool(self.mode, self.workspace, tool.target, args,
-                                                  self.api_url)
+                                                  self.api_url, self.api_token)
             shown = model_content = result_text(value)
         else:
             value, is_error = await asyncio.to_thread(run_workspace_tool, self.workspace, name, args)

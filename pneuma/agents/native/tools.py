@@ -142,7 +142,8 @@ def _runtime() -> Any:
 
 
 async def run_mode_tool(mode: Any, workspace: Path, name: str, args: dict[str, Any],
-                        server_url: str | None = None) -> tuple[Any, bool]:
+                        server_url: str | None = None,
+                        server_token: str | None = None) -> tuple[Any, bool]:
     """``(result, is_error)``; the runtime never raises, but guard anyway."""
     call_tool = _runtime()
     if call_tool is None:
@@ -150,10 +151,11 @@ async def run_mode_tool(mode: Any, workspace: Path, name: str, args: dict[str, A
                           "message": "the mode tool runtime is not installed"}}, True
     try:
         if inspect.iscoroutinefunction(call_tool):
-            result = await call_tool(mode, workspace, name, args, server_url=server_url)
+            result = await call_tool(mode, workspace, name, args, server_url=server_url,
+                                     server_token=server_token)
         else:
             result = await asyncio.to_thread(call_tool, mode, workspace, name, args,
-                                             server_url=server_url)
+                                             server_url=server_url, server_token=server_token)
     except Exception as exc:  # a runtime bug becomes a tool error, never a dead turn
         log.exception("mode tool %s failed", name)
         return {"error": {"code": "E_INTERNAL", "message": str(exc)}}, True

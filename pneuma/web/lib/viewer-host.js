@@ -300,6 +300,12 @@ export class ViewerHost {
 
   clearSelection() {
     this.selection = null;
+    // Let the viewer drop its own highlight too (optional in the contract).
+    try {
+      if (this.instance && typeof this.instance.clearSelection === 'function') this.instance.clearSelection();
+    } catch (error) {
+      console.error('pneuma: clearSelection failed', error);
+    }
   }
 
   destroy() {
