@@ -169,6 +169,7 @@ async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
     # builds its RustNotify before its first await, and events are
     # collected from then on), so a change made after the ready line is
     # reported. A fixed sleep only delayed the ready line.
+    await asyncio.sleep(0)
     yield
     stop.set()
     try:
