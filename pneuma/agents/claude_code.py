@@ -22,6 +22,7 @@ import contextlib
 import importlib.util
 import logging
 import os
+import sys
 import re
 import shutil
 import signal
@@ -309,6 +310,12 @@ class ClaudeCodeBackend:
             PNEUMA_SESSION_ID=self.options.session_id,
             PNEUMA_MODE=self.options.mode.name if self.options.mode is not None else "",
         )
+        # The skills tell the agent to run `pneuma …` (tools, coauthor, export):
+        # make sure the `pneuma` next to this interpreter is the one it finds.
+        scripts = os.path.dirname(sys.executable)
+        path = env.get("PATH", "")
+        if scripts not in path.split(os.pathsep):
+            env["PATH"] = scripts + (os.pathsep + path if path else "")
         env.update(self.options.extra_env)
         return env
 

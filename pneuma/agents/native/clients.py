@@ -1,8 +1,10 @@
 """Connected browser clients and what their browsers look like.
 
 ``ExtensionRegistry`` knows every client that ever connected in this run:
-its id, metadata (name, version, user agent, capabilities), whether it is
-online, and which client each session selected. ``TwinStore`` keeps the
+its id, kind (``browser``: carries out browser actions; ``viewer``: a tab
+of the Pneuma shell, which answers viewer actions), metadata (name,
+version, user agent, capabilities, mode), whether it is online, and which
+browser client each session selected. ``TwinStore`` keeps the
 authoritative copy ("twin") of each client's windows, tabs, groups and
 active tab, updated from ``full_state_sync`` and ``tab_event`` messages;
 both report changes through a callback (the backend turns them into
@@ -28,16 +30,21 @@ class ClientInfo:
     connected_at: float = 0.0
     last_seen: float = 0.0
     send: Send | None = None  # how to reach it while online
+    kind: str = "browser"  # browser | viewer
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "clientId": self.id,
             "name": self.name or self.id,
+            "kind": self.kind,
             "online": self.online,
             "connectedAt": self.connected_at,
             "lastSeen": self.last_seen,
             "metadata": self.metadata,
         }
+        if self.kind == "viewer":
+            data["mode"] = self.metadata.get("mode")
+        return data
 
 
 class ExtensionRegistry:
@@ -49,9 +56,10 @@ class ExtensionRegistry:
         self._on_offline = on_offline
 
     def connect(self, client_id: str, send: Send, *, name: str = "",
-                metadata: dict[str, Any] | None = None) -> ClientInfo:
+                metadata: dict[str, Any] | None = None, kind: str = "browser") -> ClientInfo:
         now = time.time()
         info = self.clients.get(client_id) or ClientInfo(id=client_id)
+        info.kind = kind
         info.name = name or info.name
         info.metadata = dict(metadata or info.metadata)
         info.online = True
@@ -87,13 +95,21 @@ class ExtensionRegistry:
         info = self.get(client_id)
         return bool(info and info.online)
 
-    def candidates(self) -> list[dict[str, Any]]:
-        """Every known client, online ones first (the web UI's picker)."""
+    def listing(self) -> list[dict[str, Any]]:
+        """Every known client of any kind, online ones first (the extension list)."""
         ordered = sorted(self.clients.values(), key=lambda c: (not c.online, -c.connected_at))
         return [c.to_json() for c in ordered]
 
-    def online(self) -> list[ClientInfo]:
-        return [c for c in self.clients.values() if c.online]
+    def candidates(self) -> list[dict[str, Any]]:
+        """Every known browser client, online ones first (the web UI's picker)."""
+        return [c for c in self.listing() if c["kind"] == "browser"]
+
+    def online(self, kind: str | None = None) -> list[ClientInfo]:
+        return [c for c in self.clients.values() if c.online and kind in (None, c.kind)]
+
+    def forget(self, client_id: str) -> None:
+        if self.clients.pop(client_id, None) is not None:
+            self._changed()
 
     def bind(self, session_id: str, client_id: str | None) -> None:
         if client_id is None:
