@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 MAX_IMAGE_BASE64 = 20 * 1024 * 1024
 
@@ -96,6 +96,16 @@ class ConfirmationResponse(_Message):
     message: str | None = None
 
 
+class SelectBrowser(_Message):
+    """The person picked the browser client a native session's tasks use
+    (the same as ``POST /api/extension/select``)."""
+
+    type: Literal["select_browser"]
+    clientId: str = Field(min_length=1, max_length=200,
+                          validation_alias=AliasChoices("clientId", "client_id"))
+    client_msg_id: str | None = None
+
+
 BrowserMessage = Annotated[
     UserMessage
     | PermissionResponse
@@ -104,7 +114,8 @@ BrowserMessage = Annotated[
     | SessionSubscribe
     | SessionAck
     | ViewerActionResponse
-    | ConfirmationResponse,
+    | ConfirmationResponse
+    | SelectBrowser,
     Field(discriminator="type"),
 ]
 
@@ -119,6 +130,7 @@ BROWSER_MESSAGE_TYPES = (
     "session_ack",
     "viewer_action_response",
     "confirmation_response",
+    "select_browser",
 )
 
 

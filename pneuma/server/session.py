@@ -24,6 +24,7 @@ from pneuma.server.messages import (
     ConfirmationResponse,
     Interrupt,
     PermissionResponse,
+    SelectBrowser,
     SessionAck,
     SessionSubscribe,
     SetModel,
@@ -231,6 +232,12 @@ class Session:
 
     def detach(self, connection: BrowserConnection) -> None:
         self.connections.discard(connection)
+        self._backend_hook("viewer_detached", connection)
+
+    def _backend_hook(self, name: str, *args: Any) -> Any:
+        """Call an optional backend method (the native backend tracks tabs)."""
+        hook = getattr(self.backend, name, None)
+        return hook(*args) if hook is not None else None
 
     def subscribe(self, connection: BrowserConnection, last_seq: int) -> None:
         """Send what this tab missed since ``last_seq``, then everything live."""
@@ -262,6 +269,7 @@ class Session:
         # A snapshot for this tab only, hence no seq: seq numbers belong to
         # broadcasts, each counted exactly once.
         connection.send(_dumps({"type": "status_change", "status": self.status}))
+        self._backend_hook("viewer_attached", connection)
 
     # --- messages from a browser ---
 
@@ -287,7 +295,9 @@ class Session:
             self.last_ack_seq = max(self.last_ack_seq, msg.last_seq)
             return
         if isinstance(msg, ViewerActionResponse):
-            self.viewer_actions.resolve(msg.request_id, msg.result.model_dump(exclude_none=True))
+            result = msg.result.model_dump(exclude_none=True)
+            if not self.viewer_actions.resolve(msg.request_id, result):
+                self._backend_hook("viewer_action_response", msg.request_id, result)
             return
         if isinstance(msg, ConfirmationResponse):
             self.confirmations.resolve(msg.request_id, (msg.approved, msg.message))
@@ -303,6 +313,15 @@ class Session:
                 self.error_to(connection, self._no_agent_text(), "no_agent")
                 return
             await self.backend.interrupt()
+        elif isinstance(msg, SelectBrowser):
+            select = getattr(self.backend, "select_browser", None)
+            if select is None:
+                self.error_to(connection, "only --backend native sessions pick browser clients",
+                              "not_native")
+                return
+            problem = select(msg.clientId)
+            if problem:
+                self.error_to(connection, problem["message"], problem["code"])
         elif isinstance(msg, SetModel):
             if self.backend is None:
                 self.error_to(connection, self._no_agent_text(), "no_agent")

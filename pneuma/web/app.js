@@ -695,6 +695,7 @@ function Header({ chatHidden, toggleChat }) {
       ${ui.activeFile && html`<span class="sep">/</span><span class="active-file" title=${ui.activeFile}>${ui.activeFile}</span>`}
     </div>
     <div class="spacer" />
+    <${BrowserTwin} />
     <${StatusPill} />
     <${ModelMenu} />
     <button class="icon-btn" title=${chatHidden ? 'Show the chat' : 'Hide the chat'} onClick=${toggleChat} aria-pressed=${!chatHidden}>
@@ -708,8 +709,12 @@ function Header({ chatHidden, toggleChat }) {
 function DetailList({ details }) {
   if (details == null) return null;
   if (typeof details !== 'object') return html`<p>${String(details)}</p>`;
-  const entries = Object.entries(details).filter(([, v]) => !(Array.isArray(v) && v.length === 0) && v != null && v !== '');
-  const titles = { delete: 'Deletes', write: 'Writes', unusualPatterns: 'Outside the mode’s usual patterns' };
+  const hidden = new Set(['taskId', 'clientId']); // ids for the machines, not the person
+  const entries = Object.entries(details).filter(([k, v]) => !hidden.has(k) && !(Array.isArray(v) && v.length === 0) && v != null && v !== '');
+  const titles = {
+    delete: 'Deletes', write: 'Writes', unusualPatterns: 'Outside the mode’s usual patterns',
+    client: 'Browser', url: 'Page', actions: 'Steps', tool: 'Tool', input: 'Input',
+  };
   return html`<div class="details">${entries.map(([key, value]) => html`<div class=${`detail detail-${key}`}>
     <div class="detail-key">${titles[key] || key}${Array.isArray(value) ? ` (${value.length})` : ''}</div>
     ${Array.isArray(value)
@@ -741,11 +746,14 @@ function ConfirmDialog() {
 // --- browser clients (--backend native) --------------------------------------
 
 function BrowserPicker() {
-  const { selection, clients } = store.state.browser;
+  const { selection } = store.state.browser;
+  const clients = store.state.browser.clients.filter((c) => c.kind !== 'viewer'); // tabs like this one
   const [problem, setProblem] = useState(null);
   if (!selection) return null;
   const pick = async (clientId) => {
     setProblem(null);
+    // The socket when it is up (errors come back on it); HTTP otherwise.
+    if (ui.socket.send({ type: 'select_browser', clientId })) return;
     try {
       await api.json('/api/extension/select', {
         method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ clientId }),
@@ -754,16 +762,20 @@ function BrowserPicker() {
       setProblem(error.message);
     }
   };
+  const about = (c) => [c.metadata && c.metadata.kind, c.metadata && c.metadata.browserVersion].filter(Boolean).join(' · ');
   return html`<div class="modal-backdrop">
     <div class="modal" role="dialog" aria-modal="true" aria-labelledby="picker-title" data-kind="browser-picker">
       <h2 id="picker-title">Which browser should the agent use?</h2>
       <p class="modal-summary">This task needs a browser. Pick a connected client; it stays selected for this session.</p>
       ${clients.length === 0 && html`<p class="muted">No browser client is connected. Start one with
         <code>pneuma browser-client --server ${location.origin} --token …</code></p>`}
-      <ul class="detail-list browser-clients">${clients.map((c) => html`<li>
-        <button class="btn" disabled=${!c.online} onClick=${() => pick(c.clientId)}>${c.name}</button>
-        <span class="muted"> ${c.online ? 'online' : 'offline'}</span></li>`)}</ul>
+      <ul class="browser-clients">${clients.map((c) => html`<li>
+        <button class=${`browser-client${c.online ? '' : ' offline'}`} disabled=${!c.online} onClick=${() => pick(c.clientId)}>
+          <span class="dot" /><span class="client-name">${c.name}</span>
+          <span class="muted">${c.online ? 'online' : 'offline'}${about(c) ? ` · ${about(c)}` : ''}</span>
+        </button></li>`)}</ul>
       ${problem && html`<p class="muted">${problem}</p>`}
+      <div class="modal-actions"><button class="btn" onClick=${() => shell.interrupt()}>Cancel the task</button></div>
     </div>
   </div>`;
 }
@@ -773,9 +785,11 @@ function BrowserTwin() {
   const twin = selectedClientId && twins[selectedClientId];
   if (!twin || !twin.tabs || twin.tabs.length === 0) return null;
   const client = clients.find((c) => c.clientId === selectedClientId);
-  return html`<details class="browser-twin">
-    <summary>${client ? client.name : selectedClientId}${client && !client.online ? ' (offline)' : ''} · ${twin.tabs.length} tab${twin.tabs.length === 1 ? '' : 's'}</summary>
-    <ul>${twin.tabs.map((t) => html`<li class=${t.id === twin.activeTabId ? 'active' : ''} title=${t.url}>${t.title || t.url}</li>`)}</ul>
+  const online = !client || client.online;
+  return html`<details class=${`browser-twin${online ? '' : ' offline'}`}>
+    <summary title="The tabs of the browser the agent uses"><span class="dot" />${client ? client.name : selectedClientId}${online ? '' : ' (offline)'} · ${twin.tabs.length} tab${twin.tabs.length === 1 ? '' : 's'}</summary>
+    <ul>${twin.tabs.map((t) => html`<li class=${t.id === twin.activeTabId ? 'active' : ''} title=${t.url}>
+      <span class="tab-title">${t.title || t.url}</span><span class="tab-url">${t.url}</span></li>`)}</ul>
   </details>`;
 }
 
@@ -880,11 +894,28 @@ function App() {
     </main>
     <${ConfirmDialog} />
     <${BrowserPicker} />
-    <${BrowserTwin} />
   </div>`;
 }
 
 // --- start -----------------------------------------------------------------
+
+/** --backend native: the clients, the selection and its twin as they are now
+ *  (the socket only brings changes, and history does not keep them). */
+async function loadBrowserClients() {
+  try {
+    const listing = await api.json('/api/extension/extension-list');
+    const browser = store.state.browser;
+    if (!browser.clients.length) browser.clients = listing.clients || [];
+    browser.selectedClientId = browser.selectedClientId || listing.selectedClientId || null;
+    if (browser.selectedClientId && !browser.twins[browser.selectedClientId]) {
+      const { clientId, twin } = await api.json(`/api/extension/twin?clientId=${encodeURIComponent(browser.selectedClientId)}`);
+      if (!browser.twins[clientId]) browser.twins = { ...browser.twins, [clientId]: twin };
+    }
+    store.notify();
+  } catch (error) {
+    console.warn('could not load the browser clients', error);
+  }
+}
 
 export async function start(root) {
   const params = new URLSearchParams(location.search);
@@ -919,6 +950,8 @@ export async function start(root) {
   setInterval(() => {
     if (store.state.lastSeq) ui.socket.send({ type: 'session_ack', last_seq: store.state.lastSeq });
   }, 15_000);
+
+  if (info.backend === 'native') loadBrowserClients();
 
   root.replaceChildren();
   render(html`<${App} />`, root);

@@ -125,7 +125,9 @@ def test_mode_loads_with_its_actions_and_workflows(mode):
     assert manifest.layout == "editor"
     assert manifest.display_name == {"en": "CoAuthor (LaTeX)", "zh-CN": "CoAuthor 论文协作"}
     assert manifest.skill.install_name == "pneuma-coauthor"
-    assert manifest.viewer.module is None
+    # The browser viewer ships in the package's static folder.
+    assert manifest.viewer.module == "viewer.js"
+    assert (mode.static_dir / "viewer.js").is_file()
     workspace = manifest.viewer_api.workspace
     assert (workspace.type, workspace.multi_file, workspace.ordered, workspace.has_active_file) == (
         "all", True, False, True,

@@ -18,6 +18,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from pneuma.modes import get_mode
+from pneuma.plugins import LOAD_PLUGINS_ENV, reset_plugin_manager
 from pneuma.runner import find_backend
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.session import Session
@@ -101,12 +102,23 @@ MakeNative = Callable[..., Awaitable[NativeServer]]
 
 
 @pytest.fixture
+def with_webgal(pm, monkeypatch):
+    """The plugin manager loads webgal too (``pm`` alone loads only slide)."""
+    monkeypatch.setenv(LOAD_PLUGINS_ENV, "slide,webgal")
+    reset_plugin_manager()
+    yield
+    reset_plugin_manager()
+
+
+@pytest.fixture
 def make_native(aiohttp_client, pm, tmp_path, fake_api) -> MakeNative:
-    """``await make_native(workspace=None, session_id=None, env={...}, key=True)``."""
+    """``await make_native(workspace=None, session_id=None, env={...}, key=True,
+    mode="slide")``; another mode needs the ``with_webgal`` fixture (or the like)."""
 
     async def make(*, workspace: Path | None = None, session_id: str | None = None,
-                   env: dict[str, str] | None = None, key: bool = True) -> NativeServer:
-        mode = get_mode("slide")
+                   env: dict[str, str] | None = None, key: bool = True,
+                   mode: str = "slide") -> NativeServer:
+        mode = get_mode(mode)
         if workspace is None:
             workspace = tmp_path / f"ws-{uuid.uuid4().hex[:6]}"
         if not workspace.exists():

@@ -24,7 +24,9 @@ async def test_browser_task_goes_through_selection_confirmation_and_page_prepara
     try:
         status, listing = await server.get("/api/extension/extension-list")
         assert status == 200
-        assert [(c["clientId"], c["online"]) for c in listing["clients"]] == [("chromium-test", True)]
+        assert [(c["clientId"], c["kind"], c["online"]) for c in listing["clients"]] == [
+            ("chromium-test", "browser", True), (listing["clients"][1]["clientId"], "viewer", True)]
+        assert listing["clients"][1]["mode"] == "slide" and listing["viewers"] == 1
         status, reserved = await server.get("/api/task/id")
         assert status == 200 and reserved["taskId"].startswith("task_")
 

@@ -69,7 +69,8 @@ async def test_a_plain_chat_turn_streams_to_the_browser_socket(tmp_path, fake_ap
             async with http.get(f"http://127.0.0.1:{port}/api/extension/extension-list",
                                 headers={"Authorization": f"Bearer {token}"}) as response:
                 assert response.status == 200
-                assert (await response.json())["clients"] == []
+                clients = (await response.json())["clients"]
+                assert [c for c in clients if c["kind"] == "browser"] == []
     finally:
         _stop(proc)
     deltas = [m["event"]["delta"]["text"] for m in got

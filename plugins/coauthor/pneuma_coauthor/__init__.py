@@ -1,5 +1,6 @@
-"""The coauthor mode for Pneuma: manifest, skill, seed files, and the CoAuthor
-runtime (billboard, agent workflow, REPL and `pneuma coauthor` subcommands)."""
+"""The coauthor mode for Pneuma: manifest, skill, seed files, the CoAuthor
+runtime (billboard, agent workflow, REPL and `pneuma coauthor` subcommands)
+and the browser viewer with its /api/coauthor/ routes."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from pneuma.modes import ModeSource
 
 if TYPE_CHECKING:
     import click
+    from aiohttp import web
+
+    from pneuma.modes import LoadedMode
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -25,3 +29,12 @@ def register_commands(cli: click.Group) -> None:
     from pneuma_coauthor.cli import coauthor
 
     cli.add_command(coauthor)
+
+
+@hookimpl
+def register_routes(app: web.Application, mode: LoadedMode) -> None:
+    if mode.name != "coauthor":
+        return
+    from pneuma_coauthor.routes import register
+
+    register(app)

@@ -59,6 +59,7 @@ SUBPROTOCOL_V1 = "webgal-editor-preview-sync.v1"
 
 # Editor-sync commands (engine 4.5.x enum DebugCommand).
 JUMP, SYNCFC, SYNCFE = 0, 1, 2
+STALE_AFTER = 6.0  # seconds without a SYNCFC after which a game counts as gone
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +171,11 @@ class WebgalSync:
 
     @property
     def previews(self) -> list[SyncClient]:
-        return [c for c in self.clients.values() if c.is_engine and not c.ws.closed]
+        """Running games: they report every second, so one silent for longer
+        than STALE_AFTER seconds is gone (a closed tab may not say goodbye)."""
+        now = time.monotonic()
+        return [c for c in self.clients.values()
+                if c.is_engine and not c.ws.closed and now - c.updated < STALE_AFTER]
 
     def status(self) -> dict[str, Any]:
         return {

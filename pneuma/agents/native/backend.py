@@ -21,11 +21,12 @@ from pneuma.agents.native.artifacts import ArtifactService
 from pneuma.agents.native.clients import ExtensionRegistry, TwinStore
 from pneuma.agents.native.config import NativeConfig, has_credentials
 from pneuma.agents.native.gateway import LLMGateway
-from pneuma.agents.native.orchestrator import AgentOrchestrator
+from pneuma.agents.native.orchestrator import AgentOrchestrator, NotABrowser
 from pneuma.agents.native.prompt import build_system_prompt
 from pneuma.agents.native.scheduler import ActionRecord, ActionScheduler
 from pneuma.agents.native.store import SessionStore
 from pneuma.agents.native.tools import build_tools
+from pneuma.agents.native.viewers import ViewerRouter
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +56,17 @@ class NativeBackend:
                                          action_timeout=self.config.action_timeout)
         self.gateway = LLMGateway(self.config, self.env)
         self.tools = build_tools(options.mode)
+        label = options.mode.manifest.display_name
+        if isinstance(label, dict):
+            label = label.get("en") or next(iter(label.values()), "")
+        self.viewers = ViewerRouter(self.registry, options.mode.name, label or options.mode.name)
         self.orchestrator = AgentOrchestrator(
             session_id=options.session_id, mode=options.mode, workspace=workspace,
             config=self.config, store=self.store, registry=self.registry,
             scheduler=self.scheduler, artifacts=self.artifacts, gateway=self.gateway,
             emit=self._emit, tools=self.tools,
             system_prompt=lambda: build_system_prompt(options.mode, workspace),
-            viewer_actions=getattr(sink, "viewer_actions", None),
+            viewer_actions=self.viewers,
             confirmations=getattr(sink, "confirmations", None),
             api_url=options.api_url, api_token=options.token,
             credentials_problem=self.credentials_problem,
@@ -80,6 +85,9 @@ class NativeBackend:
         state = {"model": self.config.model, "cwd": str(self.options.workspace),
                  "tools": [t.name for t in self.tools], "permission_mode": "native"}
         self.sink.set_agent_state(**state)
+        for connection in list(getattr(self.sink, "connections", ())):
+            if getattr(connection, "subscribed", False) and not getattr(connection, "closed", False):
+                self.viewers.attach(connection)
         self._emit({"type": "session_update", "updates": state})
         if tasks:
             self._emit({"type": "task_list", "tasks": [t.to_json() for t in tasks]})
@@ -108,6 +116,7 @@ class NativeBackend:
         if self._stopped:
             return
         self._stopped = True
+        self.viewers.cancel_all("the server is shutting down")
         for task in (self._turn, self._worker):
             if task is not None and not task.done():
                 task.cancel()
@@ -148,12 +157,38 @@ class NativeBackend:
             self.sink.emit(message)
 
     def extension_list(self) -> dict[str, Any]:
-        connections = getattr(self.sink, "connections", set())
+        """Browser clients and the shell's viewer tabs (``kind``), online first."""
         return {
-            "clients": self.registry.candidates(),
+            "clients": self.registry.listing(),
             "selectedClientId": self.registry.selected(self.options.session_id),
-            "viewers": sum(1 for c in connections if getattr(c, "subscribed", False)),
+            "viewers": len(self.viewers.online()),
         }
+
+    # -- the shell's tabs (called by the session) -------------------------------
+
+    def viewer_attached(self, connection: Any) -> None:
+        """A tab of the shell subscribed: it is a viewer client from now on."""
+        if not self._stopped:
+            self.viewers.attach(connection)
+
+    def viewer_detached(self, connection: Any) -> None:
+        self.viewers.detach(connection)
+
+    def viewer_action_response(self, request_id: str, result: dict[str, Any]) -> bool:
+        """A ``viewer_action_response`` the session's own channel did not expect."""
+        return self.viewers.resolve(request_id, result)
+
+    def select_browser(self, client_id: str) -> dict[str, str] | None:
+        """The picker's ``select_browser`` message: None, or ``{code, message}``."""
+        try:
+            self.orchestrator.select_client(client_id)
+        except KeyError:
+            return {"code": "unknown_client", "message": f"no browser client {client_id!r}"}
+        except NotABrowser as exc:
+            return {"code": "not_a_browser", "message": str(exc)}
+        except ValueError as exc:
+            return {"code": "client_offline", "message": str(exc)}
+        return None
 
     def _clients_changed(self, clients: list[dict[str, Any]]) -> None:
         self._emit({"type": "extension_update", **self.extension_list()})

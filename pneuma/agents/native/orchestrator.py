@@ -53,6 +53,7 @@ from pneuma.agents.native.tools import (
 log = logging.getLogger(__name__)
 
 URL_PATTERN = re.compile(r"https?://[^\s<>\"'`)\]]+", re.IGNORECASE)
+VIEWER_CONTEXT = re.compile(r"<viewer-context\b[^>]*>.*?</viewer-context>\s*", re.DOTALL)
 MAX_SCREENSHOT_FOR_MODEL = 3_500_000  # bytes; bigger screenshots go by URL only
 S = TaskStatus
 
@@ -67,6 +68,10 @@ class TaskFailed(RuntimeError):
 
 class BrowserDeclined(RuntimeError):
     pass
+
+
+class NotABrowser(ValueError):
+    """``select_client`` was given a viewer tab, which cannot run browser actions."""
 
 
 @dataclass
@@ -145,7 +150,7 @@ class AgentOrchestrator:
     def _new_task(self, text: str) -> Task:
         task_id = self.reserved_task_id or new_task_id()
         self.reserved_task_id = None
-        title = " ".join(text.split())[:80] or "(image)"
+        title = " ".join(person_text(text).split())[:80] or "(image)"
         task = Task(id=task_id, session_id=self.session_id, title=title,
                     selected_client_id=self.registry.selected(self.session_id))
         self.store.save_task(task)
@@ -168,7 +173,8 @@ class AgentOrchestrator:
             self._fail(task, stats, TaskFailed(problem, "no_api_key"))
             return
         try:
-            urls = URL_PATTERN.findall(text)
+            # A URL the person wrote, not one inside the viewer's context.
+            urls = URL_PATTERN.findall(person_text(text))
             if urls:
                 url = urls[0].rstrip(".,;:!?")
                 page_blocks = await self._open_for_task(task, url, text)
@@ -202,7 +208,8 @@ class AgentOrchestrator:
         """A browser task's fixed start: client, confirmation, open, prepare."""
         try:
             client_id = await self._ensure_browser(
-                task, f"Open {url} in your browser and work on: {' '.join(text.split())[:300]}",
+                task, f"Open {url} in your browser and work on: "
+                f"{' '.join(person_text(text).split())[:300]}",
                 {"url": url, "actions": ["session_start", "browser_wait_for_loaded",
                                          "browser_screenshot", "browser_readability_extract"]})
         except BrowserDeclined as exc:
@@ -409,6 +416,9 @@ class AgentOrchestrator:
         info = self.registry.get(client_id)
         if info is None:
             raise KeyError(client_id)
+        if info.kind != "browser":
+            raise NotABrowser(f"{info.name or client_id} is a Pneuma viewer tab, not a browser "
+                             "client; it cannot carry out browser actions")
         if not info.online:
             raise ValueError(f"the browser client {info.name or client_id} is offline")
         self.registry.bind(self.session_id, client_id)
@@ -574,6 +584,13 @@ class AgentOrchestrator:
         if selected:
             self.registry.bindings[self.session_id] = selected
         return tasks
+
+
+def person_text(text: str) -> str:
+    """The person's own words: the message without the viewer's
+    ``<viewer-context>`` prefix (kept for the model, not for titles,
+    confirmations or finding the page to open)."""
+    return VIEWER_CONTEXT.sub("", text).strip()
 
 
 def normalise_conversation(messages: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:

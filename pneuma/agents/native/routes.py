@@ -27,6 +27,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from pneuma.agents.native.artifacts import ArtifactError
+from pneuma.agents.native.orchestrator import NotABrowser
 from pneuma.server.app import SESSION
 from pneuma.server.security import json_error
 
@@ -75,6 +76,8 @@ async def extension_select(request: web.Request) -> web.Response:
         client = backend.orchestrator.select_client(client_id)
     except KeyError:
         return json_error(404, "unknown_client", f"no browser client {client_id!r}")
+    except NotABrowser as exc:
+        return json_error(400, "not_a_browser", str(exc))
     except ValueError as exc:
         return json_error(409, "client_offline", str(exc))
     return web.json_response({"success": True, "client": client})

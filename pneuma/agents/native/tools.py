@@ -111,11 +111,36 @@ def viewer_tools(mode: Any) -> list[ToolDef]:
     return tools
 
 
+def api_schema(schema: dict[str, Any], description: str) -> tuple[dict[str, Any], str]:
+    """A manifest's input schema as the Messages API takes it: ``$id`` and
+    ``$schema`` dropped, and no ``oneOf``/``anyOf``/``allOf`` at the top
+    level (the API refuses those); such a rule is said in the description
+    instead. The tool runtime still validates the call against the full schema."""
+    out = {k: v for k, v in schema.items() if k not in ("$id", "$schema")}
+    notes = []
+    for key, word in (("oneOf", "exactly one"), ("anyOf", "at least one"), ("allOf", "all")):
+        branches = out.pop(key, None)
+        if not isinstance(branches, list):
+            continue
+        wanted = [" + ".join(b.get("required", [])) for b in branches
+                  if isinstance(b, dict) and b.get("required")]
+        if wanted:
+            notes.append(f"Give {word} of: {', '.join(wanted)}.")
+    out.setdefault("type", "object")
+    if notes:
+        description = f"{description}\n{' '.join(notes)}" if description else " ".join(notes)
+    return out, description
+
+
 def mode_tools(mode: Any) -> list[ToolDef]:
     if _runtime() is None:
         return []
-    return [ToolDef(t.name, t.description, t.input_schema, "mode", t.name)
-            for t in mode.manifest.tools if t.enabled_by_default and not t.dev_only]
+    tools = []
+    for t in mode.manifest.tools:
+        if t.enabled_by_default and not t.dev_only:
+            schema, description = api_schema(t.input_schema, t.description)
+            tools.append(ToolDef(t.name, description, schema, "mode", t.name))
+    return tools
 
 
 def build_tools(mode: Any, *, browser: bool = True) -> list[ToolDef]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pneuma_coauthor.billboard.projections import Projector, ThreadView
-from pneuma_coauthor.billboard.store import EventStore
+from pneuma_coauthor.billboard.store import EventStore, RawEvent, as_event
 from pneuma_coauthor.domain.events import TaskEvent
 from pneuma_coauthor.domain.model import Artifact, Priority, TaskStatus, TaskView
 from pneuma_coauthor.domain.state import apply_event, check_transition
@@ -107,11 +107,11 @@ class Billboard:
     def _catch_up(self) -> int:
         with self._fold_lock:
             # Our own log: every row was validated when it was appended.
-            new = list(self.store.read(self.projector.last_seq, validate=False))
+            new = list(self.store.read_raw(self.projector.last_seq))
             self._fold_and_publish(new)
             return len(new)
 
-    def _fold_and_publish(self, events: list[TaskEvent]) -> None:
+    def _fold_and_publish(self, events: list[TaskEvent] | list[RawEvent]) -> None:
         with self._fold_lock:
             for event in events:
                 if event.seq is not None and event.seq <= self.projector.last_seq:
@@ -166,8 +166,9 @@ class Billboard:
         """A fresh projection folded from the log up to a seq or a timestamp
         (inclusive): the billboard as it was at that moment."""
         projector = Projector()
-        for event in self.store.read(0, until_seq=until_seq, until_time=until_time, validate=False):
-            projector.fold(event)
+        fold = projector.fold
+        for event in self.store.read_raw(0, until_seq=until_seq, until_time=until_time):
+            fold(event)
         return projector
 
     def events(self, task_id: str | None = None, after_seq: int = 0) -> list[TaskEvent]:
@@ -188,9 +189,13 @@ class Billboard:
 
     # -- subscriptions -----------------------------------------------------------
 
-    def _publish(self, event: TaskEvent, view: TaskView | None) -> None:
+    def _publish(self, event: TaskEvent | RawEvent, view: TaskView | None) -> None:
         with self._subs_lock:
             subscribers = list(self._subscribers)
+        if not subscribers:
+            return
+        if any(sub.kind == "events" for sub in subscribers):
+            event = as_event(event)  # subscribers get full TaskEvents
         snapshot = view.model_copy(deep=True) if view is not None and subscribers else None
         for sub in subscribers:
             item = event if sub.kind == "events" else snapshot

@@ -3,13 +3,17 @@ task, and the ArtifactIndex (every file's latest known revision).
 
 A Projector is fed events in log order, one at a time, so the live billboard
 and a replay from the log run exactly the same code: what the replay test
-compares is therefore the fold, not two implementations of it.
+compares is therefore the fold, not two implementations of it. The events
+are either validated ``TaskEvent``s (live appends) or the store's light
+``RawEvent``s (a rebuild from the log); both read the same by attribute, and
+threads turn the raw ones into ``TaskEvent``s only when someone asks.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
+from pneuma_coauthor.billboard.store import RawEvent, as_event
 from pneuma_coauthor.domain.events import TaskEvent
 from pneuma_coauthor.domain.model import Artifact, CamelModel, TaskView, artifact_type_for
 from pneuma_coauthor.domain.state import apply_event
@@ -27,14 +31,14 @@ class ThreadView(CamelModel):
 class Projector:
     def __init__(self) -> None:
         self.tasks: dict[str, TaskView] = {}
-        self.task_events: dict[str, list[TaskEvent]] = {}
+        self.task_events: dict[str, list[TaskEvent | RawEvent]] = {}
         self.artifacts: dict[str, Artifact] = {}
-        self.artifact_events: dict[str, list[TaskEvent]] = {}  # taskless ArtifactChanged per path
+        self.artifact_events: dict[str, list[TaskEvent | RawEvent]] = {}  # taskless ArtifactChanged per path
         self.last_seq = 0
         self.last_timestamp: str | None = None
         self.count = 0
 
-    def fold(self, event: TaskEvent) -> TaskView | None:
+    def fold(self, event: TaskEvent | RawEvent) -> TaskView | None:
         """Apply one event; returns the task view it changed, if any."""
         self.count += 1
         if event.seq is not None:
@@ -45,7 +49,8 @@ class Projector:
             path = p.path  # type: ignore[attr-defined]
             current = self.artifacts.get(path)
             metadata = current.metadata if current else {}
-            self.artifacts[path] = Artifact(
+            # Both fields come from a validated ArtifactChanged: no need to validate again.
+            self.artifacts[path] = Artifact.model_construct(
                 id=path, type=artifact_type_for(path), path=path, revision=p.revision, metadata=metadata  # type: ignore[attr-defined]
             )
             if event.task_id is None:
@@ -53,7 +58,7 @@ class Projector:
                 return None
         if event.task_id is None:
             return None
-        view = apply_event(self.tasks.get(event.task_id), event)
+        view = apply_event(self.tasks.get(event.task_id), event)  # type: ignore[arg-type]
         if view is None:
             return None
         self.tasks[event.task_id] = view
@@ -75,4 +80,4 @@ class Projector:
             if (e.seq or 0) > first and (last is None or (e.seq or 0) <= last)
         ]
         merged = sorted(own + outside, key=lambda e: e.seq or 0)
-        return ThreadView(task_id=task_id, thread_id=view.thread_id, events=merged)
+        return ThreadView.model_construct(task_id=task_id, thread_id=view.thread_id, events=[as_event(e) for e in merged])

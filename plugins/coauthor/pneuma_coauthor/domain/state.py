@@ -10,7 +10,15 @@ callers that hand views out take copies.
 from __future__ import annotations
 
 from pneuma_coauthor.domain import events as ev
-from pneuma_coauthor.domain.model import PlanView, ProposalView, TaskStatus, TaskView
+from pneuma_coauthor.domain.model import (
+    ArtifactRef,
+    LineRange,
+    PlanView,
+    Priority,
+    ProposalView,
+    TaskStatus,
+    TaskView,
+)
 
 S = TaskStatus
 # Events that describe what happened around a task without moving it: they
@@ -59,19 +67,47 @@ def check_transition(view: TaskView | None, event: ev.TaskEvent) -> None:
 
 
 def new_view(event: ev.TaskEvent) -> TaskView:
-    p = event.payload
-    assert isinstance(p, ev.TaskCreated) and event.task_id is not None
-    return TaskView(
+    """The view a TaskCreated opens. Built without re-validation: the payload
+    was validated when it was appended (a raw payload from the log is that
+    same payload's dump), so only its JSON shapes are turned back into models."""
+    p: ev.TaskCreated = event.payload  # type: ignore[assignment]
+    assert event.task_id is not None
+    return TaskView.model_construct(
         task_id=event.task_id,
         created_by=event.author_actor_id,
         assigned_to=p.assigned_to,
-        priority=p.priority,
+        priority=Priority(p.priority),
         intent=p.intent,
         intent_data=dict(p.intent_data),
-        artifact_refs=list(p.artifact_refs),
+        artifact_refs=[_ref(r) for r in p.artifact_refs],
+        # Every field is given: for a missing one model_construct resolves the
+        # default (copying it, or inspecting its factory's signature), which
+        # cost more than all the rest of a rebuild.
+        status=TaskStatus.OPEN,
+        base_revisions={},
         thread_id=f"thread-{event.task_id}",
         created_at=event.timestamp,
         updated_at=event.timestamp,
+        claimed_at=None,
+        completed_at=None,
+        waiting_on="agent",
+        plan=None,
+        proposals={},
+        summary=None,
+        failure=None,
+        needs_rebase=False,
+        event_count=0,
+        last_seq=0,
+    )
+
+
+def _ref(ref: ArtifactRef | dict) -> ArtifactRef:
+    if isinstance(ref, ArtifactRef):
+        return ref.model_copy(deep=True)
+    rng = ref.get("range")
+    return ArtifactRef.model_construct(
+        path=ref["path"],
+        range=LineRange.model_construct(line_start=rng["lineStart"], line_end=rng["lineEnd"]) if rng else None,
     )
 
 
@@ -82,103 +118,108 @@ def apply_event(view: TaskView | None, event: ev.TaskEvent) -> TaskView | None:
         view = new_view(event)
     if view is None:
         return None
-    view.event_count += 1
-    view.updated_at = event.timestamp
+    # Every write below goes straight to the models' __dict__: the same
+    # effect as attribute assignment (these models validate no assignment),
+    # without pydantic's __setattr__, which cost more than the rest of a fold.
+    fields = view.__dict__
+    fields["event_count"] += 1
+    fields["updated_at"] = event.timestamp
     if event.seq is not None:
-        view.last_seq = event.seq
+        fields["last_seq"] = event.seq
     if kind == "TaskRouted":
-        view.assigned_to = p.assigned_to  # type: ignore[attr-defined]
+        fields["assigned_to"] = p.assigned_to  # type: ignore[attr-defined]
     elif kind == "TaskClaimed":
-        view.status = S.CLAIMED
-        view.claimed_at = event.timestamp
+        fields["status"] = S.CLAIMED
+        fields["claimed_at"] = event.timestamp
         view.base_revisions.update(p.base_revisions)  # type: ignore[attr-defined]
-        view.waiting_on = "agent"
-        view.failure = None
+        fields["waiting_on"] = "agent"
+        fields["failure"] = None
     elif kind == "TaskStarted":
-        view.status = S.IN_PROGRESS
-        view.waiting_on = "agent"
+        fields["status"] = S.IN_PROGRESS
+        fields["waiting_on"] = "agent"
     elif kind == "AgentPlanPosted":
-        assert isinstance(p, ev.AgentPlanPosted)
-        view.plan = PlanView(
-            goal=p.goal, issues=p.issues, strategy=p.strategy, scope=p.scope, risks=p.risks, questions=p.questions
+        # p is an AgentPlanPosted, or a RawPayload read from the log (same attributes).
+        fields["plan"] = PlanView.model_construct(
+            goal=p.goal, issues=list(p.issues), strategy=list(p.strategy), scope=list(p.scope),
+            risks=list(p.risks), questions=list(p.questions),
         )
         if p.questions:
-            view.status = S.BLOCKED
-            view.waiting_on = "person"
+            fields["status"] = S.BLOCKED
+            fields["waiting_on"] = "person"
         else:
-            view.status = S.IN_PROGRESS
-            view.waiting_on = "agent"
+            fields["status"] = S.IN_PROGRESS
+            fields["waiting_on"] = "agent"
         if p.answer:
-            view.summary = p.answer
+            fields["summary"] = p.answer
     elif kind == "PatchProposed":
-        assert isinstance(p, ev.PatchProposed)
         if p.supersedes and p.supersedes in view.proposals:
             old = view.proposals[p.supersedes]
             if old.state in ("proposed", "accepted"):  # a rejection stays on record as a rejection
-                old.state = "superseded"
-        view.proposals[p.patch_id] = ProposalView(
+                old.__dict__["state"] = "superseded"
+        view.proposals[p.patch_id] = ProposalView.model_construct(
             patch_id=p.patch_id,
             summary=p.summary,
-            files=[f.dump() for f in p.files],
+            files=[f if isinstance(f, dict) else f.dump() for f in p.files],  # a raw payload's files are dumps already
             proposed_by=event.author_actor_id,
             proposed_at=event.timestamp,
             candidate=p.candidate,
+            state="proposed",
+            reason=None,
         )
-        view.status = S.AWAITING_REVIEW
-        view.waiting_on = "person"
-        view.needs_rebase = False
+        fields["status"] = S.AWAITING_REVIEW
+        fields["waiting_on"] = "person"
+        fields["needs_rebase"] = False
     elif kind == "UserFeedbackPosted":
         # New instructions make every patch still under review stale: the
         # agent answers with a fresh plan and patch instead.
         for proposal in view.proposals.values():
             if proposal.state == "proposed":
-                proposal.state = "superseded"
-        view.status = S.IN_PROGRESS
-        view.waiting_on = "agent"
+                proposal.__dict__["state"] = "superseded"
+        fields["status"] = S.IN_PROGRESS
+        fields["waiting_on"] = "agent"
     elif kind == "PatchAccepted":
-        view.proposals[p.patch_id].state = "accepted"  # type: ignore[attr-defined]
+        view.proposals[p.patch_id].__dict__["state"] = "accepted"  # type: ignore[attr-defined]
     elif kind == "PatchRejected":
         proposal = view.proposals[p.patch_id]  # type: ignore[attr-defined]
-        proposal.state = "rejected"
-        proposal.reason = p.reason or None  # type: ignore[attr-defined]
+        proposal.__dict__["state"] = "rejected"
+        proposal.__dict__["reason"] = p.reason or None  # type: ignore[attr-defined]
         if not view.pending_proposals():
-            view.status = S.IN_PROGRESS
-            view.waiting_on = "agent"
+            fields["status"] = S.IN_PROGRESS
+            fields["waiting_on"] = "agent"
     elif kind == "TaskNeedsRebase":
         proposal = view.proposals[p.patch_id]  # type: ignore[attr-defined]
-        proposal.state = "needs_rebase"
-        proposal.reason = p.reason or "the file changed since the patch was computed"  # type: ignore[attr-defined]
-        view.needs_rebase = True
-        view.status = S.IN_PROGRESS
-        view.waiting_on = "agent"
+        proposal.__dict__["state"] = "needs_rebase"
+        proposal.__dict__["reason"] = p.reason or "the file changed since the patch was computed"  # type: ignore[attr-defined]
+        fields["needs_rebase"] = True
+        fields["status"] = S.IN_PROGRESS
+        fields["waiting_on"] = "agent"
     elif kind == "TaskRebased":
         view.base_revisions.update(p.base_revisions)  # type: ignore[attr-defined]
-        view.needs_rebase = False
+        fields["needs_rebase"] = False
     elif kind == "PatchApplied":
-        assert isinstance(p, ev.PatchApplied)
-        view.proposals[p.patch_id].state = "applied"
+        view.proposals[p.patch_id].__dict__["state"] = "applied"
         for proposal in view.proposals.values():
             if proposal.state in ("proposed", "accepted"):
-                proposal.state = "superseded"  # the other /tweak candidates
+                proposal.__dict__["state"] = "superseded"  # the other /tweak candidates
         # The applied text is the task's new base: further work on it is not drift.
         view.base_revisions.update(p.revisions)
-        view.status = S.IN_PROGRESS
-        view.waiting_on = "agent"
+        fields["status"] = S.IN_PROGRESS
+        fields["waiting_on"] = "agent"
     elif kind == "TaskCompleted":
-        view.status = S.DONE
-        view.waiting_on = "nobody"
-        view.completed_at = event.timestamp
+        fields["status"] = S.DONE
+        fields["waiting_on"] = "nobody"
+        fields["completed_at"] = event.timestamp
         if p.summary:  # type: ignore[attr-defined]
-            view.summary = p.summary  # type: ignore[attr-defined]
+            fields["summary"] = p.summary  # type: ignore[attr-defined]
         for proposal in view.proposals.values():
             if proposal.state in ("proposed", "accepted"):
-                proposal.state = "superseded"
+                proposal.__dict__["state"] = "superseded"
     elif kind == "TaskFailed":
-        view.status = S.BLOCKED
-        view.waiting_on = "person"
-        view.failure = p.reason  # type: ignore[attr-defined]
+        fields["status"] = S.BLOCKED
+        fields["waiting_on"] = "person"
+        fields["failure"] = p.reason  # type: ignore[attr-defined]
     elif kind == "TaskCanceled":
-        view.status = S.CANCELED
-        view.waiting_on = "nobody"
-        view.completed_at = event.timestamp
+        fields["status"] = S.CANCELED
+        fields["waiting_on"] = "nobody"
+        fields["completed_at"] = event.timestamp
     return view

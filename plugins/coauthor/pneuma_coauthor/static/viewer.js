@@ -1,0 +1,1139 @@
+// The CoAuthor viewer: the task billboard, a task's plan, thread and patches
+// (side by side, with Accept / Reject), the outline rendered, and the paper's
+// .tex files with line numbers where selecting lines points the agent at them.
+//
+// Implements the viewer contract (docs/viewer-contract.md). Tasks and patches
+// come from the plugin's routes (/api/coauthor/…, pneuma_coauthor/routes.py),
+// which call the same use cases as `pneuma coauthor`; new events arrive by a
+// long poll on /api/coauthor/events?since=SEQ.
+
+const MODE = "coauthor";
+const CSS_URL = new URL("./viewer.css", import.meta.url).href;
+const API = "/api/coauthor";
+const POLL_WAIT_S = 20;
+const NAV_WAIT_MS = 2500; // navigate-to waits this long for a file still being written
+const MAX_CONTEXT_CHARS = 4000;
+const DONE_SHOWN = 30;
+
+const COLUMNS = [
+  { id: "blocked", label: "Blocked", hint: "a question for you", statuses: ["blocked"] },
+  { id: "review", label: "Awaiting review", hint: "a patch for you", statuses: ["awaiting_review"] },
+  { id: "working", label: "In progress", hint: "the agent's move", statuses: ["in_progress", "claimed"] },
+  { id: "open", label: "Open", hint: "not started", statuses: ["open"] },
+  { id: "done", label: "Done", hint: "done or canceled", statuses: ["done", "canceled"] },
+];
+const STATUS_LABEL = {
+  open: "open", claimed: "claimed", in_progress: "in progress", awaiting_review: "awaiting review",
+  done: "done", blocked: "blocked", canceled: "canceled",
+};
+const PLAN_PARTS = [
+  ["issues", "Issues"], ["strategy", "Strategy"], ["scope", "Scope"], ["risks", "Risks"],
+];
+
+// --- small helpers ---------------------------------------------------------------
+
+function esc(s) {
+  return String(s ?? "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+function attr(s) {
+  return String(s ?? "").replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/\n/g, " ");
+}
+function baseName(path) {
+  return String(path).split("/").pop();
+}
+function lineLabel(a, b) {
+  return a === b ? `line ${a}` : `lines ${a}–${b}`;
+}
+function refLabel(ref) {
+  if (!ref.range) return ref.path;
+  const { lineStart: a, lineEnd: b } = ref.range;
+  return `${ref.path}:${a === b ? a : `${a}–${b}`}`;
+}
+function ago(iso) {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return "";
+  const s = Math.max(0, (Date.now() - t) / 1000);
+  if (s < 50) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return new Date(t).toLocaleDateString();
+}
+function clock(iso) {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false }) : "";
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function api(path, { method = "GET", body, signal } = {}) {
+  const response = await fetch(path, {
+    method,
+    signal,
+    credentials: "same-origin",
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = (data && data.error && data.error.message) || `${response.status} ${response.statusText}`;
+    const error = new Error(message);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+let cssUsers = 0;
+let cssLink = null;
+function acquireCss() {
+  cssUsers += 1;
+  if (!cssLink) {
+    cssLink = document.createElement("link");
+    cssLink.rel = "stylesheet";
+    cssLink.href = CSS_URL;
+    document.head.appendChild(cssLink);
+  }
+  const link = cssLink;
+  if (link.sheet) return Promise.resolve();
+  return new Promise((resolve) => {
+    link.addEventListener("load", () => resolve(), { once: true });
+    link.addEventListener("error", () => resolve(), { once: true });
+    setTimeout(resolve, 3000);
+  });
+}
+function releaseCss() {
+  cssUsers -= 1;
+  if (cssUsers <= 0 && cssLink) {
+    cssLink.remove();
+    cssLink = null;
+    cssUsers = 0;
+  }
+}
+
+// --- LaTeX and Markdown to HTML -------------------------------------------------------
+
+/** One source line with LaTeX commands, comments and inline math coloured. */
+function latexLine(line) {
+  let code = line;
+  let comment = "";
+  for (let i = 0; i < line.length; i += 1) {
+    if (line[i] === "\\") { i += 1; continue; }
+    if (line[i] === "%") { code = line.slice(0, i); comment = line.slice(i); break; }
+  }
+  const parts = [];
+  const re = /(\\[A-Za-z@]+\*?|\\.)|(\$[^$]*\$)/g;
+  let last = 0;
+  let m;
+  while ((m = re.exec(code))) {
+    parts.push(esc(code.slice(last, m.index)));
+    parts.push(m[1] ? `<span class="ca-cmd">${esc(m[1])}</span>` : `<span class="ca-math">${esc(m[2])}</span>`);
+    last = re.lastIndex;
+  }
+  parts.push(esc(code.slice(last)));
+  if (comment) parts.push(`<span class="ca-cmt">${esc(comment)}</span>`);
+  return parts.join("");
+}
+
+/** Inline Markdown: `code`, **bold**, *em* / _em_, [text](url). `code` naming a
+ * file or a \label becomes a link into the viewer. */
+function mdInline(text) {
+  const out = [];
+  const re = /`([^`]+)`|\*\*([^*]+)\*\*|(?<![\w*])\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)/g;
+  let last = 0;
+  let m;
+  while ((m = re.exec(text))) {
+    out.push(esc(text.slice(last, m.index)));
+    if (m[1] !== undefined) {
+      const code = m[1];
+      if (/^[\w./-]+\.(tex|bib|md)$/.test(code)) {
+        out.push(`<a class="ca-link ca-code-link" data-act="open-file" data-path="${attr(code)}"><code>${esc(code)}</code></a>`);
+      } else if (/^(sec|fig|tab|eq|app|alg|lst):[\w:.-]+$/.test(code)) {
+        out.push(`<a class="ca-link ca-code-link" data-act="open-label" data-label="${attr(code)}"><code>${esc(code)}</code></a>`);
+      } else {
+        out.push(`<code>${esc(code)}</code>`);
+      }
+    } else if (m[2] !== undefined) out.push(`<strong>${mdInline(m[2])}</strong>`);
+    else if (m[3] !== undefined) out.push(`<em>${mdInline(m[3])}</em>`);
+    else if (m[4] !== undefined) out.push(`<em>${mdInline(m[4])}</em>`);
+    else out.push(`<a class="ca-link" href="${attr(m[6])}" target="_blank" rel="noopener">${esc(m[5])}</a>`);
+    last = re.lastIndex;
+  }
+  out.push(esc(text.slice(last)));
+  return out.join("");
+}
+
+/** The Markdown an OUTLINE.md, BRIEF.md or STYLE.md uses: headings, nested
+ * lists, paragraphs, quotes, fenced code, rules. Each block keeps its source
+ * line (data-line) so navigate-to can land on it. */
+export function renderMarkdown(source) {
+  const lines = String(source || "").replace(/\r\n?/g, "\n").split("\n");
+  const html = [];
+  const stack = []; // open lists: {indent, tag}
+  let para = [];
+  let paraLine = 0;
+  const closeLists = (indent = -1) => {
+    while (stack.length && stack[stack.length - 1].indent > indent) html.push(`</li></${stack.pop().tag}>`);
+  };
+  const flush = () => {
+    if (para.length) html.push(`<p data-line="${paraLine}">${mdInline(para.join(" "))}</p>`);
+    para = [];
+  };
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i];
+    const n = i + 1;
+    if (/^\s*```/.test(line)) {
+      flush(); closeLists();
+      const body = [];
+      for (i += 1; i < lines.length && !/^\s*```/.test(lines[i]); i += 1) body.push(lines[i]);
+      html.push(`<pre data-line="${n}"><code>${esc(body.join("\n"))}</code></pre>`);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    const item = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (!line.trim()) { flush(); continue; }
+    if (heading) {
+      flush(); closeLists();
+      const level = heading[1].length;
+      html.push(`<h${level} data-line="${n}">${mdInline(heading[2])}</h${level}>`);
+    } else if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
+      flush(); closeLists();
+      html.push("<hr>");
+    } else if (item) {
+      flush();
+      const indent = item[1].replace(/\t/g, "  ").length;
+      const tag = /\d/.test(item[2]) ? "ol" : "ul";
+      const top = stack[stack.length - 1];
+      if (!top || indent > top.indent) {
+        html.push(`<${tag}>`);
+        stack.push({ indent, tag });
+      } else {
+        closeLists(indent);
+        const now = stack[stack.length - 1];
+        if (now && now.indent === indent && now.tag === tag) html.push("</li>");
+        else if (now && now.indent === indent) {
+          html.push(`</li></${stack.pop().tag}><${tag}>`); // "- a" then "1. b": a new list
+          stack.push({ indent, tag });
+        } else { html.push(`<${tag}>`); stack.push({ indent, tag }); }
+      }
+      html.push(`<li data-line="${n}">${mdInline(item[3])}`);
+    } else if (/^\s*>/.test(line)) {
+      flush(); closeLists();
+      html.push(`<blockquote data-line="${n}">${mdInline(line.replace(/^\s*>\s?/, ""))}</blockquote>`);
+    } else if (stack.length && /^\s+\S/.test(line)) {
+      html.push(` ${mdInline(line.trim())}`); // a list item continued on the next line
+    } else {
+      closeLists();
+      if (!para.length) paraLine = n;
+      para.push(line.trim());
+    }
+  }
+  flush();
+  closeLists();
+  return html.join("");
+}
+
+// --- the viewer context -------------------------------------------------------------------
+
+function contextLines(selection, files) {
+  const file = (files || []).find((f) => f.path === selection.file);
+  const [a, b] = selection.lines;
+  if (file && typeof file.content === "string") {
+    return file.content.split("\n").slice(a - 1, b).join("\n");
+  }
+  return selection.text || "";
+}
+
+export function extractContext(selection, files) {
+  if (!selection) return null;
+  if (selection.taskId && !selection.file) {
+    const patch = selection.patchId ? ` patch="${attr(selection.patchId)}"` : "";
+    return `<viewer-context mode="${MODE}" task="${attr(selection.taskId)}"${patch}>${esc(selection.text || "")}</viewer-context>`;
+  }
+  const [a, b] = selection.lines || [];
+  const lines = a ? ` lines="${a === b ? a : `${a}-${b}`}"` : "";
+  const task = selection.taskId ? ` task="${attr(selection.taskId)}"` : "";
+  let text = a ? contextLines(selection, files) : selection.text || "";
+  if (text.length > MAX_CONTEXT_CHARS) text = `${text.slice(0, MAX_CONTEXT_CHARS)}\n…`;
+  text = text.replace(/<\/viewer-context/gi, "&lt;/viewer-context");
+  return `<viewer-context mode="${MODE}" file="${attr(selection.file)}"${lines}${task}>\n${text}\n</viewer-context>`;
+}
+
+export function resolveItems(files) {
+  return paperFiles(files).map((f, index) => ({ path: f.path, label: f.path, index, metadata: {} }));
+}
+
+function paperFiles(files) {
+  const rank = (p) => (p === "OUTLINE.md" ? 0 : p === "BRIEF.md" ? 1 : p === "STYLE.md" ? 2 : p === "main.tex" ? 3 : 4);
+  return (files || [])
+    .filter((f) => !f.binary && /\.(tex|bib|md)$/i.test(f.path) && !f.path.startsWith(".pneuma/"))
+    .sort((x, y) => rank(x.path) - rank(y.path) || x.path.localeCompare(y.path));
+}
+
+// --- the viewer -----------------------------------------------------------------------
+
+class CoAuthorViewer {
+  constructor(element, ctx) {
+    this.ctx = ctx;
+    this.root = document.createElement("div");
+    this.root.className = "ca-root";
+    this.root.innerHTML = `
+      <aside class="ca-side" aria-label="CoAuthor navigation"></aside>
+      <section class="ca-main">
+        <header class="ca-head"></header>
+        <div class="ca-notice" hidden></div>
+        <div class="ca-body" tabindex="-1"></div>
+      </section>`;
+    element.appendChild(this.root);
+    this.side = this.root.querySelector(".ca-side");
+    this.head = this.root.querySelector(".ca-head");
+    this.noticeEl = this.root.querySelector(".ca-notice");
+    this.body = this.root.querySelector(".ca-body");
+    this.state = {
+      view: "board", file: null, source: false,
+      taskId: null, patchId: null, detail: null,
+      tasks: [], lastSeq: 0, user: "",
+      sel: null, anchorLine: null,
+      forms: {}, // open forms and their text: {reject: "…", feedback: "…", newTask: "…"}
+      busy: false,
+    };
+    this.abort = new AbortController();
+    this.destroyed = false;
+    this.onClick = (e) => this.click(e);
+    this.onInput = (e) => {
+      const field = e.target.dataset && e.target.dataset.field;
+      if (field) this.state.forms[field] = e.target.value;
+    };
+    this.onKey = (e) => this.key(e);
+    this.onMouseDown = (e) => this.mouseDown(e);
+    this.onMouseUp = (e) => this.mouseUp(e);
+    this.onMouseOver = (e) => this.mouseOver(e);
+    this.root.addEventListener("click", this.onClick);
+    this.root.addEventListener("input", this.onInput);
+    this.root.addEventListener("keydown", this.onKey);
+    this.root.addEventListener("mousedown", this.onMouseDown);
+    this.root.addEventListener("mouseover", this.onMouseOver);
+    document.addEventListener("mouseup", this.onMouseUp);
+  }
+
+  async start() {
+    try {
+      await this.loadBoard();
+    } catch (error) {
+      this.notice("bad", `Could not read the billboard: ${error.message}`);
+    }
+    this.render();
+    this.poll();
+    return this;
+  }
+
+  // -- data ------------------------------------------------------------------------------
+
+  async loadBoard() {
+    const board = await api(`${API}/tasks`, { signal: this.abort.signal });
+    this.state.tasks = board.tasks;
+    this.state.user = board.user;
+    this.setSeq(Math.max(this.state.lastSeq, board.lastSeq));
+  }
+
+  async loadTask(taskId) {
+    const detail = await api(`${API}/tasks/${encodeURIComponent(taskId)}`, { signal: this.abort.signal });
+    if (this.state.taskId === taskId) this.state.detail = detail;
+    return detail;
+  }
+
+  setSeq(seq) {
+    this.state.lastSeq = seq;
+    this.root.dataset.seq = String(seq);
+  }
+
+  async poll() {
+    let failures = 0;
+    while (!this.destroyed) {
+      try {
+        const since = this.state.lastSeq;
+        const r = await api(`${API}/events?since=${since}&wait=${POLL_WAIT_S}`, { signal: this.abort.signal });
+        failures = 0;
+        if (this.destroyed) return;
+        if (r.lastSeq < since) { // the log was replaced: start over
+          this.setSeq(0);
+          await this.refresh(null);
+        } else if (r.events.length) {
+          this.setSeq(r.events[r.events.length - 1].seq);
+          await this.refresh(r.events);
+        }
+      } catch (error) {
+        if (this.destroyed || error.name === "AbortError") return;
+        failures += 1;
+        await sleep(Math.min(5000, 500 * failures));
+      }
+    }
+  }
+
+  /** New events: reload the board, and the open task if they touch it. */
+  async refresh(events) {
+    await this.loadBoard();
+    const s = this.state;
+    if (s.view === "task" && s.taskId) {
+      const files = new Set(Object.values((s.detail && s.detail.patches) || {}).flatMap((p) => p.files.map((f) => f.path)));
+      const touches = !events || events.some((e) => e.taskId === s.taskId || (e.type === "ArtifactChanged" && files.has(e.payload.path)));
+      if (touches) await this.loadTask(s.taskId).catch(() => {});
+    }
+    this.render();
+  }
+
+  // -- rendering --------------------------------------------------------------------------
+
+  notice(kind, text) {
+    this.noticeEl.hidden = !text;
+    this.noticeEl.className = `ca-notice ca-notice-${kind}`;
+    this.noticeEl.textContent = text || "";
+  }
+
+  render() {
+    if (this.destroyed) return;
+    const s = this.state;
+    this.root.dataset.view = s.view;
+    this.root.dataset.task = s.view === "task" ? s.taskId || "" : "";
+    this.root.dataset.file = s.view === "file" ? s.file || "" : "";
+    this.renderSide();
+    // Keep the reader's place and the field they type in across re-renders.
+    const scroll = this.body.scrollTop;
+    const focused = document.activeElement && this.root.contains(document.activeElement) ? document.activeElement.dataset.field : null;
+    const caret = focused ? [document.activeElement.selectionStart, document.activeElement.selectionEnd] : null;
+    const key = `${s.view}|${s.taskId}|${s.patchId}|${s.file}|${s.source}`;
+    if (s.view === "task") this.renderTask();
+    else if (s.view === "file") this.renderFile();
+    else this.renderBoard();
+    if (key === this.lastKey) this.body.scrollTop = scroll;
+    this.lastKey = key;
+    if (focused) {
+      const field = this.root.querySelector(`[data-field="${focused}"]`);
+      if (field) {
+        field.focus();
+        try { field.setSelectionRange(caret[0], caret[1]); } catch { /* not a text field */ }
+      }
+    }
+  }
+
+  renderSide() {
+    const s = this.state;
+    const count = (statuses) => s.tasks.filter((t) => statuses.includes(t.status)).length;
+    const needs = count(["blocked", "awaiting_review"]);
+    const files = paperFiles(this.ctx.files);
+    const docs = files.filter((f) => f.path.endsWith(".md"));
+    const depth = (p) => (p.includes("/") ? 1 : 0);
+    const sources = files.filter((f) => !f.path.endsWith(".md")).sort((x, y) => depth(x.path) - depth(y.path) || x.path.localeCompare(y.path));
+    const cur = (view, file) => (s.view === view && (file === undefined || s.file === file) ? " aria-current=\"page\"" : "");
+    const refCounts = new Map();
+    for (const t of s.tasks) {
+      if (["done", "canceled"].includes(t.status)) continue;
+      for (const r of t.artifactRefs || []) refCounts.set(r.path, (refCounts.get(r.path) || 0) + 1);
+    }
+    const fileButton = (f) => {
+      const n = refCounts.get(f.path);
+      const nested = f.path.includes("/");
+      return `<button class="ca-nav ca-nav-file${nested ? " ca-nav-nested" : ""}" data-act="open-file" data-path="${attr(f.path)}"${cur("file", f.path)} title="${attr(f.path)}">
+        <span class="ca-nav-name">${esc(nested ? baseName(f.path) : f.path)}</span>${n ? `<span class="ca-count" title="${n} open task(s) point here">${n}</span>` : ""}</button>`;
+    };
+    // Files in folders under a folder heading: "sections/" then abstract.tex, method.tex, …
+    const grouped = (list) => {
+      let folder = null;
+      return list.map((f) => {
+        const dir = f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/") + 1) : "";
+        const head = dir && dir !== folder ? `<div class="ca-side-dir">${esc(dir)}</div>` : "";
+        folder = dir;
+        return head + fileButton(f);
+      }).join("");
+    };
+    this.side.innerHTML = `
+      <button class="ca-nav ca-nav-board" data-act="board"${cur("board")}${s.view === "task" ? ' aria-current="true"' : ""}>
+        <span class="ca-nav-name">Task board</span>${needs ? `<span class="ca-count ca-count-hot" title="tasks waiting on you">${needs}</span>` : ""}</button>
+      <div class="ca-side-h">Plan</div>
+      ${docs.map(fileButton).join("") || '<div class="ca-side-empty">no OUTLINE.md yet</div>'}
+      <div class="ca-side-h">Paper</div>
+      ${grouped(sources) || '<div class="ca-side-empty">no .tex files yet</div>'}`;
+  }
+
+  renderBoard() {
+    const s = this.state;
+    this.head.innerHTML = `
+      <h2 class="ca-title">Task board</h2>
+      <span class="ca-head-meta">${s.tasks.length} task${s.tasks.length === 1 ? "" : "s"}</span>
+      <span class="ca-spacer"></span>
+      ${s.forms.newTask === undefined ? '<button class="ca-btn ca-btn-primary" data-act="new-task">New task</button>' : ""}`;
+    const form = s.forms.newTask === undefined ? "" : this.newTaskForm(null);
+    const columns = COLUMNS.map((col) => {
+      let tasks = s.tasks.filter((t) => col.statuses.includes(t.status));
+      let more = 0;
+      if (col.id === "done") {
+        tasks = tasks.sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt)));
+        more = Math.max(0, tasks.length - DONE_SHOWN);
+        tasks = tasks.slice(0, DONE_SHOWN);
+      }
+      return `<section class="ca-col ca-col-${col.id}" data-column="${col.id}">
+        <h3><span>${col.label}</span><span class="ca-col-n">${tasks.length + more}</span></h3>
+        <div class="ca-col-hint">${col.hint}</div>
+        ${tasks.map((t) => this.card(t, col.statuses.length > 1)).join("") || '<div class="ca-col-empty">none</div>'}
+        ${more ? `<div class="ca-col-empty">and ${more} older</div>` : ""}
+      </section>`;
+    }).join("");
+    this.body.innerHTML = `${form}<div class="ca-board">${columns}</div>`;
+  }
+
+  card(t, showStatus) {
+    const pending = Object.values(t.proposals || {}).filter((p) => p.state === "proposed").length;
+    const refs = (t.artifactRefs || []).map((r) => `<span class="ca-ref-chip">${esc(refLabel(r).replace(/^sections\//, ""))}</span>`).join("");
+    const waiting = t.waitingOn === "person" ? '<span class="ca-you">your move</span>' : "";
+    return `<article class="ca-card ca-prio-${t.priority}" data-act="open-task" data-task="${attr(t.taskId)}" tabindex="0" data-status="${t.status}">
+      <div class="ca-card-top"><span class="ca-id">${esc(t.taskId)}</span>
+        ${showStatus ? `<span class="ca-pill ca-st-${t.status}">${STATUS_LABEL[t.status] || t.status}</span>` : ""}
+        <span class="ca-prio" title="priority">${esc(t.priority)}</span>${waiting}</div>
+      <div class="ca-intent">${esc(t.intent)}</div>
+      ${refs ? `<div class="ca-refs">${refs}</div>` : ""}
+      <div class="ca-card-foot"><span class="ca-owner" title="assigned to">${esc(t.assignedTo || "unassigned")}</span>
+        ${pending ? `<span class="ca-badge">${pending} patch${pending > 1 ? "es" : ""}</span>` : ""}
+        ${t.plan && t.plan.questions && t.plan.questions.length && t.status === "blocked" ? `<span class="ca-badge ca-badge-warn">${t.plan.questions.length} question${t.plan.questions.length > 1 ? "s" : ""}</span>` : ""}
+        <span class="ca-when">${esc(ago(t.updatedAt))}</span></div>
+    </article>`;
+  }
+
+  newTaskForm(sel) {
+    const where = sel ? ` on ${esc(baseName(sel.file))} ${lineLabel(sel.lines[0], sel.lines[1])}` : "";
+    return `<form class="ca-form ca-form-new" data-form="new-task">
+      <label>New task${where}</label>
+      <textarea data-field="newTask" rows="2" placeholder="What should change? e.g. Tighten this paragraph to three sentences">${esc(this.state.forms.newTask || "")}</textarea>
+      <div class="ca-form-row"><span class="ca-form-hint">The agent plans it, then proposes a patch for you to review.</span>
+        <span class="ca-spacer"></span>
+        <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="newTask">Cancel</button>
+        <button type="submit" class="ca-btn ca-btn-primary" data-act="create-task">Create task</button></div>
+    </form>`;
+  }
+
+  renderTask() {
+    const s = this.state;
+    const d = s.detail;
+    if (!d || d.task.taskId !== s.taskId) {
+      this.head.innerHTML = `<button class="ca-btn ca-btn-ghost" data-act="board">← Board</button><h2 class="ca-title">${esc(s.taskId)}</h2>`;
+      this.body.innerHTML = '<div class="ca-empty">Loading…</div>';
+      return;
+    }
+    const t = d.task;
+    const patchId = s.patchId && d.patches[s.patchId] ? s.patchId : d.currentPatchId || Object.keys(d.patches).pop() || null;
+    const patch = patchId ? d.patches[patchId] : null;
+    this.head.innerHTML = `
+      <button class="ca-btn ca-btn-ghost" data-act="board" title="Back to the board">← Board</button>
+      <h2 class="ca-title"><span class="ca-id">${esc(t.taskId)}</span></h2>
+      <span class="ca-pill ca-st-${t.status}">${STATUS_LABEL[t.status] || t.status}</span>
+      <span class="ca-prio">${esc(t.priority)}</span>
+      <span class="ca-head-meta">${esc(t.assignedTo || "unassigned")} · ${t.waitingOn === "person" ? "<b>waiting on you</b>" : t.waitingOn === "agent" ? "agent's move" : "closed"}</span>
+      <span class="ca-spacer"></span>
+      ${["done", "canceled"].includes(t.status) ? "" : '<button class="ca-btn ca-btn-ghost" data-act="cancel-task">Cancel task</button>'}`;
+    const refs = (t.artifactRefs || []).map((r) => `<a class="ca-ref-chip ca-link" data-act="open-file" data-path="${attr(r.path)}" data-line="${r.range ? r.range.lineStart : ""}">${esc(refLabel(r))}</a>`).join("");
+    const warn = [];
+    if (t.failure) warn.push(`<div class="ca-warn">The agent stopped: ${esc(t.failure)}</div>`);
+    if (t.needsRebase) warn.push('<div class="ca-warn">A file changed after the patch was proposed; nothing was written. The agent rebases on your version.</div>');
+    if (t.summary && t.status === "done") warn.push(`<div class="ca-ok">${esc(t.summary)}</div>`);
+    const others = Object.values(d.patches).filter((p) => p.patchId !== patchId);
+    this.body.innerHTML = `
+      <div class="ca-task" data-task="${attr(t.taskId)}">
+        <p class="ca-task-intent">${esc(t.intent)}</p>
+        <div class="ca-task-meta">${refs}<span class="ca-head-meta">created by ${esc(t.createdBy)} ${esc(ago(t.createdAt))}</span></div>
+        ${warn.join("")}
+        ${patch ? this.patchPanel(t, patch) : '<section class="ca-panel ca-panel-muted"><h3>Patch</h3><p class="ca-muted">No patch yet. The agent proposes one after its plan.</p></section>'}
+        ${others.length ? `<section class="ca-panel"><h3>Other patches</h3><ul class="ca-plist">${others.map((p) => `
+          <li><a class="ca-link" data-act="select-patch" data-patch="${attr(p.patchId)}">${esc(p.patchId)}</a>
+          <span class="ca-pill ca-ps-${p.state}">${esc(p.state.replace("_", " "))}</span> ${esc(p.summary)}${p.reason ? ` <span class="ca-muted">— ${esc(p.reason)}</span>` : ""}</li>`).join("")}</ul></section>` : ""}
+        ${this.planPanel(t)}
+        ${this.threadPanel(d.thread)}
+      </div>`;
+  }
+
+  patchPanel(t, p) {
+    const s = this.state;
+    const open = p.state === "proposed" && !["done", "canceled"].includes(t.status);
+    const drift = p.files.filter((f) => f.drifted);
+    const files = p.sideBySide.map((f) => `
+      <div class="ca-sbs-file">
+        <div class="ca-sbs-name"><a class="ca-link" data-act="open-file" data-path="${attr(f.path)}">${esc(f.path)}</a>
+          <span class="ca-add">+${f.added}</span> <span class="ca-del">−${f.removed}</span>${f.creates ? " <em>new file</em>" : ""}${f.deletes ? " <em>deleted</em>" : ""}</div>
+        <table class="ca-sbs" data-path="${attr(f.path)}">
+          <colgroup><col class="ca-sbs-n"><col><col class="ca-sbs-n"><col></colgroup>
+          <thead><tr><th colspan="2">Before</th><th colspan="2">After</th></tr></thead>
+          <tbody>${f.rows.map(sbsRow).join("")}</tbody>
+        </table>
+      </div>`).join("");
+    let actions = "";
+    if (open) {
+      if (s.forms.reject !== undefined) {
+        actions = `<form class="ca-form ca-form-reject" data-form="reject">
+          <label>Why reject ${esc(p.patchId)}? The agent plans again from your reason.</label>
+          <textarea data-field="reject" rows="2" placeholder="e.g. Keep the second sentence; only cut the first">${esc(s.forms.reject)}</textarea>
+          <div class="ca-form-row"><span class="ca-spacer"></span>
+            <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="reject">Back</button>
+            <button type="submit" class="ca-btn ca-btn-bad" data-act="reject" data-patch="${attr(p.patchId)}">Reject patch</button></div>
+        </form>`;
+      } else if (s.forms.feedback !== undefined) {
+        actions = `<form class="ca-form ca-form-feedback" data-form="feedback">
+          <label>What should the agent change? It replaces this patch with a new one.</label>
+          <textarea data-field="feedback" rows="2" placeholder="e.g. Good, but keep the citation to Horvitz">${esc(s.forms.feedback)}</textarea>
+          <div class="ca-form-row"><span class="ca-spacer"></span>
+            <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="feedback">Back</button>
+            <button type="submit" class="ca-btn ca-btn-primary" data-act="feedback">Send</button></div>
+        </form>`;
+      } else {
+        actions = `<div class="ca-actions">
+          <button class="ca-btn ca-btn-ok" data-act="accept" data-patch="${attr(p.patchId)}"${s.busy ? " disabled" : ""}>Accept and apply</button>
+          <button class="ca-btn ca-btn-bad" data-act="open-reject">Reject…</button>
+          <button class="ca-btn" data-act="open-feedback">Ask for changes…</button>
+          <span class="ca-form-hint">Applied only if ${p.files.length > 1 ? "the files are" : "the file is"} still as the patch expects; your edits always win.</span>
+        </div>`;
+      }
+    }
+    return `<section class="ca-panel ca-patch" data-patch="${attr(p.patchId)}" data-state="${p.state}">
+      <h3>Patch <span class="ca-id">${esc(p.patchId)}</span> <span class="ca-pill ca-ps-${p.state}">${esc(p.state.replace("_", " "))}</span>
+        <span class="ca-head-meta">by ${esc(p.proposedBy)} ${esc(ago(p.proposedAt))}${p.candidate ? ` · alternative ${p.candidate}` : ""}</span></h3>
+      ${p.summary ? `<p class="ca-summary">${esc(p.summary)}</p>` : ""}
+      ${p.reason ? `<p class="ca-muted">${p.state === "rejected" ? "Rejected" : "Not applied"}: ${esc(p.reason)}</p>` : ""}
+      ${open && drift.length ? `<div class="ca-warn">${drift.map((f) => esc(f.path)).join(", ")} changed since this patch was proposed: accepting will not overwrite it; the agent will rebase.</div>` : ""}
+      ${files}
+      ${actions}
+    </section>`;
+  }
+
+  planPanel(t) {
+    const plan = t.plan;
+    if (!plan) return '<section class="ca-panel ca-panel-muted"><h3>Plan</h3><p class="ca-muted">No plan yet.</p></section>';
+    const list = (items) => `<ul>${items.map((x) => `<li>${mdInline(x)}</li>`).join("")}</ul>`;
+    const parts = PLAN_PARTS.filter(([k]) => plan[k] && plan[k].length).map(([k, label]) => `<div class="ca-plan-part"><h4>${label}</h4>${list(plan[k])}</div>`);
+    let questions = "";
+    if (plan.questions && plan.questions.length) {
+      const blocked = t.status === "blocked";
+      const form = blocked ? `<form class="ca-form ca-form-answer" data-form="answer">
+          <textarea data-field="answer" rows="2" placeholder="Your answer; the agent plans again with it">${esc(this.state.forms.answer || "")}</textarea>
+          <div class="ca-form-row"><span class="ca-spacer"></span><button type="submit" class="ca-btn ca-btn-primary" data-act="answer">Answer</button></div>
+        </form>` : "";
+      questions = `<div class="ca-plan-part ca-questions${blocked ? " ca-questions-open" : ""}"><h4>Blocking questions</h4>${list(plan.questions)}${form}</div>`;
+    }
+    return `<section class="ca-panel ca-plan"><h3>Plan</h3>
+      <div class="ca-plan-part"><h4>Goal</h4><p>${mdInline(plan.goal)}</p></div>
+      ${parts.join("")}${questions}</section>`;
+  }
+
+  threadPanel(thread) {
+    const rows = thread.map((e) => `<li class="ca-ev ca-ev-${esc(e.type)}" data-seq="${e.seq}">
+      <span class="ca-ev-time" title="${attr(e.timestamp)}">${esc(clock(e.timestamp))}</span>
+      <span class="ca-ev-type">${esc(e.type)}</span>
+      <span class="ca-ev-who">${esc(e.authorActorId)}</span>
+      <span class="ca-ev-detail">${esc(e.detail || "")}</span></li>`).join("");
+    return `<section class="ca-panel ca-thread"><h3>Thread <span class="ca-head-meta">${thread.length} events</span></h3><ol>${rows}</ol></section>`;
+  }
+
+  renderFile() {
+    const s = this.state;
+    const file = (this.ctx.files || []).find((f) => f.path === s.file);
+    const isMd = /\.md$/i.test(s.file || "");
+    const selBar = s.sel && s.sel.file === s.file
+      ? `<span class="ca-sel-label">${lineLabel(s.sel.lines[0], s.sel.lines[1])} selected</span>
+         ${s.forms.newTask === undefined ? '<button class="ca-btn ca-btn-primary" data-act="new-task">New task on these lines</button>' : ""}`
+      : '<span class="ca-head-meta ca-hint">Select lines to point the agent at them</span>';
+    this.head.innerHTML = `
+      <h2 class="ca-title ca-title-file">${esc(s.file)}</h2>
+      ${isMd ? `<button class="ca-btn ca-btn-ghost" data-act="toggle-source">${s.source ? "Rendered" : "Source"}</button>` : ""}
+      <span class="ca-spacer"></span>
+      ${!isMd || s.source ? selBar : ""}`;
+    if (!file) {
+      this.body.innerHTML = `<div class="ca-empty">${esc(s.file)} is not in the workspace.</div>`;
+      return;
+    }
+    const form = s.forms.newTask !== undefined && s.sel && s.sel.file === s.file ? this.newTaskForm(s.sel) : "";
+    if (isMd && !s.source) {
+      this.body.innerHTML = `<article class="ca-md">${renderMarkdown(file.content)}</article>`;
+      return;
+    }
+    const markers = this.lineMarkers(s.file);
+    const lines = String(file.content ?? "").split("\n");
+    if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+    const [a, b] = s.sel && s.sel.file === s.file ? s.sel.lines : [0, -1];
+    const tex = /\.(tex|bib|sty|cls)$/i.test(s.file);
+    const rows = lines.map((line, i) => {
+      const n = i + 1;
+      const m = markers.get(n);
+      const cls = `ca-line${n >= a && n <= b ? " ca-sel" : ""}${m ? " ca-reffed" : ""}`;
+      const mk = m ? `<span class="ca-mk" data-act="open-task" data-task="${attr(m[0])}" title="${attr(m.join(", "))}"></span>` : '<span class="ca-mk"></span>';
+      return `<div class="${cls}" data-line="${n}">${mk}<span class="ca-ln">${n}</span><span class="ca-tx">${tex ? latexLine(line) : esc(line)}\n</span></div>`;
+    }).join("");
+    this.body.innerHTML = `${form}<div class="ca-code" data-path="${attr(s.file)}">${rows}</div>`;
+  }
+
+  /** line -> ids of the unfinished tasks whose artifactRefs cover it. */
+  lineMarkers(path) {
+    const out = new Map();
+    for (const t of this.state.tasks) {
+      if (["done", "canceled"].includes(t.status)) continue;
+      for (const r of t.artifactRefs || []) {
+        if (r.path !== path || !r.range) continue;
+        for (let n = r.range.lineStart; n <= r.range.lineEnd; n += 1) {
+          if (!out.has(n)) out.set(n, []);
+          out.get(n).push(t.taskId);
+        }
+      }
+    }
+    return out;
+  }
+
+  // -- navigation --------------------------------------------------------------------------
+
+  showBoard() {
+    this.state.view = "board";
+    this.state.forms = {};
+    this.notice("", "");
+    this.render();
+  }
+
+  async showTask(taskId, patchId = null) {
+    const s = this.state;
+    if (s.view !== "task" || s.taskId !== taskId) s.forms = {};
+    s.view = "task";
+    s.taskId = taskId;
+    s.patchId = patchId;
+    this.notice("", "");
+    this.render();
+    const detail = await this.loadTask(taskId);
+    this.render();
+    if (patchId) this.body.querySelector(".ca-patch")?.scrollIntoView({ block: "start" });
+    return detail;
+  }
+
+  showFile(path, line = null) {
+    const s = this.state;
+    if (s.view !== "file" || s.file !== path) {
+      s.forms = {};
+      s.source = false;
+    }
+    s.view = "file";
+    s.file = path;
+    if (line && /\.md$/i.test(path)) s.source = false;
+    this.notice("", "");
+    this.ctx.setActiveFile(path);
+    this.render();
+    if (line) {
+      const target = /\.md$/i.test(path) && !s.source ? this.mdBlockAt(line) : this.body.querySelector(`.ca-line[data-line="${line}"]`);
+      if (target) {
+        target.scrollIntoView({ block: "center" });
+        target.classList.add("ca-flash");
+        setTimeout(() => target.classList.remove("ca-flash"), 1600);
+      }
+    } else {
+      this.body.scrollTop = 0;
+    }
+  }
+
+  mdBlockAt(line) {
+    let best = null;
+    for (const el of this.body.querySelectorAll("[data-line]")) {
+      if (Number(el.dataset.line) <= line) best = el;
+    }
+    return best;
+  }
+
+  openLabel(label) {
+    for (const f of paperFiles(this.ctx.files)) {
+      if (!f.path.endsWith(".tex")) continue;
+      const lines = String(f.content || "").split("\n");
+      const i = lines.findIndex((l) => l.includes(`\\label{${label}}`));
+      if (i >= 0) return this.showFile(f.path, i + 1);
+    }
+    this.notice("warn", `No \\label{${label}} in the .tex files yet.`);
+  }
+
+  // -- selection -------------------------------------------------------------------------------
+
+  setLines(file, a, b) {
+    const [start, end] = a <= b ? [a, b] : [b, a];
+    const file_ = (this.ctx.files || []).find((f) => f.path === file);
+    const text = file_ ? String(file_.content || "").split("\n").slice(start - 1, end).join("\n") : "";
+    const first = text.split("\n").find((l) => l.trim()) || "";
+    this.state.sel = { file, lines: [start, end] };
+    this.ctx.setSelection({
+      file,
+      lines: [start, end],
+      text: text.slice(0, MAX_CONTEXT_CHARS),
+      label: `${baseName(file)} · ${lineLabel(start, end)} “${first.trim().slice(0, 40)}${first.trim().length > 40 ? "…" : ""}”`,
+    });
+    this.paintSelection();
+    this.renderHeadOnly();
+  }
+
+  paintSelection() {
+    const sel = this.state.sel;
+    for (const el of this.body.querySelectorAll(".ca-line")) {
+      const n = Number(el.dataset.line);
+      el.classList.toggle("ca-sel", !!sel && sel.file === this.state.file && n >= sel.lines[0] && n <= sel.lines[1]);
+    }
+  }
+
+  renderHeadOnly() {
+    // The header carries the "n lines selected" bar; the code stays as it is.
+    if (this.state.view !== "file") return;
+    const scroll = this.body.scrollTop;
+    const form = this.body.querySelector(".ca-form-new");
+    if (form && this.state.forms.newTask === undefined) form.remove();
+    const s = this.state;
+    const isMd = /\.md$/i.test(s.file || "");
+    if (!isMd || s.source) {
+      this.renderFile();
+      this.body.scrollTop = scroll;
+    }
+  }
+
+  clearSelection() {
+    this.state.sel = null;
+    delete this.state.forms.newTask;
+    if (this.state.view === "file") {
+      const scroll = this.body.scrollTop;
+      this.renderFile();
+      this.body.scrollTop = scroll;
+    }
+  }
+
+  mouseDown(e) {
+    const ln = e.target.closest && e.target.closest(".ca-ln");
+    if (!ln || e.button !== 0) return;
+    const line = Number(ln.parentElement.dataset.line);
+    e.preventDefault(); // a gutter drag selects lines, not text
+    window.getSelection()?.removeAllRanges();
+    const s = this.state;
+    if (e.shiftKey && s.sel && s.sel.file === s.file) {
+      this.drag = { from: s.anchorLine ?? s.sel.lines[0], to: line };
+    } else {
+      s.anchorLine = line;
+      this.drag = { from: line, to: line };
+    }
+    this.previewDrag();
+  }
+
+  mouseOver(e) {
+    if (!this.drag) return;
+    const row = e.target.closest && e.target.closest(".ca-line");
+    if (!row) return;
+    this.drag.to = Number(row.dataset.line);
+    this.previewDrag();
+  }
+
+  previewDrag() {
+    const [a, b] = this.drag.from <= this.drag.to ? [this.drag.from, this.drag.to] : [this.drag.to, this.drag.from];
+    for (const el of this.body.querySelectorAll(".ca-line")) {
+      const n = Number(el.dataset.line);
+      el.classList.toggle("ca-sel", n >= a && n <= b);
+    }
+  }
+
+  mouseUp() {
+    if (this.state.view !== "file") {
+      this.drag = null;
+      return;
+    }
+    if (this.drag) {
+      const { from, to } = this.drag;
+      this.drag = null;
+      this.setLines(this.state.file, from, to);
+      return;
+    }
+    // A text selection inside the code: the lines it spans.
+    const sel = window.getSelection();
+    if (!sel || sel.isCollapsed || !sel.rangeCount) return;
+    const code = this.body.querySelector(".ca-code");
+    if (!code) return;
+    const lineOf = (node) => {
+      const el = node && (node.nodeType === 1 ? node : node.parentElement);
+      const row = el && el.closest(".ca-line");
+      return row && code.contains(row) ? Number(row.dataset.line) : null;
+    };
+    const range = sel.getRangeAt(0);
+    let a = lineOf(range.startContainer);
+    let b = lineOf(range.endContainer);
+    if (a == null && b == null) return;
+    a ??= 1;
+    b ??= a;
+    // A selection ending at the very start of the next line does not include it.
+    if (b > a && range.endOffset === 0 && range.endContainer.nodeType === 3) b -= 1;
+    this.state.anchorLine = a;
+    this.setLines(this.state.file, a, b);
+  }
+
+  // -- clicks and forms ----------------------------------------------------------------------------
+
+  key(e) {
+    if ((e.key === "Enter" || e.key === " ") && e.target.classList && e.target.classList.contains("ca-card")) {
+      e.preventDefault();
+      this.showTask(e.target.dataset.task).catch((err) => this.notice("bad", err.message));
+      return;
+    }
+    if (e.key === "Enter" && (e.metaKey || e.ctrlKey) && e.target.dataset && e.target.dataset.field) {
+      e.preventDefault();
+      e.target.closest("form")?.querySelector('[type="submit"]')?.click();
+      return;
+    }
+    if (e.key === "Escape" && e.target.dataset && e.target.dataset.field) {
+      e.preventDefault(); // ours, not the shell's interrupt
+      delete this.state.forms[e.target.dataset.field];
+      this.render();
+    }
+  }
+
+  click(e) {
+    const el = e.target.closest("[data-act]");
+    if (!el || !this.root.contains(el)) return;
+    const act = el.dataset.act;
+    e.preventDefault();
+    const fail = (error) => this.notice("bad", error.message || String(error));
+    switch (act) {
+      case "board": this.showBoard(); break;
+      case "open-task": this.showTask(el.dataset.task).catch(fail); break;
+      case "select-patch": this.state.patchId = el.dataset.patch; this.state.forms = {}; this.render(); break;
+      case "open-file": this.showFile(el.dataset.path, Number(el.dataset.line) || null); break;
+      case "open-label": this.openLabel(el.dataset.label); break;
+      case "toggle-source": this.state.source = !this.state.source; this.render(); break;
+      case "new-task": this.state.forms.newTask = this.state.forms.newTask || ""; this.render(); this.focusField("newTask"); break;
+      case "open-reject": this.state.forms.reject = ""; this.render(); this.focusField("reject"); break;
+      case "open-feedback": this.state.forms.feedback = ""; this.render(); this.focusField("feedback"); break;
+      case "cancel-form": delete this.state.forms[el.dataset.formName]; this.render(); break;
+      case "create-task": this.createTask().catch(fail); break;
+      case "accept": this.accept(el.dataset.patch).catch(fail); break;
+      case "reject": this.reject(el.dataset.patch).catch(fail); break;
+      case "feedback": this.feedback("feedback", false).catch(fail); break;
+      case "answer": this.feedback("answer", true).catch(fail); break;
+      case "cancel-task": this.cancelTask().catch(fail); break;
+      default: break;
+    }
+  }
+
+  focusField(name) {
+    const field = this.root.querySelector(`[data-field="${name}"]`);
+    if (field) field.focus();
+  }
+
+  async createTask() {
+    const s = this.state;
+    const title = (s.forms.newTask || "").trim();
+    if (!title) return this.focusField("newTask");
+    const body = { title };
+    if (s.view === "file" && s.sel && s.sel.file === s.file) {
+      body.file = s.sel.file;
+      body.lines = `${s.sel.lines[0]}-${s.sel.lines[1]}`;
+    }
+    const created = await api(`${API}/tasks`, { method: "POST", body });
+    delete s.forms.newTask;
+    await this.loadBoard();
+    await this.showTask(created.taskId);
+    this.notice("ok", `Created ${created.taskId}; it is assigned to ${created.task.assignedTo || "nobody yet"}.`);
+  }
+
+  async accept(patchId) {
+    const s = this.state;
+    s.busy = true;
+    this.render();
+    try {
+      const r = await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/accept`, { method: "POST", body: { patchId } });
+      if (r.status === "applied") {
+        const build = r.build && r.build.status !== "skipped" ? ` Build: ${r.build.status}.` : "";
+        this.notice("ok", `Applied ${r.patchId} to ${Object.keys(r.revisions).join(", ")}.${build}`);
+      } else {
+        this.notice("warn", `${r.patchId} was NOT applied: ${r.reason}. Your edit wins; the agent will rebase.`);
+      }
+    } finally {
+      s.busy = false;
+      await this.refresh(null);
+    }
+  }
+
+  async reject(patchId) {
+    const s = this.state;
+    const reason = (s.forms.reject || "").trim();
+    if (!reason) {
+      this.notice("warn", "Say why: the agent plans again from your reason.");
+      return this.focusField("reject");
+    }
+    await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/reject`, { method: "POST", body: { patchId, reason } });
+    delete s.forms.reject;
+    this.notice("ok", `Rejected ${patchId}. The agent will plan again.`);
+    await this.refresh(null);
+  }
+
+  async feedback(field, answer) {
+    const s = this.state;
+    const text = (s.forms[field] || "").trim();
+    if (!text) return this.focusField(field);
+    await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/feedback`, { method: "POST", body: { text, answer } });
+    delete s.forms[field];
+    this.notice("ok", answer ? "Answer sent; the agent plans again." : "Sent; the agent will propose a new patch.");
+    await this.refresh(null);
+  }
+
+  async cancelTask() {
+    const s = this.state;
+    const ok = await this.ctx.confirm(`Cancel task ${s.taskId}?`, { task: [s.detail ? s.detail.task.intent : s.taskId] });
+    if (!ok) return;
+    await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/cancel`, { method: "POST", body: { reason: "canceled in the viewer" } });
+    this.notice("ok", `Canceled ${s.taskId}.`);
+    await this.refresh(null);
+  }
+
+  // -- the contract ----------------------------------------------------------------------------------
+
+  update(files, changes) {
+    const s = this.state;
+    const paths = new Set((changes || []).map((c) => c.path));
+    if (s.view === "file" && paths.has(s.file)) {
+      const scroll = this.body.scrollTop;
+      this.render();
+      this.body.scrollTop = scroll;
+    } else {
+      this.renderSide();
+    }
+    if (s.view === "task" && s.detail) {
+      const touched = Object.values(s.detail.patches).some((p) => p.files.some((f) => paths.has(f.path)));
+      if (touched) this.loadTask(s.taskId).then(() => this.render()).catch(() => {});
+    }
+  }
+
+  async waitForFile(path) {
+    const deadline = Date.now() + NAV_WAIT_MS;
+    while (Date.now() < deadline) {
+      if ((this.ctx.files || []).some((f) => f.path === path)) return true;
+      await sleep(100);
+    }
+    return (this.ctx.files || []).some((f) => f.path === path);
+  }
+
+  visibleLines() {
+    const box = this.body.getBoundingClientRect();
+    let first = null;
+    let last = null;
+    for (const el of this.body.querySelectorAll(".ca-line")) {
+      const r = el.getBoundingClientRect();
+      if (r.bottom > box.top && r.top < box.bottom) {
+        const n = Number(el.dataset.line);
+        first ??= n;
+        last = n;
+      } else if (first != null) break;
+    }
+    return first == null ? null : [first, last];
+  }
+
+  async runAction(actionId, params = {}) {
+    const s = this.state;
+    switch (actionId) {
+      case "navigate-to": {
+        const file = String(params.file || "").replace(/^\.\//, "");
+        if (!file) return { success: false, message: "navigate-to needs a file" };
+        if (!(await this.waitForFile(file))) {
+          return { success: false, message: `${file} is not among the files the viewer shows (.tex, .bib, OUTLINE.md, BRIEF.md, STYLE.md)` };
+        }
+        const line = params.line ? Math.max(1, Math.floor(Number(params.line))) : null;
+        this.showFile(file, line);
+        return { success: true, message: `Showing ${file}${line ? ` at line ${line}` : ""}`, data: { file, line } };
+      }
+      case "show-task": {
+        const taskId = String(params.taskId || "");
+        if (!taskId) return { success: false, message: "show-task needs a taskId" };
+        try {
+          await this.loadBoard();
+          if (!this.state.tasks.some((t) => t.taskId === taskId)) {
+            return { success: false, message: `no task ${taskId} on the billboard` };
+          }
+          const d = await this.showTask(taskId);
+          return { success: true, message: `Showing ${taskId} (${d.task.status})`, data: { taskId, status: d.task.status, currentPatchId: d.currentPatchId } };
+        } catch (error) {
+          this.showBoard();
+          return { success: false, message: error.message };
+        }
+      }
+      case "show-patch": {
+        const patchId = String(params.patchId || "");
+        if (!patchId) return { success: false, message: "show-patch needs a patchId" };
+        await this.loadBoard();
+        if (!this.state.tasks.some((t) => t.proposals && t.proposals[patchId])) {
+          return { success: false, message: `no patch ${patchId} on the billboard (patch ids look like t-003-p1)` };
+        }
+        let patch;
+        try {
+          patch = await api(`${API}/patches/${encodeURIComponent(patchId)}`);
+        } catch (error) {
+          return { success: false, message: error.message };
+        }
+        await this.showTask(patch.taskId, patchId);
+        return {
+          success: true,
+          message: `Showing ${patchId} (${patch.state}) of ${patch.taskId} side by side${patch.state === "proposed" ? "; the person can accept or reject it" : ""}`,
+          data: { taskId: patch.taskId, patchId, state: patch.state, files: patch.files.map((f) => f.path), drifted: patch.files.filter((f) => f.drifted).map((f) => f.path) },
+        };
+      }
+      case "describe-view": {
+        const data = { view: s.view === "file" && /\.md$/i.test(s.file || "") && !s.source ? "document" : s.view };
+        let message;
+        if (s.view === "file") {
+          data.file = s.file;
+          const visible = this.visibleLines();
+          if (visible) data.visibleLines = visible;
+          message = `Viewing ${s.file}${visible ? ` (lines ${visible[0]}–${visible[1]} visible)` : ""}`;
+        } else if (s.view === "task" && s.detail) {
+          const t = s.detail.task;
+          const patchId = s.patchId && s.detail.patches[s.patchId] ? s.patchId : s.detail.currentPatchId;
+          Object.assign(data, { taskId: t.taskId, status: t.status, intent: t.intent, patchId: patchId || null });
+          message = `Viewing task ${t.taskId} (${t.status})${patchId ? `, patch ${patchId}` : ""}`;
+        } else {
+          const counts = {};
+          for (const t of s.tasks) counts[t.status] = (counts[t.status] || 0) + 1;
+          data.counts = counts;
+          message = `Viewing the task board: ${Object.entries(counts).map(([k, v]) => `${v} ${STATUS_LABEL[k] || k}`).join(", ") || "no tasks"}`;
+        }
+        if (s.sel) {
+          data.selection = { file: s.sel.file, lines: s.sel.lines };
+          message += `; selected ${s.sel.file} ${lineLabel(s.sel.lines[0], s.sel.lines[1])}`;
+        }
+        return { success: true, message, data };
+      }
+      default:
+        return { success: false, message: `'${actionId}' is not supported by the CoAuthor viewer` };
+    }
+  }
+
+  destroy() {
+    this.destroyed = true;
+    this.abort.abort();
+    document.removeEventListener("mouseup", this.onMouseUp);
+    this.root.remove();
+    releaseCss();
+  }
+}
+
+function sbsSide(side, cls) {
+  if (!side) return '<td class="ca-n ca-void"></td><td class="ca-t ca-void"></td>';
+  let text = esc(side.text);
+  if (side.mark) {
+    const [a, b] = side.mark;
+    text = `${esc(side.text.slice(0, a))}<mark>${esc(side.text.slice(a, b))}</mark>${esc(side.text.slice(b))}`;
+  }
+  return `<td class="ca-n ${cls}">${side.n}</td><td class="ca-t ${cls}">${text || " "}</td>`;
+}
+
+function sbsRow(row) {
+  if (row.kind === "hunk") return `<tr class="ca-hunk"><td colspan="4">${esc(row.header)}</td></tr>`;
+  const left = row.kind === "same" ? "" : "ca-old";
+  const right = row.kind === "same" ? "" : "ca-new";
+  return `<tr class="ca-row ca-row-${row.kind}">${sbsSide(row.left, left)}${sbsSide(row.right, right)}</tr>`;
+}
+
+export default {
+  async mount(element, ctx) {
+    await acquireCss();
+    return new CoAuthorViewer(element, ctx).start();
+  },
+  extractContext,
+  resolveItems,
+};
