@@ -16,7 +16,9 @@ MAX_IMAGE_BASE64 = 20 * 1024 * 1024
 
 
 class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # defer_build: validators are built on first use, not at import, which
+    # keeps `pneuma run` quick to its ready line.
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 class ImageAttachment(_Message):
