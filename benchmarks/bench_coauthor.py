@@ -9,7 +9,9 @@ the projections from a log of 100,000 events.
    100,000 events of realistic task lifecycles (10 events per task).
 3. Rebuild: ``Billboard.replay()`` over the 100,000 events (read, parse,
    fold into TaskView/ThreadView/ArtifactIndex), median of 3; and opening a
-   Billboard on that log (the same fold: rows were validated when appended).
+   Billboard on that log (the same fold: rows were validated when appended,
+   so both read them as light RawEvents without pydantic). The live
+   billboard stays open meanwhile, as in a session, so the heap is large.
 
     python benchmarks/bench_coauthor.py [--events 100000] [--seconds 3]
 """
