@@ -6,10 +6,21 @@ The body is the tool's arguments (a JSON object). The answer is the tool's
 response with 200, or ``{"error": {...}}`` with the code's HTTP status.
 Tools called here can talk to the person (``ctx.interact``) through the
 browser's confirmation channel.
+
+``POST /api/confirmations`` ``{kind, summary?, details?, key?, wait?}`` opens a
+confirmation dialog in the page without waiting (kind ``write``: details
+``{path, diff, newHash}``, the dry run's line diff) and answers its record
+``{id, kind, status: "pending", ...}``, or 409 when no page is connected;
+``GET /api/confirmations/{id}?wait=S`` answers the record once the person
+decided (``status`` ``approved`` / ``rejected`` / ``superseded`` /
+``timeout`` / ``no_browser``, ``approved`` true or false) or after ``S``
+seconds (at most 600) still ``pending``. This is how ``write_to_file`` run
+by ``pneuma mcp`` / ``pneuma tool`` shows its dry runs (pneuma/tools/confirm.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -17,18 +28,24 @@ from aiohttp import web
 
 from pneuma.server.app import CONFIG, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.tools.confirm import ConfirmationRegistry
 from pneuma.tools.errors import HTTP_STATUS, ToolError
 from pneuma.tools.runtime import ToolRuntime
 
 RUNTIME = web.AppKey("tool_runtime", ToolRuntime)
+CONFIRMATIONS = web.AppKey("confirmations", ConfirmationRegistry)
+MAX_WAIT = 600.0
 
 
 class SessionInteraction:
     """Questions and completion notices shown in the Pneuma page."""
 
-    def __init__(self, session: Any, timeout: float):
+    def __init__(self, session: Any, timeout: float,
+                 confirmations: ConfirmationRegistry | None = None):
         self.session = session
         self.timeout = timeout
+        # Write confirmations for handlers running in this server (confirm.py).
+        self.confirmations = confirmations or ConfirmationRegistry(session)
 
     async def ask(self, question: str, options: list[str] | None = None) -> str:
         try:
@@ -64,7 +81,76 @@ async def call(request: web.Request) -> web.Response:
                                details={"field": "(root)"}).to_dict())
     runtime = request.app[RUNTIME]
     runtime.server_url = request.app[CONFIG].api_url  # the port is known once bound
+    request.app[CONFIRMATIONS].loop = asyncio.get_running_loop()
     return _json(await runtime.call_async(name, args))
+
+
+def _bad(message: str, field: str) -> web.Response:
+    return _json(ToolError("E_BAD_ARGS", message, details={"field": field}).to_dict())
+
+
+def _wait_seconds(value: Any) -> float:
+    if value is None or value is False:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(value)
+    return max(0.0, min(float(value), MAX_WAIT))
+
+
+async def open_confirmation(request: web.Request) -> web.Response:
+    try:
+        body = await request.json()
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    if not isinstance(body, dict):
+        return _bad("the body must be a JSON object", "(root)")
+    kind = body.get("kind")
+    if not isinstance(kind, str) or not kind:
+        return _bad("'kind' is required (e.g. \"write\")", "kind")
+    details = body.get("details", {})
+    if not isinstance(details, dict):
+        return _bad("'details' must be an object", "details")
+    summary = body.get("summary")
+    if kind == "write":
+        path, diff = details.get("path"), details.get("diff")
+        if not isinstance(path, str) or not path:
+            return _bad("details.path is required for a write", "details.path")
+        if not isinstance(diff, dict) or not isinstance(diff.get("hunks"), list):
+            return _bad("details.diff must be write_to_file's {type: 'line', hunks: [...]}",
+                        "details.diff")
+        if not isinstance(summary, str) or not summary:
+            from pneuma.tools.confirm import write_summary
+
+            summary = write_summary(path, diff)
+    if not isinstance(summary, str) or not summary:
+        return _bad("'summary' is required", "summary")
+    key = body.get("key") if isinstance(body.get("key"), str) else None
+    try:
+        wait = _wait_seconds(body.get("wait"))
+    except ValueError:
+        return _bad("'wait' must be a number of seconds", "wait")
+    registry = request.app[CONFIRMATIONS]
+    record = registry.start(kind, summary, details, key=key)
+    if record is None:
+        return web.json_response(
+            {"error": {"code": "E_UNSUPPORTED", "message": "No browser connected: open the "
+                       "Pneuma page", "details": {"reason": "no_browser"}, "recoverable": True}},
+            status=409)
+    if wait:
+        record = await registry.wait(record["id"], wait) or record
+    return web.json_response(record, dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+
+async def confirmation_status(request: web.Request) -> web.Response:
+    try:
+        wait = _wait_seconds(request.query.get("wait"))
+    except ValueError:
+        return _bad("'wait' must be a number of seconds", "wait")
+    record = await request.app[CONFIRMATIONS].wait(request.match_info["id"], wait)
+    if record is None:
+        return _json(ToolError("E_NOT_FOUND", "no such confirmation (the server may have "
+                               "restarted)", details={"id": request.match_info["id"]}).to_dict())
+    return web.json_response(record, dumps=lambda o: json.dumps(o, ensure_ascii=False))
 
 
 async def list_tools(request: web.Request) -> web.Response:
@@ -80,13 +166,22 @@ async def list_tools(request: web.Request) -> web.Response:
 
 def setup(app: web.Application) -> None:
     config = app[CONFIG]
+    registry = ConfirmationRegistry(app[SESSION])
+    app[CONFIRMATIONS] = registry
     app[RUNTIME] = ToolRuntime(
         config.mode,
         config.workspace,
         server_url=config.api_url,
         server_token=config.token,
-        interact=SessionInteraction(app[SESSION], config.action_timeout * 5),
+        interact=SessionInteraction(app[SESSION], config.action_timeout * 5, registry),
         params=config.params,
     )
+
+    async def remember_loop(app: web.Application) -> None:
+        registry.loop = asyncio.get_running_loop()
+
+    app.on_startup.append(remember_loop)
+    app.router.add_post("/api/confirmations", open_confirmation)
+    app.router.add_get("/api/confirmations/{id}", confirmation_status)
     app.router.add_get("/api/tools", list_tools)
     app.router.add_post("/api/tools/{name}", call)

@@ -19,6 +19,7 @@ from typing import Any
 
 from wcmatch import glob as wcglob
 
+from pneuma.tools import confirm
 from pneuma.tools.context import ToolContext
 from pneuma.tools.diff import changed_lines, line_diff
 from pneuma.tools.errors import ToolError
@@ -165,17 +166,38 @@ def write_to_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     dry_run = args["dryRun"]
     key = args.get("idempotencyKey")
     request_hash = content_hash(f"{mode}\0{content}")
+    if dry_run:
+        with ctx.state.lock():
+            old, base_hash = _read_or_absent(ctx, canonical)
+            new = content if mode == "overwrite" else (old or "") + content
+            check_text(ctx, canonical, new)
+            new_hash = content_hash(new)
+            diff = line_diff(old or "", new)
+            _check_batch(ctx, canonical, diff)
+            ctx.state.record_dry_run(canonical, new_hash, base_hash,
+                                     requestHash=request_hash, mode=mode)
+        # Shown to the person with Apply/Reject when a Pneuma page is
+        # connected (outside the lock: it may take an HTTP round trip).
+        response: dict[str, Any] = {"applied": False, "diff": diff}
+        confirmation_id = confirm.offer_write(ctx, canonical, diff, new_hash)
+        if confirmation_id:
+            ctx.state.annotate_dry_run(canonical, new_hash, confirmationId=confirmation_id)
+            response["confirmationId"] = confirmation_id
+        return response
+
+    # The person's decision on the dry run, if it was shown (outside the
+    # lock: it may take minutes).
+    pending = ctx.state.dry_run_for(canonical, None, requestHash=request_hash)
+    if pending is None and mode == "overwrite":
+        pending = ctx.state.dry_run_for(canonical, content_hash(content))
+    if pending is not None and not (key is not None and _replayable(ctx, key)):
+        confirm.check_write(ctx, canonical, pending)
+
     with ctx.state.lock():
         old, base_hash = _read_or_absent(ctx, canonical)
         new = content if mode == "overwrite" else (old or "") + content
         data = check_text(ctx, canonical, new)
         new_hash = content_hash(new)
-        if dry_run:
-            diff = line_diff(old or "", new)
-            _check_batch(ctx, canonical, diff)
-            ctx.state.record_dry_run(canonical, new_hash, base_hash,
-                                     requestHash=request_hash, mode=mode)
-            return {"applied": False, "diff": diff}
 
         if key is not None:
             replay = ctx.state.idempotency_get(key)
@@ -228,6 +250,12 @@ def write_to_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if key is not None:
             _mark(ctx, key, done=True, new_hash=new_hash)
         return response
+
+
+def _replayable(ctx: ToolContext, key: str) -> bool:
+    """An idempotency key whose write already landed answers without a new decision."""
+    replay = ctx.state.idempotency_get(key)
+    return bool(replay and replay.get("done", True))
 
 
 def _mark(ctx: ToolContext, key: str, *, done: bool, new_hash: str) -> None:

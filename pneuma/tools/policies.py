@@ -38,6 +38,11 @@ DEFAULT_POLICIES: dict[str, Any] = {
     "maxListEntries": 5000,
     "textEncoding": "utf-8",
     "dryRunTtlSeconds": 24 * 3600,
+    # Write confirmations (pneuma/tools/confirm.py): a dry run is shown in the
+    # Pneuma page with Apply/Reject when one is connected, and the real write
+    # waits this long for the person's decision.
+    "confirmWrites": True,
+    "confirmTimeoutMs": 300000,
     "execution": {
         "enabled": False,
         "timeoutMs": 30000,
@@ -70,6 +75,8 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "maxWriteBytes": (int,),
     "maxListEntries": (int,),
     "dryRunTtlSeconds": (int, float),
+    "confirmWrites": (bool,),
+    "confirmTimeoutMs": (int, float),
     "execution": (dict,),
     "browser": (dict,),
     "tools": (dict,),

@@ -104,6 +104,17 @@ class ToolState:
             return record
         return None
 
+    def annotate_dry_run(self, rel: str, new_content_hash: str, **fields: Any) -> None:
+        """Add ``fields`` to the live dry-run record of ``rel`` showing
+        ``new_content_hash`` (e.g. the id of the confirmation it opened)."""
+        with self.lock():
+            records = self._live_dry_runs()
+            for record in reversed(records.get(rel, [])):
+                if record.get("newHash") == new_content_hash:
+                    record.update(fields)
+                    self.save(DRY_RUNS, records)
+                    return
+
     def consume_dry_run(self, rel: str, content_hash: str) -> None:
         with self.lock():
             records = self._live_dry_runs()

@@ -723,21 +723,37 @@ function DetailList({ details }) {
   </div>`)}</div>`;
 }
 
+// A write_to_file dry run: {type: 'line', hunks: [{startOld, lenOld, startNew, lenNew, linesOld, linesNew}]}.
+function DiffView({ path, diff }) {
+  const hunks = (diff && Array.isArray(diff.hunks)) ? diff.hunks : [];
+  const row = (cls, mark, n, text) => html`<div class=${`diff-line ${cls}`}><span class="diff-num">${n}</span><span class="diff-mark">${mark}</span><span class="diff-text">${text}</span></div>`;
+  return html`<div class="details"><div class="detail detail-diff">
+    <div class="detail-key">${path || 'File'}</div>
+    <div class="diff-view">${hunks.length === 0 ? html`<div class="diff-line muted">No change</div>` : hunks.slice(0, 200).map((h) => html`<div class="diff-hunk">
+      <div class="diff-line diff-head">@@ −${h.startOld},${h.lenOld} +${h.startNew},${h.lenNew} @@</div>
+      ${(h.linesOld || []).map((t, i) => row('diff-del', '−', h.startOld + i, t))}
+      ${(h.linesNew || []).map((t, i) => row('diff-add', '+', h.startNew + i, t))}
+    </div>`)}</div>
+  </div></div>`;
+}
+
 function ConfirmDialog() {
   const confirmation = store.state.confirmations[0];
   const approve = useRef(null);
   useEffect(() => { if (confirmation && approve.current) approve.current.focus(); }, [confirmation && confirmation.request_id]);
   if (!confirmation) return null;
-  const kindTitle = { scaffold: 'Start the workspace over?', write: 'Allow this change?', viewer: 'Please confirm', browser_task: 'Let the agent use your browser?' }[confirmation.kind] || 'Please confirm';
+  const kindTitle = { scaffold: 'Start the workspace over?', write: 'Apply this change?', question: 'The agent asks', viewer: 'Please confirm', browser_task: 'Let the agent use your browser?' }[confirmation.kind] || 'Please confirm';
   const danger = confirmation.details && Array.isArray(confirmation.details.delete) && confirmation.details.delete.length > 0;
+  // A write_to_file dry run (pneuma/tools/confirm.py): the diff, Apply / Reject.
+  const isWrite = confirmation.kind === 'write' && confirmation.details && confirmation.details.diff && typeof confirmation.details.diff === 'object';
   return html`<div class="modal-backdrop">
-    <div class="modal" role="dialog" aria-modal="true" aria-labelledby="confirm-title" data-kind=${confirmation.kind}>
+    <div class=${`modal${isWrite ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby="confirm-title" data-kind=${confirmation.kind}>
       <h2 id="confirm-title">${kindTitle}</h2>
       <p class="modal-summary">${confirmation.summary}</p>
-      <${DetailList} details=${confirmation.details} />
+      ${isWrite ? html`<${DiffView} path=${confirmation.details.path} diff=${confirmation.details.diff} />` : html`<${DetailList} details=${confirmation.details} />`}
       <div class="modal-actions">
-        <button class="btn" onClick=${() => shell.answerConfirmation(confirmation, false)}>Decline</button>
-        <button class=${`btn ${danger ? 'danger' : 'primary'}`} ref=${approve} onClick=${() => shell.answerConfirmation(confirmation, true)}>Approve</button>
+        <button class="btn" onClick=${() => shell.answerConfirmation(confirmation, false)}>${isWrite ? 'Reject' : 'Decline'}</button>
+        <button class=${`btn ${danger ? 'danger' : 'primary'}`} ref=${approve} onClick=${() => shell.answerConfirmation(confirmation, true)}>${isWrite ? 'Apply' : 'Approve'}</button>
       </div>
     </div>
   </div>`;

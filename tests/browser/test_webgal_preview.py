@@ -251,23 +251,82 @@ def test_viewer_scene_list_script_and_actions(pneuma_server: Any, open_page: Any
     assert foreign == []
 
 
-def test_write_confirmation_shows_the_diff(pneuma_server: Any, open_page: Any, shot: Any) -> None:
+def test_write_confirmation_apply_and_reject(pneuma_server: Any, open_page: Any, shot: Any) -> None:
+    """A write_to_file dry run shows its diff in the page; Reject makes the real
+    write fail and leaves the file alone, Apply lets it land."""
     server = pneuma_server("webgal", backend="none")
     page = open_page(server)
     page.wait_for_selector(".wg-line", timeout=20_000)
-    diff = {"type": "line", "hunks": [{"startOld": 13, "lenOld": 1, "startNew": 13, "lenNew": 2,
-                                       "linesOld": ["Mio:Late again...;"],
-                                       "linesNew": ["Mio:Late again...;", "Mio:Shall we wait together?;"]}]}
-    status, record = api(server, "/api/webgal/confirm-write",
-                         {"path": "game/scene/station_en.txt", "diff": diff})
-    assert status == 200 and record["status"] == "pending"
+    path = server.workspace / "game/scene/station_en.txt"
+    before = path.read_text(encoding="utf-8")
+    lines = before.split("\n")
+    changed = "\n".join(lines[:12] + ["Mio:Shall we wait together?;"] + lines[12:])
+    args = {"path": "game/scene/station_en.txt", "content": changed}
+
+    status, dry = api(server, "/api/tools/write_to_file", {**args, "dryRun": True})
+    assert status == 200 and dry["applied"] is False and dry["confirmationId"], dry
     dialog = page.locator('.modal[data-kind="write"]')
     dialog.wait_for(timeout=10_000)
-    text = dialog.inner_text()
-    assert "game/scene/station_en.txt" in text and "+ Mio:Shall we wait together?;" in text
-    shot(page, "webgal-write-confirmation")
-    dialog.get_by_role("button", name="Approve").click()
-    status, answer = api(server, f"/api/webgal/confirm-write/{record['id']}?wait=10")
-    assert answer["status"] == "approved" and answer["approved"] is True
-    # Nothing was written by the dialog itself.
-    assert "Shall we wait" not in (server.workspace / "game/scene/station_en.txt").read_text()
+    assert "game/scene/station_en.txt" in dialog.inner_text()
+    added = dialog.locator(".diff-add")
+    assert added.count() == 1 and "Mio:Shall we wait together?;" in added.inner_text()
+    assert "13" in added.locator(".diff-num").inner_text()
+    color = added.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert color not in ("rgba(0, 0, 0, 0)", "transparent"), color
+    shot(page, "write-confirmation-diff")
+
+    dialog.get_by_role("button", name="Reject").click()
+    dialog.wait_for(state="detached", timeout=10_000)
+    status, error = api(server, "/api/tools/write_to_file", {**args, "dryRun": False})
+    assert status == 403 and error["error"]["code"] == "E_POLICY_VIOLATION", error
+    assert "rejected" in error["error"]["message"]
+    assert path.read_text(encoding="utf-8") == before
+
+    # A fresh dry run asks again; this time Apply, and the write lands.
+    status, dry = api(server, "/api/tools/write_to_file", {**args, "dryRun": True})
+    assert status == 200 and dry["confirmationId"]
+    dialog.wait_for(timeout=10_000)
+    dialog.get_by_role("button", name="Apply").click()
+    status, done = api(server, "/api/tools/write_to_file", {**args, "dryRun": False})
+    assert status == 200 and done["applied"] is True, done
+    assert path.read_text(encoding="utf-8") == changed
+
+
+def test_preview_scene_through_the_server_with_no_tab_open(pneuma_server: Any, open_page: Any,
+                                                          shot: Any) -> None:
+    """preview_scene under `pneuma run` jumps over POST /api/webgal/jump: with no
+    game open the jump waits for the first one to open, which lands on the line."""
+    server = pneuma_server("webgal", backend="none")
+    policies = server.workspace / ".pneuma" / "webgal-policies.json"
+    policies.write_text(json.dumps({"policies": {"previewWaitSeconds": 60}}))
+    line = 10
+    expected = dialogue(server.workspace, "station_en.txt", line)
+
+    status, result = api(server, "/api/tools/preview_scene",
+                         {"scenePath": "station_en", "line": line})
+    assert status == 200, result
+    assert result["url"] == f"{server.base}/webgal/#scene=station_en.txt&line={line}"
+    assert any("no preview is open" in entry for entry in result["logs"]), result["logs"]
+    status, body = api(server, "/api/webgal/status")
+    assert body["previews"] == [] and body["pendingJump"]["scene"] == "station_en.txt"
+
+    # The first game to open (the viewer's, in the shell) gets the jump.
+    page = open_page(server, viewport={"width": 1280, "height": 720})
+    page.wait_for_function(
+        "([s, l]) => { const f = document.querySelector('.wg-frame');"
+        " const w = f && f.contentWindow; const st = w && w.pneumaWebgal && w.pneumaWebgal.state;"
+        " return st && st.scene === s && st.line === l; }",
+        arg=["station_en.txt", line], timeout=SLOW)
+    status, body = api(server, "/api/webgal/status")
+    assert [(p["scene"], p["line"], p["text"]) for p in body["previews"]] == \
+        [("station_en.txt", line, expected)]
+
+    # With the game open, preview_scene reports where it landed and what it shows.
+    target = dialogue(server.workspace, "station_en.txt", 12)
+    status, result = api(server, "/api/tools/preview_scene",
+                         {"scenePath": "game/scene/station_en.txt", "line": 12})
+    assert status == 200, result
+    assert result["url"] == f"{server.base}/webgal/#scene=station_en.txt&line=12"
+    assert any("landed on station_en.txt line 12" in e and target in e for e in result["logs"]), \
+        result["logs"]
+    shot(page, "webgal-preview-scene-tool")

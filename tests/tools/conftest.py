@@ -29,8 +29,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-FILE_TOOLS = ["list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
-              "list_snapshots", "restore_snapshot"]
+from tool_helpers import FILE_TOOLS, error_code, write  # noqa: E402,F401
 
 
 def load_mode(package: Path, manifest: dict[str, Any] | None = None) -> LoadedMode:
@@ -62,18 +61,6 @@ def call(runtime: ToolRuntime) -> Callable[..., dict[str, Any]]:
         return runtime.call(name, {} if args is None else args)
 
     return invoke
-
-
-def error_code(result: dict[str, Any]) -> str | None:
-    error = result.get("error") if isinstance(result, dict) else None
-    return error.get("code") if isinstance(error, dict) else None
-
-
-def write(call: Callable[..., dict[str, Any]], path: str, content: str, **extra: Any) -> dict:
-    """Dry run then write, as the contract asks."""
-    dry = call("write_to_file", {"path": path, "content": content, "dryRun": True, **extra})
-    assert "error" not in dry, dry
-    return call("write_to_file", {"path": path, "content": content, "dryRun": False, **extra})
 
 
 def _tool(name: str, handler: str, input_schema: dict, output_schema: dict | None = None,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import error_code, write
+from tool_helpers import error_code, write
 from pneuma.tools.files import content_hash
 
 SNAP = re.compile(r"^snap_\d{8}T\d{6}_[0-9a-f]{8}$")

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from crash_writer import FILES, version, write_forever
-from conftest import error_code
+from tool_helpers import error_code
 from pneuma.tools.runtime import ToolRuntime
 
 KILLS = 30

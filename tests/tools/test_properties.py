@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import error_code
+from tool_helpers import error_code
 from pneuma.tools.diff import apply_line_diff, line_diff
 from pneuma.tools.errors import ToolError
 from pneuma.tools.runtime import ToolRuntime

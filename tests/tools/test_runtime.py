@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FILE_TOOLS, error_code, write
+from tool_helpers import FILE_TOOLS, error_code, write
 from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS, ToolError
 from pneuma.tools.runtime import ToolRuntime, call_tool
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from conftest import FILE_TOOLS
+from tool_helpers import FILE_TOOLS
 from pneuma.tools.mcp_server import published_input_schema
 
 PNEUMA = str(Path(sys.executable).parent / "pneuma")

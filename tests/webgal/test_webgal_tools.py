@@ -99,7 +99,7 @@ def test_preview_scene_serves_the_engine_and_names_the_scene(seeded, monkeypatch
         pytest.skip("the WebGAL engine dist/ is not set up (npm run build in plugins/webgal/web)")
     r = call(seeded, "preview_scene", {"scenePath": "game/scene/station_zh.txt"})
     assert "error" not in r, r
-    assert r["url"].startswith("http://127.0.0.1:") and r["url"].endswith("/webgal/#scene=station_zh")
+    assert r["url"].startswith("http://127.0.0.1:") and r["url"].endswith("/webgal/#scene=station_zh.txt&line=1")
     with urllib.request.urlopen(r["url"], timeout=5) as page:
         assert page.status == 200 and b"<html" in page.read().lower()
     base = r["url"].split("#")[0]
@@ -107,9 +107,22 @@ def test_preview_scene_serves_the_engine_and_names_the_scene(seeded, monkeypatch
         assert scene.read().decode("utf-8") == (seeded / "game" / "scene" / "station_zh.txt").read_text("utf-8")
     # reused, not started again; default scene is start
     again = call(seeded, "preview_scene", {})
-    assert again["url"].split("#")[0] == base and again["url"].endswith("#scene=start")
+    assert again["url"].split("#")[0] == base and again["url"].endswith("#scene=start.txt&line=1")
     assert any("reused" in line for line in again["logs"])
     assert code(call(seeded, "preview_scene", {"scenePath": "nope.txt"})) == "E_NOT_FOUND"
+    # No game is open: the jump waits for the first one (nothing to wait for here).
+    assert any("no preview is open" in line for line in again["logs"]), again["logs"]
+    # A line past the end is clamped to the scene's last line.
+    total = len((seeded / "game/scene/station_zh.txt").read_text("utf-8").split("\n"))
+    far = call(seeded, "preview_scene", {"scenePath": "station_zh", "line": 10_000})
+    assert far["url"].endswith(f"#scene=station_zh.txt&line={total}"), far
+    # The background server has the same jump route and status as `pneuma run`.
+    with urllib.request.urlopen(base.replace("/webgal/", "/api/webgal/status"), timeout=5) as status:
+        body = json.loads(status.read())
+    assert body["previews"] == [] and body["pendingJump"]["scene"] == "station_zh.txt"
+    # The engine page carries the launcher that reads #scene=…&line=….
+    with urllib.request.urlopen(base, timeout=5) as page:
+        assert b"_pneuma/launcher.js" in page.read()
 
 
 def test_preview_scene_reports_the_first_error_line(seeded, monkeypatch):
@@ -118,7 +131,7 @@ def test_preview_scene_reports_the_first_error_line(seeded, monkeypatch):
         pytest.skip("the WebGAL engine dist/ is not set up")
     (seeded / "game" / "scene" / "broken.txt").write_text("美绪:你好;\nchangeBg:nope.png;\n", encoding="utf-8")
     r = call(seeded, "preview_scene", {"scenePath": "broken.txt"})
-    assert r["firstErrorLine"] == 2 and r["url"].endswith("#scene=broken")
+    assert r["firstErrorLine"] == 2 and r["url"].endswith("#scene=broken.txt&line=1")
 
 
 def test_preview_fails_when_no_engine_can_be_served(seeded, monkeypatch, tmp_path):
@@ -243,7 +256,7 @@ def test_background_preview_server_stops_when_idle(seeded, monkeypatch):
     monkeypatch.setenv("PNEUMA_WEBGAL_PREVIEW_IDLE", "1.5")
     r = call(seeded, "preview_scene", {})
     pid = json.loads((seeded / ".pneuma" / "webgal-preview.json").read_text())["pid"]
-    assert r["url"].endswith("#scene=start")
+    assert r["url"].endswith("#scene=start.txt&line=1")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and preview._alive(pid):
         time.sleep(0.2)

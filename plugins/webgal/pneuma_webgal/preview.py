@@ -9,14 +9,16 @@
    ``python -m pneuma_webgal.preview --workspace W``): a small aiohttp process
    serving the same route — the engine's ``dist/`` at ``/webgal/``, the workspace's
    ``game/`` folder at ``/webgal/game/`` — plus the editor-sync WebSocket
-   ``/api/webgalsync`` the engine opens by itself. It records ``{pid, port}`` in
+   ``/api/webgalsync`` the engine opens by itself and ``POST /api/webgal/jump``,
+   all with the same code as ``pneuma run`` (routes.py: ``WebgalSync``, the
+   launcher script, ``jump_request``). It records ``{pid, port}`` in
    ``W/.pneuma/webgal-preview.json``, is reused while it answers, and stops itself
    after 10 idle minutes.
 
-The engine has no URL per scene; the page URL names the scene in its fragment
-(``#scene=beach_date``), and the jump itself goes over the sync WebSocket: the
-preview page sends it when it opens, and ``preview_scene`` sends it to pages that
-are already open.
+The engine has no URL per scene; the page URL names scene and line in its
+fragment (``#scene=beach_date.txt&line=12``, read by static/launcher.js), and
+``preview_scene`` jumps games that are already open (or the next one to open)
+through ``POST /api/webgal/jump``, which sends the editor-sync JUMP.
 """
 
 from __future__ import annotations
@@ -65,65 +67,30 @@ def find_engine() -> Path | None:
     return None
 
 
-# Added to the engine's index.html: when the URL names a scene (#scene=name&line=n),
-# wait until the engine's own sync socket reports in, then ask it to jump there.
-JUMP_SCRIPT = """<script>
-(function () {
-  var p = new URLSearchParams(location.hash.replace(/^#/, ''));
-  var scene = p.get('scene');
-  if (!scene) return;
-  if (!/\\.txt$/.test(scene)) scene += '.txt';
-  var line = parseInt(p.get('line') || '1', 10) || 1;
-  var proto = location.protocol === 'https:' ? 'wss://' : 'ws://';
-  var done = false, tries = 0;
-  function connect() {
-    var ws = new WebSocket(proto + location.host + '/api/webgalsync');
-    ws.onmessage = function (ev) {
-      if (done) return;
-      try { var d = JSON.parse(ev.data).data; } catch (e) { return; }
-      if (!d || d.command !== 1) return;            // SYNCFC: the engine is running
-      done = true;
-      ws.send(JSON.stringify({event: 'message', data: {command: 0,
-        sceneMsg: {scene: scene, sentence: line}, stageSyncMsg: {}, message: 'Sync'}}));
-      setTimeout(function () { ws.close(); }, 500);
-    };
-    ws.onclose = function () { if (!done && ++tries < 20) setTimeout(connect, 1000); };
-  }
-  connect();
-})();
-</script>"""
-
-
 def jump_message(scene_file: str, line: int) -> str:
     """The legacy editor-sync JUMP message (accepted by engine 4.5.x and Terre 4.6)."""
-    return json.dumps(
-        {
-            "event": "message",
-            "data": {
-                "command": 0,
-                "sceneMsg": {"scene": scene_file, "sentence": line},
-                "stageSyncMsg": {},
-                "message": "Sync",
-            },
-        },
-        ensure_ascii=False,
-    )
+    from pneuma_webgal.routes import jump_message as message
+
+    return json.dumps(message(scene_file, line), ensure_ascii=False)
 
 
 # --- the background server ------------------------------------------------------
 
 
-def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECONDS):
-    from aiohttp import WSMsgType, web
+def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECONDS,
+              language: str = ""):
+    """The same engine page, launcher, sync hub and jump route as ``pneuma
+    run`` serves (routes.py), for one workspace, without the session."""
+    from aiohttp import web
 
     from pneuma.tools.errors import ToolError
     from pneuma.tools.sandbox import Sandbox
+    from pneuma_webgal.routes import LAUNCHER, WebgalSync, inject_launcher, jump_request
 
     sandbox = Sandbox(workspace)
-    sockets: set = set()
-    state = {"last": time.monotonic()}
-    index_html = (engine / "index.html").read_text(encoding="utf-8")
-    index_html = index_html.replace("</head>", JUMP_SCRIPT + "\n</head>", 1)
+    sync = WebgalSync(workspace)
+    state = {"last": time.monotonic(), "base": ""}
+    index_html = inject_launcher((engine / "index.html").read_text(encoding="utf-8"), language)
 
     @web.middleware
     async def touch(request, handler):
@@ -131,7 +98,8 @@ def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECON
         return await handler(request)
 
     async def index(request):
-        return web.Response(text=index_html, content_type="text/html", headers={"Cache-Control": "no-store"})
+        return web.Response(text=index_html, content_type="text/html",
+                            headers={"Cache-Control": "no-store"})
 
     async def redirect(request):
         raise web.HTTPFound("/webgal/")
@@ -140,6 +108,8 @@ def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECON
         if not path.is_file():
             raise web.HTTPNotFound()
         ctype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if path.suffix in (".js", ".mjs"):
+            ctype = "text/javascript"
         return web.FileResponse(path, headers={"Content-Type": ctype, "Cache-Control": "no-cache"})
 
     async def game_file(request):
@@ -157,43 +127,36 @@ def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECON
             raise web.HTTPForbidden()
         return _file(target)
 
+    async def launcher(request):
+        return _file(LAUNCHER)
+
     async def health(request):
-        return web.json_response({"ok": True, "workspace": str(workspace), "pid": os.getpid(), "clients": len(sockets)})
+        return web.json_response({"ok": True, "workspace": str(workspace), "pid": os.getpid(),
+                                  "clients": len(sync.clients)})
 
     async def jump(request):
-        body = await request.json()
-        text = jump_message(str(body["scene"]), int(body.get("line") or 1))
-        sent = 0
-        for ws in list(sockets):
-            try:
-                await ws.send_str(text)
-                sent += 1
-            except Exception:
-                sockets.discard(ws)
-        return web.json_response({"sent": sent})
-
-    async def sync(request):
-        ws = web.WebSocketResponse(heartbeat=30)
-        await ws.prepare(request)
-        sockets.add(ws)
         try:
-            async for msg in ws:
-                state["last"] = time.monotonic()
-                if msg.type == WSMsgType.TEXT:  # relay to every other page, like Terre
-                    for other in list(sockets):
-                        if other is not ws:
-                            try:
-                                await other.send_str(msg.data)
-                            except Exception:
-                                sockets.discard(other)
-        finally:
-            sockets.discard(ws)
-        return ws
+            body = await request.json()
+        except ValueError:
+            body = None
+        status, result = await jump_request(sync, body, f"http://{request.host}")
+        return web.json_response(result, status=status,
+                                 dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+    async def sync_status(request):
+        return web.json_response({"url": f"http://{request.host}/webgal/", **sync.status()},
+                                 dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+    async def sync_socket(request):
+        return await sync.handle(request)
 
     async def idle_watch(app):
         async def loop():
             while True:
                 await asyncio.sleep(min(30.0, max(idle_seconds / 4, 0.5)))
+                # An open game reports every second: it keeps the server alive.
+                if sync.previews:
+                    state["last"] = time.monotonic()
                 if time.monotonic() - state["last"] > idle_seconds:
                     os.kill(os.getpid(), signal.SIGTERM)
                     return
@@ -201,6 +164,7 @@ def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECON
         task = asyncio.create_task(loop())
         yield
         task.cancel()
+        await sync.close()
 
     app = web.Application(middlewares=[touch])
     app.cleanup_ctx.append(idle_watch)
@@ -209,21 +173,23 @@ def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECON
     app.router.add_get("/webgal/", index)
     app.router.add_get("/webgal/index.html", index)
     app.router.add_get("/webgal/_pneuma/health", health)
-    app.router.add_post("/webgal/_pneuma/jump", jump)
+    app.router.add_get("/webgal/_pneuma/launcher.js", launcher)
     app.router.add_get("/webgal/game/{path:.+}", game_file)
     app.router.add_get("/webgal/{path:.+}", engine_file)
-    app.router.add_get("/api/webgalsync", sync)
+    app.router.add_get("/api/webgalsync", sync_socket)
+    app.router.add_post("/api/webgal/jump", jump)
+    app.router.add_get("/api/webgal/status", sync_status)
     return app
 
 
-def serve(workspace: Path, port: int, state_path: Path) -> None:
+def serve(workspace: Path, port: int, state_path: Path, language: str = "") -> None:
     from aiohttp import web
 
     engine = find_engine()
     if engine is None:
         print("webgal engine dist not found in: " + ", ".join(map(str, engine_candidates())), file=sys.stderr)
         sys.exit(3)
-    app = build_app(workspace, engine)
+    app = build_app(workspace, engine, language=language)
 
     async def main():
         runner = web.AppRunner(app)
@@ -298,7 +264,7 @@ def running_server(workspace: Path) -> dict | None:
     return info
 
 
-def start_server(workspace: Path, *, timeout: float = 15.0) -> dict:
+def start_server(workspace: Path, *, timeout: float = 15.0, language: str = "") -> dict:
     """Start (or reuse) the background preview server; returns its state record.
     Raises RuntimeError with the reason when it cannot run."""
     info = running_server(workspace)
@@ -321,7 +287,8 @@ def start_server(workspace: Path, *, timeout: float = 15.0) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_DIR.parent), env.get("PYTHONPATH")]))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pneuma_webgal.preview", "--workspace", str(workspace), "--state", str(state_path)],
+        [sys.executable, "-m", "pneuma_webgal.preview", "--workspace", str(workspace), "--state", str(state_path),
+         "--language", language],
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=log,
@@ -358,10 +325,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--state", default=None)
+    parser.add_argument("--language", default="", help="the engine's interface language on a first visit")
     ns = parser.parse_args(argv)
     workspace = Path(ns.workspace).resolve()
     state = Path(ns.state) if ns.state else workspace / ".pneuma" / STATE_FILE
-    serve(workspace, ns.port, state)
+    serve(workspace, ns.port, state, ns.language)
 
 
 if __name__ == "__main__":

@@ -22,19 +22,20 @@ set, so the engine's page and its WebSocket need no token in their URLs).
     ``webgal-editor-preview-sync.v1`` a ``preview.command.sync-scene`` request is
     turned into a JUMP and answered with a ``response``.
 
-``POST /api/webgal/jump`` ``{scene, line?, wait?}``
+``POST /api/webgal/jump`` ``{scene, line?, wait?, pendingWait?}``
     Jump every open preview (or the next one to open) to a scene and line and,
-    with ``wait`` seconds, report where it landed and the text it shows. Python
+    with ``wait`` seconds, report where it landed and the text it shows
+    (``pendingWait``: how long to wait when no game is open yet). Python
     code in the server calls ``app[WEBGAL_SYNC].jump(...)`` / ``jump_and_wait``.
+    The background preview server (preview.py) serves the same route.
 
 ``GET /api/webgal/status``
     The engine's availability and every connected preview's scene, line, speaker
     and text.
 
-``POST /api/webgal/confirm-write`` ``{path, diff, summary?, wait?}``
-    Ask the person, in the shell's confirmation dialog, to apply or reject a
-    dry-run diff (``write_to_file``'s ``{"type": "line", "hunks": [...]}``);
-    ``GET /api/webgal/confirm-write/<id>?wait=S`` reads the answer later.
+Write confirmations (a dry run's diff with Apply/Reject) are the host's:
+``write_to_file`` opens them itself, see ``pneuma/tools/confirm.py`` and
+``POST /api/confirmations`` in ``pneuma/server/routes_tools.py``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ import logging
 import mimetypes
 import os
 import time
-import uuid
 from html import escape as html_escape
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,9 +241,12 @@ class WebgalSync:
                 return None
 
     async def jump_and_wait(self, scene: str, line: int = 1, *, timeout: float = 8.0,
-                            exp: bool = False, dedupe: float = 0.0) -> dict[str, Any]:
+                            exp: bool = False, dedupe: float = 0.0,
+                            pending_timeout: float | None = None) -> dict[str, Any]:
         """Jump and report ``{scene, line, delivered, landed, preview?}``; a line
-        past the end of the scene is clamped to its last line."""
+        past the end of the scene is clamped to its last line. With no game
+        open, wait ``pending_timeout`` seconds (default ``timeout``) for one
+        to open and land."""
         scene = normalize_scene(scene)
         total = self.scene_lines(scene)
         line = max(1, int(line or 1))
@@ -255,6 +258,8 @@ class WebgalSync:
                                   "landed": False}
         if total is not None:
             result["sceneLines"] = total
+        if not delivered and pending_timeout is not None:
+            timeout = min(timeout, pending_timeout)
         if timeout > 0 and (delivered or self.pending):
             # Reports sent before the engine has fetched the new scene still
             # describe the old one: only those a little after the jump count.
@@ -382,112 +387,54 @@ class WebgalSync:
                 pass
 
 
-# --- write confirmations -----------------------------------------------------------
+# --- shared by pneuma run and the background preview server (preview.py) ---------
 
 
-def diff_text(diff: Any, *, limit: int = 400) -> str:
-    """A ``{"type": "line", "hunks": [...]}`` diff as unified-diff-like text for
-    the confirmation dialog (``@@ -a,n +b,m @@`` then ``-``/``+`` lines)."""
-    if not isinstance(diff, dict) or not isinstance(diff.get("hunks"), list):
-        return str(diff)
-    out: list[str] = []
-    for hunk in diff["hunks"]:
-        if not isinstance(hunk, dict):
-            continue
-        out.append(f"@@ -{hunk.get('startOld', 0)},{hunk.get('lenOld', 0)} "
-                   f"+{hunk.get('startNew', 0)},{hunk.get('lenNew', 0)} @@")
-        out.extend(f"- {line}" for line in hunk.get("linesOld") or [])
-        out.extend(f"+ {line}" for line in hunk.get("linesNew") or [])
-    if len(out) > limit:
-        out = out[:limit] + [f"… {len(out) - limit} more diff lines"]
-    return "\n".join(out) if out else "(no change)"
+def inject_launcher(html: str, language: str = "") -> str:
+    """The engine's index.html with ``static/launcher.js`` added; a classic
+    script in ``<head>`` runs before the engine's module script."""
+    tag = (f'<script src="./_pneuma/launcher.js" data-ui-language="'
+           f'{html_escape(language, quote=True)}"></script>')
+    if "</head>" in html:
+        return html.replace("</head>", f"    {tag}\n  </head>", 1)
+    return tag + html
 
 
-def diff_counts(diff: Any) -> tuple[int, int]:
-    removed = added = 0
-    if isinstance(diff, dict):
-        for hunk in diff.get("hunks") or []:
-            if isinstance(hunk, dict):
-                removed += len(hunk.get("linesOld") or [])
-                added += len(hunk.get("linesNew") or [])
-    return removed, added
-
-
-class WriteConfirmations:
-    """Dry-run diffs shown to the person with Apply/Reject (the shell's
-    confirmation dialog, kind ``write``); answers kept by request id and by
-    ``(path, newHash)`` so the real write can check them."""
-
-    def __init__(self, session: Any, timeout: float = 600.0):
-        self.session = session
-        self.timeout = timeout
-        self.requests: dict[str, dict[str, Any]] = {}
-        self.by_content: dict[tuple[str, str], str] = {}
-
-    def _summary(self, path: str, diff: Any) -> str:
-        removed, added = diff_counts(diff)
-        return f"Write {path}: +{added} −{removed} lines. Apply this change?"
-
-    def start(self, path: str, diff: Any, *, summary: str | None = None,
-              new_hash: str | None = None) -> dict[str, Any]:
-        """Open the dialog (without waiting); returns the request record."""
-        request_id = f"wc_{uuid.uuid4().hex[:12]}"
-        record: dict[str, Any] = {"id": request_id, "path": path, "newHash": new_hash,
-                                  "status": "pending", "message": None,
-                                  "createdAt": time.time()}
-        details = {"file": path, "diff": diff_text(diff)}
-        record["task"] = asyncio.get_running_loop().create_task(
-            self._ask(record, summary or self._summary(path, diff), details))
-        self.requests[request_id] = record
-        if new_hash:
-            self.by_content[(path, new_hash)] = request_id
-        while len(self.requests) > 200:  # forget the oldest answered ones
-            oldest = next(iter(self.requests))
-            if self.requests[oldest]["status"] == "pending":
-                break
-            self.requests.pop(oldest)
-        return record
-
-    async def _ask(self, record: dict[str, Any], summary: str, details: dict[str, Any]) -> None:
-        from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
-
-        try:
-            approved, message = await self.session.confirmations.request(
-                "write", summary, details, timeout=self.timeout)
-        except NoBrowserConnected as exc:
-            record.update(status="no_browser", message=str(exc))
-        except BrowserRequestTimeout as exc:
-            record.update(status="timeout", message=str(exc))
-        else:
-            record.update(status="approved" if approved else "rejected", message=message)
-
-    async def wait(self, request_id: str, timeout: float) -> dict[str, Any] | None:
-        record = self.requests.get(request_id)
-        if record is None:
-            return None
-        if record["status"] == "pending" and timeout > 0:
-            try:
-                await asyncio.wait_for(asyncio.shield(record["task"]), timeout)
-            except asyncio.TimeoutError:
-                pass
-        return public_record(record)
-
-    def decision(self, path: str, new_hash: str) -> dict[str, Any] | None:
-        request_id = self.by_content.get((path, new_hash))
-        record = self.requests.get(request_id) if request_id else None
-        return public_record(record) if record else None
-
-
-def public_record(record: dict[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in record.items() if k != "task"}
-    out["approved"] = record["status"] == "approved"
-    return out
+async def jump_request(sync: WebgalSync, body: Any, base_url: str) -> tuple[int, dict[str, Any]]:
+    """``POST /api/webgal/jump`` ``{scene, line?, wait?, pendingWait?, dedupe?}``:
+    (HTTP status, answer). ``wait`` (default 5, at most 60) seconds for a game
+    to land; ``pendingWait`` (default ``wait``) when no game is open yet."""
+    if not isinstance(body, dict):
+        return 400, {"error": {"code": "E_BAD_ARGS", "message": "the body must be a JSON object"}}
+    try:
+        scene = normalize_scene(body.get("scene"))
+        line = body.get("line", 1)
+        if isinstance(line, bool) or not isinstance(line, (int, float)) or line < 1:
+            raise ValueError("'line' must be a 1-based line number")
+        waits = []
+        for name, default in (("wait", 5), ("pendingWait", None)):
+            value = body.get(name, default)
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, (int, float))):
+                raise ValueError(f"'{name}' must be a number of seconds")
+            waits.append(None if value is None else max(0.0, min(float(value), 60.0)))
+    except ValueError as exc:
+        return 400, {"error": {"code": "E_BAD_ARGS", "message": str(exc)}}
+    if sync.scene_lines(scene) is None:
+        return 404, {"error": {"code": "E_NOT_FOUND",
+                               "message": f"game/scene/{scene} does not exist",
+                               "details": {"path": f"game/scene/{scene}"}}}
+    result = await sync.jump_and_wait(scene, int(line), timeout=waits[0] or 0.0,
+                                      pending_timeout=waits[1],
+                                      dedupe=1.0 if body.get("dedupe") else 0.0)
+    result["url"] = preview_url(base_url, scene, result["line"])
+    result["pending"] = sync.pending is not None
+    return 200, result
 
 
 # --- the aiohttp side -------------------------------------------------------------
 
 WEBGAL_SYNC = web.AppKey("webgal_sync", WebgalSync)
-WEBGAL_CONFIRM = web.AppKey("webgal_confirm", WriteConfirmations)
 
 
 def _json_error(status: int, code: str, message: str, **extra: Any) -> web.Response:
@@ -535,13 +482,12 @@ def _file_response(path: Path, cache: str = "no-cache") -> web.StreamResponse:
 
 def register(app: web.Application) -> None:
     """Add the webgal routes to the session's application."""
-    from pneuma.server.app import CONFIG, SANDBOX, SESSION
+    from pneuma.server.app import CONFIG, SANDBOX
     from pneuma.tools.errors import ToolError
 
     config = app[CONFIG]
     sync = WebgalSync(config.workspace)
     app[WEBGAL_SYNC] = sync
-    app[WEBGAL_CONFIRM] = WriteConfirmations(app[SESSION], timeout=config.action_timeout * 10)
     cache: dict[str, Any] = {}
 
     def index_html() -> str | None:
@@ -551,15 +497,8 @@ def register(app: web.Application) -> None:
         index = engine / "index.html"
         stamp = (str(index), index.stat().st_mtime_ns, str(config.params.get("language")))
         if cache.get("stamp") != stamp:
-            html = index.read_text(encoding="utf-8")
-            language = str(config.params.get("language") or "")
-            tag = (f'<script src="./_pneuma/launcher.js" data-ui-language="'
-                   f'{html_escape(language, quote=True)}"></script>')
-            # A classic script in <head> runs before the engine's module script.
-            if "</head>" in html:
-                html = html.replace("</head>", f"    {tag}\n  </head>", 1)
-            else:
-                html = tag + html
+            html = inject_launcher(index.read_text(encoding="utf-8"),
+                                   str(config.params.get("language") or ""))
             cache.update(stamp=stamp, html=html)
         return cache["html"]
 
@@ -604,61 +543,15 @@ def register(app: web.Application) -> None:
         return await sync.handle(request)
 
     async def jump(request: web.Request) -> web.Response:
-        body = await _json_body(request)
-        try:
-            scene = normalize_scene(body.get("scene"))
-            line = body.get("line", 1)
-            if isinstance(line, bool) or not isinstance(line, (int, float)) or line < 1:
-                raise ValueError("'line' must be a 1-based line number")
-            wait = body.get("wait", 5)
-            if isinstance(wait, bool) or not isinstance(wait, (int, float)):
-                raise ValueError("'wait' must be a number of seconds")
-        except ValueError as exc:
-            return _json_error(400, "E_BAD_ARGS", str(exc))
-        if sync.scene_lines(scene) is None:
-            return _json_error(404, "E_NOT_FOUND", f"game/scene/{scene} does not exist",
-                               details={"path": f"game/scene/{scene}"})
-        result = await sync.jump_and_wait(scene, int(line), timeout=min(float(wait), 60.0),
-                                          dedupe=1.0 if body.get("dedupe") else 0.0)
-        result["url"] = preview_url(config.api_url, scene, result["line"])
-        result["pending"] = sync.pending is not None
-        return web.json_response(result, dumps=lambda o: json.dumps(o, ensure_ascii=False))
+        status, result = await jump_request(sync, await _json_body(request), config.api_url)
+        return web.json_response(result, status=status,
+                                 dumps=lambda o: json.dumps(o, ensure_ascii=False))
 
     async def status(request: web.Request) -> web.Response:
         engine = engine_dir()
         body = {"engine": {"available": engine is not None, "version": engine_version(engine)},
                 "url": preview_url(config.api_url), **sync.status()}
         return web.json_response(body, dumps=lambda o: json.dumps(o, ensure_ascii=False))
-
-    async def confirm_write(request: web.Request) -> web.Response:
-        body = await _json_body(request)
-        path, diff = body.get("path"), body.get("diff")
-        if not isinstance(path, str) or not path:
-            return _json_error(400, "E_BAD_ARGS", "'path' is required")
-        if not isinstance(diff, dict) or not isinstance(diff.get("hunks"), list):
-            return _json_error(400, "E_BAD_ARGS",
-                               "'diff' must be write_to_file's {type: 'line', hunks: [...]}")
-        if not any(c.subscribed for c in app[SESSION].connections):
-            return _json_error(409, "no_browser", "No browser connected: open the Pneuma page")
-        confirmations = app[WEBGAL_CONFIRM]
-        summary = body.get("summary") if isinstance(body.get("summary"), str) else None
-        record = confirmations.start(path, diff, summary=summary,
-                                     new_hash=body.get("newHash") or None)
-        wait = body.get("wait", 0)
-        if wait is True:
-            wait = confirmations.timeout
-        result = await confirmations.wait(record["id"], float(wait or 0))
-        return web.json_response(result)
-
-    async def confirm_write_status(request: web.Request) -> web.Response:
-        try:
-            wait = min(float(request.query.get("wait", 0)), 600.0)
-        except ValueError:
-            return _json_error(400, "E_BAD_ARGS", "'wait' must be a number of seconds")
-        result = await app[WEBGAL_CONFIRM].wait(request.match_info["id"], wait)
-        if result is None:
-            return _json_error(404, "E_NOT_FOUND", "no such confirmation")
-        return web.json_response(result)
 
     async def close_sockets(app: web.Application) -> None:
         await sync.close()
@@ -673,5 +566,3 @@ def register(app: web.Application) -> None:
     app.router.add_get("/api/webgalsync", sync_socket)
     app.router.add_post("/api/webgal/jump", jump)
     app.router.add_get("/api/webgal/status", status)
-    app.router.add_post("/api/webgal/confirm-write", confirm_write)
-    app.router.add_get("/api/webgal/confirm-write/{id}", confirm_write_status)

@@ -39,6 +39,7 @@ from pneuma_webgal.script import parse_scene
 from pneuma_webgal.validate import diagnose_scene
 
 SERVER_NAME = "pneuma-webgal"
+PREVIEW_WAIT = 8.0  # seconds preview_scene waits for an open game to land
 CHARACTERS_FILE = "game/characters.json"
 
 
@@ -152,6 +153,20 @@ def _fragment(scene_file: str) -> str:
     return "#scene=" + urllib.parse.quote(name, safe="/-_.~")
 
 
+def _engine_url(base: str, scene_file: str, line: int) -> str:
+    """``<base>/webgal/#scene=<file>&line=<n>``: the page static/launcher.js jumps."""
+    return (f"{base.rstrip('/')}/webgal/#scene={urllib.parse.quote(scene_file, safe='/-_.~')}"
+            f"&line={int(line)}")
+
+
+def _wait_seconds(ctx: ToolContext) -> float:
+    """How long preview_scene waits for an open game to land (policy previewWaitSeconds)."""
+    value = ctx.policies.get("previewWaitSeconds", PREVIEW_WAIT)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return PREVIEW_WAIT
+    return max(0.0, min(float(value), 60.0))
+
+
 def _terre_config(ctx: ToolContext) -> dict[str, Any] | None:
     raw = ctx.policies.get("terre")
     preview = ctx.policies.get("preview")
@@ -171,6 +186,8 @@ async def preview_scene(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
 
     # Problems the person will see when it plays.
     text, _ = read_text(ctx, canonical)
+    scene_lines = len(text.replace("\r", "").split("\n"))
+    line = min(max(1, int(args.get("line", 1))), scene_lines)
     diagnostics = diagnose_scene(parse_scene(text, scene_file), build_index(_game_root(ctx)),
                                  language=diagnostics_language(ctx))
     breaking = [d for d in diagnostics if d.breaks]
@@ -179,16 +196,15 @@ async def preview_scene(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
         logs.append(f"validate_script: {len(breaking)} problem(s) that show when played; first on line "
                     f"{breaking[0].line}: {breaking[0].message}")
 
-    fragment = _fragment(scene_file)
     terre = _terre_config(ctx)
     if terre is not None:
-        url = await _terre_url(ctx, terre, scene_file, fragment, logs)
+        url = await _terre_url(ctx, terre, scene_file, _fragment(scene_file), logs)
     elif ctx.server_url:
-        url = await _pneuma_server_url(ctx, scene_file, fragment, logs)
+        url = await _pneuma_server_url(ctx, scene_file, line, logs)
     else:
         url = None
     if url is None:
-        url = await _background_url(ctx, scene_file, fragment, logs)
+        url = await _background_url(ctx, scene_file, line, logs)
     result["url"] = url
     result["logs"] = logs
     return result
@@ -221,42 +237,68 @@ async def _terre_url(ctx: ToolContext, terre: dict[str, Any], scene_file: str, f
     return page + fragment
 
 
-async def _pneuma_server_url(ctx: ToolContext, scene_file: str, fragment: str, logs: list[str]) -> str | None:
+def _post_jump(base: str, token: str | None, scene_file: str, line: int,
+               wait: float) -> tuple[int, dict[str, Any] | None]:
+    """``POST <base>/api/webgal/jump``: (status, answer); (0, None) when nothing answers.
+    Only a game already open is waited for (``pendingWait: 0``)."""
+    import urllib.error
+    import urllib.request
+
+    body = json.dumps({"scene": scene_file, "line": line, "wait": wait,
+                       "pendingWait": 0}).encode("utf-8")
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(base.rstrip("/") + "/api/webgal/jump", data=body,
+                                     headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=wait + 10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            return exc.code, json.loads(exc.read() or b"null")
+        except ValueError:
+            return exc.code, None
+    except (urllib.error.URLError, OSError, ValueError):
+        return 0, None
+
+
+def _jump_logs(answer: dict[str, Any], scene_file: str, line: int, url: str) -> list[str]:
+    """What the jump did, in words: where the game landed and what it shows."""
+    if answer.get("landed") and isinstance(answer.get("preview"), dict):
+        shown = answer["preview"]
+        said = f"{shown.get('speaker')}: {shown.get('text')}" if shown.get("speaker") \
+            else str(shown.get("text") or "")
+        return [f"the preview landed on {shown.get('scene') or scene_file} line "
+                f"{shown.get('line') or line}" + (f"; it shows: {said}" if said else "")]
+    if answer.get("delivered"):
+        return [f"jumped {answer['delivered']} open preview(s) to {scene_file} line {line}; "
+                "none reported landing yet"]
+    return [f"no preview is open: the first one to open ({url}) jumps to {scene_file} line {line}"]
+
+
+async def _pneuma_server_url(ctx: ToolContext, scene_file: str, line: int,
+                             logs: list[str]) -> str | None:
     base = ctx.server_url.rstrip("/")
     if not _local_url(base):
         raise ToolError("E_POLICY_VIOLATION", f"the Pneuma server {base} is not local",
                         details={"url": base}, hint="Only http://localhost and http://127.0.0.1 are allowed.")
-    page = base + "/webgal/"
-    status = await asyncio.to_thread(_preview.http_get, page, token=ctx.server_token)
-    if status != 200:
-        logs.append(f"pneuma run at {base} does not serve the engine at /webgal/ (status {status or 'no answer'}); "
-                    "using a background preview server")
+    status, answer = await asyncio.to_thread(_post_jump, base, ctx.server_token, scene_file, line,
+                                             _wait_seconds(ctx))
+    if status != 200 or not isinstance(answer, dict):
+        reason = (answer or {}).get("error", {}).get("message") if isinstance(answer, dict) else None
+        logs.append(f"pneuma run at {base} could not jump the preview (status {status or 'no answer'}"
+                    + (f": {reason}" if reason else "") + "); using a background preview server")
         return None
+    url = _engine_url(base, scene_file, answer.get("line") or line)
+    logs.extend(_jump_logs(answer, scene_file, answer.get("line") or line, url))
+    return url
+
+
+async def _background_url(ctx: ToolContext, scene_file: str, line: int, logs: list[str]) -> str:
+    language = str(ctx.params.get("language") or "") if isinstance(ctx.params, dict) else ""
     try:
-        answer = await asyncio.to_thread(_viewer_jump, ctx, scene_file)
-        logs.append(f"viewer: {answer}")
-    except Exception as exc:  # the page may not be open; the URL is still right
-        logs.append(f"viewer: the jump to {scene_file} was not delivered ({type(exc).__name__}: {exc})")
-    return page + fragment
-
-
-def _viewer_jump(ctx: ToolContext, scene_file: str) -> str:
-    import urllib.request
-
-    body = json.dumps({"actionId": "preview-scene", "params": {"scene": scene_file, "line": 1}}).encode()
-    headers = {"Content-Type": "application/json"}
-    if ctx.server_token:
-        headers["Authorization"] = f"Bearer {ctx.server_token}"
-    request = urllib.request.Request(ctx.server_url.rstrip("/") + "/api/viewer/action", data=body,
-                                     headers=headers, method="POST")
-    with urllib.request.urlopen(request, timeout=5) as response:
-        data = json.loads(response.read() or b"{}")
-    return str(data.get("message") or ("jumped" if data.get("success") else data))
-
-
-async def _background_url(ctx: ToolContext, scene_file: str, fragment: str, logs: list[str]) -> str:
-    try:
-        info = await asyncio.to_thread(_preview.start_server, ctx.workspace)
+        info = await asyncio.to_thread(_preview.start_server, ctx.workspace, language=language)
     except TimeoutError as exc:
         raise ToolError("E_TIMEOUT", f"the preview server did not start: {exc}",
                         hint="See .pneuma/webgal-preview.log.") from None
@@ -266,27 +308,17 @@ async def _background_url(ctx: ToolContext, scene_file: str, fragment: str, logs
                         hint="Set up the engine (npm ci && npm run build in the webgal mode's web/ folder) "
                         "or run `pneuma run` for this workspace.") from None
     port = int(info["port"])
+    base = f"http://127.0.0.1:{port}"
     logs.append(("reused" if info.get("reused") else "started")
                 + f" the background preview server (pid {info['pid']}, port {port}); it stops after "
                 f"{int(_preview.IDLE_SECONDS // 60) or 1} idle minutes")
-    try:
-        sent = await asyncio.to_thread(_post_jump, port, scene_file)
-        if sent:
-            logs.append(f"asked {sent} open preview page(s) to jump to {scene_file}")
-    except Exception:
-        pass
-    return f"http://127.0.0.1:{port}/webgal/{fragment}"
-
-
-def _post_jump(port: int, scene_file: str) -> int:
-    import urllib.request
-
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/webgal/_pneuma/jump",
-        data=json.dumps({"scene": scene_file, "line": 1}).encode(),
-        headers={"Content-Type": "application/json"}, method="POST")
-    with urllib.request.urlopen(request, timeout=3) as response:
-        return int(json.loads(response.read()).get("sent", 0))
+    url = _engine_url(base, scene_file, line)
+    status, answer = await asyncio.to_thread(_post_jump, base, None, scene_file, line,
+                                             _wait_seconds(ctx))
+    if status == 200 and isinstance(answer, dict):
+        url = _engine_url(base, scene_file, answer.get("line") or line)
+        logs.extend(_jump_logs(answer, scene_file, answer.get("line") or line, url))
+    return url
 
 
 # --- get_runtime_info -------------------------------------------------------------
