@@ -153,7 +153,8 @@ def test_engine_plays_the_seed_game_from_the_workspace(pneuma_server: Any, open_
     # The game's files came from the workspace through /webgal/game/.
     status, body = api(server, "/api/webgal/status")
     assert status == 200 and body["engine"] == {"available": True, "version": "4.5.18"}
-    assert [p["text"] for p in body["previews"]] == [first]
+    # The shell's own viewer may be running a second copy of the game.
+    assert first in [p["text"] for p in body["previews"]], body["previews"]
     assert foreign == []
 
 
@@ -170,7 +171,9 @@ def test_preview_jump_lands_on_the_line(pneuma_server: Any, open_page: Any, shot
     status, result = api(server, "/api/webgal/jump",
                          {"scene": "station_en", "line": line, "wait": 80})
     assert status == 200, result
-    assert result["delivered"] == 1 and result["landed"] is True, result
+    # The shell's viewer may run a second copy of the game in its own frame;
+    # every connected game gets the jump.
+    assert result["delivered"] >= 1 and result["landed"] is True, result
     assert result["preview"]["scene"] == "station_en.txt"
     assert result["preview"]["line"] == line
     assert result["preview"]["speaker"] == "Mio" and result["preview"]["text"] == expected
