@@ -328,3 +328,28 @@ def test_export_button_downloads_a_pdf(page: Any, server: Server) -> None:
     assert status == 200 and b"Now make it yours" in body
     status, _ = server.request("GET", "/api/slide/export?format=docx")
     assert status == 400
+
+
+def test_a_clicked_element_reaches_the_agent_with_the_next_message(
+        pneuma_server: Any, fake_claude: Any, open_page: Any) -> None:
+    from playwright.sync_api import expect
+
+    server = pneuma_server("slide", claude_bin=fake_claude.bin)
+    page = open_page(server, viewport={"width": 1500, "height": 900})
+    page.wait_for_function(f"{HOST} && {HOST}.instance && {HOST}.module")
+    wait_rendered(page, 8)
+    expect(page.locator(".result-line")).to_have_count(1, timeout=30_000)  # the greeting turn
+    page.locator('.pns-thumb[data-index="2"]').click()
+    page.frame_locator(".pns-frame--stage").locator("p.lead").click()
+    expect(page.locator(".ctx-row .ctx-chip")).to_contain_text("Slide 3")
+    box = page.locator(".composer textarea")
+    box.fill("Make this shorter.")
+    box.press("Enter")
+    expect(page.locator(".result-line")).to_have_count(2, timeout=30_000)
+    sent = fake_claude.user_texts()[-1]
+    assert sent.startswith(
+        '<viewer-context mode="slide" file="slides/03-point.html" slide="3">\n'
+        "Slide 3 of 8: \"Point at it. Don't describe it.\"\n"
+        'Selected: <p class="lead"> "Click an element on a slide')
+    assert "Selector: section.slide > p.lead\n</viewer-context>\n\nMake this shorter." in sent
+    assert page.console_errors == []
