@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import threading
 import urllib.request
 import zlib
@@ -454,21 +455,62 @@ def test_a_crashing_agent_shows_its_exit_and_output(pneuma_server, fake_claude, 
 # --- the generic viewer (a mode without viewer.module) ------------------------------
 
 
-def viewerless_mode() -> str:
-    for name in ("coauthor", "webgal"):
-        try:
-            mode = get_mode(name)
-        except Exception:
-            continue
-        if not mode.manifest.viewer.module:
-            return name
-    pytest.skip("every built-in mode has a viewer module now")
+VIEWERLESS_MANIFEST = {
+    "name": "plainfiles",
+    "version": "0.1.0",
+    "displayName": "Plain files",
+    "description": "a folder of notes, shown by the shell's generic viewer",
+    "skill": {"installName": "pneuma-plainfiles"},
+    "viewer": {"watchPatterns": ["**/*.md", "**/*.txt"]},
+    "agent": {"greeting": "Say hello to the person."},
+    "init": {"contentCheckPattern": "**/*.md", "seedFiles": {"seeds/": "."}},
+    "viewerApi": {
+        "workspace": {"type": "all", "multiFile": True, "ordered": False, "hasActiveFile": True},
+        "actions": [
+            {"id": "navigate-to", "label": "Open", "category": "navigate",
+             "params": {"file": {"type": "string", "required": True}}},
+            {"id": "describe-view", "label": "Describe", "category": "custom"},
+            # Declared but only a real viewer could do it: the generic one says so.
+            {"id": "ui:toggle-outline", "label": "Outline", "category": "ui"},
+        ],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def viewerless_plugin(tmp_path_factory) -> dict[str, str]:
+    """A throwaway mode with no viewer module, installed the way pip would
+    (a package plus a dist-info with an entry point) on PYTHONPATH, so that
+    the `pneuma run` subprocess finds it like any third-party mode."""
+    root = tmp_path_factory.mktemp("viewerless")
+    package = root / "pneuma_plainfiles"
+    (package / "skill").mkdir(parents=True)
+    (package / "seeds").mkdir()
+    (package / "skill" / "SKILL.md").write_text("---\nname: pneuma-plainfiles\n---\n# Notes\n")
+    (package / "seeds" / "BRIEF.md").write_text("# Brief\n\nThe seed brief.\n")
+    (package / "seeds" / "notes.md").write_text("# Notes\n\nFirst note.\n")
+    (package / "manifest.json").write_text(json.dumps(VIEWERLESS_MANIFEST))
+    (package / "__init__.py").write_text(
+        "from pathlib import Path\n"
+        "from pneuma import hookimpl\n"
+        "from pneuma.modes import ModeSource\n"
+        "HERE = Path(__file__).resolve().parent\n"
+        "@hookimpl\n"
+        "def register_modes():\n"
+        "    return [ModeSource(manifest=HERE / 'manifest.json', package_dir=HERE)]\n"
+    )
+    dist = root / "pneuma_plainfiles-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pneuma-plainfiles\nVersion: 0.1.0\n")
+    (dist / "entry_points.txt").write_text("[pneuma]\nplainfiles = pneuma_plainfiles\n")
+    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path}
 
 
 def test_generic_viewer_lists_files_answers_actions_and_sends_the_selection(
-        pneuma_server, fake_claude, open_page, shot):
-    mode = viewerless_mode()
-    server = pneuma_server(mode, claude_bin=fake_claude.bin)
+        pneuma_server, fake_claude, open_page, shot, viewerless_plugin):
+    mode = "plainfiles"
+    server = pneuma_server(mode, claude_bin=fake_claude.bin, env=viewerless_plugin)
     page = open_page(server)
     expect(page.locator(".generic-viewer .gv-file").first).to_be_visible(timeout=10_000)
     files = [p.get_attribute("title") for p in page.locator(".gv-file").all()]
@@ -483,11 +525,8 @@ def test_generic_viewer_lists_files_answers_actions_and_sends_the_selection(
     status, answer = http(server, "POST", "/api/viewer/action", {"actionId": "describe-view"})
     assert answer["success"] is True and answer["data"]["file"] == target
 
-    other = next(a for a in get_mode(mode).manifest.viewer_api.actions
-                 if a.id not in ("navigate-to", "describe-view"))
-    params = {name: ("x" if spec.type == "string" else 1)
-              for name, spec in other.params.items() if spec.required}
-    status, answer = http(server, "POST", "/api/viewer/action", {"actionId": other.id, "params": params})
+    status, answer = http(server, "POST", "/api/viewer/action",
+                          {"actionId": "ui:toggle-outline", "params": {}})
     assert answer["success"] is False and "not supported" in answer["message"]
 
     # Select text in the preview: a chip, then the context goes with the next message.
@@ -516,15 +555,12 @@ def test_generic_viewer_lists_files_answers_actions_and_sends_the_selection(
     assert page.console_errors == []
 
 
-def test_content_updates_reach_the_viewer(pneuma_server, open_page):
-    mode = viewerless_mode()
-    server = pneuma_server(mode, backend="none")
+def test_content_updates_reach_the_viewer(pneuma_server, open_page, viewerless_plugin):
+    mode = "plainfiles"
+    server = pneuma_server(mode, backend="none", env=viewerless_plugin)
     page = open_page(server)
     expect(page.locator(".generic-viewer .gv-file").first).to_be_visible(timeout=10_000)
-    pattern = get_mode(mode).manifest.viewer.watch_patterns[0]
-    name = "BRIEF.md" if "BRIEF.md" in get_mode(mode).manifest.viewer.watch_patterns else None
-    if name is None:
-        pytest.skip(f"no simple watched file name in {pattern}")
+    name = "BRIEF.md"
     (server.workspace / name).write_text("# A brief written on disk\n")
     page.locator(f".gv-file[title='{name}']").click()
     expect(page.locator(".gv-text")).to_contain_text("A brief written on disk", timeout=5_000)
