@@ -14,17 +14,16 @@ import binascii
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
 from pneuma.server.app import FILE_FILTER, SANDBOX, SELF_WRITES
-from pneuma.server.security import json_error
 from pneuma.server.watcher import is_text_path, list_watched_files, read_for_update
 from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import DEFAULT_FORBIDDEN
+# One atomic write for the whole host (temp file, fsync, rename, fsync dir).
+from pneuma.tools.files import atomic_write_bytes as atomic_write
 
 MAX_WRITE_BYTES = 50 * 1024 * 1024
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -131,20 +130,6 @@ def decode_content(content: Any) -> bytes:
     return unquote_to_bytes(payload)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".pneuma-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 async def read_json_body(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json()
@@ -221,5 +206,3 @@ def setup(app: web.Application) -> None:
     app.router.add_delete("/api/files", delete_file)
     app.router.add_get("/content/{path:.+}", content)
 
-
-__all__ = ["setup", "DEFAULT_FORBIDDEN"]

@@ -21,12 +21,13 @@ from wcmatch import glob as wcglob
 
 log = logging.getLogger(__name__)
 
-# "*.pneuma-tmp": the temp files of the server's own atomic writes
-# (routes_files.atomic_write); they exist for an instant and would
-# otherwise reach the viewer as files of their own, or as deletions.
+# ".<name>.<8 hex>.tmp": the temp files of Pneuma's own atomic writes
+# (pneuma.tools.files.atomic_write_bytes, used by the file API and the
+# tools); "*.pneuma-tmp": the native runtime's. They exist for an instant
+# and would otherwise reach the viewer as files of their own, or as deletions.
 ALWAYS_IGNORED = (".git/**", ".pneuma/**", ".claude/**", "CLAUDE.md", "node_modules/**",
                   "**/node_modules/**", "**/.git/**", "**/__pycache__/**", "**/.DS_Store",
-                  "**/*.pneuma-tmp")
+                  "**/.*.????????.tmp", "**/*.pneuma-tmp")
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE
 SELF_WRITE_WINDOW = 5.0
 MAX_INLINE_BYTES = 2 * 1024 * 1024
