@@ -2,9 +2,14 @@
 
 1. ``pneuma run --mode slide --no-open --backend none --no-prompt --port 0
    --workspace W`` (W already initialised by a warm-up run) until it prints
-   ``[pneuma] ready ...``: median of 10 runs. Baselines, same run,
-   interleaved: ``python -c pass``, ``python -c "import aiohttp"`` (to exit)
-   and a bare aiohttp server script (to its ready line).
+   ``[pneuma] ready ...``, and until the first HTTP answer from the URL
+   it printed (``GET /api/session``, sent the moment the line is read):
+   median of 10 runs. The ready line comes before the server is built
+   (``pneuma.runner.announce``, ``pneuma.launch_stamp``), so the second
+   figure is what a browser waits for. Baselines, same run, interleaved:
+   ``python -c pass``, ``python -c "import aiohttp"`` (to exit) and a bare
+   aiohttp server script (to its ready line, which it prints once it
+   serves, and to its first answer).
 2. Idle RSS (``VmRSS`` of /proc/<pid>/status) 0.5 s after the ready line,
    for pneuma and for the bare aiohttp server.
 3. Flat over bursts: ``pneuma run --backend claude-code`` with the fake CLI
@@ -26,6 +31,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -88,8 +94,23 @@ def time_to_exit(cmd: list[str]) -> float:
     return (time.monotonic() - t0) * 1000
 
 
-def time_to_ready(cmd: list[str], marker: str, idle: float = 0.5) -> tuple[float, int, float, str]:
-    """(ms to the ready line, idle RSS KiB, ms from SIGTERM to exit, ready line)."""
+def first_answer(line: str) -> None:
+    """GET the page behind a ready line (pneuma's session API with its
+    token, or the bare server's ``/``) and read the answer."""
+    url = line.strip().split()[-1]
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    target = f"http://{parts.netloc}/"
+    if "token" in query:
+        target += f"api/session?token={query['token'][0]}"
+    with urllib.request.urlopen(target, timeout=30) as response:
+        response.read()
+
+
+def time_to_ready(cmd: list[str], marker: str, idle: float = 0.5
+                  ) -> tuple[float, float, int, float, str]:
+    """(ms to the ready line, ms to the first HTTP answer, idle RSS KiB,
+    ms from SIGTERM to exit, ready line)."""
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -97,6 +118,8 @@ def time_to_ready(cmd: list[str], marker: str, idle: float = 0.5) -> tuple[float
         ready_ms = (time.monotonic() - t0) * 1000
         if marker not in line:
             raise RuntimeError(f"{cmd[0]}: no ready line, got {line!r}")
+        first_answer(line)
+        answer_ms = (time.monotonic() - t0) * 1000
         time.sleep(idle)
         rss = rss_kib(proc.pid)
         t1 = time.monotonic()
@@ -107,7 +130,7 @@ def time_to_ready(cmd: list[str], marker: str, idle: float = 0.5) -> tuple[float
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    return ready_ms, rss, stop_ms, line.strip()
+    return ready_ms, answer_ms, rss, stop_ms, line.strip()
 
 
 async def bursts(workspace: Path, wrapper: Path) -> tuple[int, int, list[int]]:
@@ -174,21 +197,32 @@ def main() -> int:
         time_to_ready(pneuma_cmd(workspace), "[pneuma] ready", idle=0.0)
         time_to_ready([PYTHON, str(bare_script)], "ready", idle=0.0)
 
-        times: dict[str, list[float]] = {"pass": [], "aiohttp": [], "bare": [], "pneuma": []}
+        times: dict[str, list[float]] = {"pass": [], "aiohttp": [], "bare": [], "pneuma": [],
+                                         "bare_answer": [], "pneuma_answer": [], "pneuma_cold": []}
         rss: dict[str, list[int]] = {"bare": [], "pneuma": []}
         stops: list[float] = []
         for _ in range(args.runs):
             times["pass"].append(time_to_exit([PYTHON, "-c", "pass"]))
             times["aiohttp"].append(time_to_exit([PYTHON, "-c", "import aiohttp"]))
-            ms, kib, _, _ = time_to_ready([PYTHON, str(bare_script)], "ready")
+            ms, answer_ms, kib, _, _ = time_to_ready([PYTHON, str(bare_script)], "ready")
             times["bare"].append(ms)
+            times["bare_answer"].append(answer_ms)
             rss["bare"].append(kib)
-            ms, kib, stop_ms, _ = time_to_ready(pneuma_cmd(workspace), "[pneuma] ready")
+            ms, answer_ms, kib, stop_ms, _ = time_to_ready(pneuma_cmd(workspace), "[pneuma] ready")
             times["pneuma"].append(ms)
+            times["pneuma_answer"].append(answer_ms)
+            # The same start with the launch stamp gone (first start in a
+            # workspace, or anything changed): the checks come first.
+            (workspace / ".pneuma" / "launch-stamp.json").unlink()
+            ms, answer_ms, _, _, _ = time_to_ready(pneuma_cmd(workspace), "[pneuma] ready", idle=0.0)
+            times["pneuma_cold"].append(ms)
             rss["pneuma"].append(kib)
             stops.append(stop_ms)
         labels = {"pass": 'python -c pass', "aiohttp": 'python -c "import aiohttp"',
-                  "bare": "bare aiohttp server → ready", "pneuma": "pneuma run → ready line"}
+                  "bare": "bare aiohttp server → ready", "pneuma": "pneuma run → ready line",
+                  "bare_answer": "bare aiohttp → first answer",
+                  "pneuma_answer": "pneuma run → first answer",
+                  "pneuma_cold": "pneuma run, checks first → ready"}
         print(f"{'start-up (ms, ' + str(args.runs) + ' runs)':36} {'median':>8} {'min':>8} {'max':>8}")
         for key, label in labels.items():
             print(f"{label:36} {median(times[key]):8.1f} {min(times[key]):8.1f} {max(times[key]):8.1f}")
@@ -210,6 +244,10 @@ def main() -> int:
             median(times["aiohttp"]), 'python -c "import aiohttp"'),
         row("python -c pass (floor)", median(times["pass"]), None, "ms", "lower"),
         row("bare aiohttp server → ready", median(times["bare"]), None, "ms", "lower"),
+        row("pneuma run, no launch stamp → ready", median(times["pneuma_cold"]), None, "ms",
+            "lower"),
+        row("pneuma run → first HTTP answer", median(times["pneuma_answer"]), None, "ms", "lower",
+            median(times["bare_answer"]), "bare aiohttp server"),
         row("idle RSS (--backend none)", median(rss["pneuma"]) / 1024, TARGET_RSS_MIB, "MiB", "lower",
             median(rss["bare"]) / 1024, "bare aiohttp server"),
         row("RSS after 5 bursts (claude-code)", after[-1] / 1024, TARGET_RSS_MIB, "MiB", "lower",

@@ -1,10 +1,28 @@
 """Pneuma: a person and a code agent make things together, seen live in the browser."""
 
-import pluggy
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-hookimpl = pluggy.HookimplMarker("pneuma")
-"""Decorator marking a function or method as an implementation of a Pneuma hook."""
+if TYPE_CHECKING:
+    import pluggy
+
+    hookimpl: pluggy.HookimplMarker
+    """Decorator marking a function or method as an implementation of a Pneuma hook."""
+
+
+def __getattr__(name: str) -> Any:
+    # ``hookimpl`` is made on first use: `pneuma run` prints its ready line
+    # before any plugin (and so pluggy) is imported.
+    if name == "hookimpl":
+        import pluggy
+
+        marker = pluggy.HookimplMarker("pneuma")
+        globals()["hookimpl"] = marker
+        return marker
+    raise AttributeError(f"module 'pneuma' has no attribute {name!r}")
+
 
 __all__ = ["__version__", "hookimpl"]

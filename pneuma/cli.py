@@ -317,21 +317,77 @@ def run_command(
     params: tuple[str, ...],
 ) -> None:
     """Open a workspace in the browser with an agent beside it."""
-    from pneuma.runner import RunOptions, find_backend, run
+    from pneuma.launch_stamp import launch_key, stamp_is_current
+    from pneuma.runner import PortUnavailable, RunOptions, announce, run
+
+    provided = _parse_params(params)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
+                   "they still need the token.", err=True)
+    options = RunOptions(
+        mode=None,
+        mode_name=mode_name,
+        workspace=workspace,
+        params={},
+        host=host,
+        port=port,
+        backend=backend,
+        model=model,
+        permission_mode=permission_mode,
+        claude_bin=claude_bin,
+        open_browser=not no_open,
+        action_timeout=action_timeout,
+    )
+    key = launch_key(mode=mode_name, backend=backend, params=provided, skip_skill=skip_skill)
+    announced = None
+    try:
+        # When the last start's checks saw exactly these files, the ready
+        # line goes out first and the same checks run while the browser
+        # comes up (pneuma.launch_stamp); otherwise they run first.
+        if workspace.is_dir() and stamp_is_current(workspace, key):
+            announced = announce(options)
+            announced.publish(options.open_browser)
+        options.mode, options.params = _start_checks(
+            mode_name, workspace, backend, provided, no_prompt, skip_skill, key)
+        if announced is None:
+            announced = announce(options)
+            announced.publish(options.open_browser)
+    except PortUnavailable as exc:
+        _fail(str(exc), 2)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the checks: nothing to save yet
+        if announced is not None:
+            click.echo("[pneuma] stopping…", err=True)
+            announced.save_unserved()
+        sys.exit(0)
+    sys.exit(run(options, announced))
+
+
+def _start_checks(
+    mode_name: str,
+    workspace: Path,
+    backend: str,
+    provided: dict[str, str],
+    no_prompt: bool,
+    skip_skill: bool,
+    key: dict[str, Any],
+) -> tuple[Any, dict[str, Any]]:
+    """Everything `pneuma run` makes sure of before serving: the backend
+    and mode exist and agree, the workspace is seeded with its params, the
+    skill is installed. Exits with a message when one fails; records the
+    launch stamp when all pass."""
+    from pneuma.launch_stamp import checked_paths, write_stamp
+    from pneuma.runner import find_backend
 
     try:
         find_backend(backend)
     except LookupError as exc:
         _fail(str(exc), 2)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
-                   "they still need the token.", err=True)
     supported = _load_mode(mode_name).manifest.supported_backends
     if backend in ("claude-code", "native", "socket", "none") and backend not in supported:
         _fail(f"the {mode_name} mode does not support --backend {backend} "
               f"(it supports: {', '.join(supported)})", 2)
     workspace.mkdir(parents=True, exist_ok=True)
-    mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
+    mode, values = prepare_workspace(mode_name, workspace, provided, no_prompt)
     if not skip_skill:
         from pneuma.claude_md import MarkerError
         from pneuma.skill import SkillInstallError, install_skill
@@ -344,22 +400,8 @@ def run_command(
             _fail(str(exc), 2)
         for warning in result.warnings:
             click.echo(f"[pneuma] warning: {warning}", err=True)
-    code = run(
-        RunOptions(
-            mode=mode,
-            workspace=workspace,
-            params=values,
-            host=host,
-            port=port,
-            backend=backend,
-            model=model,
-            permission_mode=permission_mode,
-            claude_bin=claude_bin,
-            open_browser=not no_open,
-            action_timeout=action_timeout,
-        )
-    )
-    sys.exit(code)
+    write_stamp(workspace, key, checked_paths(mode, workspace))
+    return mode, values
 
 
 # --- pneuma tool / pneuma mcp ---

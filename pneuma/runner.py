@@ -1,21 +1,23 @@
-"""``pneuma run``: workspace, skill, server, agent, watcher, until a signal."""
+"""``pneuma run``: workspace, skill, server, agent, watcher, until a signal.
+
+Start-up has two halves. ``announce`` binds the port, settles the session
+id and token, prints the ready line and sends the browser on its way,
+with nothing but the standard library imported; ``run`` then builds the
+server (aiohttp, the session, the agent, the watcher) and serves on the
+socket ``announce`` bound. A browser that connects in between waits in
+the socket's accept queue and is answered as soon as the server is up.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import errno
-import gc
-import logging
 import secrets
 import signal
 import socket
 import sys
-import webbrowser
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-log = logging.getLogger("pneuma")
 
 DEFAULT_PORT = 17007
 PORT_TRIES = 50
@@ -24,9 +26,10 @@ SHUTDOWN_SECONDS = 4.5
 
 @dataclass
 class RunOptions:
-    mode: Any  # LoadedMode
+    mode: Any  # LoadedMode; None until the checks have run (see ``announce``)
     workspace: Path
     params: dict[str, Any]
+    mode_name: str = ""
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     backend: str = "claude-code"
@@ -37,6 +40,10 @@ class RunOptions:
     action_timeout: float = 60.0
     token: str | None = None
     agent_env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.mode_name and self.mode is not None:
+            self.mode_name = self.mode.name
 
 
 class PortUnavailable(OSError):
@@ -77,7 +84,79 @@ def find_backend(name: str):
     return specs[name]
 
 
-async def serve(options: RunOptions, *, ready_callback=None) -> int:
+@dataclass
+class Announced:
+    """What the ready line promised: the bound socket, the session and the token."""
+
+    sock: socket.socket
+    port: int
+    session_id: str
+    resumed: bool  # the session id is a stored session's
+    token: str
+    url: str
+    workspace: Path
+    mode_name: str
+    backend: str
+
+    def publish(self, open_browser: bool) -> None:
+        """Print the one ready line and open the browser (in a thread: it
+        may take a while and must not hold up the server)."""
+        print(f"[pneuma] ready {self.url}", flush=True)
+        if open_browser:
+            import threading
+
+            threading.Thread(target=_open_browser, args=(self.url,),
+                             name="pneuma-open-browser", daemon=True).start()
+
+    def save_unserved(self) -> None:
+        """Stopped before the server was up: keep the session id the ready
+        line promised, so that the next start resumes it (a stored session
+        is left as it is: nothing happened to it)."""
+        if self.resumed:
+            return
+        from pneuma.server.persistence import save_session
+
+        try:
+            save_session(self.workspace, session_id=self.session_id, mode=self.mode_name,
+                         backend=self.backend, agent_session_id=None, last_seq=0, history=[])
+        except OSError as exc:
+            print(f"[pneuma] could not save the session: {exc}", file=sys.stderr)
+
+
+def announce(options: RunOptions) -> Announced:
+    """Bind, pick the session id and token (``Announced``); the caller
+    then calls its ``publish``. Raises ``PortUnavailable``.
+
+    From here until the event loop takes over, SIGTERM stops start-up as
+    Ctrl-C does (``KeyboardInterrupt``), instead of killing the process
+    in the middle of writing a file."""
+    from pneuma.server.persistence import peek_session_id
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    workspace = options.workspace.resolve()
+    session_id, resumed = peek_session_id(workspace, options.mode_name, options.backend)
+    sock = bind_socket(options.host, options.port)
+    port = sock.getsockname()[1]
+    token = options.token or secrets.token_urlsafe(24)
+    display_host = "127.0.0.1" if options.host in ("0.0.0.0", "::") else options.host
+    if ":" in display_host:
+        display_host = f"[{display_host}]"
+    url = f"http://{display_host}:{port}/?session={session_id}&token={token}"
+    return Announced(sock, port, session_id, resumed, token, url, workspace, options.mode_name,
+                     options.backend)
+
+
+def _open_browser(url: str) -> None:
+    import webbrowser
+
+    webbrowser.open(url)
+
+
+async def serve(options: RunOptions, announced: Announced) -> int:
+    import asyncio
+    import gc
+    import logging
+
     from aiohttp import web
 
     from pneuma.server.app import ServerConfig, create_app
@@ -97,7 +176,8 @@ async def serve(options: RunOptions, *, ready_callback=None) -> int:
 
     backend_spec = find_backend(options.backend)
     workspace = options.workspace.resolve()
-    stored = load_session(workspace, options.mode.name, options.backend)
+    stored = load_session(workspace, options.mode.name, options.backend,
+                          new_session_id=announced.session_id)
     session = Session(
         stored.session_id,
         mode=options.mode.name,
@@ -107,16 +187,13 @@ async def serve(options: RunOptions, *, ready_callback=None) -> int:
         last_seq=stored.last_seq,
         agent_session_id=stored.agent_session_id,
     )
-    sock = bind_socket(options.host, options.port)
-    port = sock.getsockname()[1]
-    token = options.token or secrets.token_urlsafe(24)
     config = ServerConfig(
         mode=options.mode,
         workspace=workspace,
-        token=token,
+        token=announced.token,
         session=session,
         host=options.host,
-        port=port,
+        port=announced.port,
         params=options.params,
         action_timeout=options.action_timeout,
         backend=backend_spec,
@@ -128,39 +205,43 @@ async def serve(options: RunOptions, *, ready_callback=None) -> int:
     app = create_app(config)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
-    site = web.SockSite(runner, sock, shutdown_timeout=1.0)
+    site = web.SockSite(runner, announced.sock, shutdown_timeout=1.0)
     await site.start()
-
-    display_host = "127.0.0.1" if options.host in ("0.0.0.0", "::") else options.host
-    if ":" in display_host:
-        display_host = f"[{display_host}]"
-    url = f"http://{display_host}:{port}/?session={session.id}&token={token}"
-    print(f"[pneuma] ready {url}", flush=True)
     # Everything start-up made (modules, the app, pydantic's validators)
     # lives until exit: move it out of the collector's sight, so that a
     # full collection during a stream walks only what the session made
     # since (such a pause is the worst latency a browser sees).
     gc.freeze()
-    if ready_callback is not None:
-        ready_callback(url)
-    if options.open_browser:
-        asyncio.get_running_loop().run_in_executor(None, webbrowser.open, url)
 
     await stop.wait()
     print("[pneuma] stopping…", file=sys.stderr, flush=True)
     try:
         await asyncio.wait_for(runner.cleanup(), SHUTDOWN_SECONDS)
     except asyncio.TimeoutError:
-        log.warning("shutdown took longer than %.1f s; exiting anyway", SHUTDOWN_SECONDS)
+        logging.getLogger("pneuma").warning(
+            "shutdown took longer than %.1f s; exiting anyway", SHUTDOWN_SECONDS)
     return 0
 
 
-def run(options: RunOptions) -> int:
-    logging.basicConfig(level=logging.WARNING, format="[pneuma] %(levelname)s %(name)s: %(message)s")
+def run(options: RunOptions, announced: Announced | None = None) -> int:
+    """Serve until SIGINT or SIGTERM (announcing first unless done already)."""
     try:
-        return asyncio.run(serve(options))
+        import asyncio
+        import logging
+
+        logging.basicConfig(level=logging.WARNING,
+                            format="[pneuma] %(levelname)s %(name)s: %(message)s")
+        if announced is None:
+            announced = announce(options)
+            announced.publish(options.open_browser)
+        return asyncio.run(serve(options, announced))
     except PortUnavailable as exc:
         print(f"pneuma: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if announced is not None:
+            print("[pneuma] stopping…", file=sys.stderr, flush=True)
+            # serve() handles both signals from its first line on, so
+            # this one came before the server was up.
+            announced.save_unserved()
         return 0

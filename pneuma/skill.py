@@ -462,7 +462,6 @@ def install_fingerprint(
     if any(impl.plugin_name != _HOST_SECTIONS for impl in pm.hook.claude_md_sections.get_hookimpls()):
         return None
     from pneuma import __version__
-    from pneuma.paths import templates_dir
 
     digest = hashlib.sha256()
 
@@ -473,13 +472,8 @@ def install_fingerprint(
 
     workspace = workspace.resolve()
     add("host", __version__.encode())
-    here = Path(__file__).resolve().parent
-    for name in _INSTALLER_SOURCES:
-        add("source:" + name, (here / name).read_bytes())
-    templates = templates_dir() / "claude_md"
-    for path in sorted(templates.rglob("*")):
-        if path.is_file():
-            add("template:" + path.relative_to(templates).as_posix(), path.read_bytes())
+    for label, path in installer_files():
+        add(label, path.read_bytes())
     add("manifest", mode.manifest.model_dump_json(by_alias=True).encode())
     add("where", f"{mode.package_dir}\0{mode.skill_dir}\0{workspace}".encode())
     add("params", json.dumps(dict(params), sort_keys=True, default=repr).encode())
@@ -500,21 +494,41 @@ def install_fingerprint(
         except OSError as exc:  # a directory where a file belongs, unreadable, ...
             add(f"odd:{rel}:{type(exc).__name__}", b"")
 
-    for rel in ("CLAUDE.md", ".mcp.json", ".gitignore", INSTALL_STATE, SKILL_VERSION):
+    for rel in installed_paths(mode, workspace):
         add_state(rel)
-    skill_root = f".claude/skills/{mode.manifest.skill.install_name}"
-    installed = workspace / skill_root
+    return digest.hexdigest()
+
+
+def installer_files() -> list[tuple[str, Path]]:
+    """The installer's own code and CLAUDE.md templates, labelled: a change
+    to any of them may change what an install writes."""
+    from pneuma.paths import templates_dir
+
+    here = Path(__file__).resolve().parent
+    files = [("source:" + name, here / name) for name in _INSTALLER_SOURCES]
+    templates = templates_dir() / "claude_md"
+    for path in sorted(templates.rglob("*")):
+        if path.is_file():
+            files.append(("template:" + path.relative_to(templates).as_posix(), path))
+    return files
+
+
+def installed_paths(mode: LoadedMode, workspace: Path) -> list[str]:
+    """Every workspace path (relative) an install writes or may remove:
+    the shared files, the install records, the installed skill folder's
+    files and the slash commands the mode or the last install names."""
+    paths = ["CLAUDE.md", ".mcp.json", ".gitignore", INSTALL_STATE, SKILL_VERSION]
+    installed = workspace / f".claude/skills/{mode.manifest.skill.install_name}"
     if installed.is_dir():
         for path in sorted(installed.rglob("*")):
             if path.is_file() or path.is_symlink():
-                add_state(path.relative_to(workspace).as_posix())
+                paths.append(path.relative_to(workspace).as_posix())
     commands = {f".claude/commands/{w.id}.md" for w in mode.manifest.workflows}
     owned = _load_state(workspace).get("commands", [])
     if isinstance(owned, list):
         commands.update(c for c in owned if isinstance(c, str))
-    for rel in sorted(commands):
-        add_state(rel)
-    return digest.hexdigest()
+    paths.extend(sorted(commands))
+    return paths
 
 
 def _read_fingerprint(workspace: Path) -> dict[str, Any] | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,8 @@ class StoredSession:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -67,13 +68,31 @@ def _as_seq(value: Any) -> int:
     return value
 
 
-def load_session(workspace: Path, mode: str, backend: str) -> StoredSession:
+def _resumable(meta: Any, mode: str, backend: str) -> bool:
+    return isinstance(meta, dict) and meta.get("mode") == mode \
+        and meta.get("backend") == backend and isinstance(meta.get("sessionId"), str)
+
+
+def peek_session_id(workspace: Path, mode: str, backend: str) -> tuple[str, bool]:
+    """The id ``load_session`` will return (given it as ``new_session_id``)
+    and whether it resumes a stored session, read from ``session.json``
+    alone: the ready line needs the id before the history is worth loading."""
+    try:
+        meta = json.loads((workspace / STATE_DIR / SESSION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = None
+    if _resumable(meta, mode, backend):
+        return meta["sessionId"], True
+    return str(uuid.uuid4()), False
+
+
+def load_session(workspace: Path, mode: str, backend: str,
+                 new_session_id: str | None = None) -> StoredSession:
     """The workspace's previous session when it was for the same mode and
-    backend, else a new one."""
+    backend, else a new one (with ``new_session_id`` when given)."""
     state_dir = workspace / STATE_DIR
     meta = _read_json(state_dir / SESSION_FILE)
-    if isinstance(meta, dict) and meta.get("mode") == mode and meta.get("backend") == backend \
-            and isinstance(meta.get("sessionId"), str):
+    if _resumable(meta, mode, backend):
         history_data = _read_json(state_dir / HISTORY_FILE)
         messages: list[dict[str, Any]] = []
         last_seq = _as_seq(meta.get("lastSeq"))
@@ -89,7 +108,8 @@ def load_session(workspace: Path, mode: str, backend: str) -> StoredSession:
             history=messages,
             resumed=True,
         )
-    return StoredSession(session_id=str(uuid.uuid4()), mode=mode, backend=backend)
+    return StoredSession(session_id=new_session_id or str(uuid.uuid4()), mode=mode,
+                         backend=backend)
 
 
 def _session_meta(session_id: str, mode: str, backend: str, agent_session_id: str | None,

@@ -1,0 +1,177 @@
+"""The launch stamp: what lets ``pneuma run`` print its ready line first.
+
+Before the server can be trusted to work, ``pneuma run`` loads the plugins,
+validates the mode's manifest, settles the workspace's params and checks
+the skill install. On this kind of machine that is a quarter of a second
+of imports (pluggy, pydantic, entry-point scanning) — and almost always it
+finds that nothing changed since the last start.
+
+So after every start whose checks passed, ``W/.pneuma/launch-stamp.json``
+records what they depended on: the command's own choices (mode, backend,
+params, ``--skip-skill``), the interpreter and host version, and the
+``stat()`` of every file and folder the checks read or the install wrote
+(the plugin environment's import paths and ``.pth`` files, the mode's
+manifest, plugin module and skill folder, the installer's code and
+templates, the workspace's config, CLAUDE.md, installed skill and
+records). The next start compares those ``stat()``s — a millisecond, with
+nothing but the standard library imported — and when every one matches
+it binds the port and prints the ready line at once, then runs the same
+checks while the browser is on its way. A check that fails then still
+stops ``pneuma run`` with its usual message; the stamp only decides the
+order, never whether a check runs.
+
+Any doubt counts as a change: a missing or unreadable stamp, another
+Python, a stat that differs in size, mtime, inode or mode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+STAMP_FILE = ".pneuma/launch-stamp.json"
+STAMP_VERSION = 1
+
+
+def launch_key(
+    *, mode: str, backend: str, params: Mapping[str, str], skip_skill: bool
+) -> dict[str, Any]:
+    """The parts of a start that are not files: same key, same checks."""
+    from pneuma import __version__
+
+    return {
+        "version": STAMP_VERSION,
+        "host": __version__,
+        "python": sys.executable,
+        "pythonVersion": sys.version,
+        "sysPath": list(sys.path),
+        "loadPlugins": os.environ.get("PNEUMA_LOAD_PLUGINS"),
+        "mode": mode,
+        "backend": backend,
+        "params": dict(sorted(params.items())),
+        "skipSkill": skip_skill,
+    }
+
+
+def _stat_line(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"{path}\0-{type(exc).__name__}"
+    return f"{path}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}"
+
+
+def _digest(paths: Iterable[str]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(_stat_line(path).encode("utf-8", "surrogateescape"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def import_path_entries() -> list[str]:
+    """The import paths and the ``.pth`` files in them: installing,
+    removing or re-pointing (editable installs) any distribution, a plugin
+    among them, changes one of their stats."""
+    paths: list[str] = []
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        paths.append(entry)
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        paths.extend(os.path.join(entry, name) for name in sorted(names) if name.endswith(".pth"))
+    return paths
+
+
+def tree_entries(root: Path) -> list[str]:
+    """A folder, its subfolders and files (their stats cover additions,
+    removals and edits), skipping bytecode caches."""
+    paths = [str(root)]
+    if root.is_dir():
+        for path in sorted(root.rglob("*")):
+            if "__pycache__" not in path.parts:
+                paths.append(str(path))
+    return paths
+
+
+def checked_paths(mode: Any, workspace: Path) -> list[str]:
+    """Everything the start-up checks for ``mode`` (a ``LoadedMode``) in
+    ``workspace`` read or wrote, once they have passed."""
+    import pneuma
+    from pneuma.plugins import get_plugin_manager
+    from pneuma.skill import FINGERPRINT_FILE, installed_paths, installer_files
+    from pneuma.workspace import CONFIG_FILE
+
+    workspace = workspace.resolve()
+    paths = import_path_entries()
+    # The host's own code that finds, validates and installs modes.
+    host_dir = Path(pneuma.__file__).resolve().parent
+    paths.extend(str(host_dir / name) for name in sorted(os.listdir(host_dir))
+                 if name.endswith(".py"))
+    paths.append(str(host_dir / "agents" / "builtin.py"))
+    paths.extend(str(path) for _, path in installer_files())
+    # The mode: its package folder's files (the manifest among them), the
+    # module of the plugin that registers it, its skill folder.
+    package_dir = Path(mode.package_dir).resolve()
+    paths.append(str(package_dir))
+    if package_dir.is_dir():
+        paths.extend(str(package_dir / name) for name in sorted(os.listdir(package_dir))
+                     if (package_dir / name).is_file())
+    plugin = get_plugin_manager().get_plugin(mode.plugin_name)
+    plugin_file = getattr(plugin, "__file__", None)
+    if isinstance(plugin_file, str):
+        paths.append(str(Path(plugin_file).resolve()))
+    paths.extend(tree_entries(Path(mode.skill_dir).resolve()))
+    # The workspace: params, the install's records and everything it wrote.
+    paths.append(str(workspace / CONFIG_FILE))
+    paths.append(str(workspace / FINGERPRINT_FILE))
+    paths.append(str(workspace / ".claude" / "skills" / mode.manifest.skill.install_name))
+    paths.extend(str(workspace / rel) for rel in installed_paths(mode, workspace))
+    return paths
+
+
+def stamp_is_current(workspace: Path, key: Mapping[str, Any]) -> bool:
+    """Whether the checks of the last successful start would find what
+    they found then. Never raises: any problem means "run them first"."""
+    try:
+        stored = json.loads((workspace / STAMP_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(stored, dict) or stored.get("key") != dict(key):
+        return False
+    paths = stored.get("paths")
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        return False
+    return stored.get("digest") == _digest(paths)
+
+
+def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str]) -> None:
+    """Record a start whose checks passed (only rewritten when different)."""
+    from pneuma.tools.files import atomic_write_bytes
+
+    ordered = list(dict.fromkeys(paths))
+    target = workspace / STAMP_FILE
+    data = json.dumps({"key": dict(key), "paths": ordered, "digest": _digest(ordered)},
+                      ensure_ascii=False, indent=1).encode("utf-8")
+    try:
+        if target.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(target, data)
+    except OSError:
+        pass  # a read-only workspace starts the slow way every time; no harm
+
+
+def forget_stamp(workspace: Path) -> None:
+    (workspace / STAMP_FILE).unlink(missing_ok=True)
