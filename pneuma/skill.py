@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from pneuma.claude_md import update_sections
 from pneuma.manifest import localize
 from pneuma.modes import ClaudeMdSection, LoadedMode
 from pneuma.plugins import PneumaPluginManager, get_plugin_manager
+from pneuma.tools.files import atomic_write_bytes
 
 TEMPLATED_SUFFIXES = {".md", ".txt", ".html", ".css", ".json"}
 INSTALL_STATE = ".pneuma/installed.json"
@@ -361,24 +361,9 @@ def _merge_mcp(
 # --- applying ---
 
 
-def _atomic_write(path: Path, content: bytes, private: bool = False) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # mkstemp creates the file 0600, so a secret is never readable by others,
-    # not even for a moment.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        if private:
-            os.chmod(tmp, 0o600)
-        elif path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+# Owner-only from the temp file's creation on: a secret is never readable
+# by others, not even for a moment.
+PRIVATE_MODE = 0o600
 
 
 def apply_changes(workspace: Path, changes: list[FileChange]) -> None:
@@ -391,7 +376,7 @@ def apply_changes(workspace: Path, changes: list[FileChange]) -> None:
         else:
             if target.is_symlink():
                 target.unlink()
-            _atomic_write(target, change.content, change.private)
+            atomic_write_bytes(target, change.content, PRIVATE_MODE if change.private else None)
 
 
 def _prune_empty_dirs(directory: Path, workspace: Path) -> None:
@@ -555,6 +540,6 @@ def _write_fingerprint(workspace: Path, fingerprint: str | None, warnings: list[
     if _read(workspace.resolve(), FINGERPRINT_FILE) == content:
         return  # a second install leaves every byte and every mtime as it was
     try:
-        _atomic_write(path, content)
+        atomic_write_bytes(path, content)
     except OSError:
         pass  # only an optimisation: the next run installs in full

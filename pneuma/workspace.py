@@ -7,7 +7,6 @@ asked once, stored in ``.pneuma/config.toml``, and reused afterwards.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tomllib
 from collections.abc import Callable, Mapping
@@ -19,6 +18,7 @@ from wcmatch import glob as wcglob
 
 from pneuma.manifest import InitParam, localize
 from pneuma.modes import LoadedMode
+from pneuma.tools.files import atomic_write_bytes
 
 CONFIG_FILE = ".pneuma/config.toml"
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.NEGATE
@@ -108,19 +108,13 @@ def read_config(workspace: Path) -> dict[str, Any]:
 
 def write_config(workspace: Path, config: Mapping[str, Any]) -> None:
     path = workspace / CONFIG_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
     import tomli_w  # only written once per workspace; not worth importing on every run
 
     data = tomli_w.dumps(dict(config)).encode("utf-8")
     if path.exists() and path.read_bytes() == data:
         return
-    tmp = path.with_suffix(".toml.tmp")
     # Params may be secrets: the file is the owner's alone from its creation.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    tmp.chmod(0o600)
-    tmp.replace(path)
+    atomic_write_bytes(path, data, mode=0o600)
 
 
 def coerce_param(param: InitParam, value: Any) -> Any:

@@ -28,12 +28,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import selectors
-import signal
 import subprocess
 import sys
 import sysconfig
-import time
 import urllib.error
 import urllib.request
 import zipfile
@@ -43,17 +40,20 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.browser.browser_helpers import (
+    CHROMIUM,
+    READY_LINE,
+    browser_problems,
+    kill_process_group,
+    read_first_line,
+)
+
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
 NAME = "barmode"
 DIST = "pneuma-barmode"
 PACKAGE = "pneuma_barmode"
-CHROMIUM = "/usr/bin/chromium"
-READY_LINE = re.compile(
-    r"^\[pneuma\] ready (?P<base>http://127\.0\.0\.1:\d+)/\?session=(?P<sid>[^&\s]+)"
-    r"&token=(?P<token>[A-Za-z0-9_\-]+)$"
-)
 _FOREIGN_ENV = (
     "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
     "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME",
@@ -250,26 +250,6 @@ def test_the_generated_packages_own_tests_pass(fresh: Fresh) -> None:
 # --- pneuma run and the browser ---------------------------------------------------------
 
 
-def _read_line(process: subprocess.Popen, timeout: float) -> str | None:
-    assert process.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    buffer = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while b"\n" not in buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not selector.select(remaining):
-                return None
-            chunk = os.read(process.stdout.fileno(), 4096)
-            if not chunk:
-                return None
-            buffer += chunk
-    finally:
-        selector.close()
-    return buffer.split(b"\n", 1)[0].decode().rstrip("\r")
-
-
 def _action(base: str, token: str, action_id: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     body = json.dumps({"actionId": action_id, "params": params}).encode()
     request = urllib.request.Request(
@@ -295,36 +275,17 @@ def server(fresh: Fresh, tmp_path: Path):
             stderr=stderr, start_new_session=True,
         )  # fmt: skip
     try:
-        line = _read_line(process, 30.0)
+        line = read_first_line(process, 30.0)
         match = READY_LINE.match(line or "")
         assert match, f"no ready line (got {line!r}); stderr:\n{stderr_path.read_text(errors='replace')}"
         yield Fresh(url=line.split(" ", 2)[2], base=match["base"], token=match["token"],
                     workspace=workspace, stderr=stderr_path)  # fmt: skip
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(5)
-
-
-def _browser_problems() -> list[str]:
-    problems = []
-    if not Path(CHROMIUM).exists():
-        problems.append(f"{CHROMIUM} is missing (scripts/install installs Debian's chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        problems.append("playwright is not installed (scripts/install)")
-    if not (REPO / "pneuma" / "web" / "vendor" / "VERSIONS.json").is_file():
-        problems.append("pneuma/web/vendor/ is missing: run scripts/build-web")
-    return problems
+        kill_process_group(process)
 
 
 def test_the_mode_runs_and_its_viewer_answers(fresh: Fresh, server: Fresh) -> None:
-    if problems := _browser_problems():
+    if problems := browser_problems():
         pytest.skip("; ".join(problems))
     from playwright.sync_api import sync_playwright
 

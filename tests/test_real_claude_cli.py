@@ -11,7 +11,6 @@ so whatever the CLI tries, nothing leaves the machine.
 from __future__ import annotations
 
 import os
-import socket
 import time
 import uuid
 from pathlib import Path
@@ -25,6 +24,7 @@ from pneuma.agents.base import BackendOptions
 from pneuma.agents.claude_code import ClaudeCodeBackend
 from tests.fakes.anthropic_api import FakeAnthropicAPI, text, tool_use
 from tests.fakes.sink import RecordingSink
+from tests.loopback import fail_unless_loopback_only
 
 CLAUDE_BIN = claude_code._bundled_binary()
 TURN = 30.0  # seconds a CLI turn may take at most (they take about one)
@@ -44,17 +44,8 @@ _FOREIGN_ENV = (
 
 @pytest.fixture(scope="module", autouse=True)
 def loopback_only_network() -> None:
-    """Refuse to start the real CLI where it could reach the internet.
-
-    Asked through netlink (socket.if_nameindex): /sys/class/net shows the
-    namespace that mounted /sys, not ours."""
-    interfaces = sorted(name for _, name in socket.if_nameindex())
-    if interfaces != ["lo"]:
-        pytest.fail(
-            "the real-CLI tests must run in a loopback-only network namespace, "
-            f"but these interfaces exist: {interfaces}. Run pytest under "
-            "`unshare -n -- sh -c 'ip link set lo up && exec .venv/bin/python -m pytest ...'`."
-        )
+    """Refuse to start the real CLI where it could reach the internet."""
+    fail_unless_loopback_only("the real-CLI tests", "tests/test_real_claude_cli.py")
 
 
 @pytest.fixture

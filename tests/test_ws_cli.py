@@ -13,7 +13,6 @@ import asyncio
 import json
 import logging
 import uuid
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,8 +27,8 @@ from pneuma.modes import get_mode
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.session import Session
 from pneuma.workspace import init_workspace
+from tests.server.ws_client import TIMEOUT, FrameClient
 
-TIMEOUT = 3.0
 TRANSCRIPTS = Path("/work/shared/reference/claude-code-stream-json")
 if not TRANSCRIPTS.is_dir():
     TRANSCRIPTS = Path(__file__).resolve().parents[2] / "shared" / "reference" / "claude-code-stream-json"
@@ -52,60 +51,19 @@ def backend_spec(name: str):
     return next(s for s in register_backends() if s.name == name)
 
 
-class Peer:
-    """A WebSocket client that splits every frame on newlines."""
+class Peer(FrameClient):
+    """A WebSocket client (an agent on /ws/cli or a browser tab) that also
+    keeps every frame as it came."""
 
     def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        self.ws = ws
-        self.received: list[dict[str, Any]] = []
+        super().__init__(ws)
         self.frames: list[str] = []
-        self._pending: deque[dict[str, Any]] = deque()
 
-    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not self._pending:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise asyncio.TimeoutError("nothing received")
-            frame = await self.ws.receive(timeout=remaining)
-            if frame.type != aiohttp.WSMsgType.TEXT:
-                raise ConnectionError(f"socket ended: {frame.type!r} {frame.extra!r}")
-            self.frames.append(frame.data)
-            for line in frame.data.split("\n"):
-                if line.strip():
-                    message = json.loads(line)
-                    self.received.append(message)
-                    self._pending.append(message)
-        return self._pending.popleft()
-
-    async def wait_for(self, predicate, timeout: float = TIMEOUT) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError(f"not received in {timeout} s; got {self.received}")
-            try:
-                message = await self.recv(remaining)
-            except asyncio.TimeoutError:
-                continue
-            if predicate(message):
-                return message
+    def _on_frame(self, data: str) -> None:
+        self.frames.append(data)
 
     async def wait_type(self, kind: str, timeout: float = TIMEOUT) -> dict[str, Any]:
-        return await self.wait_for(lambda m: m.get("type") == kind, timeout)
-
-    async def quiet(self, seconds: float = 0.15) -> list[dict[str, Any]]:
-        got = []
-        while True:
-            try:
-                got.append(await self.recv(seconds))
-            except asyncio.TimeoutError:
-                return got
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.ws.send_str(json.dumps(message))
+        return await self.wait_until(lambda m: m.get("type") == kind, timeout, repr(kind))
 
     async def send_lines(self, messages: list[dict[str, Any]]) -> None:
         """Several NDJSON lines in one frame, as an agent may write them."""
@@ -213,13 +171,13 @@ async def test_a_replayed_cli_turn_reaches_the_browser_mapped_and_in_order(serve
     agent = await server.agent()
     assert (await tab.wait_type("cli_connected"))["seq"] > 0
     assert user_texts([await agent.recv()]) == ["Create hello.txt containing 'hello world'"]
-    await tab.quiet()  # the two turn starts
+    await tab.drain()  # the two turn starts
 
     # Replay the CLI's stdout several lines per frame, as a socket may carry it.
     for start in range(0, len(stdout), 4):
         await agent.send_lines(stdout[start:start + 4])
     await tab.wait_type("result")
-    await tab.quiet()
+    await tab.drain()
     mapped = tab.received[tab.received.index(next(m for m in tab.received
                                                   if m["type"] == "session_update")):]
 
@@ -256,9 +214,9 @@ async def test_queued_messages_are_delivered_in_order_when_the_agent_connects(se
     assert server.session.status == "idle"  # nothing runs while the message waits
     await tab.send({"type": "user_message", "content": "second", "images": [
         {"media_type": "image/png", "data": "iVBORw0KGgo="}]})
-    await tab.wait_for(lambda m: m.get("type") == "user_message" and m["content"] == "second")
+    await tab.wait_until(lambda m: m.get("type") == "user_message" and m["content"] == "second")
     # The first waiting message explains; the second does not repeat it.
-    assert len([m for m in await tab.quiet() + tab.received if m["type"] == "system_note"]) == 1
+    assert len([m for m in await tab.drain() + tab.received if m["type"] == "system_note"]) == 1
     assert "connects to" in (server.session.no_agent_reason or "")
 
     agent = await server.agent()  # the greeting comes first
@@ -274,8 +232,8 @@ async def test_queued_messages_are_delivered_in_order_when_the_agent_connects(se
                       "parent_tool_use_id": None, "session_id": ""}
     assert all(frame.endswith("\n") and frame.count("\n") == 1 for frame in agent.frames)
     assert server.session.agent_connected and server.session.no_agent_reason is None
-    await tab.wait_for(lambda m: m == {"type": "status_change", "status": "running",
-                                       "seq": m["seq"]})
+    await tab.wait_until(lambda m: m == {"type": "status_change", "status": "running",
+                                         "seq": m["seq"]})
 
     # Connected: a new message goes straight through.
     await tab.send({"type": "user_message", "content": "third"})
@@ -326,13 +284,13 @@ async def test_a_permission_prompt_round_trips_as_the_exact_control_response(ser
     assert await agent.recv() == answers[0]
 
     await agent.send_lines([requests[1]])
-    await tab.wait_for(lambda m: m.get("type") == "permission_request"
-                       and m["request"]["request_id"] == requests[1]["request_id"])
+    await tab.wait_until(lambda m: m.get("type") == "permission_request"
+                         and m["request"]["request_id"] == requests[1]["request_id"])
     await tab.send({"type": "permission_response", "request_id": requests[1]["request_id"],
                     "behavior": "deny", "message": "Denied by harness"})
     assert await agent.recv() == answers[1]
-    await tab.wait_for(lambda m: m.get("type") == "permission_cancelled"
-                       and m["request_id"] == requests[1]["request_id"])
+    await tab.wait_until(lambda m: m.get("type") == "permission_cancelled"
+                         and m["request_id"] == requests[1]["request_id"])
 
 
 async def test_interrupt_and_set_model_go_to_the_agent_as_control_requests(server):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,20 +30,17 @@ class StoredSession:
     resumed: bool = False
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    import tempfile
+# The conversation is the owner's alone, as the workspace config is.
+STATE_FILE_MODE = 0o600
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    # Imported here: `pneuma run` reads the session id before its ready
+    # line and should import no more than that needs.
+    from pneuma.tools.files import atomic_write_bytes
+
+    encoded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    atomic_write_bytes(path, encoded, STATE_FILE_MODE)
 
 
 def _read_json(path: Path) -> Any:

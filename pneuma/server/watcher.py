@@ -22,9 +22,10 @@ from wcmatch import glob as wcglob
 log = logging.getLogger(__name__)
 
 # ".<name>.<8 hex>.tmp": the temp files of Pneuma's own atomic writes
-# (pneuma.tools.files.atomic_write_bytes, used by the file API and the
-# tools); "*.pneuma-tmp": the native runtime's. They exist for an instant
-# and would otherwise reach the viewer as files of their own, or as deletions.
+# (pneuma.tools.files.atomic_write_bytes: the file API, the tools, the skill
+# installer, the session state); "*.pneuma-tmp": the native runtime's. They
+# exist for an instant and would otherwise reach the viewer as files of their
+# own, or as deletions.
 ALWAYS_IGNORED = (".git/**", ".pneuma/**", ".claude/**", "CLAUDE.md", "node_modules/**",
                   "**/node_modules/**", "**/.git/**", "**/__pycache__/**", "**/.DS_Store",
                   "**/.*.????????.tmp", "**/*.pneuma-tmp")

@@ -101,15 +101,25 @@ def check_text(ctx: "ToolContext", canonical: str, text: str) -> bytes:
     return data
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old or the new
-    content: a temp file in the same directory, fsync, rename, fsync the directory."""
+    content: a temp file in the same directory, fsync, rename, fsync the directory.
+
+    ``mode`` gives the file exactly these permission bits, from the temp
+    file's creation on: a private file is never readable by others, not even
+    for a moment. Without it an existing file keeps its own bits and a new
+    one gets 0o644 (less the umask).
+
+    The temp file is ``.<name>.<8 hex>.tmp``: the file watcher ignores that
+    pattern (pneuma.server.watcher.ALWAYS_IGNORED), and it is removed again
+    when the write fails."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            pass
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -117,7 +127,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
-            os.chmod(tmp, mode)
+            os.chmod(tmp, mode)  # os.open's mode was narrowed by the umask
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -19,16 +19,15 @@
   (default ``<tmp>/pneuma-screenshots``) and returns its path; look at them.
 
 Everything runs inside the loopback-only network namespace set up by the
-repository's root conftest.py.
+repository's root conftest.py. Reading the ready line, stopping `pneuma run`
+and the check for Chromium live in browser_helpers.py, which
+tests/test_new_mode.py shares.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import selectors
-import signal
 import subprocess
 import sys
 import tempfile
@@ -39,9 +38,16 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.browser.browser_helpers import (
+    CHROMIUM,
+    READY_LINE,
+    REPO,
+    browser_problems,
+    kill_process_group,
+    read_first_line,
+)
+
 FAKE_CLI = REPO / "tests" / "fakes" / "fake_claude.py"
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -52,10 +58,6 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 READY_TIMEOUT = 20.0
-READY_LINE = re.compile(
-    r"^\[pneuma\] ready (?P<base>http://127\.0\.0\.1:\d+)/\?session=(?P<sid>[^&\s]+)"
-    r"&token=(?P<token>[A-Za-z0-9_\-]+)$"
-)
 SCREENSHOTS = Path(os.environ.get("PNEUMA_SCREENSHOTS", Path(tempfile.gettempdir()) / "pneuma-screenshots"))
 
 _FOREIGN_ENV = (
@@ -65,20 +67,8 @@ _FOREIGN_ENV = (
 )  # fmt: skip
 
 
-def _vendor_ready() -> bool:
-    return (REPO / "pneuma" / "web" / "vendor" / "VERSIONS.json").is_file()
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    problems = []
-    if not Path(CHROMIUM).exists():
-        problems.append(f"{CHROMIUM} is missing (scripts/install installs Debian's chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        problems.append("playwright is not installed in this virtualenv (scripts/install)")
-    if not _vendor_ready():
-        problems.append("pneuma/web/vendor/ is missing: run scripts/build-web")
+    problems = browser_problems()
     if not problems:
         return
     here = Path(__file__).parent
@@ -182,26 +172,6 @@ def fake_claude(tmp_path: Path) -> FakeClaude:
 # --- pneuma run ---------------------------------------------------------------
 
 
-def _kill_tree(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-    try:  # the CLI and anything else left in the group
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
-        process.wait(2)
-    except subprocess.TimeoutExpired:
-        pass
-
-
 @pytest.fixture
 def pneuma_server(tmp_path: Path) -> Iterator[Callable[..., Record]]:
     started: list[subprocess.Popen] = []
@@ -244,10 +214,10 @@ def pneuma_server(tmp_path: Path) -> Iterator[Callable[..., Record]]:
                 stdout=subprocess.PIPE, stderr=stderr, start_new_session=True,
             )  # fmt: skip
         started.append(process)
-        line = _read_line(process, READY_TIMEOUT)
+        line = read_first_line(process, READY_TIMEOUT)
         match = READY_LINE.match(line or "")
         if not match:
-            _kill_tree(process)
+            kill_process_group(process)
             raise AssertionError(
                 f"`pneuma run` did not print its ready line (got {line!r}); stderr:\n"
                 + stderr_path.read_text(errors="replace")[-4000:]
@@ -264,27 +234,7 @@ def pneuma_server(tmp_path: Path) -> Iterator[Callable[..., Record]]:
 
     yield start
     for process in started:
-        _kill_tree(process)
-
-
-def _read_line(process: subprocess.Popen, timeout: float) -> str | None:
-    assert process.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    buffer = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while b"\n" not in buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not selector.select(remaining):
-                return None
-            chunk = os.read(process.stdout.fileno(), 4096)
-            if not chunk:
-                return None
-            buffer += chunk
-    finally:
-        selector.close()
-    return buffer.split(b"\n", 1)[0].decode().rstrip("\r")
+        kill_process_group(process)
 
 
 # --- pages -------------------------------------------------------------------

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -33,6 +32,7 @@ import pytest
 
 from tests.e2e.pneuma_run import CLAUDE_BIN, FAKE_CLI, BrowserClient, PneumaRun, base_env, pneuma_command
 from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.loopback import fail_unless_loopback_only
 
 TEST_TIME_LIMIT = 30  # seconds a test may take, whatever happens
 
@@ -42,18 +42,8 @@ TEST_TIME_LIMIT = 30  # seconds a test may take, whatever happens
 
 @pytest.fixture(autouse=True)
 def loopback_only_network() -> None:
-    """Refuse to start anything where it could reach beyond this machine.
-
-    Asked through netlink (socket.if_nameindex): /sys/class/net shows the
-    namespace that mounted /sys, not ours."""
-    interfaces = sorted(name for _, name in socket.if_nameindex())
-    if interfaces != ["lo"]:
-        pytest.fail(
-            "the end-to-end tests must run in a loopback-only network namespace, "
-            f"but these interfaces exist: {interfaces}. Run pytest from the repository "
-            "root (its conftest re-executes under `unshare -n`), or by hand: "
-            "`unshare -n -- sh -c 'ip link set lo up && exec .venv/bin/python -m pytest tests/e2e'`."
-        )
+    """Refuse to start anything where it could reach beyond this machine."""
+    fail_unless_loopback_only("the end-to-end tests", "tests/e2e")
 
 
 class TimeLimitExceeded(Exception):

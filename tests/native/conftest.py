@@ -25,7 +25,7 @@ from pneuma.server.session import Session
 from pneuma.skill import install_skill
 from pneuma.workspace import init_workspace
 from tests.fakes.anthropic_api import FakeAnthropicAPI
-from tests.server.conftest import WSClient
+from tests.server.ws_client import WSClient
 
 PAGES = Path(__file__).parent / "pages"
 

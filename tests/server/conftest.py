@@ -9,14 +9,13 @@ and session and opens browser tabs: ``tab = await server.tab()``.
 
 The fake backend records every call and emits messages through the session
 exactly as a real backend does (``backend.emit({...})``), so no CLI is needed.
+The tab (``WSClient``) lives in ws_client.py, for other tests to import.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +31,7 @@ from pneuma.modes import LoadedMode, get_mode
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.session import REPLAY_BUFFER_SIZE, Session
 from pneuma.workspace import init_workspace
-
-TIMEOUT = 3.0
+from tests.server.ws_client import TIMEOUT, WSClient
 
 
 class FakeBackend:
@@ -92,89 +90,6 @@ class FakeBackend:
 
         await asyncio.wait_for(until(), timeout)
         return self.calls_named(name)
-
-
-class WSClient:
-    """A browser tab: splits frames on "\\n", tracks ``last_seq``, keeps
-    everything it received in ``received`` (in order)."""
-
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse):
-        self.ws = ws
-        self.received: list[dict[str, Any]] = []
-        self.last_seq = 0
-        self._pending: deque[dict[str, Any]] = deque()
-
-    async def _read_frame(self, timeout: float) -> None:
-        frame = await self.ws.receive(timeout=timeout)
-        if frame.type != aiohttp.WSMsgType.TEXT:
-            raise ConnectionError(f"socket ended: {frame.type!r} {frame.data!r}")
-        for line in frame.data.split("\n"):
-            if not line.strip():
-                continue
-            message = json.loads(line)
-            self.received.append(message)
-            if "seq" in message:
-                assert message["seq"] > self.last_seq, (
-                    f"seq went from {self.last_seq} to {message['seq']}: {message}")
-                self.last_seq = message["seq"]
-            elif message.get("type") == "message_history":
-                self.last_seq = message["last_seq"]
-            self._pending.append(message)
-
-    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
-        """The next message (of any type)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not self._pending:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise asyncio.TimeoutError("no message")
-            await self._read_frame(remaining)
-        return self._pending.popleft()
-
-    async def wait_for(self, kind: str, timeout: float = TIMEOUT,
-                       where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
-        """Skip messages until one of type ``kind`` (matching ``where``) arrives."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError(f"no {kind!r} within {timeout} s; got "
-                                     f"{[m.get('type') for m in self.received]}")
-            try:
-                message = await self.recv(remaining)
-            except asyncio.TimeoutError:
-                continue
-            if message.get("type") == kind and (where is None or where(message)):
-                return message
-
-    async def drain(self, quiet: float = 0.15) -> list[dict[str, Any]]:
-        """Everything that arrives until the socket is quiet for ``quiet`` s."""
-        got = []
-        while True:
-            try:
-                got.append(await self.recv(quiet))
-            except asyncio.TimeoutError:
-                return got
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.ws.send_str(json.dumps(message))
-
-    async def send_raw(self, text: str) -> None:
-        await self.ws.send_str(text)
-
-    async def subscribe(self, last_seq: int | None = None) -> dict[str, Any]:
-        """Subscribe and return the first reply (message_history, or the first replayed event)."""
-        await self.send({"type": "session_subscribe",
-                         "last_seq": self.last_seq if last_seq is None else last_seq})
-        return await self.recv()
-
-    def broadcasts(self) -> list[dict[str, Any]]:
-        return [m for m in self.received if "seq" in m]
-
-    async def close(self) -> None:
-        await self.ws.close()
 
 
 @dataclass

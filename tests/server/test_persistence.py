@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from pneuma.server import persistence
+from pneuma.tools import files
 from pneuma.server.persistence import load_session, save_session
 from pneuma.server.session import Session
 
@@ -90,16 +90,22 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
                  agent_session_id=None, last_seq=1, history=[{"type": "user_message"}])
     before = (workspace / ".pneuma" / "history.json").read_bytes()
 
-    def broken_dump(data, handle, **kwargs):
-        handle.write('{"version": 1, "messages": [')  # half a file, then the crash
-        raise OSError("disk full")
+    def disk_full(fd: int) -> None:
+        raise OSError("disk full")  # the new content is in the temp file, not yet renamed
 
-    monkeypatch.setattr(persistence.json, "dump", broken_dump)
+    monkeypatch.setattr(files.os, "fsync", disk_full)
     with pytest.raises(OSError):
         save_session(workspace, session_id="s1", mode="slide", backend="fake",
                      agent_session_id=None, last_seq=2, history=[])
     assert (workspace / ".pneuma" / "history.json").read_bytes() == before
     assert state_files(workspace) == ["history.json", "session.json"]
+
+
+def test_state_files_are_the_owners_alone(tmp_path):
+    save_session(tmp_path, session_id="s1", mode="slide", backend="fake",
+                 agent_session_id=None, last_seq=1, history=[{"type": "user_message"}])
+    for name in ("history.json", "session.json"):
+        assert (tmp_path / ".pneuma" / name).stat().st_mode & 0o777 == 0o600
 
 
 def test_a_corrupt_history_is_moved_aside_with_a_warning(tmp_path, caplog):

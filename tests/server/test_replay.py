@@ -8,6 +8,8 @@ import random
 
 import pytest
 
+from tests.server.ws_client import WSClient
+
 
 def emit_events(server, count: int, start: int = 0) -> None:
     for i in range(start, start + count):
@@ -103,8 +105,6 @@ async def test_last_seq_from_an_earlier_server_run_gets_the_full_history(server)
 
 async def test_bad_last_seq_in_the_url_is_an_error_not_a_crash(server):
     ws = await server.client.ws_connect(server.ws_path() + "?last_seq=abc", headers=server.auth)
-    from tests.server.conftest import WSClient  # noqa: PLC0415 - the helper class
-
     tab = WSClient(ws)
     assert (await tab.recv())["type"] == "session_init"
     assert (await tab.wait_for("error"))["message"].startswith("last_seq")

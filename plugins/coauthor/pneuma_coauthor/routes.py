@@ -138,22 +138,24 @@ async def create_task(request: web.Request) -> web.Response:
     return web.json_response({"task": view.dump(), "taskId": view.task_id}, status=201)
 
 
-async def get_task(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
+async def _look_up(
+    request: web.Request, find: Callable[[CoAuthor, str], dict[str, Any]], id_key: str
+) -> web.Response:
+    """``find(app, <the id in the URL>)`` as JSON, or the use case's refusal
+    (an unknown id is a 404)."""
     try:
-        detail = await service.run(viewer_api.task_detail, request.match_info["task_id"])
+        found = await request.app[SERVICE].run(find, request.match_info[id_key])
     except UseCaseError as exc:
         return _error(exc)
-    return web.json_response(detail)
+    return web.json_response(found)
+
+
+async def get_task(request: web.Request) -> web.Response:
+    return await _look_up(request, viewer_api.task_detail, "task_id")
 
 
 async def get_patch(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    try:
-        patch = await service.run(viewer_api.find_patch, request.match_info["patch_id"])
-    except UseCaseError as exc:
-        return _error(exc)
-    return web.json_response(patch)
+    return await _look_up(request, viewer_api.find_patch, "patch_id")
 
 
 async def accept(request: web.Request) -> web.Response:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,6 +227,10 @@ class _Reporter:
         more = "" if len(items) <= limit else ("…" if self.i == 0 else ", …")
         return self.t("sep").join(shown) + more
 
+    def available(self, names: list[str]) -> str:
+        """What exists, as the end of a hint (": 'a', 'b'"), or "" when nothing does."""
+        return (("：" if self.i == 0 else ": ") + self.join(names)) if names else ""
+
     def add(self, line: int, kind: str, key: str, fix: str | None = None, *, breaks: bool = True, **kw: Any):
         self.items.append(Diagnostic(line, kind, self.t(key, **kw), fix, breaks))
 
@@ -279,6 +284,13 @@ def would_be_command(head: str) -> tuple[str, str] | None:
     if _CAMEL.fullmatch(word):
         return ("typo", kw)
     return None
+
+
+def _similar(name: str, names: Collection[str]) -> list[str]:
+    """The names equal to ``name`` but for case, else up to three close ones."""
+    import difflib
+
+    return [n for n in names if n.lower() == name.lower()] or difflib.get_close_matches(name, names, n=3, cutoff=0.5)
 
 
 def _has_var(name: str) -> bool:
@@ -339,9 +351,7 @@ def _check_missing_file(rep: _Reporter, index: GameIndex, s: Sentence, ref: Ref)
         elif near:
             hint = rep.t("near_hint", cands=rep.join(near))
         else:
-            names = index.names(folder)
-            avail = (("：" if rep.i == 0 else ": ") + rep.join(names)) if names else ""
-            hint = rep.t("add_file_hint", folder=folder, avail=avail)
+            hint = rep.t("add_file_hint", folder=folder, avail=rep.available(index.names(folder)))
     rep.add(s.line, "resource", "missing_file", hint, what=what, folder=folder, name=name)
 
 
@@ -356,13 +366,23 @@ def _check_animation(rep: _Reporter, index: GameIndex, s: Sentence, name: str) -
             rep.add(s.line, "resource", "animation_no_table", None, name=name)
         return
     if name not in table:
-        import difflib
-
-        near = [t for t in table if t.lower() == name.lower()] or difflib.get_close_matches(name, table, n=3, cutoff=0.5)
-        cands = rep.join(near or table, limit=8)
+        cands = rep.join(_similar(name, table) or table, limit=8)
         rep.add(s.line, "resource", "missing_animation", rep.t("animation_hint", cands=cands), name=name)
     elif index.exists and not index.has("animation", f"{name}.json"):
         rep.add(s.line, "resource", "animation_no_file", None, name=name)
+
+
+#: Commands whose content must name one of the engine's built-ins: (the names, message key).
+_BUILTIN_ONLY: dict[str, tuple[tuple[str, ...], str]] = {
+    "setComplexAnimation": (BUILTIN_COMPLEX_ANIMATIONS, "complex_animation"),
+    "pixiPerform": (BUILTIN_PIXI_EFFECTS, "pixi_effect"),
+}
+
+
+def _check_builtin(rep: _Reporter, s: Sentence, builtins: tuple[str, ...], key: str) -> None:
+    name = s.raw_content
+    if name and not _has_var(name) and name not in builtins:
+        rep.add(s.line, "syntax", key, rep.t("builtin_hint", cands=rep.join(list(builtins))), name=name)
 
 
 def _check_line_syntax(rep: _Reporter, s: Sentence, prev: Sentence | None) -> bool:
@@ -448,12 +468,8 @@ def diagnose_scene(scene: Scene, index: GameIndex, *, language: str | None = Non
             _check_label(rep, s, s.raw_content, labels, label_names)
         elif cmd == "setAnimation":
             _check_animation(rep, index, s, s.raw_content)
-        elif cmd == "setComplexAnimation" and s.raw_content and not _has_var(s.raw_content):
-            if s.raw_content not in BUILTIN_COMPLEX_ANIMATIONS:
-                rep.add(s.line, "syntax", "complex_animation", rep.t("builtin_hint", cands=rep.join(list(BUILTIN_COMPLEX_ANIMATIONS))), name=s.raw_content)
-        elif cmd == "pixiPerform" and s.raw_content and not _has_var(s.raw_content):
-            if s.raw_content not in BUILTIN_PIXI_EFFECTS:
-                rep.add(s.line, "syntax", "pixi_effect", rep.t("builtin_hint", cands=rep.join(list(BUILTIN_PIXI_EFFECTS))), name=s.raw_content)
+        elif cmd in _BUILTIN_ONLY:
+            _check_builtin(rep, s, *_BUILTIN_ONLY[cmd])
         if cmd in ("changeFigure", "changeBg", "setTransition"):
             for key in ("enter", "exit"):
                 value = s.arg(key)
@@ -477,14 +493,11 @@ def diagnose_scene(scene: Scene, index: GameIndex, *, language: str | None = Non
 def _check_label(rep: _Reporter, s: Sentence, label: str, labels: dict[str, int], names: list[str]) -> None:
     if label == "" or _has_var(label) or label in labels:
         return
-    import difflib
-
-    near = [n for n in names if n.lower() == label.lower()] or difflib.get_close_matches(label, names, n=3, cutoff=0.5)
+    near = _similar(label, names)
     if near:
         hint = rep.t("label_hint_near", cands=rep.join(near))
     else:
-        avail = (("：" if rep.i == 0 else ": ") + rep.join(names)) if names else ""
-        hint = rep.t("label_hint_add", label=label, avail=avail)
+        hint = rep.t("label_hint_add", label=label, avail=rep.available(names))
     rep.add(s.line, "resource", "missing_label", hint, label=label)
 
 

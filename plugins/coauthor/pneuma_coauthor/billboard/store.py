@@ -116,8 +116,41 @@ class EventStore:
     ) -> Iterator[TaskEvent]:
         """Events in log order. ``validate=False`` skips pydantic on a log we
         wrote ourselves (rebuilding 100,000 events); it is never used for input."""
+        for rows in self._row_batches(after_seq, until_seq, until_time, task_id, batch):
+            for row in rows:
+                yield _row_to_event(row, validate)
+
+    def read_raw(
+        self,
+        after_seq: int = 0,
+        *,
+        until_seq: int | None = None,
+        until_time: str | None = None,
+        batch: int = 5000,
+    ) -> Iterator[RawEvent]:
+        """Events in log order as light ``RawEvent``s, for folding a log we
+        wrote ourselves (every row was validated when it was appended): no
+        pydantic, and one JSON decode per batch instead of one per row. This
+        is what rebuilding 100,000 events spends its time on."""
+        for rows in self._row_batches(after_seq, until_seq, until_time, None, batch):
+            payloads = json.loads("[" + ",".join([row[6] for row in rows]) + "]")
+            for row, payload in zip(rows, payloads):
+                yield RawEvent(row[0], row[1], row[2], row[3], row[4], row[5], RawPayload(payload, _SPECS[row[2]]))
+
+    def _row_batches(
+        self,
+        after_seq: int,
+        until_seq: int | None,
+        until_time: str | None,
+        task_id: str | None,
+        batch: int,
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The events table's rows after ``after_seq`` (and within the
+        limits given), in log order, ``batch`` rows to a query (none empty).
+        The read lock is held only while a batch is fetched, never while
+        the caller works through it."""
         where = ["seq > ?"]
-        args: list[Any] = [after_seq]
+        args: list[Any] = []
         if until_seq is not None:
             where.append("seq <= ?")
             args.append(until_seq)
@@ -135,47 +168,9 @@ class EventStore:
         cursor_seq = after_seq
         while True:
             with self._read_lock:
-                rows = self._conn.execute(sql, [cursor_seq, *args[1:], batch]).fetchall()
-            for row in rows:
-                yield _row_to_event(row, validate)
-            if len(rows) < batch:
-                return
-            cursor_seq = rows[-1][0]
-
-    def read_raw(
-        self,
-        after_seq: int = 0,
-        *,
-        until_seq: int | None = None,
-        until_time: str | None = None,
-        batch: int = 5000,
-    ) -> Iterator[RawEvent]:
-        """Events in log order as light ``RawEvent``s, for folding a log we
-        wrote ourselves (every row was validated when it was appended): no
-        pydantic, and one JSON decode per batch instead of one per row. This
-        is what rebuilding 100,000 events spends its time on."""
-        where = ["seq > ?"]
-        args: list[Any] = []
-        if until_seq is not None:
-            where.append("seq <= ?")
-            args.append(until_seq)
-        if until_time is not None:
-            where.append("ts <= ?")
-            args.append(until_time)
-        sql = (
-            "SELECT seq, event_id, type, task_id, author, ts, payload FROM events WHERE "
-            + " AND ".join(where)
-            + " ORDER BY seq LIMIT ?"
-        )
-        cursor_seq = after_seq
-        while True:
-            with self._read_lock:
                 rows = self._conn.execute(sql, [cursor_seq, *args, batch]).fetchall()
-            if not rows:
-                return
-            payloads = json.loads("[" + ",".join([row[6] for row in rows]) + "]")
-            for row, payload in zip(rows, payloads):
-                yield RawEvent(row[0], row[1], row[2], row[3], row[4], row[5], RawPayload(payload, _SPECS[row[2]]))
+            if rows:
+                yield rows
             if len(rows) < batch:
                 return
             cursor_seq = rows[-1][0]
