@@ -132,6 +132,57 @@ class ClientProcess:
             self.proc.kill()
 
 
+# --- the machine's own stalls ----------------------------------------------------------
+
+# A process that only sleeps 1 ms at a time and reports each wake-up that
+# came more than 0.2 ms late (monotonic ns of the sleep's start, lateness
+# in ns). It does what every process of a paced run does between two
+# messages (sleep, wake on time), with no work of its own: its lateness is
+# the machine's (scheduler, other load, the hypervisor's vCPU stalls).
+_PROBE = r"""
+import sys, time
+clock, sleep, out = time.monotonic_ns, time.sleep, sys.stdout
+while True:
+    t = clock()
+    sleep(0.001)
+    late = clock() - t - 1_000_000
+    if late > 200_000:
+        out.write("%d %d\n" % (t, late))
+        out.flush()
+"""
+
+
+class StallProbe:
+    """``_PROBE`` in its own process, beside a benchmark; ``worst(t0, t1)``
+    is its worst lateness (ms) for sleeps that started in [t0, t1]."""
+
+    def __init__(self) -> None:
+        self.proc: asyncio.subprocess.Process | None = None
+        self.late: list[tuple[int, int]] = []
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.proc = await asyncio.create_subprocess_exec(
+            PYTHON, "-c", _PROBE, stdout=asyncio.subprocess.PIPE)
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        async for line in self.proc.stdout:
+            t, late = line.split()
+            self.late.append((int(t), int(late)))
+
+    def worst(self, t0: int, t1: int) -> float:
+        return max((late for t, late in self.late if t0 <= t <= t1), default=0) / 1e6
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+        if self._reader is not None:
+            self._reader.cancel()
+
+
 # --- pneuma in this process --------------------------------------------------------
 
 

@@ -30,6 +30,14 @@ class _Tab:
     def send(self, text: str) -> None:
         self.sent.append(text)
 
+    def send_many(self, texts: list[str]) -> None:
+        self.sent.extend(texts)
+
+    def send_frame(self, data: bytes, count: int) -> None:
+        texts = data.decode().split("\n")  # as the browser splits a frame
+        assert len(texts) == count
+        self.sent.extend(texts)
+
 
 def _session(tmp_path: Path) -> tuple[Session, _Tab]:
     session = Session("sid", mode="slide", workspace=tmp_path, backend_name="claude-code")
@@ -74,6 +82,40 @@ LINES = [
     '{"type":"stream_event","event":{"type":"ping"} ,"a":1}',
     # Windows line end.
     '{"type":"stream_event","event":{"type":"ping"},"parent_tool_use_id":null}\r',
+    # content_block_delta lines, checked and cut by one pattern (_DELTA_LINE):
+    # escapes of every kind, tool input, a subagent's parent, spaces, CR.
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":12,"delta":'
+    '{"type":"input_json_delta","partial_json":"{\\"a\\": \\"\\u00e9\\/\\b\\f\\n\\r\\t\\"}"}},'
+    '"session_id":"s","parent_tool_use_id":"toolu_9","uuid":"u","n":-3,"ok":true,"no":false}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"thinking_delta","thinking":"😀 \\ud83d\\ude00"}},"parent_tool_use_id":null} \t\r',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"x"}}}',
+    # The last parent_tool_use_id wins; a repeated "type" or "event" too.
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"x"}},"parent_tool_use_id":"a","parent_tool_use_id":null}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"x"}},"parent_tool_use_id":null,"type":"keep_alive"}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"x"}},"event":{"type":"ping"}}',
+    # Other delta shapes: the general stream path.
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":-1,"delta":'
+    '{"type":"citations_delta","citation":{"a":1}}},"parent_tool_use_id":null}',
+    # Broken delta lines: never forwarded.
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"bad \\x escape"}},"parent_tool_use_id":null}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"bad \\u12G4"}},"parent_tool_use_id":null}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"raw \x01 control"}},"parent_tool_use_id":null}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":01,"delta":'
+    '{"type":"text_delta","text":"x"}},"parent_tool_use_id":null}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"x"}},"parent_tool_use_id":1\u0663}',  # an Arabic-Indic digit
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"x"}},"parent_tool_use_id":null}}',
+    '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":'
+    '{"type":"text_delta","text":"unterminated}},"parent_tool_use_id":null}',
 ]
 
 
@@ -97,6 +139,21 @@ def test_a_stream_line_reaches_the_browser_as_the_general_path_would_send_it(tmp
         # Same key order as json.dumps of the general path's message.
         assert list(json.loads(tab.sent[0])) == ["type", "event", "parent_tool_use_id", "seq"] \
             or json.loads(tab.sent[0])["type"] != "stream_event"
+
+
+def test_a_chunk_of_mixed_lines_gives_what_the_general_path_gives_line_by_line(tmp_path):
+    """Delta lines are matched where they start in the chunk; every other
+    line (blank, other messages, broken) is cut out and handled in between,
+    in order. Also a last line without its newline."""
+    chunk = "\n".join(["", "  ", *LINES, LINES[0], "\r", '{"type":"keep_alive"}', LINES[20], ""])
+    for data in (chunk, chunk.rstrip("\n")):
+        session, tab = _session(tmp_path)
+        StreamJsonBridge(session).feed(AgentLink(), data)
+        general_sink = RecordingSink()
+        StreamJsonBridge(general_sink).feed(AgentLink(), data)
+        expected = [{**m, "seq": n} for n, m in enumerate(general_sink.events, start=1)]
+        assert [json.loads(text) for text in tab.sent] == expected
+        assert len(expected) > 10
 
 
 def test_bytes_input_and_invalid_utf8_lose_only_the_bad_line(tmp_path, caplog):

@@ -1,12 +1,14 @@
 """One browser WebSocket with its own bounded send queue.
 
-Messages are serialised once by the session and handed to every connection
-as text. Each connection's writer task drains whatever has queued up and
-sends it as a single frame of newline-separated JSON messages, so a burst of
-stream deltas costs one frame, not one per delta; a message that arrives
-on its own is written at once by ``send`` (see ``_write_now``). A browser
-that falls too far behind is disconnected; it reconnects with
-``session_subscribe`` and gets exactly what it missed.
+What a tab is sent travels as frames of newline-separated JSON messages,
+UTF-8 encoded. The session joins and encodes what it broadcasts in one
+event-loop turn once and hands the same bytes to every tab
+(``send_frame``): a tab that is keeping up gets them written at once (see
+``_write_now``), a tab that is behind queues them. Messages for one tab
+alone (``send``, ``send_many``) are queued too. The writer task sends
+whatever has queued up as one frame. A browser that falls too far behind
+is disconnected; it reconnects with ``session_subscribe`` and gets exactly
+what it missed.
 """
 
 from __future__ import annotations
@@ -14,74 +16,125 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 log = logging.getLogger(__name__)
 
 MAX_QUEUED_MESSAGES = 50_000
 MAX_FRAME_BYTES = 1 << 20
 
+_TEXT = WSMsgType.TEXT
+
+
+def encode(text: str) -> bytes:
+    """UTF-8 for a frame. A lone surrogate (``json.dumps`` with
+    ``ensure_ascii=False`` passes one through, e.g. from a ``"\\ud800"``
+    escape the agent wrote) cannot be UTF-8: it is written as the same JSON
+    escape, which stands for the same string (every such character of a
+    message is inside a JSON string)."""
+    return text.encode("utf-8", "backslashreplace")
+
+
+def encode_frames(texts: list[str]) -> list[tuple[bytes, int]]:
+    """Messages joined by newlines into frames of about MAX_FRAME_BYTES at
+    most (one message may be bigger), encoded: ``(bytes, messages)``."""
+    data = encode("\n".join(texts))
+    if len(data) <= MAX_FRAME_BYTES or len(texts) == 1:
+        return [(data, len(texts))]
+    frames: list[tuple[bytes, int]] = []
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        if batch and size + len(text) > MAX_FRAME_BYTES:
+            frames.append((encode("\n".join(batch)), len(batch)))
+            batch = []
+            size = 0
+        batch.append(text)
+        size += len(text) + 1
+    frames.append((encode("\n".join(batch)), len(batch)))
+    return frames
+
 
 class BrowserConnection:
-    def __init__(self, ws: web.WebSocketResponse, *, max_queued: int = MAX_QUEUED_MESSAGES):
+    def __init__(self, ws: web.WebSocketResponse, *, max_queued: int | None = None):
         self.ws = ws
         self.subscribed = False
         self.closed = False
-        self._queue: deque[str] = deque()
-        self._max_queued = max_queued
+        # Called before anything is sent to this tab alone: the session
+        # hands out its pending broadcasts first, so the order is kept.
+        self.before_send: Callable[[], None] | None = None
+        self._queue: deque[tuple[bytes, int]] = deque()  # (frame bytes, messages in it)
+        self._queued = 0  # messages in _queue
+        self._max_queued = MAX_QUEUED_MESSAGES if max_queued is None else max_queued
         self._wakeup = asyncio.Event()
         self._idle = False  # the writer waits for work (nothing of ours is being written)
-        self._direct_used = False  # a message was sent directly in this loop turn
         self._unfinished: _Finish | None = None  # a direct send waiting for flow control
         self._writer = asyncio.get_running_loop().create_task(self._write_loop())
 
     def send(self, text: str) -> None:
-        """Queue one serialised message; never blocks."""
+        """Send one serialised message to this tab alone; never blocks.
+        It goes through the writer task, which joins what queued up in the
+        meantime into one frame (these are rare: the snapshot after a
+        subscribe, an error, a request to this viewer)."""
+        if self.before_send is not None:
+            self.before_send()
+        self._enqueue(encode(text), 1)
+
+    def send_many(self, texts: list[str]) -> None:
+        """Send serialised messages to this tab alone, in order, in few frames."""
+        if not texts:
+            return
+        if self.before_send is not None:
+            self.before_send()
+        for data, count in encode_frames(texts):
+            self._enqueue(data, count)
+
+    def send_frame(self, data: bytes, count: int) -> None:
+        """Send ``count`` messages already joined by newlines and encoded
+        (the session hands the same bytes to every tab); never blocks.
+        Written at once if this tab is keeping up, else queued."""
+        if self._queue or not self._idle or self._unfinished is not None \
+                or not self._write_now(data):
+            self._enqueue(data, count)
+
+    def _enqueue(self, data: bytes, count: int) -> None:
         if self.closed:
             return
-        queue = self._queue
-        if queue:
-            # The writer is already due to send what is queued (woken, or
-            # between two frames): no need to wake it again.
-            queue.append(text)
-            if len(queue) > self._max_queued:
-                self._fell_behind()
+        self._queue.append((data, count))
+        self._queued += count
+        if self._queued > self._max_queued:
+            self._fell_behind()
             return
-        if self._idle and not self._direct_used and self._unfinished is None:
-            if self._write_now(text):
-                return
-        queue.append(text)
         self._wakeup.set()
 
     def _fell_behind(self) -> None:
-        log.warning("browser socket fell %d messages behind; disconnecting it", len(self._queue))
+        log.warning("browser socket fell %d messages behind; disconnecting it", self._queued)
         self._queue.clear()
+        self._queued = 0
         self.closed = True
         asyncio.get_running_loop().create_task(
             self.ws.close(code=4008, message=b"too far behind; reconnect with session_subscribe")
         )
 
-    def _write_now(self, text: str) -> bool:
-        """Send a message that arrives on its own at once, from the caller,
-        instead of waking the writer task: one loop turn less before it
-        leaves (the latency of paced streams). Only the first message of a
-        loop turn goes this way; the rest of a burst queues up behind it and
-        the writer sends it as one frame. False: not possible now (queue it).
+    def _write_now(self, data: bytes) -> bool:
+        """Write a frame at once, from the caller, instead of waking the
+        writer task: one loop turn less before it leaves (the latency of
+        paced streams), and no task switch per frame. (Broadcast frames are
+        already batches: the session joins what a loop turn broadcasts.)
+        False: not possible now (queue it).
 
-        aiohttp's ``send_str`` is a coroutine that, without compression,
+        aiohttp's ``send_frame`` is a coroutine that, without compression,
         writes to the transport before its first await and only awaits when
         flow control says the socket is full. It is stepped once here; if it
         did have to wait, the writer task finishes it before anything else
         (so order is kept)."""
         ws = self.ws
-        if ws.closed or ws.compress:
+        if self.closed or ws.closed or ws.compress:
             return False  # compressed frames take aiohttp's lock: the writer's job
-        self._direct_used = True
-        asyncio.get_running_loop().call_soon(self._end_turn)
-        coro = ws.send_str(text)
+        coro = ws.send_frame(data, _TEXT)
         try:
             waiting = coro.send(None)
         except StopIteration:
@@ -93,9 +146,6 @@ class BrowserConnection:
         self._unfinished = _Finish(coro, waiting)
         self._wakeup.set()
         return True
-
-    def _end_turn(self) -> None:
-        self._direct_used = False
 
     async def _write_loop(self) -> None:
         queue = self._queue
@@ -109,19 +159,20 @@ class BrowserConnection:
                     unfinished, self._unfinished = self._unfinished, None
                     await unfinished
                 while queue:
-                    if len(queue) == 1:
-                        frame = queue.popleft()
-                    else:
-                        batch: list[str] = []
-                        size = 0
+                    frame, count = queue.popleft()
+                    if queue and len(frame) < MAX_FRAME_BYTES:
+                        parts = [frame]
+                        size = len(frame)
                         while queue and size < MAX_FRAME_BYTES:
-                            item = queue.popleft()
-                            batch.append(item)
-                            size += len(item)
-                        frame = "\n".join(batch)
+                            item, more = queue.popleft()
+                            parts.append(item)
+                            size += len(item) + 1
+                            count += more
+                        frame = b"\n".join(parts)
+                    self._queued -= count
                     if self.ws.closed:
                         return
-                    await self.ws.send_str(frame)
+                    await self.ws.send_frame(frame, _TEXT)
         except (ConnectionResetError, RuntimeError, asyncio.CancelledError):
             return
         finally:

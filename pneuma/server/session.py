@@ -10,16 +10,18 @@ permission requests are re-sent to a tab that (re)connects.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pneuma.agents.base import AgentBackend
 from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
-from pneuma.server.connection import BrowserConnection
+from pneuma.server.connection import BrowserConnection, encode, encode_frames
 from pneuma.server.messages import (
     ConfirmationResponse,
     Interrupt,
@@ -42,7 +44,32 @@ HISTORY_LIMIT = 5000
 # Messages that make up the conversation shown after a reload.
 _HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note"}
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# A stream_event as the backends build it: emit encodes only the event.
+_STREAM_KEYS = ("type", "event", "parent_tool_use_id")
+# Kinds whose broadcast also changes the session's state (see emit).
+_STATEFUL_TYPES = {"assistant", "status_change", "permission_request", "permission_cancelled",
+                   "cli_connected", "cli_disconnected", "result"}
+
+
+def _make_dumps() -> Callable[[Any], str]:
+    """Compact JSON text, non-ASCII as is: ``json.JSONEncoder(...).encode``
+    without the encoder object it builds on every call (a third of the cost
+    of a small message). Same output; a circular structure, which no
+    message can be, raises RecursionError instead of ValueError."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator
+        return encoder.encode
+    c_encode = make(None, encoder.default, json.encoder.encode_basestring, None, ":", ",",
+                    False, False, True)
+
+    def dumps(obj: Any) -> str:
+        return "".join(c_encode(obj, 0))
+
+    return dumps
+
+
+_dumps = _make_dumps()
 
 
 def format_ui_context(ui: UIContext) -> str:
@@ -101,11 +128,37 @@ class Session:
         self.dirty = False
         self.last_ack_seq = 0
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Broadcasts not yet handed to the connections (see flush), and the
+        # number of reasons to wait before doing so (an open batch, an open
+        # loop turn).
+        self._pending: list[str] = []
+        self._holds = 0
 
     # --- AgentEventSink ---
 
     def emit(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
+        if kind == "stream_event" and tuple(message) == _STREAM_KEYS:
+            # The most frequent broadcast: the same text as below, but
+            # json.dumps only for what varies (emit_stream adds the rest).
+            parent = message["parent_tool_use_id"]
+            message["seq"] = self.seq + 1
+            self.emit_stream(_dumps(message["event"]), "null" if parent is None else _dumps(parent))
+            return
+        if kind in _STATEFUL_TYPES:
+            message = self._track(kind, message)
+        self.seq = seq = self.seq + 1
+        message["seq"] = seq
+        text = _dumps(message)
+        self.replay.append((seq, text))
+        if kind in _HISTORY_TYPES:
+            self._record(message)
+        self._pending.append(text)
+        if not self._holds:
+            self._open_turn()
+
+    def _track(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
+        """What a broadcast of ``kind`` changes in the session itself."""
         if kind == "assistant":
             message = self._merge_assistant(message)
         elif kind == "status_change":
@@ -124,31 +177,74 @@ class Session:
             self.pending_permissions.clear()
         elif kind == "result":
             self.status = "idle"
-        self.seq += 1
-        message["seq"] = self.seq
-        text = _dumps(message)
-        self.replay.append((self.seq, text))
-        if kind in _HISTORY_TYPES:
-            self._record(message)
-        for connection in self.connections:
-            if connection.subscribed:
-                connection.send(text)
+        return message
 
     def emit_stream(self, event_json: str, parent_json: str = "null") -> None:
         """Broadcast a ``stream_event`` given as JSON text: the event and its
         ``parent_tool_use_id``, cut from the agent's line by the stream-json
         bridge. The same message ``emit`` would send, same key order, built
-        by concatenation: the deltas are most of the traffic and json.dumps
-        was most of their cost. Not history; kept in the replay buffer like
-        any broadcast, so a reconnecting tab gets exactly these bytes."""
-        self.seq += 1
-        seq = self.seq
-        text = ('{"type":"stream_event","event":' + event_json + ',"parent_tool_use_id":'
-                + parent_json + ',"seq":' + str(seq) + "}")
+        as text: the deltas are most of the traffic and json.dumps was most
+        of their cost. Not history; kept in the replay buffer like any
+        broadcast, so a reconnecting tab gets exactly these bytes."""
+        self.seq = seq = self.seq + 1
+        text = (f'{{"type":"stream_event","event":{event_json},'
+                f'"parent_tool_use_id":{parent_json},"seq":{seq}}}')
         self.replay.append((seq, text))
-        for connection in self.connections:
-            if connection.subscribed:
-                connection.send(text)
+        self._pending.append(text)
+        if not self._holds:
+            self._open_turn()
+
+    # --- batching broadcasts into frames ---
+    #
+    # Broadcasts collect in ``_pending``; ``flush`` joins them into one
+    # newline-separated frame, encodes it once and hands the same bytes to
+    # every subscribed connection (a connection that is behind queues them).
+    # When: the first broadcast of an event-loop turn goes at once (a lone
+    # message, e.g. a paced stream, waits for nothing); the rest of that
+    # turn at its end (one call_soon). A batch (the stream-json bridge's
+    # feed of one chunk of agent output) holds everything until it ends,
+    # then flushes at once. Anything sent to one tab only (replay, errors,
+    # snapshots) flushes first, so every tab sees messages in emit order.
+
+    def _open_turn(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script, a sync test): at once, always
+            self.flush()
+            return
+        self._holds += 1
+        loop.call_soon(self._end_turn)
+        self.flush()
+
+    def _end_turn(self) -> None:
+        self._holds -= 1
+        self.flush()
+
+    def begin_batch(self) -> None:
+        """Hold broadcasts until ``end_batch`` (nested batches are fine)."""
+        self._holds += 1
+
+    def end_batch(self) -> None:
+        self._holds -= 1
+        self.flush()
+
+    def flush(self) -> None:
+        """Hand every pending broadcast to the subscribed connections, as
+        one frame (or a few, beyond MAX_FRAME_BYTES) encoded once."""
+        pending = self._pending
+        if not pending:
+            return
+        self._pending = []
+        if len(pending) == 1:
+            data = encode(pending[0])
+            for connection in self.connections:
+                if connection.subscribed:
+                    connection.send_frame(data, 1)
+            return
+        for data, count in encode_frames(pending):
+            for connection in self.connections:
+                if connection.subscribed:
+                    connection.send_frame(data, count)
 
     def set_agent_session_id(self, agent_session_id: str | None) -> None:
         if agent_session_id != self.agent_session_id:
@@ -228,6 +324,8 @@ class Session:
 
     def attach(self, connection: BrowserConnection) -> None:
         self.connections.add(connection)
+        # Whatever is sent to this tab alone waits for the broadcasts before it.
+        connection.before_send = self.flush
         connection.send(_dumps({"type": "session_init", "session": self.session_info()}))
 
     def detach(self, connection: BrowserConnection) -> None:
@@ -241,6 +339,9 @@ class Session:
 
     def subscribe(self, connection: BrowserConnection, last_seq: int) -> None:
         """Send what this tab missed since ``last_seq``, then everything live."""
+        # Broadcasts still pending go to the tabs subscribed before this one
+        # (this one gets them from the replay buffer below, once).
+        self.flush()
         oldest = self.replay[0][0] if self.replay else self.seq + 1
         if last_seq > self.seq:
             # The tab counted events of an earlier server run: only the full
@@ -248,9 +349,9 @@ class Session:
             last_seq = 0
         incremental = last_seq > 0 and last_seq + 1 >= oldest
         if incremental:
-            for seq, text in self.replay:
-                if seq > last_seq:
-                    connection.send(text)
+            # Seq numbers in the buffer are consecutive: skip to the first missed.
+            missed = itertools.islice(self.replay, last_seq + 1 - oldest, None)
+            connection.send_many([text for _, text in missed])
         else:
             # Open prompts are not part of the conversation but a fresh tab
             # must show them.
@@ -388,6 +489,7 @@ class Session:
     async def close(self) -> None:
         self.viewer_actions.cancel_all("the server is shutting down")
         self.confirmations.cancel_all("the server is shutting down")
+        self.flush()
         for connection in list(self.connections):
             await connection.drain(0.5)
             await connection.close()

@@ -1,12 +1,15 @@
-"""BrowserConnection sends a lone message at once (no writer-task hop),
-coalesces bursts into one frame, and keeps the order when aiohttp's flow
-control makes a direct send wait."""
+"""BrowserConnection writes a broadcast frame at once when the tab keeps up
+(no writer-task hop), queues and joins everything else, keeps the order
+when aiohttp's flow control makes a direct write wait, and cuts off a tab
+that falls too far behind."""
 
 from __future__ import annotations
 
 import asyncio
 
-from pneuma.server.connection import BrowserConnection
+from aiohttp import WSMsgType
+
+from pneuma.server.connection import MAX_FRAME_BYTES, BrowserConnection, encode_frames
 
 
 class FakeSocket:
@@ -15,17 +18,20 @@ class FakeSocket:
 
     def __init__(self) -> None:
         self.closed = False
+        self.close_code: int | None = None
         self.compress = 0
         self.frames: list[str] = []
         self.gate: asyncio.Future[None] | None = None
 
-    async def send_str(self, text: str) -> None:
-        self.frames.append(text)
+    async def send_frame(self, data: bytes, opcode: WSMsgType) -> None:
+        assert opcode == WSMsgType.TEXT
+        self.frames.append(data.decode())
         if self.gate is not None:
             await self.gate
 
-    async def close(self, **_: object) -> None:
+    async def close(self, *, code: int = 1000, message: bytes = b"") -> None:
         self.closed = True
+        self.close_code = code
 
 
 async def _settle() -> None:
@@ -33,26 +39,42 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
-async def test_a_lone_message_is_written_before_send_returns():
+def frame(*texts: str) -> tuple[bytes, int]:
+    return "\n".join(texts).encode(), len(texts)
+
+
+async def test_a_broadcast_frame_is_written_before_send_frame_returns():
     ws = FakeSocket()
     connection = BrowserConnection(ws)  # type: ignore[arg-type]
     await _settle()  # the writer waits for work
-    connection.send("one")
+    connection.send_frame(*frame("one"))
     assert ws.frames == ["one"]
-    await _settle()
-    connection.send("two")  # a later loop turn: direct again
-    assert ws.frames == ["one", "two"]
+    connection.send_frame(*frame("two", "three"))  # same turn: still at once
+    assert ws.frames == ["one", "two\nthree"]
     await connection.close()
 
 
-async def test_a_burst_costs_two_frames_in_order():
+async def test_messages_for_one_tab_are_joined_by_the_writer_in_order():
     ws = FakeSocket()
     connection = BrowserConnection(ws)  # type: ignore[arg-type]
     await _settle()
     for i in range(100):
         connection.send(f"m{i}")
+    connection.send_frame(*frame("b1", "b2"))  # behind them, not before
+    assert ws.frames == []
     await _settle()
-    assert ws.frames == ["m0", "\n".join(f"m{i}" for i in range(1, 100))]
+    assert ws.frames == ["\n".join([f"m{i}" for i in range(100)] + ["b1", "b2"])]
+    await connection.close()
+
+
+async def test_before_send_runs_before_a_message_for_one_tab():
+    ws = FakeSocket()
+    connection = BrowserConnection(ws)  # type: ignore[arg-type]
+    await _settle()
+    connection.before_send = lambda: connection.send_frame(*frame("broadcast"))
+    connection.send("mine")
+    await _settle()
+    assert ws.frames == ["broadcast", "mine"]
     await connection.close()
 
 
@@ -61,9 +83,9 @@ async def test_a_direct_send_held_by_flow_control_keeps_the_order():
     connection = BrowserConnection(ws)  # type: ignore[arg-type]
     await _settle()
     ws.gate = asyncio.get_running_loop().create_future()
-    connection.send("first")  # written, then aiohttp waits for the drain
+    connection.send_frame(*frame("first"))  # written, then aiohttp waits for the drain
     await _settle()
-    connection.send("second")
+    connection.send_frame(*frame("second"))
     connection.send("third")
     await _settle()
     assert ws.frames == ["first"]  # nothing overtakes the unfinished send
@@ -80,23 +102,37 @@ async def test_compressed_sockets_always_use_the_writer():
     ws.compress = 15
     connection = BrowserConnection(ws)  # type: ignore[arg-type]
     await _settle()
-    connection.send("one")
+    connection.send_frame(*frame("one"))
     assert ws.frames == []
     await _settle()
     assert ws.frames == ["one"]
     await connection.close()
 
 
-async def test_a_socket_too_far_behind_is_closed():
+async def test_a_socket_too_far_behind_is_closed_with_4008():
     ws = FakeSocket()
     connection = BrowserConnection(ws, max_queued=10)  # type: ignore[arg-type]
     await _settle()
     ws.gate = asyncio.get_running_loop().create_future()  # the browser stopped reading
-    for i in range(20):
-        connection.send(f"m{i}")
+    connection.send_frame(*frame("m0"))  # written; aiohttp now waits for the drain
+    for i in range(1, 6):
+        connection.send_frame(*frame(f"m{i}a", f"m{i}b"))  # 10 messages queued: not yet
+    assert not connection.closed
+    connection.send_frame(*frame("m6"))  # the 11th
     await _settle()
-    assert connection.closed and ws.closed
+    assert connection.closed and ws.closed and ws.close_code == 4008
+    connection.send_frame(*frame("after"))
     connection.send("after")
     assert "after" not in "".join(ws.frames)
     ws.gate.cancel()
     await connection.close()
+
+
+def test_big_batches_are_cut_into_frames_of_about_max_frame_bytes():
+    text = "x" * (MAX_FRAME_BYTES // 3)
+    frames = encode_frames([text] * 7 + ["é"])
+    assert sum(count for _, count in frames) == 8
+    assert all(len(data) <= MAX_FRAME_BYTES for data, _ in frames)
+    assert b"\n".join(data for data, _ in frames).decode().split("\n") == [text] * 7 + ["é"]
+    # One message bigger than the limit is still one frame.
+    assert encode_frames(["y" * (MAX_FRAME_BYTES + 5)]) == [(b"y" * (MAX_FRAME_BYTES + 5), 1)]
