@@ -180,12 +180,12 @@ async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
         log.exception("file watcher failed")
 
 
-def save_now(app: web.Application) -> None:
-    from pneuma.server.persistence import save_session
+def _encoded_state(app: web.Application) -> list[tuple[Path, bytes]]:
+    from pneuma.server.persistence import encode_session
 
     config = app[CONFIG]
     session = app[SESSION]
-    save_session(
+    return encode_session(
         config.workspace,
         session_id=session.id,
         mode=session.mode,
@@ -194,7 +194,13 @@ def save_now(app: web.Application) -> None:
         last_seq=session.seq,
         history=session.history,
     )
-    session.dirty = False
+
+
+def save_now(app: web.Application) -> None:
+    from pneuma.server.persistence import write_files
+
+    write_files(_encoded_state(app))
+    app[SESSION].dirty = False
 
 
 def _needs_first_save(workspace: Path, session: Session) -> bool:
@@ -213,17 +219,30 @@ def _needs_first_save(workspace: Path, session: Session) -> bool:
 
 
 async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
+    from pneuma.server.persistence import write_files
+
     config = app[CONFIG]
     session = app[SESSION]
+    loop = asyncio.get_running_loop()
+    writing: asyncio.Future[None] | None = None
 
     async def periodically() -> None:
+        nonlocal writing
         while True:
             await asyncio.sleep(config.save_interval)
-            if session.dirty:
-                try:
-                    save_now(app)
-                except OSError:
-                    log.exception("could not save the session")
+            if not session.dirty:
+                continue
+            # Encoded here, where the session lives; written and fsynced in
+            # a worker thread: four fsyncs in the event loop would stall a
+            # streaming reply for as long as the disk takes.
+            files = _encoded_state(app)
+            session.dirty = False
+            writing = loop.run_in_executor(None, write_files, files)
+            try:
+                await writing
+            except OSError:
+                session.dirty = True
+                log.exception("could not save the session")
 
     if _needs_first_save(config.workspace, session):
         save_now(app)
@@ -231,8 +250,11 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
         # Both files already say exactly this (a restart with nothing new):
         # rewriting them would cost two fsyncs before the ready line.
         session.dirty = False
-    task = asyncio.get_running_loop().create_task(periodically())
+    task = loop.create_task(periodically())
     yield
     task.cancel()
+    if writing is not None:
+        # A periodic save still being written must land before the final one.
+        await asyncio.wait([writing])
     await session.close()
     save_now(app)

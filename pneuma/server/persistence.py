@@ -34,13 +34,30 @@ class StoredSession:
 STATE_FILE_MODE = 0o600
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def encode_json(data: Any) -> bytes:
+    """The bytes of a state file: compact UTF-8 JSON."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (an agent's "\ud800" escape) has no UTF-8 form:
+        # escape everything that is not ASCII rather than lose the save.
+        return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def write_files(files: list[tuple[Path, bytes]]) -> None:
+    """Write encoded state files atomically, in order (safe in a worker
+    thread: it touches nothing but the files)."""
     # Imported here: `pneuma run` reads the session id before its ready
     # line and should import no more than that needs.
     from pneuma.tools.files import atomic_write_bytes
 
-    encoded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    atomic_write_bytes(path, encoded, STATE_FILE_MODE)
+    for path, data in files:
+        atomic_write_bytes(path, data, STATE_FILE_MODE)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_files([(path, encode_json(data))])
 
 
 def _read_json(path: Path) -> Any:
@@ -145,6 +162,27 @@ def stored_state_matches(
         and stored == _history_doc(last_seq, history)
 
 
+def encode_session(
+    workspace: Path,
+    *,
+    session_id: str,
+    mode: str,
+    backend: str,
+    agent_session_id: str | None,
+    last_seq: int,
+    history: list[dict[str, Any]],
+) -> list[tuple[Path, bytes]]:
+    """The state files of a session as (path, bytes), history first: what
+    ``save_session`` writes, made where the session lives (the event loop)
+    so that the writing can happen elsewhere."""
+    state_dir = workspace / STATE_DIR
+    return [
+        (state_dir / HISTORY_FILE, encode_json(_history_doc(last_seq, history))),
+        (state_dir / SESSION_FILE,
+         encode_json(_session_meta(session_id, mode, backend, agent_session_id, last_seq))),
+    ]
+
+
 def save_session(
     workspace: Path,
     *,
@@ -155,9 +193,7 @@ def save_session(
     last_seq: int,
     history: list[dict[str, Any]],
 ) -> None:
-    state_dir = workspace / STATE_DIR
-    write_json_atomic(state_dir / HISTORY_FILE, _history_doc(last_seq, history))
-    write_json_atomic(
-        state_dir / SESSION_FILE,
-        _session_meta(session_id, mode, backend, agent_session_id, last_seq),
-    )
+    """Write ``history.json`` and ``session.json`` (see ``encode_session``)."""
+    write_files(encode_session(
+        workspace, session_id=session_id, mode=mode, backend=backend,
+        agent_session_id=agent_session_id, last_seq=last_seq, history=history))

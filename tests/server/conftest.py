@@ -177,7 +177,8 @@ MakeServer = Callable[..., Awaitable[Server]]
 @pytest.fixture
 def make_server(aiohttp_client, slide_mode: LoadedMode, tmp_path: Path) -> MakeServer:
     """``await make_server(backend="fake"|"none", watch=False, replay_size=...,
-    action_timeout=..., mode=..., workspace=..., session=..., seed=True)``."""
+    action_timeout=..., mode=..., workspace=..., session=..., seed=True,
+    save_interval=3600)``."""
     counter = iter(range(1000))
 
     async def make(
@@ -191,6 +192,7 @@ def make_server(aiohttp_client, slide_mode: LoadedMode, tmp_path: Path) -> MakeS
         session: Session | None = None,
         seed: bool = True,
         token: str | None = None,
+        save_interval: float = 3600,
     ) -> Server:
         mode = mode or slide_mode
         if workspace is None:
@@ -207,7 +209,7 @@ def make_server(aiohttp_client, slide_mode: LoadedMode, tmp_path: Path) -> MakeS
         token = token or uuid.uuid4().hex
         config = ServerConfig(mode=mode, workspace=workspace, token=token, session=session,
                               action_timeout=action_timeout, watch=watch, backend=spec,
-                              save_interval=3600)
+                              save_interval=save_interval)
         app = create_app(config)
         client = await aiohttp_client(app)
         # The Host/Origin check reads the port lazily: give it the real one.

@@ -3,6 +3,7 @@ the next run in the same workspace resumes the conversation."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -153,3 +154,34 @@ def test_a_different_mode_or_backend_gets_a_new_session(tmp_path):
         assert stored.session_id != "s1"
         assert not stored.resumed
         assert stored.agent_session_id is None and stored.history == []
+
+
+def test_a_lone_surrogate_in_the_conversation_is_saved_and_read_back(tmp_path):
+    # An agent can send "\ud800" as a JSON escape; it has no UTF-8 form.
+    history = [{"type": "user_message", "content": "bad \ud800 half", "seq": 1},
+               {"type": "assistant", "message": {"id": "m", "content": "日本語"}, "seq": 2}]
+    save_session(tmp_path, session_id="s1", mode="slide", backend="fake",
+                 agent_session_id=None, last_seq=2, history=history)
+    stored = load_session(tmp_path, "slide", "fake")
+    assert stored.resumed and stored.history == history
+
+
+async def test_periodic_saves_happen_while_serving_and_the_last_one_wins(make_server):
+    server = await make_server(save_interval=0.05)
+    tab = await server.tab()
+    for i in range(5):
+        await tab.send({"type": "user_message", "content": f"note {i}",
+                        "client_msg_id": f"c{i}"})
+        await server.backend.wait_call("send_user_message")
+        history = server.workspace / ".pneuma" / "history.json"
+        for _ in range(200):  # saved in the background, without a shutdown
+            saved = json.loads(history.read_text())["messages"] if history.exists() else []
+            if any(m.get("content") == f"note {i}" for m in saved):
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError(f"note {i} was never saved while the server ran")
+    await server.close()
+    saved = json.loads((server.workspace / ".pneuma" / "history.json").read_text())["messages"]
+    assert [m["content"] for m in saved if m["type"] == "user_message"] == \
+        [f"note {i}" for i in range(5)]
