@@ -10,7 +10,10 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +31,17 @@ class StoredSession:
     last_seq: int = 0
     history: list[dict[str, Any]] = field(default_factory=list)
     resumed: bool = False
+
+
+class SessionState(TypedDict):
+    """What ``save_session`` stores, by keyword."""
+
+    session_id: str
+    mode: str
+    backend: str
+    agent_session_id: str | None
+    last_seq: int
+    history: list[dict[str, Any]]
 
 
 # The conversation is the owner's alone, as the workspace config is.
@@ -183,17 +197,6 @@ def encode_session(
     ]
 
 
-def save_session(
-    workspace: Path,
-    *,
-    session_id: str,
-    mode: str,
-    backend: str,
-    agent_session_id: str | None,
-    last_seq: int,
-    history: list[dict[str, Any]],
-) -> None:
+def save_session(workspace: Path, **state: Unpack[SessionState]) -> None:
     """Write ``history.json`` and ``session.json`` (see ``encode_session``)."""
-    write_files(encode_session(
-        workspace, session_id=session_id, mode=mode, backend=backend,
-        agent_session_id=agent_session_id, last_seq=last_seq, history=history))
+    write_files(encode_session(workspace, **state))
