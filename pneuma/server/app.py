@@ -203,23 +203,8 @@ def save_now(app: web.Application) -> None:
     app[SESSION].dirty = False
 
 
-def _needs_first_save(workspace: Path, session: Session) -> bool:
-    """Whether the state files differ from the session as loaded."""
-    from pneuma.server.persistence import stored_state_matches
-
-    return not stored_state_matches(
-        workspace,
-        session_id=session.id,
-        mode=session.mode,
-        backend=session.backend_name,
-        agent_session_id=session.agent_session_id,
-        last_seq=session.seq,
-        history=session.history,
-    )
-
-
 async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
-    from pneuma.server.persistence import write_files
+    from pneuma.server.persistence import stale_files, write_files
 
     config = app[CONFIG]
     session = app[SESSION]
@@ -244,12 +229,10 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
                 session.dirty = True
                 log.exception("could not save the session")
 
-    if _needs_first_save(config.workspace, session):
-        save_now(app)
-    else:
-        # Both files already say exactly this (a restart with nothing new):
-        # rewriting them would cost two fsyncs before the ready line.
-        session.dirty = False
+    # A restart with nothing new finds both files holding exactly these
+    # bytes: rewriting them would cost fsyncs before the first answer.
+    write_files(stale_files(_encoded_state(app)))
+    session.dirty = False
     task = loop.create_task(periodically())
     yield
     task.cancel()

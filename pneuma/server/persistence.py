@@ -70,10 +70,6 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
         atomic_write_bytes(path, data, STATE_FILE_MODE)
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_files([(path, encode_json(data))])
-
-
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -154,26 +150,23 @@ def _history_doc(last_seq: int, history: list[dict[str, Any]]) -> dict[str, Any]
     return {"version": 1, "lastSeq": last_seq, "messages": history}
 
 
-def stored_state_matches(
-    workspace: Path,
-    *,
-    session_id: str,
-    mode: str,
-    backend: str,
-    agent_session_id: str | None,
-    last_seq: int,
-    history: list[dict[str, Any]],
-) -> bool:
+def stored_state_matches(workspace: Path, **state: Unpack[SessionState]) -> bool:
     """Whether ``save_session`` with these values would write what both
     files already hold (so the save can be skipped)."""
-    state_dir = workspace / STATE_DIR
-    try:
-        meta = json.loads((state_dir / SESSION_FILE).read_text(encoding="utf-8"))
-        stored = json.loads((state_dir / HISTORY_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return meta == _session_meta(session_id, mode, backend, agent_session_id, last_seq) \
-        and stored == _history_doc(last_seq, history)
+    return not stale_files(encode_session(workspace, **state))
+
+
+def stale_files(files: list[tuple[Path, bytes]]) -> list[tuple[Path, bytes]]:
+    """Those of encoded state ``files`` that the disk does not hold as they are."""
+    stale = []
+    for path, data in files:
+        try:
+            current = path.read_bytes()
+        except OSError:
+            current = None
+        if current != data:
+            stale.append((path, data))
+    return stale
 
 
 def encode_session(
