@@ -21,7 +21,7 @@ from typing import Any
 
 from pneuma.agents.base import AgentBackend
 from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
-from pneuma.server.connection import BrowserConnection, encode, encode_frames
+from pneuma.server.connection import BrowserConnection, encode_frames
 from pneuma.server.messages import (
     ConfirmationResponse,
     Interrupt,
@@ -235,12 +235,6 @@ class Session:
         if not pending:
             return
         self._pending = []
-        if len(pending) == 1:
-            data = encode(pending[0])
-            for connection in self.connections:
-                if connection.subscribed:
-                    connection.send_frame(data, 1)
-            return
         for data, count in encode_frames(pending):
             for connection in self.connections:
                 if connection.subscribed:
