@@ -20,6 +20,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,20 @@ def make_claude_wrapper(directory: Path) -> Path:
     path.write_text(f'#!/bin/sh\nexec "{PYTHON}" "{STREAM_CLI}" "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
+
+
+# 1 + 19 + 1 + 43 = 64 bytes of delta text, as _stream_cli.py writes them.
+FILLER = "x" * 43
+
+
+def delta() -> dict[str, Any]:
+    """One stream_event as a backend hands it to the session, its text
+    stamped with ``time.monotonic_ns()`` now (the inject paths)."""
+    return {"type": "stream_event",
+            "event": {"type": "content_block_delta", "index": 0,
+                      "delta": {"type": "text_delta",
+                                "text": "@%019d|%s" % (time.monotonic_ns(), FILLER)}},
+            "parent_tool_use_id": None}
 
 
 def burst_prompt(count: int, rate: float = 0.0) -> str:

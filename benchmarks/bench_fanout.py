@@ -41,6 +41,7 @@ from _bare import BareServer  # noqa: E402
 from _common import (  # noqa: E402
     ClientProcess,
     burst_prompt,
+    delta,
     emit_results,
     fmt,
     machine_note,
@@ -52,19 +53,10 @@ from _common import (  # noqa: E402
     temp_dir,
 )
 
-FILLER = "x" * 43
 BATCH = 256
 
 # Upstream (TypeScript on Bun), same machine class.
 TARGETS = {1: (233_000, 4.25), 10: (773_000, 0.70)}
-
-
-def delta() -> dict[str, Any]:
-    return {"type": "stream_event",
-            "event": {"type": "content_block_delta", "index": 0,
-                      "delta": {"type": "text_delta",
-                                "text": "@%019d|%s" % (time.monotonic_ns(), FILLER)}},
-            "parent_tool_use_id": None}
 
 
 class Bench:

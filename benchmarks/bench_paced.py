@@ -45,6 +45,7 @@ from _common import (  # noqa: E402
     ClientProcess,
     StallProbe,
     burst_prompt,
+    delta,
     emit_results,
     machine_note,
     make_claude_wrapper,
@@ -55,16 +56,7 @@ from _common import (  # noqa: E402
     temp_dir,
 )
 
-FILLER = "x" * 43
 WORST_TARGET_MS = 2.0
-
-
-def delta() -> dict[str, Any]:
-    return {"type": "stream_event",
-            "event": {"type": "content_block_delta", "index": 0,
-                      "delta": {"type": "text_delta",
-                                "text": "@%019d|%s" % (time.monotonic_ns(), FILLER)}},
-            "parent_tool_use_id": None}
 
 
 async def paced(send, n: int, rate: float) -> None:
