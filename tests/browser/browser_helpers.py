@@ -20,8 +20,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from pneuma.chromium import CHROMIUM
+
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
 READY_LINE = re.compile(
     r"^\[pneuma\] ready (?P<base>http://127\.0\.0\.1:\d+)/\?session=(?P<sid>[^&\s]+)"
     r"&token=(?P<token>[A-Za-z0-9_\-]+)$"

@@ -38,6 +38,8 @@ from typing import Any
 
 import pytest
 
+from pneuma.chromium import CHROMIUM_ARGS
+
 from tests.browser.browser_helpers import (
     CHROMIUM,
     READY_LINE,
@@ -48,15 +50,6 @@ from tests.browser.browser_helpers import (
 )
 
 FAKE_CLI = REPO / "tests" / "fakes" / "fake_claude.py"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 READY_TIMEOUT = 20.0
 SCREENSHOTS = Path(os.environ.get("PNEUMA_SCREENSHOTS", Path(tempfile.gettempdir()) / "pneuma-screenshots"))
 

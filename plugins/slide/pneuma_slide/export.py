@@ -25,18 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pneuma.chromium import CHROMIUM, CHROMIUM_ARGS
+
 DEFAULT_WIDTH = 1280
 DEFAULT_HEIGHT = 720
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 FORMATS = ("html", "pdf")
 
 _URL_IN_CSS = re.compile(r"""url\(\s*(['"]?)([^'")]+?)\1\s*\)""")

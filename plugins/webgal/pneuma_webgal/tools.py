@@ -20,6 +20,7 @@ import urllib.parse
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pneuma.chromium import CHROMIUM, CHROMIUM_ARGS
 from pneuma.tools.builtin_files import (  # noqa: F401
     list_files,
     list_snapshots,
@@ -32,7 +33,6 @@ from pneuma.tools.builtin_files import (  # noqa: F401
 from pneuma.tools.context import ToolContext
 from pneuma.tools.errors import ToolError
 from pneuma.tools.files import atomic_write_text, read_text
-
 from pneuma_webgal import preview as _preview
 from pneuma_webgal.resources import build_index, game_root_for, list_resources
 from pneuma_webgal.script import parse_scene
@@ -542,9 +542,6 @@ def execute_command(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 # --- browser_action --------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 _BROWSER_STATE = "browser"
 
 

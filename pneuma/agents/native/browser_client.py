@@ -32,13 +32,10 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from pneuma.agents.native.page_scripts import OUTER_HTML, READABLE_TEXT, XPATH_SCAN
+from pneuma.chromium import CHROMIUM, CHROMIUM_ARGS
 
 log = logging.getLogger(__name__)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
 INLINE_TEXT_LIMIT = 256 * 1024
 WINDOW_ID = 1
 DONE_CACHE = 500
