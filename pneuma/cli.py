@@ -344,7 +344,7 @@ def run_command(
         # When the last start's checks saw exactly these files, the ready
         # line goes out first and the same checks run while the browser
         # comes up (pneuma.launch_stamp); otherwise they run first.
-        if workspace.is_dir() and stamp_is_current(workspace, key):
+        if stamp_is_current(workspace, key):
             announced = announce(options)
             announced.publish(options.open_browser)
         options.mode, options.params = _start_checks(
