@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "plugins" / "webgal" / "pneuma_webgal" / "static" / "engine" / "index.html"
@@ -145,7 +146,12 @@ def test_engine_plays_the_seed_game_from_the_workspace(pneuma_server: Any, open_
     assert first.startswith("6:40 in the evening")
     shows_text(page, first)
     # (Engine 4.5.18 reports a scene entered by a choice under the option's
-    # text, "English", rather than its file name.)
+    # text, "English", rather than its file name.) Its sync message can
+    # trail the text box by a moment: wait for the state to reach the line.
+    try:
+        page.wait_for_function(f"{STATE} && {STATE}.line === 5", timeout=5_000)
+    except PlaywrightTimeout:
+        pass  # the assertion below says what the state is instead
     state = page.evaluate(STATE)
     assert state["line"] == 5 and state["text"] == first
     shot(page, "webgal-first-line")
