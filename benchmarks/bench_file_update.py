@@ -148,9 +148,9 @@ async def main() -> int:
     print(machine_note())
     random.seed(7)
 
-    from pneuma.modes import get_mode
-    from pneuma.skill import install_skill
-    from pneuma.workspace import init_workspace
+    from pneuma.host.registry import get_mode
+    from pneuma.workspace.skill import install_skill
+    from pneuma.workspace.params import init_workspace
 
     tmp = temp_dir("pneuma-bench-files-")
     workspace = tmp / "ws"

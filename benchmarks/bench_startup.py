@@ -5,7 +5,7 @@
    ``[pneuma] ready ...``, and until the first HTTP answer from the URL
    it printed (``GET /api/session``, sent the moment the line is read):
    median of 10 runs. The ready line comes before the server is built
-   (``pneuma.runner.announce``, ``pneuma.launch_stamp``), so the second
+   (``pneuma.cli.runner.announce``, ``pneuma.cli.launch_stamp``), so the second
    figure is what a browser waits for. Baselines, same run, interleaved:
    ``python -c pass``, ``python -c "import aiohttp"`` (to exit) and a bare
    aiohttp server script (to its ready line, which it prints once it

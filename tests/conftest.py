@@ -25,14 +25,11 @@ from typing import Any
 
 import pytest
 
-from pneuma import hookimpl, modes
-from pneuma.modes import LoadedMode, ModeSource
-from pneuma.plugins import (
-    LOAD_PLUGINS_ENV,
-    PneumaPluginManager,
-    get_plugin_manager,
-    reset_plugin_manager,
-)
+from pneuma import hookimpl
+from pneuma.host import registry as modes
+from pneuma.host.modes import LoadedMode, ModeSource
+from pneuma.host.plugins import LOAD_PLUGINS_ENV, PneumaPluginManager, get_plugin_manager
+from pneuma.host.registry import reset_plugin_manager
 
 REPO = Path(__file__).resolve().parent.parent
 SLIDE_PACKAGE = REPO / "plugins" / "slide" / "pneuma_slide"

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from pneuma.claude_md import MarkerError, find_sections, read_section, update_sections
+from pneuma.workspace.claude_md import MarkerError, find_sections, read_section, update_sections
 from pneuma.cli import cli
-from pneuma.modes import ClaudeMdSection, get_mode
-from pneuma.skill import install_skill
+from pneuma.host.modes import ClaudeMdSection
+from pneuma.host.registry import get_mode
+from pneuma.workspace.skill import install_skill
 
 SKILL = ClaudeMdSection("", "## Pneuma Demo Mode\n\nRead the skill first.")
 VIEWER = ClaudeMdSection("viewer-api", "## Viewer API\n\nNo actions.")

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from pneuma import default_sections, modes
-from pneuma.manifest import ManifestError, SchemaCheckCache, parse_manifest
-from pneuma.skill import FINGERPRINT_FILE, install_fingerprint, install_skill
+from pneuma.host import registry as modes
+from pneuma.host.modes import UnknownModeError
+from pneuma.workspace import default_sections
+from pneuma.host.manifest import ManifestError, SchemaCheckCache, parse_manifest
+from pneuma.workspace.skill import FINGERPRINT_FILE, install_fingerprint, install_skill
 
 PARAMS = {"title": "Field notes"}
 
@@ -107,7 +109,7 @@ def test_any_change_means_a_full_install(demo, workspace, pm, change, monkeypatc
         subprocess.run(["cp", "-r", str(default_sections.templates_dir()), str(copy)], check=True)
         target = copy / "claude_md" / "viewer_api_section.md.j2"
         target.write_text(target.read_text() + "\nOne more line from a newer host.\n")
-        monkeypatch.setattr("pneuma.paths.templates_dir", lambda: copy)
+        monkeypatch.setattr("pneuma.host.paths.templates_dir", lambda: copy)
         monkeypatch.setattr(default_sections, "templates_dir", lambda: copy)
         default_sections.template_environment.cache_clear()
     calls = _renders(monkeypatch)
@@ -140,7 +142,7 @@ def test_warnings_are_repeated_when_the_install_is_skipped(demo, workspace, pm):
 
 def test_a_plugin_adding_sections_disables_the_fingerprint(demo, workspace, pm, register_plugin):
     from pneuma import hookimpl
-    from pneuma.modes import ClaudeMdSection
+    from pneuma.host.modes import ClaudeMdSection
 
     class Sections:
         @hookimpl
@@ -161,9 +163,9 @@ def test_run_path_imports_neither_jinja2_nor_jsonschema_when_up_to_date(tmp_path
     script = f"""
 import sys
 from pathlib import Path
-from pneuma.modes import get_mode
-from pneuma.skill import install_skill
-from pneuma.workspace import init_workspace
+from pneuma.host.registry import get_mode
+from pneuma.workspace.skill import install_skill
+from pneuma.workspace.params import init_workspace
 mode = get_mode("slide", schema_cache=True)
 ws = Path({str(workspace)!r})
 result = init_workspace(mode, ws, {{}}, prompt=None)
@@ -187,7 +189,7 @@ def test_get_mode_validates_only_the_mode_asked_for(pm, add_mode, minimal_manife
         assert modes.get_mode("slide", pm).name == "slide"
         assert modes._cache == {}  # the full registry was never built
         # An unknown name still gets the full report, broken plugins included.
-        with pytest.raises(modes.UnknownModeError, match="broken-plugin"):
+        with pytest.raises(UnknownModeError, match="broken-plugin"):
             modes.get_mode("nothing-here", pm)
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from pneuma.cli import cli
-from pneuma.manifest import ManifestError, localize, parse_manifest
+from pneuma.host.manifest import ManifestError, localize, parse_manifest
 
 SLIDE_MANIFEST = (
     Path(__file__).resolve().parent.parent / "plugins" / "slide" / "pneuma_slide" / "manifest.json"

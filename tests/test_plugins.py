@@ -16,12 +16,15 @@ import pytest
 from aiohttp import web
 from click.testing import CliRunner
 
-from pneuma import hookimpl, hookspecs
+from pneuma import hookimpl
+from pneuma.host import hookspecs
 from pneuma.agents.base import BackendSpec
 from pneuma.cli import cli
-from pneuma.modes import ClaudeMdSection, ModeSource, UnknownModeError, get_mode, load_modes
-from pneuma.plugins import DEFAULT_PLUGINS, build_plugin_manager, get_plugins
-from pneuma.skill import SkillInstallError, install_skill
+from pneuma.host.modes import ClaudeMdSection, ModeSource, UnknownModeError
+from pneuma.host.registry import get_mode, load_modes
+from pneuma.host.plugins import DEFAULT_PLUGINS, build_plugin_manager
+from pneuma.host.registry import get_plugins
+from pneuma.workspace.skill import SkillInstallError, install_skill
 
 REPO = Path(__file__).resolve().parent.parent
 SLIDE_MANIFEST = REPO / "plugins" / "slide" / "pneuma_slide" / "manifest.json"
@@ -77,7 +80,7 @@ def test_modes_json_lists_plugins_with_their_origin(pm):
     assert plugins["slide"]["hooks"] == ["register_commands", "register_modes", "register_routes"]
     for name in DEFAULT_PLUGINS:
         assert plugins[name]["distribution"] == "pneuma"
-    assert "claude_md_sections" in plugins["pneuma.default_sections"]["hooks"]
+    assert "claude_md_sections" in plugins["pneuma.workspace.default_sections"]["hooks"]
 
 
 def test_register_modes_accepts_a_manifest_mapping(pm, register_plugin, minimal_manifest,
@@ -263,40 +266,63 @@ def test_a_plugin_failing_to_add_commands_does_not_break_the_cli(pm, register_pl
 
 
 class StatsRoutesPlugin:
+    """Routes from a plugin that provides no mode: never asked for them."""
+
     @hookimpl
-    def register_routes(self, app, mode):
-        if mode.name != "slide":
-            return
-
-        async def stats(request):
-            return web.json_response({"mode": mode.name, "slides": "many"})
-
-        app.router.add_get("/api/plugins/stats", stats)
+    def register_routes(self, pneuma):
+        raise AssertionError("register_routes reached a plugin that does not own the mode")
 
 
 def _paths(app: web.Application) -> set[str]:
     return {r.resource.canonical for r in app.router.routes() if r.resource is not None}
 
 
-async def test_register_routes_adds_a_route_that_answers(pm, register_plugin, aiohttp_client):
-    slide = get_mode("slide", pm)
-    with register_plugin(StatsRoutesPlugin(), "stats-plugin"):
-        app = web.Application()
-        pm.hook.register_routes(app=app, mode=slide)
-        assert "/api/plugins/stats" in _paths(app)
+def _serve(mode, workspace: Path):
+    from pneuma.server.app import ServerConfig, create_app
+    from pneuma.server.session import Session
+
+    session = Session("s-routes", mode=mode.name, workspace=workspace, backend_name="none")
+    config = ServerConfig(mode=mode, workspace=workspace, token="t0k", session=session,
+                          watch=False)
+    return create_app(config)
+
+
+async def test_register_routes_reaches_only_the_plugin_of_the_served_mode(
+        pm, register_plugin, mode_plugin, minimal_manifest, tmp_path, workspace, aiohttp_client):
+    from pneuma.api import Pneuma, pneuma_of
+
+    from tests.conftest import make_mode_package
+
+    manifest = minimal_manifest("demo")
+    package = make_mode_package(tmp_path, manifest)
+    seen: list[Pneuma] = []
+
+    class DemoWithRoutes(mode_plugin):
+        @hookimpl
+        def register_routes(self, pneuma):
+            seen.append(pneuma)
+
+            async def stats(request):
+                assert pneuma_of(request) is pneuma
+                return web.json_response({"mode": pneuma.mode.name,
+                                          "workspace": pneuma.workspace.name})
+
+            return [web.get("/api/plugins/stats", stats)]
+
+    with register_plugin(DemoWithRoutes(manifest, package), "demo-plugin"), \
+            register_plugin(StatsRoutesPlugin(), "stats-plugin"):
+        app = _serve(get_mode("demo", pm), workspace)
+        assert len(seen) == 1 and "/api/plugins/stats" in _paths(app)
         client = await aiohttp_client(app)
-        response = await client.get("/api/plugins/stats")
+        seen[0].config.port = client.port  # the Host check needs the bound port
+        response = await client.get("/api/plugins/stats", headers={"Authorization": "Bearer t0k"})
         assert response.status == 200
-        assert await response.json() == {"mode": "slide", "slides": "many"}
-
-
-def test_register_routes_lets_the_plugin_skip_other_modes(pm, register_plugin, add_mode,
-                                                          minimal_manifest):
-    demo = add_mode(minimal_manifest())
-    with register_plugin(StatsRoutesPlugin(), "stats-plugin"):
-        app = web.Application()
-        pm.hook.register_routes(app=app, mode=demo)
-        assert "/api/plugins/stats" not in _paths(app)
+        assert await response.json() == {"mode": "demo", "workspace": workspace.name}
+        # Behind the same token check as every route.
+        assert (await client.get("/api/plugins/stats")).status == 401
+        # Serving another mode does not ask this plugin at all.
+        other = _serve(get_mode("slide", pm), workspace)
+        assert len(seen) == 1 and "/api/plugins/stats" not in _paths(other)
 
 
 # --- claude_md_sections ---
@@ -352,7 +378,7 @@ def test_two_plugins_with_the_same_section_key_is_an_error(pm, register_plugin, 
         stack.enter_context(register_plugin(Other(), "other-style"))
         with pytest.raises(SkillInstallError) as info:
             install_skill(slide, workspace, {}, pm=pm)
-    first = "house-style" if key == "extra" else "pneuma.default_sections"
+    first = "house-style" if key == "extra" else "pneuma.workspace.default_sections"
     assert f"is provided by both '{first}' and 'other-style'" in str(info.value)
     assert (workspace / "CLAUDE.md").read_text() == "# My notes\n"
     assert not (workspace / ".claude").exists()
@@ -442,7 +468,7 @@ def fake_site(tmp_path, monkeypatch, minimal_manifest, make_mode_package):
     _make_distribution(site, "pneuma-extra", {"extramode": good}, {good: f"""
         from pathlib import Path
         from pneuma import hookimpl
-        from pneuma.modes import ModeSource
+        from pneuma.host.modes import ModeSource
 
         @hookimpl
         def register_modes():
@@ -470,7 +496,7 @@ def test_broken_entry_point_is_reported_and_others_load(fake_site, monkeypatch):
 
 
 def test_broken_entry_point_shows_in_pneuma_modes(fake_site, monkeypatch):
-    from pneuma.plugins import reset_plugin_manager
+    from pneuma.host.registry import reset_plugin_manager
 
     monkeypatch.setenv("PNEUMA_LOAD_PLUGINS", "slide,brokenmode,extramode")
     reset_plugin_manager()

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from pneuma.cli import cli
-from pneuma.modes import get_mode
-from pneuma.skill import SkillInstallError, apply_params, install_skill
+from pneuma.host.registry import get_mode
+from pneuma.workspace.skill import SkillInstallError, apply_params, install_skill
 
 CURL = (
     'curl -s -X POST "$PNEUMA_API/api/viewer/action" -H "Authorization: Bearer $PNEUMA_TOKEN" '

@@ -96,7 +96,7 @@ def installed_site(tmp_path_factory) -> Path:
             from pathlib import Path
 
             from pneuma import hookimpl
-            from pneuma.modes import ModeSource
+            from pneuma.host.modes import ModeSource
 
             PACKAGE_DIR = Path(__file__).resolve().parent
 

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from pneuma.cli import cli
-from pneuma.modes import get_mode
-from pneuma.workspace import (
+from pneuma.host.registry import get_mode
+from pneuma.workspace.params import (
     WorkspaceError,
     has_content,
     init_workspace,

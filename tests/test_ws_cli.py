@@ -23,10 +23,10 @@ from aiohttp.test_utils import TestClient
 
 from pneuma.agents.builtin import register_backends
 from pneuma.agents.socket_agent import SocketAgentBackend
-from pneuma.modes import get_mode
+from pneuma.host.registry import get_mode
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.session import Session
-from pneuma.workspace import init_workspace
+from pneuma.workspace.params import init_workspace
 from tests.server.ws_client import TIMEOUT, FrameClient
 
 TRANSCRIPTS = Path("/work/shared/reference/claude-code-stream-json")

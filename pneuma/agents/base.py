@@ -8,13 +8,13 @@ agent does through the `AgentEventSink` it was built with.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from pneuma.modes import LoadedMode
+    from pneuma.host.modes import LoadedMode
 
 
 class AgentEventSink(Protocol):
@@ -90,9 +90,16 @@ class BackendSpec:
     """A backend a plugin offers for ``pneuma run --backend NAME``.
 
     ``factory(options, sink)`` returns an ``AgentBackend``, or None for a
-    session without an agent.
+    session without an agent. ``routes``, when given, adds the backend's own
+    HTTP routes to the sessions that run it (the native runtime's client
+    routes, for example).
     """
 
     name: str
     description: str
     factory: Callable[[BackendOptions, AgentEventSink], AgentBackend | None]
+    routes: Callable[[Any], Iterable[Any]] | None = None
+    """HTTP routes this backend adds to a session that runs it: called with
+    the session's ``pneuma.api.Pneuma`` while the server is built, returns
+    ``aiohttp.web`` route definitions (``web.get(path, handler)``, ...).
+    Typed loosely here only to keep this module below the server's."""

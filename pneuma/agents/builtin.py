@@ -44,6 +44,7 @@ def register_backends() -> list[BackendSpec]:
                 "(`pneuma browser-client`). Needs ANTHROPIC_API_KEY."
             ),
             factory=_native,
+            routes=_native_routes,
         ),
         BackendSpec(
             name="socket",
@@ -61,13 +62,9 @@ def register_backends() -> list[BackendSpec]:
     ]
 
 
-@hookimpl
-def register_routes(app, mode) -> None:
-    """The native backend's routes, only in a session that runs it."""
-    from pneuma.server.app import CONFIG
 
-    config = app.get(CONFIG)
-    if config is not None and config.backend is not None and config.backend.name == "native":
-        from pneuma.agents.native.routes import setup
+def _native_routes(pneuma):  # INTERIM: through the raw app until the native routes take Pneuma
+    from pneuma.agents.native.routes import setup
 
-        setup(app)
+    setup(pneuma._app)
+    return []

@@ -1,70 +1,43 @@
-"""The aiohttp application of one Pneuma session: ``create_app()``."""
+"""The aiohttp application of one Pneuma session: ``create_app()``, the factory."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from pneuma.agents.base import BackendOptions, BackendSpec
-from pneuma.modes import LoadedMode
-from pneuma.server.security import make_security_middleware
-from pneuma.server.session import Session
-from pneuma.server.watcher import FileFilter, SelfWrites
+from pneuma.agents.base import BackendOptions
+from pneuma.host.plugins import get_plugin_manager
+from pneuma.server import routes_api, routes_files, routes_tools, ws_browser, ws_cli
+from pneuma.server.config import (
+    CONFIG,
+    FILE_FILTER,
+    SANDBOX,
+    SELF_WRITES,
+    SESSION,
+    STOP_EVENT,
+    ServerConfig,
+)
+from pneuma.server.errors import error_middleware
+from pneuma.server.handle import PNEUMA, Pneuma
+from pneuma.server.persistence import encode_session, stale_files, write_files
+from pneuma.server.security import allowed_hosts, make_security_middleware
+from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
 from pneuma.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class ServerConfig:
-    mode: LoadedMode
-    workspace: Path
-    token: str
-    session: Session
-    host: str = "127.0.0.1"
-    port: int = 0  # the real port once bound (set by the runner)
-    params: dict[str, Any] = field(default_factory=dict)
-    action_timeout: float = 60.0
-    watch: bool = True
-    watch_debounce_ms: int = 20
-    save_interval: float = 5.0
-    extra_hosts: set[str] = field(default_factory=set)
-    backend: BackendSpec | None = None
-    model: str | None = None
-    permission_mode: str | None = None
-    claude_bin: str | None = None
-    agent_env: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def api_url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "localhost") else self.host
-        return f"http://{host}:{self.port}"
-
-
-CONFIG = web.AppKey("config", ServerConfig)
-SESSION = web.AppKey("session", Session)
-SANDBOX = web.AppKey("sandbox", Sandbox)
-SELF_WRITES = web.AppKey("self_writes", SelfWrites)
-FILE_FILTER = web.AppKey("file_filter", FileFilter)
-STOP_EVENT = web.AppKey("stop_event", asyncio.Event)
-
-
 def create_app(config: ServerConfig) -> web.Application:
-    from pneuma.server import routes_api, routes_files, routes_tools, ws_browser, ws_cli
-
     def hosts() -> set[str]:
-        from pneuma.server.security import allowed_hosts
-
         return allowed_hosts(config.host, config.port) | config.extra_hosts
 
     app = web.Application(
-        middlewares=[make_security_middleware(config.token, hosts)],
+        middlewares=[make_security_middleware(config.token, hosts), error_middleware],
         client_max_size=64 * 1024 * 1024,
     )
     app[CONFIG] = config
@@ -75,15 +48,21 @@ def create_app(config: ServerConfig) -> web.Application:
     app[FILE_FILTER] = FileFilter(manifest.viewer.watch_patterns, manifest.viewer.ignore_patterns)
     app[STOP_EVENT] = asyncio.Event()
 
+    pneuma = Pneuma(config, config.session, app[SANDBOX], app[SELF_WRITES])
+    app[PNEUMA] = pneuma
+    pneuma._app = app  # INTERIM: removed once no plugin registers through the raw app
+
     routes_api.setup(app)
     routes_files.setup(app)
     routes_tools.setup(app)
     ws_browser.setup(app)
     ws_cli.setup(app)
 
-    from pneuma.plugins import get_plugin_manager
-
-    get_plugin_manager().hook.register_routes(app=app, mode=config.mode)
+    # The served mode's own routes, from the plugin that provides it only.
+    for routes in _owner_register_routes(config.mode.plugin_name)(pneuma=pneuma):
+        app.router.add_routes(routes or [])
+    if config.backend is not None and config.backend.routes is not None:
+        app.router.add_routes(list(config.backend.routes(pneuma)))
 
     # Tabs are closed first: aiohttp otherwise waits out its shutdown
     # timeout for every open socket handler before any cleanup runs.
@@ -97,7 +76,17 @@ def create_app(config: ServerConfig) -> web.Application:
     return app
 
 
+def _owner_register_routes(plugin_name: str) -> Any:
+    """``register_routes`` as a hook caller that reaches only the plugin
+    called ``plugin_name`` (the one that provides the served mode)."""
+    pm = get_plugin_manager()
+    others = [plugin for name, plugin in pm.list_name_plugin()
+              if name != plugin_name and plugin is not None]
+    return pm.subset_hook_caller("register_routes", remove_plugins=others)
+
+
 async def _close_tabs(app: web.Application) -> None:
+    await app[PNEUMA].shutdown()
     await app[SESSION].close()
 
 
@@ -145,13 +134,7 @@ async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:
             log.exception("stopping the agent failed")
 
 
-def publish_files(app: web.Application, files: list[dict[str, Any]]) -> None:
-    app[SESSION].emit({"type": "content_update", "files": files})
-
-
 async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
-    from pneuma.server.watcher import watch_workspace
-
     config = app[CONFIG]
     stop = app[STOP_EVENT]
     task = asyncio.get_running_loop().create_task(
@@ -159,7 +142,7 @@ async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
             config.workspace,
             app[FILE_FILTER],
             app[SELF_WRITES],
-            lambda files: publish_files(app, files),
+            app[PNEUMA].files_changed,
             stop,
             debounce_ms=config.watch_debounce_ms,
         )
@@ -181,8 +164,6 @@ async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 def _encoded_state(app: web.Application) -> list[tuple[Path, bytes]]:
-    from pneuma.server.persistence import encode_session
-
     config = app[CONFIG]
     session = app[SESSION]
     return encode_session(
@@ -197,15 +178,11 @@ def _encoded_state(app: web.Application) -> list[tuple[Path, bytes]]:
 
 
 def save_now(app: web.Application) -> None:
-    from pneuma.server.persistence import write_files
-
     write_files(_encoded_state(app))
     app[SESSION].dirty = False
 
 
 async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
-    from pneuma.server.persistence import stale_files, write_files
-
     config = app[CONFIG]
     session = app[SESSION]
     loop = asyncio.get_running_loop()

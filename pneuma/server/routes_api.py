@@ -12,8 +12,8 @@ from typing import Any
 from aiohttp import web
 from wcmatch import glob as wcglob
 
-from pneuma.paths import web_dir
-from pneuma.server.app import CONFIG, SANDBOX, SELF_WRITES, SESSION
+from pneuma.host.paths import web_dir
+from pneuma.server.config import CONFIG, SANDBOX, SELF_WRITES, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
 from pneuma.server.routes_files import (
     atomic_write,
@@ -42,7 +42,7 @@ async def get_session(request: web.Request) -> web.Response:
 
 
 async def get_config(request: web.Request) -> web.Response:
-    from pneuma.workspace import redact_params
+    from pneuma.workspace.params import redact_params
 
     config = request.app[CONFIG]
     return web.json_response(

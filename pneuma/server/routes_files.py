@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.server.app import FILE_FILTER, SANDBOX, SELF_WRITES
+from pneuma.server.config import FILE_FILTER, SANDBOX, SELF_WRITES
 from pneuma.server.watcher import is_text_path, list_watched_files, read_for_update
 from pneuma.tools.errors import ToolError
 # One atomic write for the whole host (temp file, fsync, rename, fsync dir).

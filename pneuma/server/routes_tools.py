@@ -26,7 +26,7 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.server.app import CONFIG, SESSION
+from pneuma.server.config import CONFIG, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
 from pneuma.tools.confirm import ConfirmationRegistry
 from pneuma.tools.errors import HTTP_STATUS, ToolError

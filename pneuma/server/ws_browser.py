@@ -12,7 +12,7 @@ import logging
 
 from aiohttp import WSMsgType, web
 
-from pneuma.server.app import SESSION
+from pneuma.server.config import SESSION
 from pneuma.server.connection import BrowserConnection
 from pneuma.server.messages import BadBrowserMessage, parse_browser_message
 from pneuma.server.security import json_error

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from pneuma.server.app import SESSION
+from pneuma.server.config import SESSION
 from pneuma.server.security import json_error
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a line may carry a whole file

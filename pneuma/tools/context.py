@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from pneuma.host.modes import LoadedMode
 from pneuma.tools.sandbox import Sandbox
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pneuma.modes import LoadedMode
-    from pneuma.tools.snapshots import SnapshotStore
-    from pneuma.tools.state import ToolState
+from pneuma.tools.snapshots import SnapshotStore
+from pneuma.tools.state import ToolState
 
 
 @runtime_checkable
@@ -35,13 +33,13 @@ class Interaction(Protocol):
 
 @dataclass
 class ToolContext:
-    mode: "LoadedMode"
+    mode: LoadedMode
     workspace: Path
     sandbox: Sandbox
     policies: dict[str, Any]
     params: dict[str, Any]
-    state: "ToolState"
-    snapshots: "SnapshotStore"
+    state: ToolState
+    snapshots: SnapshotStore
     server_url: str | None = None
     server_token: str | None = None
     interact: Interaction | None = None

@@ -1,7 +1,9 @@
-"""The unified error model of the tool contracts (webgal-tool-contracts.md §0.2).
+"""The one error model (webgal-tool-contracts.md §0.2), for tools and HTTP alike.
 
 Every failure a tool, an HTTP route or the MCP server reports is a
-``ToolError`` carrying exactly one of the seed's codes.
+``ToolError`` carrying exactly one of the seed's codes (plus three of the
+host's own for HTTP: ``E_UNAUTHORIZED``, ``E_FORBIDDEN``, ``E_UNAVAILABLE``);
+the HTTP status is derived from the code (``HTTP_STATUS``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ ErrorCode = Literal[
     "E_UNSUPPORTED",
     "E_BAD_ARGS",
     "E_INTERNAL",
+    # The host's own, for HTTP: who may ask, and what is not running.
+    "E_UNAUTHORIZED",
+    "E_FORBIDDEN",
+    "E_UNAVAILABLE",
 ]
 
 ERROR_CODES: frozenset[str] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]
@@ -45,6 +51,9 @@ HTTP_STATUS: dict[str, int] = {
     "E_UNSUPPORTED": 400,
     "E_BAD_ARGS": 400,
     "E_INTERNAL": 500,
+    "E_UNAUTHORIZED": 401,
+    "E_FORBIDDEN": 403,
+    "E_UNAVAILABLE": 503,
 }
 
 _NOT_RECOVERABLE = {"E_INTERNAL", "E_UNSUPPORTED", "E_TOOL_DISABLED"}

@@ -7,12 +7,20 @@ import hashlib
 import os
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from pneuma.tools.errors import ToolError
+from pneuma.tools.sandbox import Sandbox
 
-if TYPE_CHECKING:  # pragma: no cover
-    from pneuma.tools.context import ToolContext
+
+class SandboxedFiles(Protocol):
+    """What the file helpers need of a ``ToolContext``: its sandbox and its
+    policies (``maxReadBytes``, ``maxWriteBytes``). Declared here rather than
+    imported, so that this module stays below ``pneuma.tools.context``."""
+
+    sandbox: Sandbox
+    policies: Mapping[str, Any]
 
 
 def content_hash(text: str) -> str:
@@ -20,11 +28,11 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
-def max_read_bytes(ctx: "ToolContext") -> int:
+def max_read_bytes(ctx: SandboxedFiles) -> int:
     return int(ctx.policies.get("maxReadBytes") or 5 * 1024 * 1024)
 
 
-def read_text(ctx: "ToolContext", rel: str, max_bytes: int | None = None) -> tuple[str, str]:
+def read_text(ctx: SandboxedFiles, rel: str, max_bytes: int | None = None) -> tuple[str, str]:
     """``(text, content_hash)`` of a UTF-8 file inside the workspace."""
     path = ctx.sandbox.resolve(rel)
     canonical = ctx.sandbox.normalize(rel)
@@ -75,7 +83,7 @@ def not_found(canonical: str) -> ToolError:
                      hint=f"Check the name, or run list_files on {parent}.")
 
 
-def current_hash(ctx: "ToolContext", rel: str) -> str | None:
+def current_hash(ctx: SandboxedFiles, rel: str) -> str | None:
     """contentHash of the file now, or None when it does not exist."""
     try:
         return read_text(ctx, rel)[1]
@@ -85,7 +93,7 @@ def current_hash(ctx: "ToolContext", rel: str) -> str | None:
         raise
 
 
-def check_text(ctx: "ToolContext", canonical: str, text: str) -> bytes:
+def check_text(ctx: SandboxedFiles, canonical: str, text: str) -> bytes:
     """The bytes to write, or E_ENCODING / E_TOO_LARGE."""
     try:
         data = text.encode("utf-8")
@@ -151,7 +159,7 @@ def fsync_dir(directory: Path) -> None:
         os.close(dfd)
 
 
-def atomic_write_text(ctx: "ToolContext", rel: str, text: str) -> int:
+def atomic_write_text(ctx: SandboxedFiles, rel: str, text: str) -> int:
     """Write a workspace file atomically; returns the number of bytes written."""
     path = ctx.sandbox.resolve(rel)
     canonical = ctx.sandbox.normalize(rel)

@@ -50,14 +50,14 @@ def snapshot_dir(workspace: Path, mode_name: str) -> Path:
 
 def _load_mode(mode: Any) -> Any:
     if isinstance(mode, str):
-        from pneuma.modes import get_mode
+        from pneuma.host.registry import get_mode
 
         return get_mode(mode)
     return mode
 
 
 def _load_params(mode: Any, workspace: Path) -> dict[str, Any]:
-    from pneuma.workspace import WorkspaceError, resolve_params
+    from pneuma.workspace.params import WorkspaceError, resolve_params
 
     try:
         return resolve_params(mode, workspace, save=False)

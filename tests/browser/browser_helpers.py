@@ -20,7 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from pneuma.chromium import CHROMIUM
+from pneuma.tools.chromium import CHROMIUM
 
 REPO = Path(__file__).resolve().parents[2]
 READY_LINE = re.compile(

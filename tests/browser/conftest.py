@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 
-from pneuma.chromium import CHROMIUM_ARGS
+from pneuma.tools.chromium import CHROMIUM_ARGS
 
 from tests.browser.browser_helpers import (
     CHROMIUM,

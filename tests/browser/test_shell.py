@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pneuma.modes import get_mode
+from pneuma.host.registry import get_mode
 
 GREETING = "Hello from the fake CLI!"
 TURN = 15_000  # ms a fake CLI turn may take in the page
@@ -493,7 +493,7 @@ def viewerless_plugin(tmp_path_factory) -> dict[str, str]:
     (package / "__init__.py").write_text(
         "from pathlib import Path\n"
         "from pneuma import hookimpl\n"
-        "from pneuma.modes import ModeSource\n"
+        "from pneuma.host.modes import ModeSource\n"
         "HERE = Path(__file__).resolve().parent\n"
         "@hookimpl\n"
         "def register_modes():\n"

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from aiohttp import web
 
-from pneuma.server.app import CONFIG
+from pneuma.server.config import CONFIG
 from pneuma_coauthor import register_routes
 from pneuma_coauthor.domain.patches import make_diff
 from pneuma_coauthor.routes import register

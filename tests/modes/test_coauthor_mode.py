@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from wcmatch import glob as wcglob
 
-from pneuma.modes import get_mode
-from pneuma.skill import install_skill
-from pneuma.workspace import GLOB_FLAGS, has_content, init_workspace
+from pneuma.host.registry import get_mode
+from pneuma.workspace.skill import install_skill
+from pneuma.workspace.params import GLOB_FLAGS, has_content, init_workspace
 
 ACTIONS = {"navigate-to", "describe-view", "show-task", "show-patch"}
 SEED_FILES = [

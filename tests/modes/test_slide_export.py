@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from pneuma.cli import cli
-from pneuma.modes import get_mode
-from pneuma.workspace import init_workspace
+from pneuma.host.registry import get_mode
+from pneuma.workspace.params import init_workspace
 from pneuma_slide.export import ExportError, count_pdf_pages, export_deck, load_deck
 
 SRCDOC = re.compile(r'<iframe [^>]*srcdoc="([^"]*)"')

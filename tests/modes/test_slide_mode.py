@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
-from pneuma.modes import get_mode
-from pneuma.skill import install_skill
-from pneuma.workspace import init_workspace
+from pneuma.host.registry import get_mode
+from pneuma.workspace.skill import install_skill
+from pneuma.workspace.params import init_workspace
 
 ACTIONS = {"navigate-to", "ui:toggle-outline", "checkContentFit", "describe-view", "capture-screenshot"}
 SLIDE_NAME = re.compile(r"^slides/\d{2}[a-z]?-[a-z0-9]+(?:-[a-z0-9]+)*\.html$")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from jsonschema.validators import Draft202012Validator
 
-from pneuma.modes import get_mode
-from pneuma.skill import install_skill
-from pneuma.workspace import init_workspace
+from pneuma.host.registry import get_mode
+from pneuma.workspace.skill import install_skill
+from pneuma.workspace.params import init_workspace
 
 CONTRACT_TOOLS = [
     "list_files",

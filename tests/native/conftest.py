@@ -17,13 +17,14 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from pneuma.modes import get_mode
-from pneuma.plugins import LOAD_PLUGINS_ENV, reset_plugin_manager
-from pneuma.runner import find_backend
+from pneuma.host.registry import get_mode
+from pneuma.host.plugins import LOAD_PLUGINS_ENV
+from pneuma.host.registry import reset_plugin_manager
+from pneuma.cli.runner import find_backend
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.session import Session
-from pneuma.skill import install_skill
-from pneuma.workspace import init_workspace
+from pneuma.workspace.skill import install_skill
+from pneuma.workspace.params import init_workspace
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.server.ws_client import WSClient
 

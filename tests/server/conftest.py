@@ -27,10 +27,11 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from pneuma.agents.base import AgentEventSink, BackendOptions, BackendSpec
-from pneuma.modes import LoadedMode, get_mode
+from pneuma.host.modes import LoadedMode
+from pneuma.host.registry import get_mode
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.session import REPLAY_BUFFER_SIZE, Session
-from pneuma.workspace import init_workspace
+from pneuma.workspace.params import init_workspace
 from tests.server.ws_client import TIMEOUT, WSClient
 
 

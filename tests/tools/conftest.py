@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from pneuma.manifest import parse_manifest
-from pneuma.modes import LoadedMode
+from pneuma.host.manifest import parse_manifest
+from pneuma.host.modes import LoadedMode
 from pneuma.tools.runtime import ToolRuntime
-from pneuma.workspace import init_workspace
+from pneuma.workspace.params import init_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 WEBGAL_PACKAGE = REPO / "plugins" / "webgal" / "pneuma_webgal"

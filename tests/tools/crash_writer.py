@@ -8,8 +8,8 @@ from pathlib import Path
 
 import json  # noqa: E402
 
-from pneuma.manifest import parse_manifest  # noqa: E402
-from pneuma.modes import LoadedMode  # noqa: E402
+from pneuma.host.manifest import parse_manifest  # noqa: E402
+from pneuma.host.modes import LoadedMode  # noqa: E402
 from pneuma.tools.runtime import ToolRuntime  # noqa: E402
 
 WEBGAL_PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "webgal" / "pneuma_webgal"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from corpus import build_game
 
-from pneuma.modes import get_mode
-from pneuma.workspace import init_workspace
+from pneuma.host.registry import get_mode
+from pneuma.workspace.params import init_workspace
 
 
 @pytest.fixture(scope="session")

@@ -121,8 +121,8 @@ def test_line_numbers_are_one_based_and_language_switches(seeded):
 
 
 def test_english_from_the_workspace_param(tmp_path):
-    from pneuma.modes import get_mode
-    from pneuma.workspace import init_workspace
+    from pneuma.host.registry import get_mode
+    from pneuma.workspace.params import init_workspace
 
     init_workspace(get_mode("webgal"), tmp_path, {"language": "en"})
     r = validate(tmp_path, content="changeBg:nope.png;")

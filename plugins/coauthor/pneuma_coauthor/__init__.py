@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pneuma import hookimpl
-from pneuma.modes import ModeSource
+from pneuma.host.modes import ModeSource
 
 if TYPE_CHECKING:
     import click
     from aiohttp import web
 
-    from pneuma.modes import LoadedMode
+    from pneuma.host.modes import LoadedMode
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -32,9 +32,8 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookimpl
-def register_routes(app: web.Application, mode: LoadedMode) -> None:
-    if mode.name != "coauthor":
-        return
+def register_routes(pneuma):  # INTERIM
     from pneuma_coauthor.routes import register
 
-    register(app)
+    register(pneuma._app)
+    return []

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from pneuma.server.app import CONFIG
+from pneuma.server.config import CONFIG
 from pneuma.server.security import json_error
 from pneuma_coauthor import viewer_api
 from pneuma_coauthor.domain.model import ArtifactRef, LineRange, Priority

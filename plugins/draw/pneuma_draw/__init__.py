@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pneuma import hookimpl
-from pneuma.modes import ModeSource
+from pneuma.host.modes import ModeSource
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pneuma import hookimpl
-from pneuma.modes import ModeSource
+from pneuma.host.modes import ModeSource
 
 if TYPE_CHECKING:
     import click
     from aiohttp import web
 
-    from pneuma.modes import LoadedMode
+    from pneuma.api import Pneuma
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -30,9 +30,9 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookimpl
-def register_routes(app: web.Application, mode: LoadedMode) -> None:
-    if mode.name != "slide":
-        return
+def register_routes(pneuma: Pneuma) -> list[web.RouteDef]:
+    from aiohttp import web
+
     from pneuma_slide.routes import export_route
 
-    app.router.add_get("/api/slide/export", export_route)
+    return [web.get("/api/slide/export", export_route)]

@@ -8,7 +8,7 @@ import asyncio
 
 from aiohttp import web
 
-from pneuma.server.app import CONFIG
+from pneuma.server.config import CONFIG
 from pneuma.server.security import json_error
 from pneuma_slide.export import FORMATS, ExportError, export_deck
 

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pneuma import hookimpl
-from pneuma.modes import ModeSource
+from pneuma.host.modes import ModeSource
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from pneuma.modes import LoadedMode
+    from pneuma.host.modes import LoadedMode
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -23,9 +23,8 @@ def register_modes() -> list[ModeSource]:
 
 
 @hookimpl
-def register_routes(app: web.Application, mode: LoadedMode) -> None:
-    if mode.name != "webgal":
-        return
+def register_routes(pneuma):  # INTERIM
     from pneuma_webgal.routes import register
 
-    register(app)
+    register(pneuma._app)
+    return []

@@ -482,7 +482,7 @@ def _file_response(path: Path, cache: str = "no-cache") -> web.StreamResponse:
 
 def register(app: web.Application) -> None:
     """Add the webgal routes to the session's application."""
-    from pneuma.server.app import CONFIG, SANDBOX
+    from pneuma.server.config import CONFIG, SANDBOX
     from pneuma.tools.errors import ToolError
 
     config = app[CONFIG]

@@ -20,7 +20,7 @@ import urllib.parse
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pneuma.chromium import CHROMIUM, CHROMIUM_ARGS
+from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
 from pneuma.tools.builtin_files import (  # noqa: F401
     list_files,
     list_snapshots,

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from pneuma.agents.native.page_scripts import OUTER_HTML, READABLE_TEXT, XPATH_SCAN
-from pneuma.chromium import CHROMIUM, CHROMIUM_ARGS
+from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ shell and no `curl`. Act only through the tools you are given.
 
 def pneuma_sections(workspace: Path) -> list[str]:
     """The bodies of CLAUDE.md's Pneuma sections, in file order."""
-    from pneuma.claude_md import MarkerError, find_sections
+    from pneuma.workspace.claude_md import MarkerError, find_sections
 
     path = workspace / "CLAUDE.md"
     try:

@@ -28,7 +28,7 @@ from aiohttp import WSMsgType, web
 
 from pneuma.agents.native.artifacts import ArtifactError
 from pneuma.agents.native.orchestrator import NotABrowser
-from pneuma.server.app import SESSION
+from pneuma.server.config import SESSION
 from pneuma.server.security import json_error
 
 log = logging.getLogger(__name__)

@@ -11,11 +11,11 @@ from types import SimpleNamespace
 import pytest
 from jsonschema import Draft202012Validator
 
-from pneuma.modes import get_mode
-from pneuma.skill import install_skill
+from pneuma.host.registry import get_mode
+from pneuma.workspace.skill import install_skill
 from pneuma.tools.errors import ToolError
 from pneuma.tools.sandbox import Sandbox
-from pneuma.workspace import init_workspace
+from pneuma.workspace.params import init_workspace
 
 from {{ cookiecutter.__package }} import tools
 

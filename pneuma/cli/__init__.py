@@ -39,7 +39,7 @@ class PneumaGroup(click.Group):
         if self._plugins_added:
             return
         self._plugins_added = True
-        from pneuma.plugins import get_plugin_manager
+        from pneuma.host.plugins import get_plugin_manager
 
         pm = get_plugin_manager()
         for impl in pm.hook.register_commands.get_hookimpls():
@@ -85,7 +85,8 @@ def _fail(message: str, code: int = 1) -> None:
 def _load_mode(name: str, *, schema_cache: bool = True):
     """The mode for a command. Tool schemas known valid from an earlier run
     are not re-checked (start-up time); ``pneuma modes`` checks everything."""
-    from pneuma.modes import UnknownModeError, get_mode
+    from pneuma.host.modes import UnknownModeError
+    from pneuma.host.registry import get_mode
 
     try:
         return get_mode(name, schema_cache=schema_cache)
@@ -113,8 +114,9 @@ def modes(ctx: click.Context, as_json: bool) -> None:
     """List installed modes (and plugins that failed to load)."""
     if ctx.invoked_subcommand is not None:
         return
-    from pneuma.modes import load_modes
-    from pneuma.plugins import get_plugin_manager, get_plugins
+    from pneuma.host.registry import load_modes
+    from pneuma.host.plugins import get_plugin_manager
+    from pneuma.host.registry import get_plugins
 
     pm = get_plugin_manager()
     registry = load_modes(pm)
@@ -160,7 +162,7 @@ def modes(ctx: click.Context, as_json: bool) -> None:
 @modes.command("schema")
 def modes_schema() -> None:
     """Print the JSON Schema of a mode manifest."""
-    from pneuma.manifest import manifest_json_schema
+    from pneuma.host.manifest import manifest_json_schema
 
     click.echo(json.dumps(manifest_json_schema(), indent=2, ensure_ascii=False))
 
@@ -192,7 +194,7 @@ def prepare_workspace(
     mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool
 ) -> tuple[Any, dict[str, Any]]:
     """Seed the workspace and settle params; shared by init, skill install and run."""
-    from pneuma.workspace import WorkspaceError, click_prompter, init_workspace
+    from pneuma.workspace.params import WorkspaceError, click_prompter, init_workspace
 
     mode = _load_mode(mode_name)
     interactive = not no_prompt and sys.stdin.isatty()
@@ -236,11 +238,11 @@ def skill_install(
     mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool, check: bool
 ) -> None:
     """Install the skill, CLAUDE.md sections, slash commands and MCP servers."""
-    from pneuma.claude_md import MarkerError
-    from pneuma.skill import SkillInstallError, install_skill
+    from pneuma.workspace.claude_md import MarkerError
+    from pneuma.workspace.skill import SkillInstallError, install_skill
 
     if check:
-        from pneuma.workspace import WorkspaceError, resolve_params
+        from pneuma.workspace.params import WorkspaceError, resolve_params
 
         mode = _load_mode(mode_name)
         if not workspace.is_dir():
@@ -317,8 +319,8 @@ def run_command(
     params: tuple[str, ...],
 ) -> None:
     """Open a workspace in the browser with an agent beside it."""
-    from pneuma.launch_stamp import launch_key, stamp_is_current
-    from pneuma.runner import PortUnavailable, RunOptions, announce, run
+    from pneuma.cli.launch_stamp import launch_key, stamp_is_current
+    from pneuma.cli.runner import PortUnavailable, RunOptions, announce, run
 
     provided = _parse_params(params)
     if host not in ("127.0.0.1", "localhost", "::1"):
@@ -343,7 +345,7 @@ def run_command(
     try:
         # When the last start's checks saw exactly these files, the ready
         # line goes out first and the same checks run while the browser
-        # comes up (pneuma.launch_stamp); otherwise they run first.
+        # comes up (pneuma.cli.launch_stamp); otherwise they run first.
         if stamp_is_current(workspace, key):
             announced = announce(options)
             announced.publish(options.open_browser)
@@ -375,8 +377,8 @@ def _start_checks(
     and mode exist and agree, the workspace is seeded with its params, the
     skill is installed. Exits with a message when one fails; records the
     launch stamp when all pass."""
-    from pneuma.launch_stamp import checked_paths, write_stamp
-    from pneuma.runner import find_backend
+    from pneuma.cli.launch_stamp import checked_paths, write_stamp
+    from pneuma.cli.runner import find_backend
 
     try:
         find_backend(backend)
@@ -389,8 +391,8 @@ def _start_checks(
     workspace.mkdir(parents=True, exist_ok=True)
     mode, values = prepare_workspace(mode_name, workspace, provided, no_prompt)
     if not skip_skill:
-        from pneuma.claude_md import MarkerError
-        from pneuma.skill import SkillInstallError, install_skill
+        from pneuma.workspace.claude_md import MarkerError
+        from pneuma.workspace.skill import SkillInstallError, install_skill
 
         try:
             # Usually nothing changed since the last run: the fingerprint
@@ -498,8 +500,8 @@ def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
               default=Path("."), show_default=True, help="Where pneuma-NAME/ is created.")
 def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path) -> None:
     """Create a new mode package (pneuma-NAME/) from the template."""
-    from pneuma.newmode import DEFAULT_NAME, NewModeError, check_name, create_mode
-    from pneuma.newmode import parse_extra_context
+    from pneuma.cli.newmode import DEFAULT_NAME, NewModeError, check_name, create_mode
+    from pneuma.cli.newmode import parse_extra_context
 
     try:
         name = parse_extra_context(context).get("name")
@@ -516,7 +518,7 @@ def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path)
     except NewModeError as exc:
         _fail(str(exc), 2)
     try:
-        from pneuma.modes import load_modes
+        from pneuma.host.registry import load_modes
 
         existing = load_modes().modes.get(names.name)
     except Exception:  # a warning only; never let a broken plugin stop this

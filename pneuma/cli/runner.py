@@ -73,7 +73,7 @@ def bind_socket(host: str, port: int, tries: int = PORT_TRIES) -> socket.socket:
 
 
 def find_backend(name: str):
-    from pneuma.plugins import get_plugin_manager
+    from pneuma.host.plugins import get_plugin_manager
 
     specs = {}
     for result in get_plugin_manager().hook.register_backends():

@@ -106,16 +106,17 @@ def checked_paths(mode: Any, workspace: Path) -> list[str]:
     """Everything the start-up checks for ``mode`` (a ``LoadedMode``) in
     ``workspace`` read or wrote, once they have passed."""
     import pneuma
-    from pneuma.plugins import get_plugin_manager
-    from pneuma.skill import FINGERPRINT_FILE, installed_paths, installer_files
-    from pneuma.workspace import CONFIG_FILE
+    from pneuma.host.plugins import get_plugin_manager
+    from pneuma.workspace.skill import FINGERPRINT_FILE, installed_paths, installer_files
+    from pneuma.workspace.params import CONFIG_FILE
 
     workspace = workspace.resolve()
     paths = import_path_entries()
     # The host's own code that finds, validates and installs modes.
     host_dir = Path(pneuma.__file__).resolve().parent
-    paths.extend(str(host_dir / name) for name in sorted(os.listdir(host_dir))
-                 if name.endswith(".py"))
+    for folder in (host_dir, host_dir / "host", host_dir / "workspace", host_dir / "cli"):
+        paths.extend(str(folder / name) for name in sorted(os.listdir(folder))
+                     if name.endswith(".py"))
     paths.append(str(host_dir / "agents" / "builtin.py"))
     paths.extend(str(path) for _, path in installer_files())
     # The mode: its package folder's files (the manifest among them), the

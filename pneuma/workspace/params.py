@@ -16,8 +16,8 @@ from typing import Any
 
 from wcmatch import glob as wcglob
 
-from pneuma.manifest import InitParam, localize
-from pneuma.modes import LoadedMode
+from pneuma.host.manifest import InitParam, localize
+from pneuma.host.modes import LoadedMode
 from pneuma.tools.files import atomic_write_bytes
 
 CONFIG_FILE = ".pneuma/config.toml"

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pneuma.claude_md import update_sections
-from pneuma.manifest import localize
-from pneuma.modes import ClaudeMdSection, LoadedMode
-from pneuma.plugins import PneumaPluginManager, get_plugin_manager
+from pneuma.workspace.claude_md import update_sections
+from pneuma.host.manifest import localize
+from pneuma.host.modes import ClaudeMdSection, LoadedMode
+from pneuma.host.plugins import PneumaPluginManager, get_plugin_manager
 from pneuma.tools.files import atomic_write_bytes
 
 TEMPLATED_SUFFIXES = {".md", ".txt", ".html", ".css", ".json"}
@@ -211,7 +211,7 @@ def plan_install(
     # 3. Workflows as slash commands.
     # Imported here: jinja2 is only needed when an install is computed, and
     # `pneuma run` usually finds the install up to date (install_fingerprint).
-    from pneuma.default_sections import render_template, workflow_context
+    from pneuma.workspace.default_sections import render_template, workflow_context
 
     # Commands written by an earlier install (of this or another mode) are
     # ours to rewrite or remove.
@@ -422,8 +422,9 @@ def install_skill(
 # --- the install fingerprint ---
 
 # The installer's own code: a change to it may change what it writes.
-_INSTALLER_SOURCES = ("skill.py", "default_sections.py", "claude_md.py", "manifest.py")
-_HOST_SECTIONS = "pneuma.default_sections"
+_INSTALLER_SOURCES = ("workspace/skill.py", "workspace/default_sections.py",
+                      "workspace/claude_md.py", "host/manifest.py")
+_HOST_SECTIONS = "pneuma.workspace.default_sections"
 
 
 def install_fingerprint(
@@ -487,10 +488,10 @@ def install_fingerprint(
 def installer_files() -> list[tuple[str, Path]]:
     """The installer's own code and CLAUDE.md templates, labelled: a change
     to any of them may change what an install writes."""
-    from pneuma.paths import templates_dir
+    from pneuma.host.paths import templates_dir
 
-    here = Path(__file__).resolve().parent
-    files = [("source:" + name, here / name) for name in _INSTALLER_SOURCES]
+    host_dir = Path(__file__).resolve().parent.parent
+    files = [("source:" + name, host_dir / name) for name in _INSTALLER_SOURCES]
     templates = templates_dir() / "claude_md"
     for path in sorted(templates.rglob("*")):
         if path.is_file():

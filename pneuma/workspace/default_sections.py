@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pneuma import hookimpl
-from pneuma.manifest import ViewerAction, WorkflowSpec, localize
-from pneuma.modes import ClaudeMdSection, LoadedMode
-from pneuma.paths import templates_dir
+from pneuma.host.manifest import ViewerAction, WorkflowSpec, localize
+from pneuma.host.modes import ClaudeMdSection, LoadedMode
+from pneuma.host.paths import templates_dir
 
 if TYPE_CHECKING:
     import jinja2

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pneuma.modes import ClaudeMdSection
+from pneuma.host.modes import ClaudeMdSection
 
 _MARKER = re.compile(r"<!-- pneuma(?::([a-z0-9][a-z0-9-]*))?:(start|end) -->")
 

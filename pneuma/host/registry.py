@@ -1,4 +1,5 @@
-"""Installed modes: what plugins return from ``register_modes``, validated.
+"""Loading modes: every plugin's ``register_modes``, validated, cached per
+plugin manager; and the listing of plugins behind ``pneuma modes --json``.
 
 The host knows no mode by name; everything here comes through entry points.
 """
@@ -6,124 +7,13 @@ The host knows no mode by name; everything here comes through entry points.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pneuma.manifest import ManifestError, ModeManifest, parse_manifest
-from pneuma.plugins import PneumaPluginManager, get_plugin_manager
-
-
-@dataclass(frozen=True)
-class ModeSource:
-    """What a plugin's ``register_modes`` returns for each mode.
-
-    ``manifest`` is the raw manifest (a mapping) or the path of a JSON file
-    holding it; ``package_dir`` is the directory the manifest's relative
-    paths (skill, seeds, static files) are resolved against.
-    """
-
-    manifest: Mapping[str, Any] | Path
-    package_dir: Path
-
-
-SECTION_KEY_PATTERN = r"(?:[a-z0-9][a-z0-9-]*)?"
-
-
-@dataclass(frozen=True)
-class ClaudeMdSection:
-    """A block of CLAUDE.md owned by Pneuma, between its own pair of markers.
-
-    ``key`` is empty (the skill section) or lowercase letters, digits and
-    hyphens, so that it can be written in a marker and found again.
-    """
-
-    key: str
-    body: str
-
-    def __post_init__(self) -> None:
-        if not re.fullmatch(SECTION_KEY_PATTERN, self.key):
-            raise ValueError(
-                f"CLAUDE.md section key {self.key!r} must be lowercase letters, digits and '-'"
-            )
-
-    @property
-    def start_marker(self) -> str:
-        return "<!-- pneuma:start -->" if not self.key else f"<!-- pneuma:{self.key}:start -->"
-
-    @property
-    def end_marker(self) -> str:
-        return "<!-- pneuma:end -->" if not self.key else f"<!-- pneuma:{self.key}:end -->"
-
-
-@dataclass(frozen=True)
-class LoadedMode:
-    """A validated mode, with where it came from."""
-
-    manifest: ModeManifest
-    package_dir: Path
-    plugin_name: str
-    distribution: str | None
-    distribution_version: str | None
-
-    @property
-    def name(self) -> str:
-        return self.manifest.name
-
-    @property
-    def skill_dir(self) -> Path:
-        return self.package_dir / self.manifest.skill.source_dir
-
-    @property
-    def static_dir(self) -> Path:
-        return self.package_dir / self.manifest.viewer.static_dir
-
-    def summary(self) -> dict[str, Any]:
-        """One row of ``pneuma modes``."""
-        workspace = self.manifest.viewer_api.workspace
-        return {
-            "name": self.name,
-            "version": self.manifest.version,
-            "distribution": self.distribution,
-            "workspace": workspace.type if workspace else None,
-            "actions": len(self.manifest.viewer_api.actions),
-            "tools": len(self.manifest.tools),
-            "workflows": len(self.manifest.workflows),
-        }
-
-
-@dataclass(frozen=True)
-class ModeLoadError:
-    plugin: str
-    distribution: str | None
-    error: str
-
-
-@dataclass
-class ModeRegistry:
-    modes: dict[str, LoadedMode] = field(default_factory=dict)
-    errors: list[ModeLoadError] = field(default_factory=list)
-
-    def get(self, name: str) -> LoadedMode:
-        """The mode called ``name``, or UnknownModeError listing what exists."""
-        try:
-            return self.modes[name]
-        except KeyError:
-            raise UnknownModeError(name, self) from None
-
-
-class UnknownModeError(LookupError):
-    def __init__(self, name: str, registry: ModeRegistry):
-        self.name = name
-        known = ", ".join(sorted(registry.modes)) or "none"
-        message = f"no mode named '{name}' is installed (installed: {known})"
-        broken = [e for e in registry.errors]
-        if broken:
-            message += "; plugins that failed to load: " + ", ".join(e.plugin for e in broken)
-        super().__init__(message)
-
+from pneuma.host.manifest import ManifestError, parse_manifest
+from pneuma.host.modes import LoadedMode, ModeLoadError, ModeRegistry, ModeSource
+from pneuma.host.plugins import PneumaPluginManager, forget_plugin_manager, get_plugin_manager
 
 _cache: dict[int, ModeRegistry] = {}
 # Modes loaded one at a time by get_mode(), by (id(pm), name, schema_cache).
@@ -195,7 +85,7 @@ def get_mode(
     ``load_modes()``, which gives the same answer and the full error
     report. ``schema_cache``: tool schemas already found valid by an
     earlier run are not checked against the JSON Schema meta-schema again
-    (see ``pneuma.manifest.SchemaCheckCache``); ``pneuma modes`` and the
+    (see ``pneuma.host.manifest.SchemaCheckCache``); ``pneuma modes`` and the
     default keep the full check.
     """
     pm = pm or get_plugin_manager()
@@ -277,3 +167,35 @@ def _check_paths(mode: LoadedMode, plugin_name: str) -> None:
         problems.append(f"viewer.module: {mode.static_dir / module} does not exist")
     if problems:
         raise ManifestError(plugin_name, problems)
+
+
+def reset_plugin_manager() -> None:
+    """Forget the cached plugin manager and the modes it loaded (tests, or
+    after installing a package)."""
+    forget_plugin_manager()
+    clear_cache()
+
+
+def get_plugins(pm: PneumaPluginManager | None = None) -> list[dict[str, Any]]:
+    """Every loaded plugin: name, distribution, version, hooks and the paths
+    of the modes it provides (what ``pneuma modes --json`` prints)."""
+    pm = pm or get_plugin_manager()
+    registry = load_modes(pm)
+    plugins = []
+    for name, plugin in pm.list_name_plugin():
+        if name is None or plugin is None:
+            continue
+        origin = pm.origins.get(name)
+        hooks = sorted(impl.name for impl in pm.get_hookcallers(plugin) or [])
+        plugins.append(
+            {
+                "name": name,
+                "distribution": origin.distribution if origin else None,
+                "version": origin.version if origin else None,
+                "entryPoint": origin.entry_point if origin else None,
+                "hooks": hooks,
+                "modes": [m.name for m in registry.modes.values() if m.plugin_name == name],
+            }
+        )
+    plugins.sort(key=lambda p: p["name"])
+    return plugins

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     import click
     from aiohttp import web
 
-    from pneuma.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.agents.base import BackendSpec
+    from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.server.handle import Pneuma
 
 hookspec = pluggy.HookspecMarker("pneuma")
 
@@ -59,12 +60,16 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec
-def register_routes(app: web.Application, mode: LoadedMode) -> None:
-    """Add routes to the session's aiohttp application.
+def register_routes(pneuma: Pneuma) -> list[web.AbstractRouteDef] | None:
+    """Return the HTTP routes of the mode being served (``web.get(path, handler)``, ...).
 
-    Called for every plugin with the mode being served, so a plugin decides
-    itself whether its routes apply (compare ``mode.name``). Routes added here
-    sit behind the same token, Host and Origin checks as the built-in ones.
+    Called only for the plugin that provides the served mode, once, while
+    the server is built; ``pneuma`` is the running session (mode, workspace,
+    sandbox, broadcast, viewer actions, file changes; see ``pneuma.api``).
+    Handlers find it again with ``pneuma.api.pneuma_of(request)``. Routes
+    sit behind the same token, Host and Origin checks as the built-in ones,
+    and a ``ToolError`` raised by a handler is answered in the one error
+    shape with the status its code implies.
     """
 
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import pluggy
 
-from pneuma import hookspecs
+from pneuma.host import hookspecs
 
 ENTRY_POINT_GROUP = "pneuma"
 LOAD_PLUGINS_ENV = "PNEUMA_LOAD_PLUGINS"
 
 # Plugins that are part of the host itself (not modes): registered first, always.
-DEFAULT_PLUGINS = ("pneuma.default_sections", "pneuma.agents.builtin")
+DEFAULT_PLUGINS = ("pneuma.workspace.default_sections", "pneuma.agents.builtin")
 
 
 @dataclass(frozen=True)
@@ -65,13 +65,11 @@ def get_plugin_manager() -> PneumaPluginManager:
     return _plugin_manager
 
 
-def reset_plugin_manager() -> None:
-    """Forget the cached manager (tests, or after installing a package)."""
+def forget_plugin_manager() -> None:
+    """Forget the cached manager; ``pneuma.host.registry.reset_plugin_manager``
+    also forgets the modes it loaded."""
     global _plugin_manager
     _plugin_manager = None
-    from pneuma import modes
-
-    modes.clear_cache()
 
 
 def build_plugin_manager(*, load_entry_points: bool = True) -> PneumaPluginManager:
@@ -131,30 +129,3 @@ def _host_version() -> str:
     from pneuma import __version__
 
     return __version__
-
-
-def get_plugins(pm: PneumaPluginManager | None = None) -> list[dict[str, Any]]:
-    """Every loaded plugin: name, distribution, version, hooks and the paths
-    of the modes it provides (what ``pneuma modes --json`` prints)."""
-    pm = pm or get_plugin_manager()
-    from pneuma.modes import load_modes
-
-    registry = load_modes(pm)
-    plugins = []
-    for name, plugin in pm.list_name_plugin():
-        if name is None or plugin is None:
-            continue
-        origin = pm.origins.get(name)
-        hooks = sorted(impl.name for impl in pm.get_hookcallers(plugin) or [])
-        plugins.append(
-            {
-                "name": name,
-                "distribution": origin.distribution if origin else None,
-                "version": origin.version if origin else None,
-                "entryPoint": origin.entry_point if origin else None,
-                "hooks": hooks,
-                "modes": [m.name for m in registry.modes.values() if m.plugin_name == name],
-            }
-        )
-    plugins.sort(key=lambda p: p["name"])
-    return plugins

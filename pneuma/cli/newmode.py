@@ -2,7 +2,7 @@
 
 The template lives in the repository's ``templates/cookiecutter-pneuma-mode``
 and ships in the wheel as ``pneuma/_templates/cookiecutter-pneuma-mode``
-(``pneuma.paths.templates_dir``). Its one prompt is ``name``; everything
+(``pneuma.host.paths.templates_dir``). Its one prompt is ``name``; everything
 else (distribution ``pneuma-<name>``, package ``pneuma_<name>``, display
 name) is derived from it inside ``cookiecutter.json``.
 """
@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from pneuma.paths import templates_dir
+from pneuma.host.paths import templates_dir
 
 TEMPLATE_NAME = "cookiecutter-pneuma-mode"
 DEFAULT_NAME = "mymode"

@@ -1,0 +1,120 @@
+"""The one module a Pneuma mode, backend or tool imports.
+
+Everything a plugin needs of the host is re-exported here, typed and
+documented in docs/api.md; nothing else in ``pneuma`` is promised to stay
+where it is. ``pneuma.api`` follows semantic versioning through
+``API_VERSION``: a name is removed or changed incompatibly only in a new
+major version, after one minor version in which using it warns
+(``DeprecationWarning``). Tests of a plugin use ``pneuma.testing``.
+
+Names are loaded when first used, so that importing this module (which
+every plugin does when its entry point loads) costs nothing at start-up.
+
+    from pneuma.api import hookimpl, ModeSource, ToolError
+
+    @hookimpl
+    def register_modes():
+        return [ModeSource(manifest=HERE / "manifest.json", package_dir=HERE)]
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+API_VERSION = "1.0.0"
+"""The version of this API (semver); independent of the host's ``__version__``."""
+
+# name -> "module:attribute" where it lives today (an implementation detail).
+_EXPORTS: dict[str, str] = {
+    # plugins
+    "hookimpl": "pneuma:hookimpl",
+    # modes and manifests
+    "ModeSource": "pneuma.host.modes:ModeSource",
+    "LoadedMode": "pneuma.host.modes:LoadedMode",
+    "ClaudeMdSection": "pneuma.host.modes:ClaudeMdSection",
+    "ModeManifest": "pneuma.host.manifest:ModeManifest",
+    "ViewerApi": "pneuma.host.manifest:ViewerApi",
+    "ViewerAction": "pneuma.host.manifest:ViewerAction",
+    "WorkspaceModel": "pneuma.host.manifest:WorkspaceModel",
+    "ToolSpec": "pneuma.host.manifest:ToolSpec",
+    "WorkflowSpec": "pneuma.host.manifest:WorkflowSpec",
+    "InitParam": "pneuma.host.manifest:InitParam",
+    "localize": "pneuma.host.manifest:localize",
+    "read_config": "pneuma.workspace.params:read_config",
+    # agent backends
+    "AgentBackend": "pneuma.agents.base:AgentBackend",
+    "AgentEventSink": "pneuma.agents.base:AgentEventSink",
+    "BackendOptions": "pneuma.agents.base:BackendOptions",
+    "BackendSpec": "pneuma.agents.base:BackendSpec",
+    # the running session
+    "Pneuma": "pneuma.server.handle:Pneuma",
+    "pneuma_of": "pneuma.server.handle:pneuma_of",
+    "ServerConfig": "pneuma.server.config:ServerConfig",
+    # errors
+    "ToolError": "pneuma.tools.errors:ToolError",
+    "ErrorCode": "pneuma.tools.errors:ErrorCode",
+    "ERROR_CODES": "pneuma.tools.errors:ERROR_CODES",
+    "HTTP_STATUS": "pneuma.tools.errors:HTTP_STATUS",
+    "error_response": "pneuma.server.errors:error_response",
+    # tools and files
+    "ToolContext": "pneuma.tools.context:ToolContext",
+    "Interaction": "pneuma.tools.context:Interaction",
+    "Sandbox": "pneuma.tools.sandbox:Sandbox",
+    "read_text": "pneuma.tools.files:read_text",
+    "atomic_write_text": "pneuma.tools.files:atomic_write_text",
+    "atomic_write_bytes": "pneuma.tools.files:atomic_write_bytes",
+    "content_hash": "pneuma.tools.files:content_hash",
+    "line_diff": "pneuma.tools.diff:line_diff",
+    "apply_line_diff": "pneuma.tools.diff:apply_line_diff",
+    "SnapshotStore": "pneuma.tools.snapshots:SnapshotStore",
+    "ToolState": "pneuma.tools.state:ToolState",
+    "forward_to_server": "pneuma.tools.runtime:forward_to_server",
+    # the browser the host drives (slide export, screenshots, browser tools)
+    "CHROMIUM": "pneuma.tools.chromium:CHROMIUM",
+    "CHROMIUM_ARGS": "pneuma.tools.chromium:CHROMIUM_ARGS",
+}
+
+__all__ = ["API_VERSION", *_EXPORTS]
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
+    from pneuma import hookimpl
+    from pneuma.agents.base import AgentBackend, AgentEventSink, BackendOptions, BackendSpec
+    from pneuma.host.manifest import (
+        InitParam,
+        ModeManifest,
+        ToolSpec,
+        ViewerAction,
+        ViewerApi,
+        WorkflowSpec,
+        WorkspaceModel,
+        localize,
+    )
+    from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.server.config import ServerConfig
+    from pneuma.server.errors import error_response
+    from pneuma.server.handle import Pneuma, pneuma_of
+    from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
+    from pneuma.tools.context import Interaction, ToolContext
+    from pneuma.tools.diff import apply_line_diff, line_diff
+    from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS, ErrorCode, ToolError
+    from pneuma.tools.files import atomic_write_bytes, atomic_write_text, content_hash, read_text
+    from pneuma.tools.runtime import forward_to_server
+    from pneuma.tools.sandbox import Sandbox
+    from pneuma.tools.snapshots import SnapshotStore
+    from pneuma.tools.state import ToolState
+    from pneuma.workspace.params import read_config
+
+
+def __getattr__(name: str) -> Any:
+    target = _EXPORTS.get(name)
+    if target is None:
+        raise AttributeError(f"module 'pneuma.api' has no attribute {name!r}")
+    module_name, _, attribute = target.partition(":")
+    value = getattr(importlib.import_module(module_name), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

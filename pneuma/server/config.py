@@ -1,0 +1,55 @@
+"""What a running Pneuma server knows: its ``ServerConfig`` and the typed
+keys under which the application holds its parts.
+
+Route modules import from here, never from ``app.py`` (the factory), so that
+the factory can import every route module without a cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from pneuma.agents.base import BackendSpec
+from pneuma.host.modes import LoadedMode
+from pneuma.server.session import Session
+from pneuma.server.watcher import FileFilter, SelfWrites
+from pneuma.tools.sandbox import Sandbox
+
+
+@dataclass
+class ServerConfig:
+    mode: LoadedMode
+    workspace: Path
+    token: str
+    session: Session
+    host: str = "127.0.0.1"
+    port: int = 0  # the real port once bound (set by the runner)
+    params: dict[str, Any] = field(default_factory=dict)
+    action_timeout: float = 60.0
+    watch: bool = True
+    watch_debounce_ms: int = 20
+    save_interval: float = 5.0
+    extra_hosts: set[str] = field(default_factory=set)
+    backend: BackendSpec | None = None
+    model: str | None = None
+    permission_mode: str | None = None
+    claude_bin: str | None = None
+    agent_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def api_url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "localhost") else self.host
+        return f"http://{host}:{self.port}"
+
+
+CONFIG = web.AppKey("config", ServerConfig)
+SESSION = web.AppKey("session", Session)
+SANDBOX = web.AppKey("sandbox", Sandbox)
+SELF_WRITES = web.AppKey("self_writes", SelfWrites)
+FILE_FILTER = web.AppKey("file_filter", FileFilter)
+STOP_EVENT = web.AppKey("stop_event", asyncio.Event)
