@@ -261,6 +261,15 @@ async def test_subagent_messages_carry_their_parent_tool_use_id(make_backend, cl
 # -- permissions -----------------------------------------------------------------
 
 
+def control_success(request: dict, response: dict) -> dict:
+    """The control_response line the CLI must get for an answered permission."""
+    return {
+        "type": "control_response",
+        "response": {"subtype": "success", "request_id": request["request_id"],
+                     "response": response},
+    }
+
+
 async def ask_permission(make_backend, cleanup, fake) -> tuple[ClaudeCodeBackend, RecordingSink, dict]:
     backend, sink = await started(make_backend, cleanup, permission_mode="default")
     await backend.send_user_message("ask permission to write", [])
@@ -281,19 +290,10 @@ async def test_permission_allow_round_trip(make_backend, cleanup, fake):
 
     await backend.answer_permission(request["request_id"], "allow")
     result = await sink.wait_type("result")
-    assert fake.stdin("control_response") == [
-        {
-            "type": "control_response",
-            "response": {
-                "subtype": "success",
-                "request_id": request["request_id"],
-                "response": {
-                    "behavior": "allow",
-                    "updatedInput": {"file_path": "/workspace/allowed.txt", "content": "ok\n"},
-                },
-            },
-        }
-    ]
+    assert fake.stdin("control_response") == [control_success(request, {
+        "behavior": "allow",
+        "updatedInput": {"file_path": "/workspace/allowed.txt", "content": "ok\n"},
+    })]
     assert result["data"]["result"] == "allowed"
     (tool_result,) = sink.of("tool_result")
     assert not tool_result["is_error"]
@@ -315,15 +315,7 @@ async def test_permission_deny_round_trip(make_backend, cleanup, fake):
     await backend.answer_permission(request["request_id"], "deny", message="Not that file")
     result = await sink.wait_type("result")
     assert fake.stdin("control_response") == [
-        {
-            "type": "control_response",
-            "response": {
-                "subtype": "success",
-                "request_id": request["request_id"],
-                "response": {"behavior": "deny", "message": "Not that file"},
-            },
-        }
-    ]
+        control_success(request, {"behavior": "deny", "message": "Not that file"})]
     assert result["data"]["result"] == "denied"
     assert sink.of("tool_result")[0] | {"content": None} == {
         "type": "tool_result", "tool_use_id": "toolu_perm_1", "content": None,

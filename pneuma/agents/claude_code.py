@@ -37,11 +37,11 @@ from pneuma.agents.stream_json import (
     AUTH_HINT,
     CONTROL_TIMEOUT,
     AgentLink,
-    StreamJsonBridge,
     encode,
     user_line,
 )
 from pneuma.agents.stream_json import AUTH_PATTERN as _AUTH_PATTERN
+from pneuma.agents.stream_json_backend import StreamJsonBackend
 
 __all__ = [
     "AUTH_HINT",
@@ -182,56 +182,41 @@ class _Process(AgentLink):
         self.root_refused = False
         self.stopping = False
 
+    transport = "the CLI's stdin"
+
     @property
     def alive(self) -> bool:
         return self.proc.returncode is None and not self.stopping
 
-    async def write_line(self, line: str) -> bool:
+    @property
+    def writable(self) -> bool:
+        # A CLI being stopped still reads what reaches it before it exits:
+        # only a closed stdin or an exited process refuses the line.
         stdin = self.proc.stdin
-        if stdin is None or stdin.is_closing() or self.proc.returncode is not None:
-            return False
-        try:
-            stdin.write(line.encode())
-            await stdin.drain()
-        except (ConnectionError, BrokenPipeError, RuntimeError) as exc:
-            log.info("the CLI's stdin is closed: %s", exc)
-            return False
-        return True
+        return stdin is not None and not stdin.is_closing() and self.proc.returncode is None
+
+    async def send_text(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode())
+        await self.proc.stdin.drain()
 
 
-class ClaudeCodeBackend:
+class ClaudeCodeBackend(StreamJsonBackend):
     """An ``AgentBackend`` over the Claude Code CLI."""
 
     name = "claude-code"
 
     def __init__(self, options: BackendOptions, sink: AgentEventSink) -> None:
-        self.options = options
-        self.sink = sink
         manifest_mode = None
         if options.mode is not None:
             manifest_mode = options.mode.manifest.agent.permission_mode
         self.permission_mode = options.permission_mode or manifest_mode or "bypassPermissions"
-        self.model = options.model
-        self.bridge = StreamJsonBridge(
-            sink,
-            permission_mode=self.permission_mode,
-            agent_session_id=options.agent_session_id,
-            logger=log,
-        )
+        super().__init__(options, sink, permission_mode=self.permission_mode, logger=log)
         self._binary: str | None = None
         self._process: _Process | None = None
         self._lock = asyncio.Lock()
         self._stopped = False
         self._tasks: set[asyncio.Task[Any]] = set()
-
-    @property
-    def agent_session_id(self) -> str | None:
-        """The CLI's own session id (what ``--resume`` takes)."""
-        return self.bridge.agent_session_id
-
-    @agent_session_id.setter
-    def agent_session_id(self, value: str | None) -> None:
-        self.bridge.agent_session_id = value
 
     # -- AgentBackend ------------------------------------------------------------
 
@@ -250,22 +235,6 @@ class ClaudeCodeBackend:
     async def send_user_message(self, text: str, images: list[dict[str, str]]) -> None:
         self.bridge.queue_user_message(text, images)
         await self._pump()
-
-    async def answer_permission(
-        self,
-        request_id: str,
-        behavior: str,
-        updated_input: dict[str, Any] | None = None,
-        message: str | None = None,
-    ) -> None:
-        await self.bridge.answer_permission(request_id, behavior, updated_input, message)
-
-    async def interrupt(self) -> None:
-        await self.bridge.interrupt()
-
-    async def set_model(self, model: str) -> None:
-        self.model = model  # used by the next start as --model
-        await self.bridge.set_model(model)
 
     async def stop(self) -> None:
         self._stopped = True

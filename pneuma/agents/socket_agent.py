@@ -33,7 +33,8 @@ import logging
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pneuma.agents.base import AgentEventSink, BackendOptions
-from pneuma.agents.stream_json import AgentLink, StreamJsonBridge
+from pneuma.agents.stream_json import AgentLink
+from pneuma.agents.stream_json_backend import StreamJsonBackend
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -54,39 +55,27 @@ class Refusal(NamedTuple):
 class _SocketLink(AgentLink):
     """One agent WebSocket; every line goes out as its own text frame."""
 
+    transport = "the agent socket"
+
     def __init__(self, ws: web.WebSocketResponse) -> None:
         super().__init__()
         self.ws = ws
-        self._lock = asyncio.Lock()
 
     @property
     def alive(self) -> bool:
         return not self.ws.closed
 
-    async def write_line(self, line: str) -> bool:
-        async with self._lock:
-            if self.ws.closed:
-                return False
-            try:
-                await self.ws.send_str(line)
-            except (ConnectionError, RuntimeError) as exc:
-                log.info("the agent socket is closed: %s", exc)
-                return False
-        return True
+    async def send_text(self, line: str) -> None:
+        await self.ws.send_str(line)
 
 
-class SocketAgentBackend:
+class SocketAgentBackend(StreamJsonBackend):
     """An ``AgentBackend`` whose agent connects to ``/ws/cli/{sid}``."""
 
     name = "socket"
 
     def __init__(self, options: BackendOptions, sink: AgentEventSink) -> None:
-        self.options = options
-        self.sink = sink
-        self.model = options.model
-        self.bridge = StreamJsonBridge(
-            sink, permission_mode=None, agent_session_id=options.agent_session_id, logger=log
-        )
+        super().__init__(options, sink, permission_mode=None, logger=log)
         self._link: _SocketLink | None = None
         self._claimed = False  # a socket passed the checks and is being set up
         self._served: asyncio.Event | None = None  # set when the current socket is done
@@ -97,10 +86,6 @@ class SocketAgentBackend:
     @property
     def connected(self) -> bool:
         return self._link is not None and self._link.alive
-
-    @property
-    def agent_session_id(self) -> str | None:
-        return self.bridge.agent_session_id
 
     def connect_url(self) -> str:
         """Where an agent connects (without the token)."""
@@ -147,22 +132,6 @@ class SocketAgentBackend:
                             "message": self.waiting_text()})  # fmt: skip
         # Nothing runs until an agent takes the message.
         self.sink.emit({"type": "status_change", "status": "idle"})
-
-    async def answer_permission(
-        self,
-        request_id: str,
-        behavior: str,
-        updated_input: dict[str, Any] | None = None,
-        message: str | None = None,
-    ) -> None:
-        await self.bridge.answer_permission(request_id, behavior, updated_input, message)
-
-    async def interrupt(self) -> None:
-        await self.bridge.interrupt()
-
-    async def set_model(self, model: str) -> None:
-        self.model = model  # sent to the next agent that connects
-        await self.bridge.set_model(model)
 
     async def stop(self) -> None:
         self._stopped = True

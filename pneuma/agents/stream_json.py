@@ -124,10 +124,13 @@ def user_line(text: str, images: list[dict[str, str]] | None = None) -> dict[str
 class AgentLink:
     """One connection to an agent: a CLI process, a WebSocket.
 
-    Transports override ``alive`` and ``write_line``; the rest is state the
+    Transports override ``alive`` and ``send_text``; the rest is state the
     bridge keeps about this connection."""
 
+    transport = "the agent"  # how a closed link is named in the log
+
     def __init__(self, resumed: str | None = None) -> None:
+        self._write_lock = asyncio.Lock()  # lines never interleave
         self.resumed = resumed  # the agent session it was asked to resume
         self.saw_init = False
         self.unacknowledged: list[str] = []  # user lines written before its first init
@@ -140,9 +143,26 @@ class AgentLink:
     def alive(self) -> bool:
         return True
 
+    @property
+    def writable(self) -> bool:
+        """Whether a line may be written now (by default: while alive)."""
+        return self.alive
+
+    async def send_text(self, line: str) -> None:
+        """Write one encoded line to the transport (it may raise when closed)."""
+        raise NotImplementedError
+
     async def write_line(self, line: str) -> bool:
         """Send one encoded line; False when the agent can no longer read."""
-        raise NotImplementedError
+        async with self._write_lock:
+            if not self.writable:
+                return False
+            try:
+                await self.send_text(line)
+            except (ConnectionError, RuntimeError) as exc:  # BrokenPipeError included
+                log.info("%s is closed: %s", self.transport, exc)
+                return False
+        return True
 
 
 Handler = Callable[[AgentLink, dict[str, Any]], None]

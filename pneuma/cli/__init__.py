@@ -82,6 +82,21 @@ def _fail(message: str, code: int = 1) -> None:
     sys.exit(code)
 
 
+def _install_skill(mode: Any, workspace: Path, values: dict[str, Any], **options: Any) -> Any:
+    """Install (or with ``check=True`` compare) the mode's skill; a marker or
+    install problem ends the command with status 2, warnings go to stderr."""
+    from pneuma.workspace.claude_md import MarkerError
+    from pneuma.workspace.skill import SkillInstallError, install_skill
+
+    try:
+        result = install_skill(mode, workspace, values, **options)
+    except (MarkerError, SkillInstallError) as exc:
+        _fail(str(exc), 2)
+    for warning in result.warnings:
+        click.echo(f"[pneuma] warning: {warning}", err=True)
+    return result
+
+
 def _load_mode(name: str, *, schema_cache: bool = True):
     """The mode for a command. Tool schemas known valid from an earlier run
     are not re-checked (start-up time); ``pneuma modes`` checks everything."""
@@ -238,9 +253,6 @@ def skill_install(
     mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool, check: bool
 ) -> None:
     """Install the skill, CLAUDE.md sections, slash commands and MCP servers."""
-    from pneuma.workspace.claude_md import MarkerError
-    from pneuma.workspace.skill import SkillInstallError, install_skill
-
     if check:
         from pneuma.workspace.params import WorkspaceError, resolve_params
 
@@ -255,12 +267,7 @@ def skill_install(
     else:
         workspace.mkdir(parents=True, exist_ok=True)
         mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
-    try:
-        result = install_skill(mode, workspace, values, check=check)
-    except (MarkerError, SkillInstallError) as exc:
-        _fail(str(exc), 2)
-    for warning in result.warnings:
-        click.echo(f"[pneuma] warning: {warning}", err=True)
+    result = _install_skill(mode, workspace, values, check=check)
     verb = "would change" if check else "changed"
     for change in result.changes:
         action = "delete" if change.content is None else "write"
@@ -391,17 +398,9 @@ def _start_checks(
     workspace.mkdir(parents=True, exist_ok=True)
     mode, values = prepare_workspace(mode_name, workspace, provided, no_prompt)
     if not skip_skill:
-        from pneuma.workspace.claude_md import MarkerError
-        from pneuma.workspace.skill import SkillInstallError, install_skill
-
-        try:
-            # Usually nothing changed since the last run: the fingerprint
-            # says so without rendering anything.
-            result = install_skill(mode, workspace, values, reuse_fingerprint=True)
-        except (MarkerError, SkillInstallError) as exc:
-            _fail(str(exc), 2)
-        for warning in result.warnings:
-            click.echo(f"[pneuma] warning: {warning}", err=True)
+        # Usually nothing changed since the last run: the fingerprint says so
+        # without rendering anything.
+        _install_skill(mode, workspace, values, reuse_fingerprint=True)
     write_stamp(workspace, key, checked_paths(mode, workspace))
     return mode, values
 

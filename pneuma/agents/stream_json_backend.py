@@ -1,0 +1,57 @@
+"""What the backends whose agent speaks Claude Code stream-json share.
+
+The Claude Code CLI over stdio and an agent on the ``/ws/cli`` socket differ
+only in how lines reach the agent; permissions, interrupts, model switches
+and the agent's session id all go through one ``StreamJsonBridge``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pneuma.agents.base import AgentEventSink, BackendOptions
+from pneuma.agents.stream_json import StreamJsonBridge
+
+
+class StreamJsonBackend:
+    """The part of an ``AgentBackend`` that a ``StreamJsonBridge`` answers."""
+
+    name: str
+
+    def __init__(self, options: BackendOptions, sink: AgentEventSink, *,
+                 permission_mode: str | None, logger: logging.Logger) -> None:
+        self.options = options
+        self.sink = sink
+        self.model = options.model
+        self.bridge = StreamJsonBridge(
+            sink,
+            permission_mode=permission_mode,
+            agent_session_id=options.agent_session_id,
+            logger=logger,
+        )
+
+    @property
+    def agent_session_id(self) -> str | None:
+        """The agent's own session id (what ``--resume`` takes)."""
+        return self.bridge.agent_session_id
+
+    @agent_session_id.setter
+    def agent_session_id(self, value: str | None) -> None:
+        self.bridge.agent_session_id = value
+
+    async def answer_permission(
+        self,
+        request_id: str,
+        behavior: str,
+        updated_input: dict[str, Any] | None = None,
+        message: str | None = None,
+    ) -> None:
+        await self.bridge.answer_permission(request_id, behavior, updated_input, message)
+
+    async def interrupt(self) -> None:
+        await self.bridge.interrupt()
+
+    async def set_model(self, model: str) -> None:
+        self.model = model  # also what the next agent (re)started or connected gets
+        await self.bridge.set_model(model)
