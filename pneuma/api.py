@@ -20,6 +20,7 @@ every plugin does when its entry point loads) costs nothing at start-up.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 API_VERSION = "1.0.0"
@@ -51,6 +52,10 @@ _EXPORTS: dict[str, str] = {
     "Pneuma": "pneuma.server.handle:Pneuma",
     "pneuma_of": "pneuma.server.handle:pneuma_of",
     "ServerConfig": "pneuma.server.config:ServerConfig",
+    # the same server without `pneuma run`, for a tool that must serve a page
+    "HeadlessServer": "pneuma.server.headless:HeadlessServer",
+    "ensure_headless_server": "pneuma.server.headless:ensure_headless_server",
+    "running_headless_server": "pneuma.server.headless:running_headless_server",
     # errors
     "ToolError": "pneuma.tools.errors:ToolError",
     "ErrorCode": "pneuma.tools.errors:ErrorCode",
@@ -73,9 +78,31 @@ _EXPORTS: dict[str, str] = {
     # the browser the host drives (slide export, screenshots, browser tools)
     "CHROMIUM": "pneuma.tools.chromium:CHROMIUM",
     "CHROMIUM_ARGS": "pneuma.tools.chromium:CHROMIUM_ARGS",
+    # the one LLM gateway (every model call goes through it)
+    "LLMGateway": "pneuma.llm.gateway:LLMGateway",
+    "LLMSettings": "pneuma.llm.settings:LLMSettings",
+    "GatewayError": "pneuma.llm.gateway:GatewayError",
+    "ToolCallResult": "pneuma.llm.gateway:ToolCallResult",
+    # the host's one file watcher, for a mode's own command outside `pneuma run`
+    "watch_workspace": "pneuma.server.watcher:watch_workspace",
+    "FileFilter": "pneuma.server.watcher:FileFilter",
+    "SelfWrites": "pneuma.server.watcher:SelfWrites",
+    # requests to the browser (viewer actions, confirmations) that found no tab or no answer
+    "NoBrowserConnected": "pneuma.server.channels:NoBrowserConnected",
+    "BrowserRequestTimeout": "pneuma.server.channels:BrowserRequestTimeout",
+    # CLAUDE.md's Pneuma marker sections
+    "find_sections": "pneuma.workspace.claude_md:find_sections",
+    "MarkerError": "pneuma.workspace.claude_md:MarkerError",
+    # run one of a mode's tools in-process (as `pneuma tool` does)
+    "call_mode_tool": "pneuma.tools.runtime:call_tool",
 }
 
 __all__ = ["API_VERSION", *_EXPORTS]
+
+# name -> (what to use instead, the API_VERSION that removes it). A name
+# listed here keeps working for at least one minor version and warns on every
+# use (it is never cached in this module's globals, so each access warns).
+_DEPRECATED: dict[str, tuple[str, str]] = {}
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
@@ -91,9 +118,20 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         localize,
     )
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
+    from pneuma.llm.settings import LLMSettings
+    from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+    from pneuma.tools.runtime import call_tool as call_mode_tool
+    from pneuma.workspace.claude_md import MarkerError, find_sections
     from pneuma.server.config import ServerConfig
     from pneuma.server.errors import error_response
     from pneuma.server.handle import Pneuma, pneuma_of
+    from pneuma.server.headless import (
+        HeadlessServer,
+        ensure_headless_server,
+        running_headless_server,
+    )
+    from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
     from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
     from pneuma.tools.context import Interaction, ToolContext
     from pneuma.tools.diff import apply_line_diff, line_diff
@@ -112,6 +150,16 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'pneuma.api' has no attribute {name!r}")
     module_name, _, attribute = target.partition(":")
     value = getattr(importlib.import_module(module_name), attribute)
+    deprecation = _DEPRECATED.get(name)
+    if deprecation is not None:
+        replacement, removed_in = deprecation
+        warnings.warn(
+            f"pneuma.api.{name} is deprecated and will be removed in pneuma.api "
+            f"{removed_in}; use {replacement} instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return value
     globals()[name] = value
     return value
 

@@ -367,7 +367,8 @@ async def test_the_token_is_required(server):
 async def test_a_wrong_session_id_is_404(server):
     response = await server.client.get("/ws/cli/not-this-one", headers=server.auth)
     assert response.status == 404
-    assert (await response.json())["error"]["code"] == "unknown_session"
+    error = (await response.json())["error"]
+    assert error["code"] == "E_NOT_FOUND" and error["details"]["reason"] == "unknown_session"
 
 
 async def test_one_agent_socket_at_a_time_and_reconnecting_works(server):
@@ -377,7 +378,8 @@ async def test_one_agent_socket_at_a_time_and_reconnecting_works(server):
         await server.client.ws_connect(f"/ws/cli/{server.session.id}", headers=server.auth)
     assert refused.value.status == 409
     response = await server.client.get(f"/ws/cli/{server.session.id}", headers=server.auth)
-    assert (await response.json())["error"]["code"] == "agent_connected"
+    error = (await response.json())["error"]
+    assert error["code"] == "E_CONFLICT" and error["details"] == {"reason": "agent_connected"}
 
     # A prompt open when the agent leaves is withdrawn; the browser is told.
     await first.send_lines([{"type": "control_request", "request_id": "r1", "request": {
@@ -403,13 +405,16 @@ async def test_a_session_with_another_agent_refuses_sockets(make_server):
     response = await stdio.client.get(f"/ws/cli/{stdio.session.id}", headers=stdio.auth)
     assert response.status == 409
     body = await response.json()
-    assert body["error"]["code"] == "agent_running"
+    assert body["error"]["code"] == "E_CONFLICT"
+    assert body["error"]["details"] == {"reason": "agent_running"}
     assert "already runs an agent" in body["error"]["message"]
 
     none = await make_server("none")
     response = await none.client.get(f"/ws/cli/{none.session.id}", headers=none.auth)
     assert response.status == 409
-    assert "--backend socket" in (await response.json())["error"]["message"]
+    error = (await response.json())["error"]
+    assert error["code"] == "E_CONFLICT" and error["details"] == {"reason": "no_socket_agent"}
+    assert "--backend socket" in error["message"] and "--backend socket" in error["hint"]
 
 
 async def test_stopping_the_server_closes_the_agent_socket(make_server):

@@ -1,4 +1,6 @@
-"""The backends that ship with the host."""
+"""The backends that ship with the host, except the native runtime, which
+registers itself (``pneuma.agents.native.plugin``) the way a third-party
+backend would."""
 
 from __future__ import annotations
 
@@ -16,12 +18,6 @@ def _claude_code(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
     return ClaudeCodeBackend(options, sink)
 
 
-def _native(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
-    from pneuma.agents.native.backend import NativeBackend
-
-    return NativeBackend(options, sink)
-
-
 def _socket(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
     from pneuma.agents.socket_agent import SocketAgentBackend
 
@@ -35,16 +31,6 @@ def register_backends() -> list[BackendSpec]:
             name="claude-code",
             description="The Claude Code CLI, driven over stdio stream-json.",
             factory=_claude_code,
-        ),
-        BackendSpec(
-            name="native",
-            description=(
-                "Pneuma's own runtime: drives the Anthropic Messages API itself, with the "
-                "mode's tools, the viewer's actions and connected browser clients "
-                "(`pneuma browser-client`). Needs ANTHROPIC_API_KEY."
-            ),
-            factory=_native,
-            routes=_native_routes,
         ),
         BackendSpec(
             name="socket",
@@ -61,10 +47,3 @@ def register_backends() -> list[BackendSpec]:
         ),
     ]
 
-
-
-def _native_routes(pneuma):  # INTERIM: through the raw app until the native routes take Pneuma
-    from pneuma.agents.native.routes import setup
-
-    setup(pneuma._app)
-    return []

@@ -21,7 +21,11 @@ ENTRY_POINT_GROUP = "pneuma"
 LOAD_PLUGINS_ENV = "PNEUMA_LOAD_PLUGINS"
 
 # Plugins that are part of the host itself (not modes): registered first, always.
-DEFAULT_PLUGINS = ("pneuma.workspace.default_sections", "pneuma.agents.builtin")
+DEFAULT_PLUGINS = (
+    "pneuma.workspace.default_sections",
+    "pneuma.agents.builtin",
+    "pneuma.agents.native.plugin",
+)
 
 
 @dataclass(frozen=True)

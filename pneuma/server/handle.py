@@ -17,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from pneuma.agents.base import AgentBackend
 from pneuma.host.modes import LoadedMode
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
 from pneuma.server.config import ServerConfig
@@ -62,6 +63,17 @@ class Pneuma:
         return self.config.params
 
     @property
+    def session_id(self) -> str:
+        """This session's id (``PNEUMA_SESSION_ID``, the ``<id>`` of ``/ws/browser/<id>``)."""
+        return self.session.id
+
+    @property
+    def backend(self) -> AgentBackend | None:
+        """The session's agent backend (what ``--backend`` chose), once the
+        server has started it; None before that and in a session without an agent."""
+        return self.session.backend
+
+    @property
     def api_url(self) -> str:
         """``http://127.0.0.1:<port>``, once the server is bound."""
         return self.config.api_url
@@ -90,9 +102,12 @@ class Pneuma:
             return await self.session.viewer_actions.request(
                 action_id, dict(params or {}), timeout or self.config.action_timeout)
         except NoBrowserConnected as exc:
-            raise ToolError("E_UNAVAILABLE", str(exc)) from None
+            # The same answer as POST /api/viewer/action gives (docs/errors.md).
+            raise ToolError("E_UNAVAILABLE", str(exc), details={"reason": "no_browser"},
+                            hint="Ask the person to open the Pneuma page (the URL "
+                                 "`pneuma run` printed), then try again.") from None
         except BrowserRequestTimeout as exc:
-            raise ToolError("E_TIMEOUT", str(exc)) from None
+            raise ToolError("E_TIMEOUT", str(exc), details={"actionId": action_id}) from None
 
     # --- files ---------------------------------------------------------------
 

@@ -1,7 +1,12 @@
-"""Session, config, viewer actions, scaffolding and the static shell."""
+"""Session, config, viewer actions, scaffolding and the static shell.
+
+Failures are raised as ``ToolError`` and answered by the error middleware
+(docs/errors.md).
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -15,13 +20,7 @@ from wcmatch import glob as wcglob
 from pneuma.host.paths import web_dir
 from pneuma.server.config import CONFIG, SANDBOX, SELF_WRITES, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
-from pneuma.server.routes_files import (
-    atomic_write,
-    decode_content,
-    read_json_body,
-    tool_error_response,
-)
-from pneuma.server.security import json_error
+from pneuma.server.routes_files import atomic_write, decode_content, read_json_body
 from pneuma.tools.errors import ToolError
 
 PROTECTED_PATHS = (".claude/**", ".claude", ".pneuma/**", ".pneuma", "CLAUDE.md", ".gitignore",
@@ -76,43 +75,65 @@ def _check_action_params(action: Any, params: dict[str, Any]) -> str | None:
     return None
 
 
+def _failed_action(error: ToolError) -> web.Response:
+    """A viewer action or scaffold the host could not carry out, in the one
+    error shape. It also carries the action answer's ``success`` and
+    ``message``: agents read those (the skills and CLAUDE.md promise
+    ``{success, message, data}``), so a failure must show there too."""
+    body = {**error.to_dict(), "success": False, "message": error.message}
+    return web.json_response(body, status=error.http_status,
+                             dumps=lambda o: json.dumps(o, ensure_ascii=False))
+
+
+def _no_browser(exc: NoBrowserConnected) -> ToolError:
+    return ToolError("E_UNAVAILABLE", str(exc), details={"reason": "no_browser"},
+                     hint="Ask the person to open the Pneuma page (the URL `pneuma run` "
+                          "printed), then try again.")
+
+
 async def viewer_action(request: web.Request) -> web.Response:
     config = request.app[CONFIG]
     session = request.app[SESSION]
-    try:
-        body = await read_json_body(request)
-    except ToolError as exc:
-        return tool_error_response(exc)
+    body = await read_json_body(request)
     action_id = body.get("actionId")
     if not isinstance(action_id, str) or not action_id:
         hint = " (the key is 'actionId', not 'action')" if "action" in body else ""
-        return json_error(400, "bad_request", f"'actionId' is required{hint}")
+        raise ToolError("E_BAD_ARGS", f"'actionId' is required{hint}",
+                        details={"field": "actionId"},
+                        hint='send {"actionId": "<id>", "params": {...}}')
     params = body.get("params") or {}
     if not isinstance(params, dict):
-        return json_error(400, "bad_request", "'params' must be an object")
+        raise ToolError("E_BAD_ARGS", "'params' must be an object", details={"field": "params"})
     action = config.mode.manifest.action(action_id)
     if action is None:
-        known = ", ".join(a.id for a in config.mode.manifest.viewer_api.actions) or "none"
-        return json_error(400, "unknown_action",
-                          f"the {config.mode.name} viewer has no action '{action_id}' "
-                          f"(its actions: {known})")
+        known = [a.id for a in config.mode.manifest.viewer_api.actions]
+        raise ToolError("E_BAD_ARGS",
+                        f"the {config.mode.name} viewer has no action '{action_id}' "
+                        f"(its actions: {', '.join(known) or 'none'})",
+                        details={"field": "actionId", "reason": "unknown_action",
+                                 "actions": known})
     problem = _check_action_params(action, params)
     if problem:
-        return json_error(400, "bad_params", f"{action_id}: {problem}")
+        raise ToolError("E_BAD_ARGS", f"{action_id}: {problem}",
+                        details={"field": "params", "reason": "bad_params"},
+                        hint="the Viewer API section of CLAUDE.md lists each action's params")
     timeout = config.action_timeout
     if "timeout" in request.query:
         try:
             timeout = max(0.1, min(float(request.query["timeout"]), 600.0))
         except ValueError:
-            return json_error(400, "bad_request", "'timeout' must be a number of seconds")
+            raise ToolError("E_BAD_ARGS", "'timeout' must be a number of seconds",
+                            details={"field": "timeout"}) from None
     try:
         result = await session.viewer_actions.request(action_id, params, timeout)
     except NoBrowserConnected as exc:
-        return web.json_response({"success": False, "message": str(exc)}, status=409)
+        return _failed_action(_no_browser(exc))
     except BrowserRequestTimeout as exc:
-        return web.json_response(
-            {"success": False, "message": f"'{action_id}' timed out: {exc}"}, status=504
-        )
+        return _failed_action(ToolError(
+            "E_TIMEOUT", f"'{action_id}' timed out: {exc}",
+            details={"actionId": action_id, "timeout": timeout},
+            hint="The page may be busy or in the background; try again, or pass a "
+                 "longer ?timeout=S."))
     return web.json_response(result)
 
 
@@ -126,37 +147,36 @@ async def scaffold(request: web.Request) -> web.Response:
     config = request.app[CONFIG]
     session = request.app[SESSION]
     sandbox = request.app[SANDBOX]
-    try:
-        body = await read_json_body(request)
-        clear = body.get("clear", [])
-        files = body.get("files", [])
-        if not isinstance(clear, list) or not all(isinstance(g, str) for g in clear):
-            raise ToolError("E_BAD_ARGS", "'clear' must be a list of glob strings")
-        if not isinstance(files, list) or not all(isinstance(f, dict) for f in files):
-            raise ToolError("E_BAD_ARGS", "'files' must be a list of {path, content}")
-        writes: list[tuple[str, Path, bytes]] = []
-        for item in files:
-            rel = sandbox.normalize(item.get("path"))
-            if _is_protected(rel):
-                raise ToolError("E_DENY_PATH", f"{rel} is protected and cannot be scaffolded",
-                                details={"path": rel})
-            writes.append((rel, sandbox.resolve(rel), decode_content(item.get("content"))))
-        scaffold_spec = config.mode.manifest.viewer_api.scaffold
-        allowed_clear = scaffold_spec.clear_patterns if scaffold_spec else []
-        doomed: list[str] = []
-        if clear:
-            for root, dirs, names in os.walk(sandbox.root):
-                dirs[:] = [d for d in dirs if sandbox.is_allowed(
-                    Path(root, d).relative_to(sandbox.root).as_posix())]
-                for name in names:
-                    rel = Path(root, name).relative_to(sandbox.root).as_posix()
-                    if _is_protected(rel) or not sandbox.is_allowed(rel):
-                        continue
-                    if wcglob.globmatch(rel, clear, flags=GLOB_FLAGS):
-                        doomed.append(rel)
-        outside = [g for g in clear if allowed_clear and g not in allowed_clear]
-    except ToolError as exc:
-        return tool_error_response(exc)
+    body = await read_json_body(request)
+    clear = body.get("clear", [])
+    files = body.get("files", [])
+    if not isinstance(clear, list) or not all(isinstance(g, str) for g in clear):
+        raise ToolError("E_BAD_ARGS", "'clear' must be a list of glob strings",
+                        details={"field": "clear"})
+    if not isinstance(files, list) or not all(isinstance(f, dict) for f in files):
+        raise ToolError("E_BAD_ARGS", "'files' must be a list of {path, content}",
+                        details={"field": "files"})
+    writes: list[tuple[str, Path, bytes]] = []
+    for item in files:
+        rel = sandbox.normalize(item.get("path"))
+        if _is_protected(rel):
+            raise ToolError("E_DENY_PATH", f"{rel} is protected and cannot be scaffolded",
+                            details={"path": rel})
+        writes.append((rel, sandbox.resolve(rel), decode_content(item.get("content"))))
+    scaffold_spec = config.mode.manifest.viewer_api.scaffold
+    allowed_clear = scaffold_spec.clear_patterns if scaffold_spec else []
+    doomed: list[str] = []
+    if clear:
+        for root, dirs, names in os.walk(sandbox.root):
+            dirs[:] = [d for d in dirs if sandbox.is_allowed(
+                Path(root, d).relative_to(sandbox.root).as_posix())]
+            for name in names:
+                rel = Path(root, name).relative_to(sandbox.root).as_posix()
+                if _is_protected(rel) or not sandbox.is_allowed(rel):
+                    continue
+                if wcglob.globmatch(rel, clear, flags=GLOB_FLAGS):
+                    doomed.append(rel)
+    outside = [g for g in clear if allowed_clear and g not in allowed_clear]
     summary = (f"Replace the workspace content: delete {len(doomed)} file(s) and write "
                f"{len(writes)} file(s).")
     try:
@@ -168,14 +188,19 @@ async def scaffold(request: web.Request) -> web.Response:
             timeout=config.action_timeout * 5,
         )
     except NoBrowserConnected as exc:
-        return web.json_response({"success": False, "message": str(exc)}, status=409)
+        return _failed_action(_no_browser(exc))
     except BrowserRequestTimeout as exc:
-        return web.json_response({"success": False, "message": f"no confirmation: {exc}"},
-                                 status=504)
+        return _failed_action(ToolError(
+            "E_TIMEOUT", f"no confirmation: {exc}",
+            hint="The person has not answered the dialog in the Pneuma page; ask them, "
+                 "then scaffold again."))
     if not approved:
-        return web.json_response(
-            {"success": False, "message": "The person declined the scaffold"
-             + (f": {message}" if message else "")}, status=409)
+        # The person said no: the same refusal a rejected write dry run gets.
+        return _failed_action(ToolError(
+            "E_POLICY_VIOLATION",
+            "The person declined the scaffold" + (f": {message}" if message else ""),
+            details={"decision": "declined", **({"message": message} if message else {})},
+            hint="Do not scaffold again unasked; ask the person what they want instead."))
     self_writes = request.app[SELF_WRITES]
     for rel in doomed:
         self_writes.mark(rel)
@@ -194,21 +219,18 @@ async def save_capture(request: web.Request) -> web.Response:
     """Store a PNG a viewer captured under W/.pneuma/captures/ (outside the
     file sandbox on purpose: the agent reads it, the viewer never lists it)."""
     config = request.app[CONFIG]
-    try:
-        body = await read_json_body(request)
-        name = body.get("name") or "capture"
-        if not isinstance(name, str) or not _CAPTURE_NAME.match(name):
-            raise ToolError("E_BAD_ARGS", "'name' must be a plain file name",
-                            details={"field": "name"})
-        data = body.get("data")
-        if not isinstance(data, str) or not data.startswith("data:image/png;base64,"):
-            raise ToolError("E_BAD_ARGS", "'data' must be a data:image/png;base64 URL",
-                            details={"field": "data"})
-        png = decode_content(data)
-        if not png.startswith(b"\x89PNG\r\n\x1a\n"):
-            raise ToolError("E_BAD_ARGS", "'data' is not a PNG image", details={"field": "data"})
-    except ToolError as exc:
-        return tool_error_response(exc)
+    body = await read_json_body(request)
+    name = body.get("name") or "capture"
+    if not isinstance(name, str) or not _CAPTURE_NAME.match(name):
+        raise ToolError("E_BAD_ARGS", "'name' must be a plain file name",
+                        details={"field": "name"})
+    data = body.get("data")
+    if not isinstance(data, str) or not data.startswith("data:image/png;base64,"):
+        raise ToolError("E_BAD_ARGS", "'data' must be a data:image/png;base64 URL",
+                        details={"field": "data"})
+    png = decode_content(data)
+    if not png.startswith(b"\x89PNG\r\n\x1a\n"):
+        raise ToolError("E_BAD_ARGS", "'data' is not a PNG image", details={"field": "data"})
     stem = name.removesuffix(".png")
     stamp = time.strftime("%Y%m%dT%H%M%S")
     rel = f".pneuma/captures/{stem}-{stamp}-{secrets.token_hex(3)}.png"
@@ -225,12 +247,13 @@ def _static_handler(root_of: Any):
     async def handler(request: web.Request) -> web.StreamResponse:
         mode = request.match_info.get("mode")
         if mode is not None and mode != request.app[CONFIG].mode.name:
-            return json_error(404, "not_found", f"mode {mode!r} is not served here")
+            raise ToolError("E_NOT_FOUND", f"mode {mode!r} is not served here",
+                            details={"mode": mode})
         root: Path = root_of(request).resolve()
         rel = request.match_info["path"]
         target = (root / rel).resolve()
         if root not in target.parents or not target.is_file():
-            return json_error(404, "not_found", f"no static file {rel}")
+            raise ToolError("E_NOT_FOUND", f"no static file {rel}", details={"path": rel})
         return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
 
     return handler

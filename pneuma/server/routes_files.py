@@ -4,7 +4,8 @@
 one file; ``GET /api/files/tree`` the whole tree; ``POST /api/files`` write
 (text, or binary as a ``data:`` URL); ``DELETE /api/files``; ``GET
 /content/{path}`` raw bytes with Range support for the viewer's frames,
-images and media.
+images and media. A failure is raised as a ``ToolError`` (the sandbox's
+own included); ``pneuma.server.errors.error_middleware`` answers it.
 """
 
 from __future__ import annotations
@@ -29,10 +30,6 @@ MAX_WRITE_BYTES = 50 * 1024 * 1024
 MAX_READ_BYTES = 10 * 1024 * 1024
 _DATA_URL = re.compile(r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?P<params>(;[\w-]+=[^;,]*)*)(?P<b64>;base64)?,",
                        re.S)
-
-
-def tool_error_response(error: ToolError) -> web.Response:
-    return web.json_response(error.to_dict(), status=error.http_status)
 
 
 def _path_param(request: web.Request) -> str:
@@ -60,22 +57,20 @@ async def list_files(request: web.Request) -> web.Response:
 
 
 async def read_file(request: web.Request) -> web.Response:
+    rel = _path_param(request)
+    path = request.app[SANDBOX].resolve(rel)
+    if not path.is_file():
+        raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel})
+    size = path.stat().st_size
+    if size > MAX_READ_BYTES:
+        raise ToolError("E_TOO_LARGE", f"{rel} is {size} bytes; read it from /content/",
+                        details={"path": rel, "size": size},
+                        hint=f"GET /content/{rel} answers the raw bytes, with Range support")
     try:
-        rel = _path_param(request)
-        path = request.app[SANDBOX].resolve(rel)
-        if not path.is_file():
-            raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel})
-        size = path.stat().st_size
-        if size > MAX_READ_BYTES:
-            raise ToolError("E_TOO_LARGE", f"{rel} is {size} bytes; read it from /content/",
-                            details={"path": rel, "size": size})
-        try:
-            content = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ToolError("E_ENCODING", f"{rel} is not UTF-8 text; fetch /content/{rel}",
-                            details={"path": rel}) from None
-    except ToolError as exc:
-        return tool_error_response(exc)
+        content = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ToolError("E_ENCODING", f"{rel} is not UTF-8 text; fetch /content/{rel}",
+                        details={"path": rel}) from None
     return web.json_response({"path": request.app[SANDBOX].normalize(rel), "content": content,
                               "size": size})
 
@@ -141,54 +136,44 @@ async def read_json_body(request: web.Request) -> dict[str, Any]:
 
 
 async def write_file(request: web.Request) -> web.Response:
+    body = await read_json_body(request)
+    rel = body.get("path")
+    sandbox = request.app[SANDBOX]
+    path = sandbox.resolve(rel)
+    canonical = sandbox.normalize(rel)
+    data = decode_content(body.get("content"))
+    if len(data) > MAX_WRITE_BYTES:
+        raise ToolError("E_TOO_LARGE", f"content is {len(data)} bytes; the limit is "
+                        f"{MAX_WRITE_BYTES}", details={"size": len(data)})
+    if path.is_dir():
+        raise ToolError("E_BAD_ARGS", f"{canonical} is a directory", details={"path": rel})
+    request.app[SELF_WRITES].mark(canonical)
     try:
-        body = await read_json_body(request)
-        rel = body.get("path")
-        sandbox = request.app[SANDBOX]
-        path = sandbox.resolve(rel)
-        canonical = sandbox.normalize(rel)
-        data = decode_content(body.get("content"))
-        if len(data) > MAX_WRITE_BYTES:
-            raise ToolError("E_TOO_LARGE", f"content is {len(data)} bytes; the limit is "
-                            f"{MAX_WRITE_BYTES}", details={"size": len(data)})
-        if path.is_dir():
-            raise ToolError("E_BAD_ARGS", f"{canonical} is a directory", details={"path": rel})
-        request.app[SELF_WRITES].mark(canonical)
-        try:
-            atomic_write(path, data)
-        except OSError as exc:
-            raise ToolError("E_IO", f"could not write {canonical}: {exc.strerror}",
-                            details={"path": canonical}) from None
-    except ToolError as exc:
-        return tool_error_response(exc)
+        atomic_write(path, data)
+    except OSError as exc:
+        raise ToolError("E_IO", f"could not write {canonical}: {exc.strerror}",
+                        details={"path": canonical}) from None
     return web.json_response({"ok": True, "path": canonical, "size": len(data)})
 
 
 async def delete_file(request: web.Request) -> web.Response:
-    try:
-        rel = _path_param(request)
-        sandbox = request.app[SANDBOX]
-        path = sandbox.resolve(rel)
-        canonical = sandbox.normalize(rel)
-        if not path.is_file() and not path.is_symlink():
-            raise ToolError("E_NOT_FOUND", f"File not found: {canonical}",
-                            details={"path": canonical})
-        request.app[SELF_WRITES].mark(canonical)
-        path.unlink()
-    except ToolError as exc:
-        return tool_error_response(exc)
+    rel = _path_param(request)
+    sandbox = request.app[SANDBOX]
+    path = sandbox.resolve(rel)
+    canonical = sandbox.normalize(rel)
+    if not path.is_file() and not path.is_symlink():
+        raise ToolError("E_NOT_FOUND", f"File not found: {canonical}",
+                        details={"path": canonical})
+    request.app[SELF_WRITES].mark(canonical)
+    path.unlink()
     return web.json_response({"ok": True, "path": canonical, "deleted": True})
 
 
 async def content(request: web.Request) -> web.StreamResponse:
     rel = request.match_info["path"]
-    try:
-        path = request.app[SANDBOX].resolve(rel)
-    except ToolError as exc:
-        return tool_error_response(exc)
+    path = request.app[SANDBOX].resolve(rel)
     if not path.is_file():
-        return tool_error_response(ToolError("E_NOT_FOUND", f"File not found: {rel}",
-                                             details={"path": rel}))
+        raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel})
     response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
     if is_text_path(rel) and path.suffix.lower() in (".html", ".htm", ".css", ".js", ".mjs",
                                                      ".svg", ".md", ".txt", ".json"):

@@ -10,7 +10,8 @@ browser's confirmation channel.
 ``POST /api/confirmations`` ``{kind, summary?, details?, key?, wait?}`` opens a
 confirmation dialog in the page without waiting (kind ``write``: details
 ``{path, diff, newHash}``, the dry run's line diff) and answers its record
-``{id, kind, status: "pending", ...}``, or 409 when no page is connected;
+``{id, kind, status: "pending", ...}``, or 503 ``E_UNAVAILABLE`` when no
+page is connected;
 ``GET /api/confirmations/{id}?wait=S`` answers the record once the person
 decided (``status`` ``approved`` / ``rejected`` / ``superseded`` /
 ``timeout`` / ``no_browser``, ``approved`` true or false) or after ``S``
@@ -63,6 +64,8 @@ class SessionInteraction:
 
 
 def _json(result: dict[str, Any]) -> web.Response:
+    """A tool's result: 200, or the status of its error's code (the runtime
+    turns a tool's ``ToolError`` into ``{"error": {...}}``)."""
     status = 200
     error = result.get("error") if len(result) == 1 else None
     if isinstance(error, dict):
@@ -77,16 +80,16 @@ async def call(request: web.Request) -> web.Response:
         raw = await request.read()
         args = json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except (ValueError, UnicodeDecodeError) as exc:
-        return _json(ToolError("E_BAD_ARGS", f"the body must be a JSON object: {exc}",
-                               details={"field": "(root)"}).to_dict())
+        raise ToolError("E_BAD_ARGS", f"the body must be a JSON object: {exc}",
+                        details={"field": "(root)"}) from None
     runtime = request.app[RUNTIME]
     runtime.server_url = request.app[CONFIG].api_url  # the port is known once bound
     request.app[CONFIRMATIONS].loop = asyncio.get_running_loop()
     return _json(await runtime.call_async(name, args))
 
 
-def _bad(message: str, field: str) -> web.Response:
-    return _json(ToolError("E_BAD_ARGS", message, details={"field": field}).to_dict())
+def _bad(message: str, field: str) -> ToolError:
+    return ToolError("E_BAD_ARGS", message, details={"field": field})
 
 
 def _wait_seconds(value: Any) -> float:
@@ -103,39 +106,38 @@ async def open_confirmation(request: web.Request) -> web.Response:
     except (ValueError, UnicodeDecodeError):
         body = None
     if not isinstance(body, dict):
-        return _bad("the body must be a JSON object", "(root)")
+        raise _bad("the body must be a JSON object", "(root)")
     kind = body.get("kind")
     if not isinstance(kind, str) or not kind:
-        return _bad("'kind' is required (e.g. \"write\")", "kind")
+        raise _bad("'kind' is required (e.g. \"write\")", "kind")
     details = body.get("details", {})
     if not isinstance(details, dict):
-        return _bad("'details' must be an object", "details")
+        raise _bad("'details' must be an object", "details")
     summary = body.get("summary")
     if kind == "write":
         path, diff = details.get("path"), details.get("diff")
         if not isinstance(path, str) or not path:
-            return _bad("details.path is required for a write", "details.path")
+            raise _bad("details.path is required for a write", "details.path")
         if not isinstance(diff, dict) or not isinstance(diff.get("hunks"), list):
-            return _bad("details.diff must be write_to_file's {type: 'line', hunks: [...]}",
+            raise _bad("details.diff must be write_to_file's {type: 'line', hunks: [...]}",
                         "details.diff")
         if not isinstance(summary, str) or not summary:
             from pneuma.tools.confirm import write_summary
 
             summary = write_summary(path, diff)
     if not isinstance(summary, str) or not summary:
-        return _bad("'summary' is required", "summary")
+        raise _bad("'summary' is required", "summary")
     key = body.get("key") if isinstance(body.get("key"), str) else None
     try:
         wait = _wait_seconds(body.get("wait"))
     except ValueError:
-        return _bad("'wait' must be a number of seconds", "wait")
+        raise _bad("'wait' must be a number of seconds", "wait") from None
     registry = request.app[CONFIRMATIONS]
     record = registry.start(kind, summary, details, key=key)
     if record is None:
-        return web.json_response(
-            {"error": {"code": "E_UNSUPPORTED", "message": "No browser connected: open the "
-                       "Pneuma page", "details": {"reason": "no_browser"}, "recoverable": True}},
-            status=409)
+        raise ToolError("E_UNAVAILABLE", "No browser connected: open the Pneuma page",
+                        details={"reason": "no_browser"},
+                        hint="A write made without the page open is not shown to the person first.")
     if wait:
         record = await registry.wait(record["id"], wait) or record
     return web.json_response(record, dumps=lambda o: json.dumps(o, ensure_ascii=False))
@@ -145,20 +147,17 @@ async def confirmation_status(request: web.Request) -> web.Response:
     try:
         wait = _wait_seconds(request.query.get("wait"))
     except ValueError:
-        return _bad("'wait' must be a number of seconds", "wait")
+        raise _bad("'wait' must be a number of seconds", "wait") from None
     record = await request.app[CONFIRMATIONS].wait(request.match_info["id"], wait)
     if record is None:
-        return _json(ToolError("E_NOT_FOUND", "no such confirmation (the server may have "
-                               "restarted)", details={"id": request.match_info["id"]}).to_dict())
+        raise ToolError("E_NOT_FOUND", "no such confirmation (the server may have restarted)",
+                        details={"id": request.match_info["id"]})
     return web.json_response(record, dumps=lambda o: json.dumps(o, ensure_ascii=False))
 
 
 async def list_tools(request: web.Request) -> web.Response:
     runtime = request.app[RUNTIME]
-    try:
-        specs = runtime.enabled_specs()
-    except ToolError as exc:
-        return _json(exc.to_dict())
+    specs = runtime.enabled_specs()  # a ToolError (a broken policy file) is answered as is
     tools = [{"name": s.name, "description": s.description, "inputSchema": s.input_schema,
               "outputSchema": s.output_schema, "devOnly": s.dev_only} for s in specs]
     return web.json_response({"tools": tools})

@@ -14,14 +14,12 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from pneuma.server.errors import error_response
+from pneuma.tools.errors import ToolError
+
 COOKIE_NAME = "pneuma_token"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-def json_error(status: int, code: str, message: str, **extra: object) -> web.Response:
-    body = {"error": {"code": code, "message": message, **extra}}
-    return web.json_response(body, status=status)
 
 
 def allowed_hosts(host: str, port: int) -> set[str]:
@@ -50,18 +48,25 @@ def make_security_middleware(token: str, hosts: Callable[[], set[str]]):
         allowed = hosts()
         host = request.headers.get("Host", "")
         if host not in allowed:
-            return json_error(403, "forbidden_host",
-                              f"Host {host!r} is not this Pneuma server; open it as "
-                              f"http://127.0.0.1:<port>/")
+            return error_response(ToolError(
+                "E_FORBIDDEN", f"Host {host!r} is not this Pneuma server",
+                details={"reason": "host", "host": host},
+                hint="open it as http://127.0.0.1:<port>/ (the URL `pneuma run` printed)"))
         origin = request.headers.get("Origin")
         if origin is not None and origin not in {f"http://{h}" for h in allowed}:
-            return json_error(403, "forbidden_origin",
-                              f"requests from {origin!r} are not allowed")
+            return error_response(ToolError(
+                "E_FORBIDDEN", f"requests from {origin!r} are not allowed",
+                details={"reason": "origin", "origin": origin},
+                hint="only pages served by this Pneuma server may call it"))
         presented, source = presented_token(request)
         if presented is None or not hmac.compare_digest(presented.encode(), token.encode()):
-            return json_error(401, "unauthorized",
-                              "a valid session token is required (open the URL printed by "
-                              "`pneuma run`, or send Authorization: Bearer $PNEUMA_TOKEN)")
+            return error_response(ToolError(
+                "E_UNAUTHORIZED",
+                "a valid session token is required" if presented is None
+                else "the session token is not this session's",
+                details={"reason": "missing_token" if presented is None else "wrong_token"},
+                hint="open the URL printed by `pneuma run`, or send "
+                     "Authorization: Bearer $PNEUMA_TOKEN"))
         response = await handler(request)
         if source == "query" and request.method == "GET" and not response.prepared:
             # Pages the server serves later (viewer frames, the game engine)

@@ -15,7 +15,7 @@ from aiohttp import WSMsgType, web
 from pneuma.server.config import SESSION
 from pneuma.server.connection import BrowserConnection
 from pneuma.server.messages import BadBrowserMessage, parse_browser_message
-from pneuma.server.security import json_error
+from pneuma.tools.errors import ToolError
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +24,11 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 async def browser_socket(request: web.Request) -> web.StreamResponse:
     session = request.app[SESSION]
-    if request.match_info["sid"] != session.id:
-        return json_error(404, "unknown_session",
-                          f"no session {request.match_info['sid']!r} on this server")
+    sid = request.match_info["sid"]
+    if sid != session.id:
+        raise ToolError("E_NOT_FOUND", f"no session {sid!r} on this server",
+                        details={"reason": "unknown_session", "sessionId": sid},
+                        hint="the session id is in the URL `pneuma run` printed")
     ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
     await ws.prepare(request)
     connection = BrowserConnection(ws)

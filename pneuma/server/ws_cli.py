@@ -4,10 +4,11 @@ by WebSocket.
 The agent speaks Claude Code stream-json (docs/protocol-cli-socket.md);
 ``pneuma.agents.socket_agent.SocketAgentBackend`` runs the socket once this
 handler has let it in. The security middleware has already checked the
-token, Host and Origin. Refusals are plain HTTP answers before the upgrade:
-404 for another session id, 409 when this session does not take socket
-agents (it was not started with ``--backend socket``) or already has one
-connected, 503 while the server stops.
+token, Host and Origin. Refusals are HTTP answers in the one error shape
+before the upgrade: ``E_NOT_FOUND`` (404) for another session id,
+``E_CONFLICT`` (409) when this session does not take socket agents (it was
+not started with ``--backend socket``) or already has one connected,
+``E_UNAVAILABLE`` (503) while the server stops; ``details.reason`` says which.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from __future__ import annotations
 from aiohttp import web
 
 from pneuma.server.config import SESSION
-from pneuma.server.security import json_error
+from pneuma.tools.errors import ErrorCode, ToolError
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a line may carry a whole file
 CLOSE_TIMEOUT = 2.0
+# The socket backend's refusals by their status: 409 another agent socket is
+# connected, 503 the server is stopping.
+_REFUSAL_CODES: dict[int, ErrorCode] = {409: "E_CONFLICT", 503: "E_UNAVAILABLE"}
 
 
 async def cli_socket(request: web.Request) -> web.StreamResponse:
@@ -27,24 +31,31 @@ async def cli_socket(request: web.Request) -> web.StreamResponse:
     session = request.app[SESSION]
     sid = request.match_info["sid"]
     if sid != session.id:
-        return json_error(404, "unknown_session", f"no session {sid!r} on this server")
+        raise ToolError("E_NOT_FOUND", f"no session {sid!r} on this server",
+                        details={"reason": "unknown_session", "sessionId": sid},
+                        hint="the session id is in the URL `pneuma run` printed")
     backend = session.backend
     if not isinstance(backend, SocketAgentBackend):
         if backend is None:
-            return json_error(
-                409, "no_socket_agent",
+            raise ToolError(
+                "E_CONFLICT",
                 f"this session runs without an agent (--backend {session.backend_name}); "
-                "start `pneuma run --backend socket` to let an agent connect here",
+                "only a session started with `pneuma run --backend socket` takes an agent socket",
+                details={"reason": "no_socket_agent"},
+                hint="restart with `pneuma run --backend socket` to let an agent connect here",
             )  # fmt: skip
-        return json_error(
-            409, "agent_running",
+        raise ToolError(
+            "E_CONFLICT",
             f"this session already runs an agent ({getattr(backend, 'name', 'unknown')}); "
             "agents connect by WebSocket only to a session started with "
             "`pneuma run --backend socket`",
+            details={"reason": "agent_running"},
+            hint="restart with `pneuma run --backend socket` to let an agent connect here",
         )  # fmt: skip
     refusal = backend.claim()
     if refusal is not None:
-        return json_error(refusal.status, refusal.code, refusal.message)
+        raise ToolError(_REFUSAL_CODES.get(refusal.status, "E_CONFLICT"), refusal.message,
+                        details={"reason": refusal.code})
     ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES,
                                timeout=CLOSE_TIMEOUT)  # fmt: skip
     try:

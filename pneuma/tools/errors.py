@@ -3,7 +3,8 @@
 Every failure a tool, an HTTP route or the MCP server reports is a
 ``ToolError`` carrying exactly one of the seed's codes (plus three of the
 host's own for HTTP: ``E_UNAUTHORIZED``, ``E_FORBIDDEN``, ``E_UNAVAILABLE``);
-the HTTP status is derived from the code (``HTTP_STATUS``).
+the HTTP status is derived from the code (``HTTP_STATUS``). docs/errors.md
+describes the shape and when each code is used.
 """
 
 from __future__ import annotations

@@ -413,7 +413,8 @@ def test_scaffold_confirmation_dialog_decline(pneuma_server, open_page):
     page.locator(".modal").get_by_role("button", name="Decline").click()
     call["thread"].join(10)
     status, answer = call["result"]
-    assert status == 409 and answer["success"] is False
+    assert status == 403 and answer["error"]["code"] == "E_POLICY_VIOLATION"
+    assert answer["success"] is False
     assert sorted(p.name for p in (server.workspace / "slides").iterdir()) == before
 
 

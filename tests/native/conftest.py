@@ -114,11 +114,13 @@ def with_webgal(pm, monkeypatch):
 @pytest.fixture
 def make_native(aiohttp_client, pm, tmp_path, fake_api) -> MakeNative:
     """``await make_native(workspace=None, session_id=None, env={...}, key=True,
-    mode="slide")``; another mode needs the ``with_webgal`` fixture (or the like)."""
+    mode="slide", backend="native")``; another mode needs the ``with_webgal``
+    fixture (or the like); another backend serves the same session without
+    the native runtime."""
 
     async def make(*, workspace: Path | None = None, session_id: str | None = None,
                    env: dict[str, str] | None = None, key: bool = True,
-                   mode: str = "slide") -> NativeServer:
+                   mode: str = "slide", backend: str = "native") -> NativeServer:
         mode = get_mode(mode)
         if workspace is None:
             workspace = tmp_path / f"ws-{uuid.uuid4().hex[:6]}"
@@ -128,7 +130,7 @@ def make_native(aiohttp_client, pm, tmp_path, fake_api) -> MakeNative:
             install_skill(mode, workspace, {})
         workspace = workspace.resolve()
         session = Session(session_id or str(uuid.uuid4()), mode=mode.name, workspace=workspace,
-                          backend_name="native")
+                          backend_name=backend)
         agent_env = {"ANTHROPIC_BASE_URL": fake_api.base_url,
                      "PNEUMA_NATIVE_RETRY_BASE_DELAY": "0.01",
                      "PNEUMA_NATIVE_MODEL": "claude-fake-1"}
@@ -137,7 +139,7 @@ def make_native(aiohttp_client, pm, tmp_path, fake_api) -> MakeNative:
         agent_env.update(env or {})
         token = uuid.uuid4().hex
         config = ServerConfig(mode=mode, workspace=workspace, token=token, session=session,
-                              watch=False, backend=find_backend("native"), save_interval=3600,
+                              watch=False, backend=find_backend(backend), save_interval=3600,
                               agent_env=agent_env)
         client = await aiohttp_client(create_app(config))
         config.port = client.port

@@ -107,7 +107,7 @@ async def test_an_offline_client_is_reported_and_fails_the_task(make_native, fak
     waiting = await tab.wait_for("browser_selection", 5, lambda m: m["status"] == "waiting")
     assert waiting["candidates"][0]["online"] is False
     status, body = await server.post("/api/extension/select", {"clientId": "scripted-1"})
-    assert status == 409 and body["error"]["code"] == "client_offline"
+    assert status == 503 and body["error"]["code"] == "E_UNAVAILABLE"
     await server.close()
 
 

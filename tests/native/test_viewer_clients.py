@@ -61,7 +61,7 @@ async def test_a_viewer_cannot_be_picked_as_the_browser(make_native):
     await server.tab()
     viewer = _viewers(await _listing(server))[0]["clientId"]
     status, body = await server.post("/api/extension/select", {"clientId": viewer})
-    assert status == 400 and body["error"]["code"] == "not_a_browser"
+    assert status == 400 and body["error"]["code"] == "E_BAD_ARGS"
     await server.close()
 
 

@@ -62,8 +62,10 @@ async def test_every_route_without_a_token_is_401_json(server):
         assert response.status == 401, (method, path, response.status)
         if method != "HEAD":
             body = await response.json()
-            assert body["error"]["code"] == "unauthorized", (method, path)
+            assert body["error"]["code"] == "E_UNAUTHORIZED", (method, path)
+            assert body["error"]["details"] == {"reason": "missing_token"}
             assert "token" in body["error"]["message"]
+            assert "pneuma run" in body["error"]["hint"]
 
 
 async def test_every_route_with_a_wrong_token_is_401(server):
@@ -73,6 +75,10 @@ async def test_every_route_with_a_wrong_token_is_401(server):
                        {"params": {"token": "nope"}}):
             response = await server.client.request(method, path, **kwargs)
             assert response.status == 401, (method, path, kwargs)
+            if method != "HEAD":
+                error = (await response.json())["error"]
+                assert error["code"] == "E_UNAUTHORIZED"
+                assert error["details"] == {"reason": "wrong_token"}
     # A cookie with the wrong value is no better.
     server.client.session.cookie_jar.update_cookies({COOKIE_NAME: "nope"})
     response = await server.client.get("/api/session")
@@ -173,7 +179,9 @@ async def test_a_foreign_host_is_403_even_with_the_token(server, host):
                                                headers={**server.auth, "Host": host})
         assert response.status == 403, (method, path, host)
         if method != "HEAD":
-            assert (await response.json())["error"]["code"] == "forbidden_host"
+            error = (await response.json())["error"]
+            assert error["code"] == "E_FORBIDDEN"
+            assert error["details"]["reason"] == "host"
 
 
 async def test_localhost_is_an_accepted_host(server):
@@ -191,6 +199,10 @@ async def test_a_foreign_origin_is_403_on_http_and_websocket(server, origin):
         response = await server.client.request(method, path,
                                                headers={**server.auth, "Origin": origin})
         assert response.status == 403, (method, path, origin)
+        if method != "HEAD":
+            error = (await response.json())["error"]
+            assert error["code"] == "E_FORBIDDEN"
+            assert error["details"] == {"reason": "origin", "origin": origin}
     for path in (f"/ws/browser/{server.session.id}", f"/ws/cli/{server.session.id}"):
         with pytest.raises(aiohttp.WSServerHandshakeError) as info:
             await server.client.ws_connect(path, headers={**server.auth, "Origin": origin})

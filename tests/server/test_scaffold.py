@@ -94,7 +94,7 @@ async def test_clear_only_removes_what_the_globs_match(server):
     assert "manifest.json" in after and "theme.css" in after
 
 
-async def test_declined_scaffold_is_409_and_changes_nothing(protected):
+async def test_declined_scaffold_is_a_policy_refusal_and_changes_nothing(protected):
     server = protected
     tab = await server.tab()
     before = snapshot(server.workspace)
@@ -103,7 +103,9 @@ async def test_declined_scaffold_is_409_and_changes_nothing(protected):
     await tab.send({"type": "confirmation_response", "request_id": request["request_id"],
                     "approved": False, "message": "not today"})
     status, body = await asyncio.wait_for(call, 3)
-    assert status == 409
+    # The same refusal a rejected write dry run gets (pneuma/tools/confirm.py).
+    assert status == 403 and body["error"]["code"] == "E_POLICY_VIOLATION"
+    assert body["error"]["details"] == {"decision": "declined", "message": "not today"}
     assert body["success"] is False and "declined" in body["message"]
     assert "not today" in body["message"]
     assert snapshot(server.workspace) == before
@@ -133,7 +135,7 @@ async def test_scaffold_bad_input_and_no_browser(server):
     assert status == 400
     before = snapshot(server.workspace)
     status, reply = await scaffold(server, BODY)
-    assert status == 409
+    assert status == 503 and reply["error"]["code"] == "E_UNAVAILABLE"
     assert "no browser connected" in reply["message"].lower()
     assert snapshot(server.workspace) == before
 

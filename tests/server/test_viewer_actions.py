@@ -56,7 +56,9 @@ async def test_unknown_action_is_400_before_any_tab_hears_of_it(server):
     seq = server.session.seq
     status, body = await post_action(server, {"actionId": "self-destruct"})
     assert status == 400
-    assert body["error"]["code"] == "unknown_action"
+    assert body["error"]["code"] == "E_BAD_ARGS"
+    assert body["error"]["details"]["reason"] == "unknown_action"
+    assert "navigate-to" in body["error"]["details"]["actions"]
     assert "self-destruct" in body["error"]["message"]
     assert "navigate-to" in body["error"]["message"]  # says which actions exist
     assert server.session.seq == seq
@@ -88,6 +90,7 @@ async def test_bad_params_are_400(server):
     for body, needle in cases:
         status, reply = await post_action(server, body)
         assert status == 400, body
+        assert reply["error"]["code"] == "E_BAD_ARGS", reply
         assert needle in reply["error"]["message"], (body, reply)
     response = await server.post("/api/viewer/action", data="{oops",
                                  headers={"Content-Type": "application/json"})
@@ -98,13 +101,18 @@ async def test_bad_params_are_400(server):
 
 async def test_no_browser_connected_is_a_clear_error(server):
     status, body = await post_action(server, {"actionId": "describe-view"})
-    assert status == 409
+    assert status == 503
+    assert body["error"]["code"] == "E_UNAVAILABLE"
+    assert body["error"]["details"] == {"reason": "no_browser"}
+    assert "Pneuma page" in body["error"]["hint"]
+    # An agent that reads the action answer's shape sees the failure too.
     assert body["success"] is False
     assert "no browser connected" in body["message"].lower()
+    assert body["message"] == body["error"]["message"]
     # A tab that connected but never subscribed cannot answer either.
     await server.tab(subscribe=False)
     status, body = await post_action(server, {"actionId": "describe-view"})
-    assert status == 409
+    assert status == 503 and body["error"]["code"] == "E_UNAVAILABLE"
 
 
 async def test_a_browser_that_does_not_answer_times_out_with_504(server):
@@ -112,6 +120,7 @@ async def test_a_browser_that_does_not_answer_times_out_with_504(server):
     status, body = await post_action(server, {"actionId": "describe-view"},
                                      params={"timeout": "0.2"})
     assert status == 504
+    assert body["error"]["code"] == "E_TIMEOUT" and body["error"]["recoverable"] is True
     assert body["success"] is False
     assert "timed out" in body["message"] and "describe-view" in body["message"]
     request = await tab.wait_for("viewer_action_request")

@@ -117,7 +117,8 @@ async def test_no_page_connected_behaves_as_before(server, ws):
     assert status == 200 and done["applied"] is True
     status, body = await _post(server, "/api/confirmations",
                                {"kind": "write", "details": {"path": SCENE, "diff": dry["diff"]}})
-    assert status == 409 and body["error"]["details"]["reason"] == "no_browser"
+    assert status == 503 and body["error"]["code"] == "E_UNAVAILABLE"
+    assert body["error"]["details"]["reason"] == "no_browser"
 
 
 async def test_dry_run_shows_the_diff_and_reject_blocks_the_write(server, ws):

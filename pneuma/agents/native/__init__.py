@@ -3,9 +3,13 @@
 Pneuma drives the model itself through the Anthropic Messages API. The
 model's tools are the mode's tools, the viewer's agent-invocable actions and
 the browser actions that connected browser clients carry out. See
-docs/native.md for the whole picture; the modules are small on purpose:
+docs/native.md for the whole picture. Like a third-party backend it
+imports only ``pneuma.api`` of the host, and its model calls go through the
+host's LLM gateway (``pneuma.api.LLMGateway``). The modules are small on
+purpose:
 
-* ``gateway``: ``LLMGateway.stream_chat`` on the anthropic SDK;
+* ``plugin``: ``register_backends``, the backend's ``BackendSpec``;
+* ``config``: ``NativeConfig``, the runtime's limits and its ``LLMSettings``;
 * ``state``: the task state machine;
 * ``store``: ``SessionStore`` (SQLite) so a restart continues;
 * ``clients``: ``ExtensionRegistry`` and ``TwinStore``;

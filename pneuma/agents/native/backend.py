@@ -16,17 +16,17 @@ import os
 import sys
 from typing import Any
 
-from pneuma.agents.base import AgentEventSink, BackendOptions
-from pneuma.agents.native.artifacts import ArtifactService
-from pneuma.agents.native.clients import ExtensionRegistry, TwinStore
-from pneuma.agents.native.config import NativeConfig, has_credentials
-from pneuma.agents.native.gateway import LLMGateway
-from pneuma.agents.native.orchestrator import AgentOrchestrator, NotABrowser
-from pneuma.agents.native.prompt import build_system_prompt
-from pneuma.agents.native.scheduler import ActionRecord, ActionScheduler
-from pneuma.agents.native.store import SessionStore
-from pneuma.agents.native.tools import build_tools
-from pneuma.agents.native.viewers import ViewerRouter
+from pneuma.api import AgentEventSink, BackendOptions, LLMGateway
+
+from .artifacts import ArtifactService
+from .clients import ExtensionRegistry, TwinStore
+from .config import NativeConfig
+from .orchestrator import AgentOrchestrator, NotABrowser
+from .prompt import build_system_prompt
+from .scheduler import ActionRecord, ActionScheduler
+from .store import SessionStore
+from .tools import build_tools
+from .viewers import ViewerRouter
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,9 @@ class NativeBackend:
         self.scheduler = ActionScheduler(self.registry, self.store, self._action_event,
                                          ack_timeout=self.config.ack_timeout,
                                          action_timeout=self.config.action_timeout)
-        self.gateway = LLMGateway(self.config, self.env)
+        # The host's one LLM gateway; each call passes config.llm_settings(),
+        # so a model switch applies to the next call.
+        self.gateway = LLMGateway(self.config.llm_settings(), self.env)
         self.tools = build_tools(options.mode)
         label = options.mode.manifest.display_name
         if isinstance(label, dict):
@@ -148,7 +150,13 @@ class NativeBackend:
                 self._turn = None
 
     def credentials_problem(self) -> str | None:
-        return None if has_credentials(self.env) else NO_KEY
+        if self.gateway.has_credentials():
+            return None
+        if self.config.api_key_env:
+            return (f"The native backend talks to the Anthropic Messages API itself and needs an "
+                    f"API key in {self.config.api_key_env} (apiKeyEnv in .pneuma/native.json); "
+                    "set it in the environment that starts `pneuma run`, then restart it.")
+        return NO_KEY
 
     # -- browser clients ---------------------------------------------------------
 

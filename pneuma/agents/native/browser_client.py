@@ -31,8 +31,9 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from pneuma.agents.native.page_scripts import OUTER_HTML, READABLE_TEXT, XPATH_SCAN
-from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
+from pneuma.api import CHROMIUM, CHROMIUM_ARGS
+
+from .page_scripts import OUTER_HTML, READABLE_TEXT, XPATH_SCAN
 
 log = logging.getLogger(__name__)
 

@@ -2,9 +2,11 @@
 
 Defaults, then ``W/.pneuma/native.json`` (same keys, camelCase or
 snake_case), then environment variables (``PNEUMA_NATIVE_<KEY>``), then the
-``--model`` flag. The API key and endpoint come from the environment the
-anthropic SDK reads (``ANTHROPIC_API_KEY`` or ``ANTHROPIC_AUTH_TOKEN``,
-``ANTHROPIC_BASE_URL``).
+``--model`` flag. The model call itself goes through the host's LLM gateway:
+``llm_settings()`` is what this config asks of it. The API key and endpoint
+come from the environment the anthropic SDK reads (``ANTHROPIC_API_KEY`` or
+``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL``), unless ``apiKeyEnv`` names
+another variable or ``baseUrl`` another endpoint.
 """
 
 from __future__ import annotations
@@ -12,21 +14,29 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+from pneuma.api import LLMSettings
+
+_MODEL_DEFAULTS = LLMSettings()
 
 
 @dataclass
 class NativeConfig:
-    model: str = DEFAULT_MODEL
-    max_tokens: int = 8192
+    # what the gateway is asked for (see llm_settings)
+    model: str = _MODEL_DEFAULTS.model
+    max_tokens: int = _MODEL_DEFAULTS.max_tokens
+    temperature: float | None = None
+    max_retries: int = _MODEL_DEFAULTS.max_retries  # 429 / 5xx / connection errors before any output
+    retry_base_delay: float = _MODEL_DEFAULTS.retry_base_delay  # seconds; doubled per attempt, capped at 30
+    request_timeout: float = _MODEL_DEFAULTS.request_timeout
+    base_url: str | None = None  # None: ANTHROPIC_BASE_URL, else the SDK's default
+    api_key_env: str | None = None  # None: ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN
+    # the runtime's own limits
     max_turns: int = 40  # model calls per task (each tool round is one)
-    max_retries: int = 4  # for 429 / 5xx / connection errors before any output
-    retry_base_delay: float = 1.0  # seconds; doubled per attempt, capped at 30
-    request_timeout: float = 600.0
     ack_timeout: float = 10.0  # a browser client must acknowledge an action this fast
     action_timeout: float = 60.0  # and finish it this fast
     selection_timeout: float = 600.0  # waiting for the person to pick a browser client
@@ -37,17 +47,17 @@ class NativeConfig:
 
     @classmethod
     def load(cls, workspace: Path, model: str | None = None,
-             env: dict[str, str] | None = None) -> NativeConfig:
+             env: Mapping[str, str] | None = None) -> NativeConfig:
         env = dict(os.environ if env is None else env)
         config = cls()
-        names = {f.name: f for f in fields(cls)}
+        names = {f.name for f in fields(cls)}
         file = workspace / ".pneuma" / "native.json"
         if file.is_file():
             try:
                 data = json.loads(file.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 data = {}
-            for key, value in (data or {}).items():
+            for key, value in (data if isinstance(data, dict) else {}).items():
                 name = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
                 if name in names:
                     config._set(name, value)
@@ -61,25 +71,33 @@ class NativeConfig:
             config.model = env["ANTHROPIC_MODEL"]
         return config
 
+    def llm_settings(self) -> LLMSettings:
+        """What the LLM gateway is asked for, as this config stands now
+        (``--model`` and the web UI's model switch change ``model``)."""
+        return LLMSettings(
+            model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
+            max_retries=self.max_retries, retry_base_delay=self.retry_base_delay,
+            request_timeout=self.request_timeout, base_url=self.base_url,
+            api_key_env=self.api_key_env,
+        )
+
     def _set(self, name: str, value: Any) -> None:
-        kind = type(getattr(self, name))
+        """Set ``name`` from a file or environment value; a value of the
+        wrong kind is ignored (the default stays), never fatal."""
+        convert = _CONVERTERS[name]
         try:
-            setattr(self, name, kind(value))
+            setattr(self, name, convert(value))
         except (TypeError, ValueError):
             pass
 
 
-def api_credentials(env: dict[str, str]) -> dict[str, Any]:
-    """Keyword arguments for ``AsyncAnthropic``; empty dict of keys when none is set."""
-    kwargs: dict[str, Any] = {}
-    if env.get("ANTHROPIC_API_KEY"):
-        kwargs["api_key"] = env["ANTHROPIC_API_KEY"]
-    elif env.get("ANTHROPIC_AUTH_TOKEN"):
-        kwargs["auth_token"] = env["ANTHROPIC_AUTH_TOKEN"]
-    if env.get("ANTHROPIC_BASE_URL"):
-        kwargs["base_url"] = env["ANTHROPIC_BASE_URL"]
-    return kwargs
+def _optional(kind: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``kind``, except that null or an empty string means "not set"."""
+    return lambda value: None if value is None or value == "" else kind(value)
 
 
-def has_credentials(env: dict[str, str]) -> bool:
-    return bool(env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN"))
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    f.name: type(f.default) for f in fields(NativeConfig) if f.default is not None
+}
+_CONVERTERS.update(temperature=_optional(float), base_url=_optional(str),
+                   api_key_env=_optional(str))

@@ -35,14 +35,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pneuma.agents.native.artifacts import ArtifactService
-from pneuma.agents.native.clients import ExtensionRegistry
-from pneuma.agents.native.config import NativeConfig
-from pneuma.agents.native.gateway import GatewayError, LLMGateway
-from pneuma.agents.native.scheduler import ActionError, ActionScheduler, ActionUnobservable
-from pneuma.agents.native.state import Task, TaskStatus, new_task_id
-from pneuma.agents.native.store import SessionStore
-from pneuma.agents.native.tools import (
+from pneuma.api import BrowserRequestTimeout, GatewayError, LLMGateway, NoBrowserConnected
+
+from .artifacts import ArtifactService
+from .clients import ExtensionRegistry
+from .config import NativeConfig
+from .scheduler import ActionError, ActionScheduler, ActionUnobservable
+from .state import Task, TaskStatus, new_task_id
+from .store import SessionStore
+from .tools import (
     ToolDef,
     result_text,
     run_mode_tool,
@@ -240,7 +241,8 @@ class AgentOrchestrator:
                 context["twin"] = _twin_summary(self.twin(client_id))
             done: dict[str, Any] | None = None
             tool_calls: list[dict[str, Any]] = []
-            async for event in self.gateway.stream_chat(messages, tool_defs, context):
+            async for event in self.gateway.stream_chat(messages, tool_defs, context,
+                                                        settings=self.config.llm_settings()):
                 kind = event["type"]
                 if kind == "stream_event":
                     self.emit({"type": "stream_event", "event": event["event"],
@@ -436,8 +438,6 @@ class AgentOrchestrator:
 
     async def _confirm(self, task: Task, client_id: str, summary: str,
                        details: dict[str, Any]) -> None:
-        from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
-
         if self.confirmations is None:
             raise TaskFailed("browser actions need the person's confirmation, and no Pneuma "
                              "page is there to ask", "no_confirmation")

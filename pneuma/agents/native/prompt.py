@@ -7,6 +7,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from pneuma.api import MarkerError, find_sections
+
 log = logging.getLogger(__name__)
 
 SKILL_LIMIT = 60_000  # characters of SKILL.md kept in the prompt
@@ -37,8 +39,6 @@ shell and no `curl`. Act only through the tools you are given.
 
 def pneuma_sections(workspace: Path) -> list[str]:
     """The bodies of CLAUDE.md's Pneuma sections, in file order."""
-    from pneuma.workspace.claude_md import MarkerError, find_sections
-
     path = workspace / "CLAUDE.md"
     try:
         text = path.read_text(encoding="utf-8")

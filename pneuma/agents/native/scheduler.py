@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pneuma.agents.native.clients import ExtensionRegistry
-from pneuma.agents.native.store import SessionStore
+from .clients import ExtensionRegistry
+from .store import SessionStore
 
 
 class ActionError(RuntimeError):

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pneuma.agents.native.state import Task, TaskStatus
+from .state import Task, TaskStatus
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (

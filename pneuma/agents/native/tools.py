@@ -2,16 +2,15 @@
 actions, a few workspace file tools, and the browser actions.
 
 Each tool is a ``ToolDef`` (name, description, JSON schema, kind). Mode
-tools run through the tool runtime (``pneuma.tools.runtime.call_tool``)
-when it is installed; viewer actions through the session's
-``ViewerActionChannel`` (the shell's viewer answers them); browser tools
+tools run through the host's tool runtime (``pneuma.api.call_mode_tool``,
+as ``pneuma tool`` runs them); viewer actions through the ``ViewerRouter``
+(the shell's viewer tab answers them); browser tools
 are run by the orchestrator, which owns the task, the client and the tab.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 import os
@@ -19,6 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pneuma.api import BrowserRequestTimeout, NoBrowserConnected, Sandbox, ToolError, call_mode_tool
 
 log = logging.getLogger(__name__)
 
@@ -133,8 +134,6 @@ def api_schema(schema: dict[str, Any], description: str) -> tuple[dict[str, Any]
 
 
 def mode_tools(mode: Any) -> list[ToolDef]:
-    if _runtime() is None:
-        return []
     tools = []
     for t in mode.manifest.tools:
         if t.enabled_by_default and not t.dev_only:
@@ -158,29 +157,15 @@ def build_tools(mode: Any, *, browser: bool = True) -> list[ToolDef]:
 # -- running them ------------------------------------------------------------------
 
 
-def _runtime() -> Any:
-    try:
-        from pneuma.tools import runtime  # built alongside this backend; optional
-    except ImportError:
-        return None
-    return getattr(runtime, "call_tool", None)
-
-
 async def run_mode_tool(mode: Any, workspace: Path, name: str, args: dict[str, Any],
                         server_url: str | None = None,
                         server_token: str | None = None) -> tuple[Any, bool]:
     """``(result, is_error)``; the runtime never raises, but guard anyway."""
-    call_tool = _runtime()
-    if call_tool is None:
-        return {"error": {"code": "E_TOOL_DISABLED",
-                          "message": "the mode tool runtime is not installed"}}, True
     try:
-        if inspect.iscoroutinefunction(call_tool):
-            result = await call_tool(mode, workspace, name, args, server_url=server_url,
-                                     server_token=server_token)
-        else:
-            result = await asyncio.to_thread(call_tool, mode, workspace, name, args,
-                                             server_url=server_url, server_token=server_token)
+        # In a thread: a tool may block (a build, a subprocess) and the
+        # session must keep streaming meanwhile.
+        result = await asyncio.to_thread(call_mode_tool, mode, workspace, name, args,
+                                         server_url=server_url, server_token=server_token)
     except Exception as exc:  # a runtime bug becomes a tool error, never a dead turn
         log.exception("mode tool %s failed", name)
         return {"error": {"code": "E_INTERNAL", "message": str(exc)}}, True
@@ -189,8 +174,6 @@ async def run_mode_tool(mode: Any, workspace: Path, name: str, args: dict[str, A
 
 async def run_viewer_action(channel: Any, action_id: str, params: dict[str, Any],
                             timeout: float) -> tuple[Any, bool]:
-    from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
-
     if channel is None:
         return {"success": False, "message": "no viewer in this session"}, True
     try:
@@ -203,9 +186,6 @@ async def run_viewer_action(channel: Any, action_id: str, params: dict[str, Any]
 
 
 def run_workspace_tool(workspace: Path, name: str, args: dict[str, Any]) -> tuple[Any, bool]:
-    from pneuma.tools.errors import ToolError
-    from pneuma.tools.sandbox import Sandbox
-
     sandbox = Sandbox(workspace)
     try:
         if name == "workspace_list_files":

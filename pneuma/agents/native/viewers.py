@@ -18,13 +18,11 @@ import json
 import uuid
 from typing import Any
 
-from pneuma.agents.native.clients import ExtensionRegistry
-from pneuma.server.channels import (
-    DEFAULT_ACTION_TIMEOUT,
-    BrowserRequestTimeout,
-    NoBrowserConnected,
-)
+from pneuma.api import BrowserRequestTimeout, NoBrowserConnected
 
+from .clients import ExtensionRegistry
+
+DEFAULT_ACTION_TIMEOUT = 60.0  # seconds a viewer tab has to answer an action
 KEEP_OFFLINE_VIEWERS = 8  # closed tabs listed (offline) before the oldest are forgotten
 
 

@@ -14,11 +14,16 @@ const api = {
       body = null;
     }
     if (!response.ok) {
-      const error = body && body.error;
-      const message = (error && error.message) || (body && body.message) || `${response.status} ${response.statusText}`;
+      // The server's one error shape (docs/errors.md):
+      // {error: {code: "E_…", message, details, recoverable, hint?}}.
+      const error = (body && body.error) || {};
+      const message = error.message || (body && body.message) || `${response.status} ${response.statusText}`;
       const failure = new Error(message);
       failure.status = response.status;
-      failure.code = error && error.code;
+      failure.code = error.code;
+      failure.details = error.details || {};
+      failure.hint = error.hint || null;
+      failure.recoverable = error.recoverable !== false;
       failure.body = body;
       throw failure;
     }
@@ -265,6 +270,21 @@ export class ViewerHost {
       }
     }
     this.shell.onItems && this.shell.onItems();
+  }
+
+  /** mode_event: a message from the mode's own server side, for its viewer. */
+  modeEvent(name, data) {
+    if (!this.ready) {
+      this.queue.push(() => this.modeEvent(name, data));
+      return;
+    }
+    const instance = this.instance;
+    if (!instance || typeof instance.onModeEvent !== 'function') return;
+    try {
+      instance.onModeEvent(name, data);
+    } catch (error) {
+      console.error('pneuma: viewer onModeEvent failed', error);
+    }
   }
 
   /** viewer_action_request → runAction → the result for viewer_action_response. */
