@@ -8,9 +8,14 @@ so listing backends stays cheap.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pneuma.api import AgentBackend, AgentEventSink, BackendOptions, BackendSpec, Pneuma, hookimpl
+import click
+
+from pneuma.api import BackendSpec, hookimpl
+
+if TYPE_CHECKING:
+    from pneuma.api import AgentBackend, AgentEventSink, BackendOptions, Pneuma
 
 
 def _native(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
@@ -40,3 +45,45 @@ NATIVE = BackendSpec(
 @hookimpl
 def register_backends() -> list[BackendSpec]:
     return [NATIVE]
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(browser_client_command)
+
+
+@click.command("browser-client")
+@click.option("--server", required=True, help="The URL `pneuma run --backend native` printed "
+              "(only scheme, host and port are used).")
+@click.option("--token", envvar="PNEUMA_TOKEN", required=True,
+              help="The session token (the ready line's token=…; default $PNEUMA_TOKEN).")
+@click.option("--name", default=None, help="How the client is shown in the picker.")
+@click.option("--client-id", default=None, help="A stable id (default: a new one).")
+@click.option("--chromium", default="/usr/bin/chromium", show_default=True,
+              help="Chromium executable; empty for Playwright's own build.")
+@click.option("--headed", is_flag=True, help="Show the browser window.")
+def browser_client_command(server: str, token: str, name: str | None, client_id: str | None,
+                           chromium: str, headed: bool) -> None:
+    """Carry out a native session's browser actions in a headless Chromium."""
+    import asyncio
+    from urllib.parse import urlsplit
+
+    from .browser_client import run_client
+
+    parts = urlsplit(server)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        _fail(f"--server must be an http(s) URL, not {server!r}", 2)
+    try:
+        asyncio.run(run_client(f"{parts.scheme}://{parts.netloc}", token, name=name,
+                               client_id=client_id, executable_path=chromium or None,
+                               headless=not headed))
+    except KeyboardInterrupt:
+        pass
+    except (ConnectionError, OSError) as exc:
+        _fail(f"browser client: {exc}", 1)
+
+
+def _fail(message: str, status: int) -> None:
+    """One line, as every ``pneuma`` command reports a failure."""
+    click.echo(f"pneuma: error: {message}", err=True)
+    raise SystemExit(status)
