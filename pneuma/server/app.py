@@ -66,12 +66,14 @@ def create_app(config: ServerConfig) -> web.Application:
 
     # Tabs are closed first: aiohttp otherwise waits out its shutdown
     # timeout for every open socket handler before any cleanup runs.
+    app.on_startup.append(_start_plugins)
     app.on_shutdown.append(_close_tabs)
     # Order matters on the way out (reverse): the agent stops first, then
     # the state is saved, then the watcher ends.
     if config.watch:
         app.cleanup_ctx.append(_watcher_ctx)
-    app.cleanup_ctx.append(_persistence_ctx)
+    if config.persist:
+        app.cleanup_ctx.append(_persistence_ctx)
     app.cleanup_ctx.append(_agent_ctx)
     return app
 
@@ -83,6 +85,10 @@ def _owner_register_routes(plugin_name: str) -> Any:
     others = [plugin for name, plugin in pm.list_name_plugin()
               if name != plugin_name and plugin is not None]
     return pm.subset_hook_caller("register_routes", remove_plugins=others)
+
+
+async def _start_plugins(app: web.Application) -> None:
+    await app[PNEUMA].startup()
 
 
 async def _close_tabs(app: web.Application) -> None:

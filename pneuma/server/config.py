@@ -40,6 +40,11 @@ class ServerConfig:
     permission_mode: str | None = None
     claude_bin: str | None = None
     agent_env: dict[str, str] = field(default_factory=dict)
+    persist: bool = True
+    """Save the session to the workspace (its id and history under .pneuma/)
+    while serving and on exit. False for a server that must leave the stored
+    session alone: the headless one a tool starts (pneuma.server.headless)
+    beside, or instead of, ``pneuma run``."""
 
     @property
     def api_url(self) -> str:

@@ -45,6 +45,7 @@ class Pneuma:
         self.sandbox = sandbox
         self._self_writes = self_writes
         self._files_listeners: list[FilesListener] = []
+        self._startup: list[Callable[[], Awaitable[None]]] = []
         self._shutdown: list[Callable[[], Awaitable[None]]] = []
 
     # --- what is being served ---------------------------------------------
@@ -150,6 +151,16 @@ class Pneuma:
 
         task.add_done_callback(report)
         return task
+
+    def on_startup(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Await ``callback()`` once the server starts, inside its event loop
+        (where ``spawn`` may be called); before the first request is answered."""
+        self._startup.append(callback)
+
+    async def startup(self) -> None:
+        """Run the startup callbacks in the order given (the host calls this)."""
+        for callback in self._startup:
+            await callback()
 
     def on_shutdown(self, callback: Callable[[], Awaitable[None]]) -> None:
         """Await ``callback()`` when the server stops (before the session is saved)."""

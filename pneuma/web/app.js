@@ -112,6 +112,8 @@ async function onSocketMessage(message) {
   if (message.type === 'status_change' && message.status === 'idle') ui.stopping = false;
   if (message.type === 'content_update' && ui.host) {
     ui.host.contentUpdate(message.files || []);
+  } else if (message.type === 'mode_event' && ui.host) {
+    ui.host.modeEvent(message.name, message.data);
   } else if (message.type === 'viewer_action_request') {
     const result = ui.host
       ? await ui.host.runAction(message.action_id, message.params || {})

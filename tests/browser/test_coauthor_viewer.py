@@ -91,7 +91,7 @@ def test_board_shows_a_task_created_through_the_cli(coauthor: Any, shot: Any):
     assert page.console_errors == []
     out = cli(ws, "task", "create", "Tighten the figure caption", "--file", "sections/method.tex:10-12")
     task_id = out.strip().splitlines()[-1]
-    # No reload: the viewer's long poll brings the new events.
+    # No reload: the server broadcasts each new event (a mode_event) and the viewer shows it.
     card = page.locator(f'.ca-col-open .ca-card[data-task="{task_id}"]')
     expect(card).to_be_visible(timeout=10_000)
     expect(card.locator(".ca-intent")).to_have_text("Tighten the figure caption")

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pneuma.api import LLMGateway, LLMSettings
 from pneuma_coauthor.domain.model import ArtifactRef
-from pneuma_coauthor.llm import AnthropicLLM
+from pneuma_coauthor.llm import PLAN_TOOL, GatewayLLM
 from pneuma_coauthor.workflow.agent import AgentHost, DefaultCoAuthorAgent, apply_edits
 from pneuma_coauthor.workflow.usecases import CoAuthor
 from tests.fakes.anthropic_api import FakeAnthropicAPI, tool_use
@@ -52,8 +53,12 @@ def app(paper: Path) -> CoAuthor:
 
 async def run_agent(app: CoAuthor) -> list[tuple[str, str, str]]:
     seen: list[tuple[str, str, str]] = []
-    agent = DefaultCoAuthorAgent(app, AnthropicLLM(app.config), observer=lambda *a: seen.append(a))
-    await AgentHost(app, {"coauthor": agent}).run_until_idle()
+    llm = GatewayLLM(app.config)
+    agent = DefaultCoAuthorAgent(app, llm, observer=lambda *a: seen.append(a))
+    try:
+        await AgentHost(app, {"coauthor": agent}).run_until_idle()
+    finally:
+        await llm.close()
     return seen
 
 
@@ -192,6 +197,26 @@ async def test_api_failure_blocks_the_task_with_the_reason(app: CoAuthor, api: F
     assert view.status.value == "blocked" and "invalid x-api-key" in view.failure
     trace = next(e.payload for e in app.billboard.events(task_id=task.task_id) if e.type == "LlmCallTraced")
     assert trace.error and trace.profile == "reasoning"
+
+
+async def test_profiles_are_per_call_settings_of_the_hosts_gateway(app: CoAuthor, api: FakeAnthropicAPI):
+    # One gateway (the host's client, its retry policy); each profile only
+    # chooses the model and the limits of its own calls.
+    gateway = LLMGateway(LLMSettings(model="unused", max_tokens=99, max_retries=0))
+    llm = GatewayLLM(app.config, gateway)
+    api.push(plan())
+    try:
+        result = await llm.call_tool("reasoning", "plan", "the system prompt", "the prompt", PLAN_TOOL)
+    finally:
+        await llm.close()
+    assert llm.settings("reasoning").max_retries == 0
+    (sent,) = api.conversation_requests()
+    assert (sent["model"], sent["max_tokens"]) == ("reasoning-model", app.config.profiles["reasoning"].max_tokens)
+    assert sent["tool_choice"] == {"type": "tool", "name": "post_plan"}
+    assert result.input["goal"].startswith("Fix the subject-verb agreement")
+    trace = result.trace
+    assert (trace.profile, trace.model, trace.purpose, trace.error) == ("reasoning", "reasoning-model", "plan", None)
+    assert trace.input_tokens > 0 and trace.output_tokens > 0
 
 
 def test_apply_edits_line_ranges():

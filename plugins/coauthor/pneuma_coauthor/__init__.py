@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pneuma import hookimpl
-from pneuma.host.modes import ModeSource
+from pneuma.api import ModeSource, hookimpl
 
 if TYPE_CHECKING:
     import click
     from aiohttp import web
 
-    from pneuma.host.modes import LoadedMode
+    from pneuma.api import Pneuma
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -32,8 +31,7 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookimpl
-def register_routes(pneuma):  # INTERIM
-    from pneuma_coauthor.routes import register
+def register_routes(pneuma: Pneuma) -> list[web.RouteDef]:
+    from pneuma_coauthor.routes import coauthor_routes
 
-    register(pneuma._app)
-    return []
+    return coauthor_routes(pneuma)

@@ -338,7 +338,7 @@ def agent() -> None:
 @click.pass_obj
 def agent_run(obj: Ctx, once: bool) -> None:
     """Plan and propose patches for every task whose move is the agent's."""
-    from pneuma_coauthor.llm import AnthropicLLM
+    from pneuma_coauthor.llm import GatewayLLM
     from pneuma_coauthor.workflow.agent import AgentHost, DefaultCoAuthorAgent
 
     app = obj.app
@@ -347,23 +347,26 @@ def agent_run(obj: Ctx, once: bool) -> None:
         if kind == "stage":
             click.echo(f"[{task_id}] {text}")
 
-    llm = AnthropicLLM(app.config)
-    agents = {a.id: DefaultCoAuthorAgent(app, llm, a.id, observe) for a in app.config.agents()}
-    host = AgentHost(app, agents)
-
     async def main() -> None:
-        if once:
-            await host.run_until_idle()
-            return
-        from pneuma_coauthor.watcher import watch_workspace
-
-        follow = asyncio.create_task(app.billboard.follow_other_writers())
-        watch = asyncio.create_task(watch_workspace(app))
+        llm = GatewayLLM(app.config)
+        agents = {a.id: DefaultCoAuthorAgent(app, llm, a.id, observe) for a in app.config.agents()}
+        host = AgentHost(app, agents)
         try:
-            await host.run_forever()
+            if once:
+                await host.run_until_idle()
+                return
+            from pneuma_coauthor.watcher import watch_workspace
+
+            follow = asyncio.create_task(app.billboard.follow_other_writers())
+            watch = asyncio.create_task(watch_workspace(app))
+            try:
+                await host.run_forever()
+            finally:
+                follow.cancel()
+                watch.cancel()
+                await asyncio.gather(follow, watch, return_exceptions=True)
         finally:
-            follow.cancel()
-            watch.cancel()
+            await llm.close()
 
     seq = app.billboard.projector.last_seq
     try:

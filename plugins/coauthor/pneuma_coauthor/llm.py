@@ -1,19 +1,22 @@
-"""LLMClient with three profiles (§11): fast, writer, reasoning.
+"""The LLM port with three profiles (§11): fast, writer, reasoning.
 
 Every call asks for exactly one tool (plan, edits, candidates) so the answer
 is structured data rather than prose to scrape; it streams (the REPL shows
 the model writing) and is traced: profile, model, tokens and duration become
-an LlmCallTraced event in the task's log.
+an LlmCallTraced event in the task's log. The calls themselves go through
+the host's one LLM gateway (``pneuma.api.LLMGateway``); a profile is the
+gateway's settings with its own model, token limit and temperature.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pneuma.api import GatewayError, LLMGateway, LLMSettings
 from pneuma_coauthor.config import CoAuthorConfig, Profile
 from pneuma_coauthor.domain.events import LlmCallTraced
 
@@ -47,24 +50,25 @@ class LLMPort(Protocol):
     ) -> ToolResult: ...
 
 
-class AnthropicLLM:
-    """The anthropic SDK behind the port; the client is created lazily so
-    that commands without a model (M0) never need an API key."""
+class GatewayLLM:
+    """The port on the host's gateway. The gateway's client is created on
+    the first call, so commands without a model (M0) never need an API key;
+    the key and endpoint come from ``ANTHROPIC_API_KEY`` and
+    ``ANTHROPIC_BASE_URL``, as for every model call Pneuma makes."""
 
-    def __init__(self, config: CoAuthorConfig, client: Any | None = None) -> None:
+    def __init__(self, config: CoAuthorConfig, gateway: LLMGateway | None = None) -> None:
         self.config = config
-        self._client = client
+        self.gateway = gateway or LLMGateway(LLMSettings(model=config.profiles["writer"].model))
 
     def profile(self, name: str) -> Profile:
         return self.config.profiles[name]
 
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            from anthropic import AsyncAnthropic
-
-            self._client = AsyncAnthropic(max_retries=2)
-        return self._client
+    def settings(self, name: str) -> LLMSettings:
+        """The gateway's settings with the profile's model and limits."""
+        spec = self.profile(name)
+        return dataclasses.replace(
+            self.gateway.settings, model=spec.model, max_tokens=spec.max_tokens, temperature=spec.temperature
+        )
 
     async def call_tool(
         self,
@@ -75,45 +79,25 @@ class AnthropicLLM:
         tool: dict[str, Any],
         on_delta: DeltaCallback | None = None,
     ) -> ToolResult:
-        spec = self.profile(profile)
+        settings = self.settings(profile)
+        trace = LlmCallTraced(profile=profile, model=settings.model, purpose=purpose)  # type: ignore[arg-type]
         started = time.monotonic()
-        trace = LlmCallTraced(profile=profile, model=spec.model, purpose=purpose)  # type: ignore[arg-type]
-        kwargs: dict[str, Any] = {
-            "model": spec.model,
-            "max_tokens": spec.max_tokens,
-            "system": system,
-            "messages": [{"role": "user", "content": prompt}],
-            "tools": [tool],
-            "tool_choice": {"type": "tool", "name": tool["name"]},
-        }
-        if spec.temperature is not None:
-            kwargs["temperature"] = spec.temperature
         try:
-            async with self.client.messages.stream(**kwargs) as stream:
-                async for event in stream:
-                    if on_delta is None:
-                        continue
-                    if event.type == "text":
-                        on_delta("text", event.text)
-                    elif event.type == "input_json":
-                        on_delta("json", event.partial_json)
-                message = await stream.get_final_message()
-        except Exception as exc:  # the SDK's errors, timeouts, refused connections
+            result = await self.gateway.call_tool(
+                system=system, prompt=prompt, tool=tool, on_delta=on_delta, settings=settings
+            )
+        except GatewayError as exc:
             trace.duration_ms = int((time.monotonic() - started) * 1000)
-            trace.error = f"{type(exc).__name__}: {exc}"[:500]
+            trace.error = str(exc)[:500]
             raise LLMError(f"{profile} model call failed: {trace.error}", trace) from exc
-        trace.duration_ms = int((time.monotonic() - started) * 1000)
-        usage = getattr(message, "usage", None)
-        trace.input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
-        trace.output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
-        trace.stop_reason = getattr(message, "stop_reason", None)
-        text = "".join(getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text")
-        for block in message.content:
-            if getattr(block, "type", "") == "tool_use" and block.name == tool["name"]:
-                data = block.input if isinstance(block.input, dict) else json.loads(block.input or "{}")
-                return ToolResult(input=data, text=text, trace=trace)
-        trace.error = f"the model did not call {tool['name']}"
-        raise LLMError(trace.error + (f"; it said: {text[:300]}" if text else ""), trace)
+        trace.duration_ms = result.duration_ms
+        trace.input_tokens = result.input_tokens
+        trace.output_tokens = result.output_tokens
+        trace.stop_reason = result.stop_reason
+        return ToolResult(input=result.input, text=result.text, trace=trace)
+
+    async def close(self) -> None:
+        await self.gateway.close()
 
 
 # -- the tools each step asks for ----------------------------------------------

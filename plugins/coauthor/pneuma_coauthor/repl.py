@@ -286,11 +286,11 @@ class Repl:
         from prompt_toolkit.patch_stdout import patch_stdout
 
         from pneuma_coauthor.billboard import billboard_dir
-        from pneuma_coauthor.llm import AnthropicLLM
+        from pneuma_coauthor.llm import GatewayLLM
         from pneuma_coauthor.watcher import watch_workspace
         from pneuma_coauthor.workflow.agent import AgentHost, DefaultCoAuthorAgent
 
-        llm = AnthropicLLM(self.app.config)
+        llm = GatewayLLM(self.app.config)
         agents = {a.id: DefaultCoAuthorAgent(self.app, llm, a.id, self.observe) for a in self.app.config.agents()}
         self.host = AgentHost(self.app, agents)
         history = billboard_dir(self.app.workspace) / "repl-history"
@@ -300,7 +300,8 @@ class Repl:
             self.console.print(
                 f"[bold]CoAuthor[/] · {self.app.workspace} · {len(self.app.billboard.projector.tasks)} tasks · /help for commands"
             )
-            # The SDK takes seconds to import: do it beside the prompt, not before it.
+            # The SDK (behind the host's gateway) takes seconds to import:
+            # do it beside the prompt, not before it.
             background = [
                 asyncio.create_task(asyncio.to_thread(importlib.import_module, "anthropic")),
                 asyncio.create_task(self._print_events()),
@@ -322,6 +323,7 @@ class Repl:
                 for job in background:
                     job.cancel()
                 await asyncio.gather(*background, return_exceptions=True)
+                await llm.close()
         self.app.close()
 
 

@@ -1,10 +1,13 @@
-"""The CoAuthor viewer's HTTP routes on the ``pneuma run`` server.
+"""CoAuthor on the ``pneuma run`` server: the viewer's HTTP routes, and the
+live billboard that keeps every tab up to date.
 
-Added by the plugin's ``register_routes`` hook only when the served mode is
-``coauthor``; every route sits behind the server's token, Host and Origin
-checks (the browser is authorised by the shell's cookie). Each route calls
-the same use case as the CLI subcommand of the same name, so Accept in the
-browser runs the same revision checks as ``patch accept``.
+``coauthor_routes(pneuma)`` is what the plugin's ``register_routes`` hook
+returns (the host calls it only when coauthor is served). Every route sits
+behind the server's token, Host and Origin checks (the browser is
+authorised by the shell's cookie) and answers a refusal as a ``ToolError``
+in the host's one error shape. Each route calls the same use case as the
+CLI subcommand of the same name, so Accept in the browser runs the same
+revision checks as ``patch accept``.
 
 ``GET  /api/coauthor/tasks``                       the board
 ``POST /api/coauthor/tasks`` {title, file?, lines?, priority?}
@@ -15,49 +18,53 @@ browser runs the same revision checks as ``patch accept``.
 ``POST /api/coauthor/tasks/{id}/feedback`` {text, answer?}  ``task feedback``
 ``POST /api/coauthor/tasks/{id}/cancel`` {reason?}          ``task cancel``
 ``GET  /api/coauthor/patches/{patchId}``           one proposal, side by side
-``GET  /api/coauthor/events?since=SEQ&wait=S``     events after SEQ; waits up to
-                                                   S seconds (≤ 25) for the first one
 
-The server also folds what other processes append (the agent's and the
-person's ``pneuma coauthor`` commands) and runs the file watcher, so the
-person's own edits enter the log as ``ArtifactChanged``.
+Live updates need no route: every event the billboard folds (appended here,
+by a ``pneuma coauthor`` command in another process, or recorded from the
+person's edits) reaches every tab as the host's broadcast
+``{"type": "mode_event", "name": "billboard_event", "data": <event>}``.
+The person's edits come from the host's one file watcher
+(``Pneuma.on_files_changed``) and enter the log as ``ArtifactChanged``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 from aiohttp import web
 
-from pneuma.server.config import CONFIG
-from pneuma.server.security import json_error
+from pneuma.api import Pneuma, ToolError
 from pneuma_coauthor import viewer_api
+from pneuma_coauthor.domain.events import TaskEvent
 from pneuma_coauthor.domain.model import ArtifactRef, LineRange, Priority
 from pneuma_coauthor.domain.state import InvalidTransition
-from pneuma_coauthor.workflow.usecases import CoAuthor, UseCaseError
-
-log = logging.getLogger(__name__)
+from pneuma_coauthor.watcher import SETTLE_MS, record_changes, watched_paths
+from pneuma_coauthor.workflow.usecases import CoAuthor, NotAllowed, NotFound, UseCaseError
 
 T = TypeVar("T")
-MAX_WAIT = 25.0
-POLL = 0.2
+API = "/api/coauthor"
+EVENT_MESSAGE = "billboard_event"
 
 
 class Service:
-    """One CoAuthor over the session's workspace. Every call runs on one
+    """One CoAuthor over the session's workspace. Every use case runs on one
     worker thread: SQLite's fsync never blocks the server's loop, and two
-    clicks never interleave inside a use case."""
+    clicks never interleave inside a use case. What happens between requests
+    (recording the person's edits, folding other processes' events) runs on
+    a second one, so that it goes on while a use case runs latexmk; the
+    billboard is safe to share between threads. ``close`` waits for both
+    before it closes the billboard: SQLite must never see its connection
+    closed under a running statement."""
 
-    def __init__(self, workspace) -> None:  # noqa: ANN001
+    def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coauthor")
+        self.background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coauthor-log")
         self._app: CoAuthor | None = None
-        self.closing = asyncio.Event()
 
     @property
     def app(self) -> CoAuthor:
@@ -71,20 +78,105 @@ class Service:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, lambda: fn(self.app, *args, **kwargs))
 
+    async def run_in_background(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(app, *args)`` on the second thread, once ``run`` has opened the billboard."""
+        app = self._app
+        if app is None:
+            raise RuntimeError("the billboard is not open (or already closed)")
+        return await asyncio.get_running_loop().run_in_executor(self.background, lambda: fn(app, *args))
+
     def close(self) -> None:
         self.executor.shutdown(wait=True)
+        self.background.shutdown(wait=True)
         if self._app is not None:
             self._app.close()
             self._app = None
 
 
-SERVICE = web.AppKey("coauthor_service", Service)
+def event_message(event: TaskEvent) -> dict[str, Any]:
+    """The browser message that carries one billboard event to the viewer."""
+    return {"type": "mode_event", "name": EVENT_MESSAGE, "data": viewer_api.event_json(event)}
 
 
-def _error(exc: Exception) -> web.Response:
-    message = str(exc)
-    status = 404 if message.startswith(("no task", "no patch")) else 409
-    return json_error(status, "coauthor_refused", message)
+class LiveBillboard:
+    """What the server does for CoAuthor between requests: it records the
+    person's edits reported by the host's watcher, folds what other
+    processes append, and broadcasts every event to the tabs."""
+
+    def __init__(self, service: Service, pneuma: Pneuma) -> None:
+        self.service = service
+        self.pneuma = pneuma
+        self._ready = asyncio.Event()  # the billboard is open and the start-up scan is done
+        self._pending: set[str] = set()
+        self._recording: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._unsubscribe: Callable[[], None] | None = None
+        self._closed = False
+
+    def start(self) -> None:
+        self._unsubscribe = self.pneuma.on_files_changed(self.files_changed)
+        self.pneuma.on_startup(self._begin)
+        self.pneuma.on_shutdown(self.stop)
+
+    async def _begin(self) -> None:
+        self._tasks.append(self.pneuma.spawn(self._open()))
+
+    async def _open(self) -> None:
+        last_seq = await self.service.run(lambda app: app.billboard.projector.last_seq)
+        billboard = self.service.app.billboard
+        self._tasks.append(self.pneuma.spawn(self._broadcast(last_seq)))
+        # The agent's and the person's `pneuma coauthor` commands append from
+        # their own processes: fold their events so that they are broadcast too.
+        self._tasks.append(self.pneuma.spawn(billboard.follow_other_writers(executor=self.service.background)))
+        # Edits made while no server watched (its broadcast comes from the log).
+        await self.service.run_in_background(CoAuthor.scan_files)
+        self._ready.set()
+
+    async def _broadcast(self, after_seq: int) -> None:
+        # From the seq the billboard had when it opened: nothing appended
+        # since (the scan, a request) is missed, nothing is sent twice.
+        async for event in self.service.app.billboard.subscribe_events(after_seq=after_seq):
+            self.pneuma.broadcast(event_message(event))
+
+    def files_changed(self, files: list[dict[str, Any]]) -> None:
+        """The host's watcher reported a batch: record its paper files soon."""
+        if self._closed:
+            return
+        self._pending.update(watched_paths(files))
+        if self._pending and (self._recording is None or self._recording.done()):
+            self._recording = self.pneuma.spawn(self._record_pending())
+
+    async def _record_pending(self) -> None:
+        await self._ready.wait()
+        while self._pending and not self._closed:
+            await asyncio.sleep(SETTLE_MS / 1000)
+            paths = sorted(self._pending)
+            self._pending.clear()
+            # Not on the routes' worker: an edit is recorded even while an
+            # accept is running latexmk there.
+            await self.service.run_in_background(record_changes, paths)
+
+    async def stop(self) -> None:
+        self._closed = True
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        jobs = [*self._tasks, *([self._recording] if self._recording is not None else [])]
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+        await asyncio.get_running_loop().run_in_executor(None, self.service.close)
+
+
+# -- requests --------------------------------------------------------------------------------
+
+
+def _refusal(exc: Exception) -> ToolError:
+    """A use case's refusal in the host's error model."""
+    if isinstance(exc, NotFound):
+        return ToolError("E_NOT_FOUND", str(exc))
+    if isinstance(exc, NotAllowed):
+        return ToolError("E_POLICY_VIOLATION", str(exc))
+    return ToolError("E_CONFLICT", str(exc), hint="the task's state changed: reload it and decide again")
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
@@ -93,8 +185,10 @@ async def _body(request: web.Request) -> dict[str, Any]:
     try:
         data = await request.json()
     except ValueError as exc:
-        raise web.HTTPBadRequest(text=f"the body is not JSON: {exc}") from exc
-    return data if isinstance(data, dict) else {}
+        raise ToolError("E_BAD_ARGS", f"the body is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ToolError("E_BAD_ARGS", "the body must be a JSON object")
+    return data
 
 
 def parse_refs(data: dict[str, Any]) -> list[ArtifactRef]:
@@ -115,194 +209,97 @@ def parse_refs(data: dict[str, Any]) -> list[ArtifactRef]:
     return refs
 
 
-# -- handlers ------------------------------------------------------------------------------
+class Routes:
+    """The handlers, over one ``Service``."""
 
+    def __init__(self, service: Service) -> None:
+        self.service = service
 
-async def list_tasks(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    return web.json_response(await service.run(viewer_api.board))
-
-
-async def create_task(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    data = await _body(request)
-    title = " ".join(str(data.get("title") or data.get("intent") or "").split())
-    if not title:
-        return json_error(400, "bad_request", "a task needs a title: what should change")
-    try:
-        refs = parse_refs(data)
-        priority = Priority(data.get("priority") or "foreground")
-        view = await service.run(CoAuthor.create_task, title, refs=refs, priority=priority)
-    except (UseCaseError, InvalidTransition, ValueError) as exc:
-        return json_error(400, "bad_request", str(exc))
-    return web.json_response({"task": view.dump(), "taskId": view.task_id}, status=201)
-
-
-async def _look_up(
-    request: web.Request, find: Callable[[CoAuthor, str], dict[str, Any]], id_key: str
-) -> web.Response:
-    """``find(app, <the id in the URL>)`` as JSON, or the use case's refusal
-    (an unknown id is a 404)."""
-    try:
-        found = await request.app[SERVICE].run(find, request.match_info[id_key])
-    except UseCaseError as exc:
-        return _error(exc)
-    return web.json_response(found)
-
-
-async def get_task(request: web.Request) -> web.Response:
-    return await _look_up(request, viewer_api.task_detail, "task_id")
-
-
-async def get_patch(request: web.Request) -> web.Response:
-    return await _look_up(request, viewer_api.find_patch, "patch_id")
-
-
-async def accept(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    task_id = request.match_info["task_id"]
-    data = await _body(request)
-    try:
-        result = await service.run(CoAuthor.accept_patch, task_id, str(data.get("patchId") or "latest"))
-    except (UseCaseError, InvalidTransition) as exc:
-        return _error(exc)
-    body: dict[str, Any] = {
-        "patchId": result.patch_id,
-        "status": result.status,
-        "revisions": result.revisions,
-        "reason": result.reason,
-        "drifted": [d.dump() for d in result.drifted],
-    }
-    if result.build is not None:
-        body["build"] = result.build.dump()
-    # 200 either way: "needs_rebase" is an answer (the person's edit won), not a failure of the request.
-    return web.json_response(body)
-
-
-async def reject(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    task_id = request.match_info["task_id"]
-    data = await _body(request)
-    reason = " ".join(str(data.get("reason") or "").split())
-    if not reason:
-        return json_error(400, "bad_request", "say why the patch is rejected: the agent plans again from the reason")
-    try:
-        patch_id = await service.run(CoAuthor.reject_patch, task_id, str(data.get("patchId") or "latest"), reason)
-    except (UseCaseError, InvalidTransition) as exc:
-        return _error(exc)
-    return web.json_response({"patchId": patch_id, "status": "rejected", "reason": reason})
-
-
-async def feedback(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    task_id = request.match_info["task_id"]
-    data = await _body(request)
-    text = str(data.get("text") or "").strip()
-    if not text:
-        return json_error(400, "bad_request", "feedback needs a text")
-    kind = "answer" if data.get("answer") else "followup"
-    try:
-        await service.run(CoAuthor.post_feedback, task_id, text, kind=kind)
-    except (UseCaseError, InvalidTransition) as exc:
-        return _error(exc)
-    return web.json_response({"taskId": task_id, "kind": kind})
-
-
-async def cancel(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    task_id = request.match_info["task_id"]
-    data = await _body(request)
-    try:
-        await service.run(CoAuthor.cancel, task_id, str(data.get("reason") or ""))
-    except (UseCaseError, InvalidTransition) as exc:
-        return _error(exc)
-    return web.json_response({"taskId": task_id, "status": "canceled"})
-
-
-def _events_after(app: CoAuthor, since: int, limit: int) -> dict[str, Any]:
-    app.billboard.refresh()
-    last = app.billboard.projector.last_seq
-    events = app.billboard.events(after_seq=since)[:limit] if last > since else []
-    return {"lastSeq": last, "events": [viewer_api.event_json(e) for e in events]}
-
-
-async def events(request: web.Request) -> web.Response:
-    """Events after ``since``; with ``wait``, a long poll that answers as
-    soon as there is one (or empty when the time is up)."""
-    service = request.app[SERVICE]
-    try:
-        since = int(request.query.get("since", "0"))
-        wait = min(max(float(request.query.get("wait", "0")), 0.0), MAX_WAIT)
-        limit = min(max(int(request.query.get("limit", "500")), 1), 5000)
-    except ValueError:
-        return json_error(400, "bad_request", "since, wait and limit are numbers")
-    deadline = time.monotonic() + wait
-    while True:
-        body = await service.run(_events_after, since, limit)
-        if body["events"] or body["lastSeq"] < since or time.monotonic() >= deadline or service.closing.is_set():
-            # lastSeq < since: the log was replaced (a new workspace); the viewer reloads.
-            return web.json_response(body)
+    async def _use(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a use case; its refusal becomes the matching ``ToolError``."""
         try:
-            await asyncio.wait_for(service.closing.wait(), POLL)
-        except asyncio.TimeoutError:
-            pass
+            return await self.service.run(fn, *args, **kwargs)
+        except (UseCaseError, InvalidTransition) as exc:
+            raise _refusal(exc) from None
+
+    async def list_tasks(self, request: web.Request) -> web.Response:
+        return web.json_response(await self.service.run(viewer_api.board))
+
+    async def create_task(self, request: web.Request) -> web.Response:
+        data = await _body(request)
+        title = " ".join(str(data.get("title") or data.get("intent") or "").split())
+        if not title:
+            raise ToolError("E_BAD_ARGS", "a task needs a title: what should change")
+        try:
+            refs = parse_refs(data)
+            priority = Priority(data.get("priority") or "foreground")
+            view = await self.service.run(CoAuthor.create_task, title, refs=refs, priority=priority)
+        except (UseCaseError, InvalidTransition, ValueError) as exc:
+            # A line range or path that names no paper file, an unknown priority.
+            raise ToolError("E_BAD_ARGS", str(exc)) from None
+        return web.json_response({"task": view.dump(), "taskId": view.task_id}, status=201)
+
+    async def get_task(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._use(viewer_api.task_detail, request.match_info["task_id"]))
+
+    async def get_patch(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._use(viewer_api.find_patch, request.match_info["patch_id"]))
+
+    async def accept(self, request: web.Request) -> web.Response:
+        task_id = request.match_info["task_id"]
+        data = await _body(request)
+        result = await self._use(CoAuthor.accept_patch, task_id, str(data.get("patchId") or "latest"))
+        body: dict[str, Any] = {
+            "patchId": result.patch_id,
+            "status": result.status,
+            "revisions": result.revisions,
+            "reason": result.reason,
+            "drifted": [d.dump() for d in result.drifted],
+        }
+        if result.build is not None:
+            body["build"] = result.build.dump()
+        # 200 either way: "needs_rebase" is an answer (the person's edit won), not a failure of the request.
+        return web.json_response(body)
+
+    async def reject(self, request: web.Request) -> web.Response:
+        task_id = request.match_info["task_id"]
+        data = await _body(request)
+        reason = " ".join(str(data.get("reason") or "").split())
+        if not reason:
+            raise ToolError("E_BAD_ARGS", "say why the patch is rejected: the agent plans again from the reason")
+        patch_id = await self._use(CoAuthor.reject_patch, task_id, str(data.get("patchId") or "latest"), reason)
+        return web.json_response({"patchId": patch_id, "status": "rejected", "reason": reason})
+
+    async def feedback(self, request: web.Request) -> web.Response:
+        task_id = request.match_info["task_id"]
+        data = await _body(request)
+        text = str(data.get("text") or "").strip()
+        if not text:
+            raise ToolError("E_BAD_ARGS", "feedback needs a text")
+        kind = "answer" if data.get("answer") else "followup"
+        await self._use(CoAuthor.post_feedback, task_id, text, kind=kind)
+        return web.json_response({"taskId": task_id, "kind": kind})
+
+    async def cancel(self, request: web.Request) -> web.Response:
+        task_id = request.match_info["task_id"]
+        data = await _body(request)
+        await self._use(CoAuthor.cancel, task_id, str(data.get("reason") or ""))
+        return web.json_response({"taskId": task_id, "status": "canceled"})
 
 
-# -- wiring ----------------------------------------------------------------------------------
-
-
-async def _service_ctx(app: web.Application) -> AsyncIterator[None]:
-    from pneuma_coauthor.watcher import watch_workspace
-
-    service = app[SERVICE]
-    stop = asyncio.Event()
-    watcher = asyncio.get_running_loop().create_task(_watch(service, watch_workspace, stop))
-    yield
-    service.closing.set()
-    stop.set()
-    try:
-        await asyncio.wait_for(watcher, 2)
-    except (asyncio.TimeoutError, asyncio.CancelledError):
-        watcher.cancel()
-    except Exception:  # the watcher must never block shutdown
-        log.exception("coauthor file watcher failed")
-    await asyncio.get_running_loop().run_in_executor(None, service.close)
-
-
-async def _watch(service: Service, watch_workspace: Callable[..., Any], stop: asyncio.Event) -> None:
-    try:
-        # Its own CoAuthor (its own SQLite connection): the watcher records
-        # the person's edits while the routes' worker may be busy applying.
-        watcher_app = await asyncio.to_thread(CoAuthor, service.workspace)
-    except Exception:
-        log.exception("coauthor: cannot open the billboard for the file watcher")
-        return
-    try:
-        await watch_workspace(watcher_app, stop)
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.exception("coauthor file watcher stopped")
-    finally:
-        watcher_app.close()
-
-
-async def _wake_waiters(app: web.Application) -> None:
-    # on_shutdown runs before aiohttp waits for open requests: end the long polls now.
-    app[SERVICE].closing.set()
-
-
-def register(app: web.Application) -> None:
-    config = app[CONFIG]
-    app[SERVICE] = Service(config.workspace.resolve())
-    app.on_shutdown.append(_wake_waiters)
-    app.cleanup_ctx.append(_service_ctx)
-    app.router.add_get("/api/coauthor/tasks", list_tasks)
-    app.router.add_post("/api/coauthor/tasks", create_task)
-    app.router.add_get("/api/coauthor/tasks/{task_id}", get_task)
-    app.router.add_post("/api/coauthor/tasks/{task_id}/accept", accept)
-    app.router.add_post("/api/coauthor/tasks/{task_id}/reject", reject)
-    app.router.add_post("/api/coauthor/tasks/{task_id}/feedback", feedback)
-    app.router.add_post("/api/coauthor/tasks/{task_id}/cancel", cancel)
-    app.router.add_get("/api/coauthor/patches/{patch_id}", get_patch)
-    app.router.add_get("/api/coauthor/events", events)
+def coauthor_routes(pneuma: Pneuma) -> list[web.RouteDef]:
+    """The routes of one served session; starts its live billboard, which
+    ends when the server stops."""
+    service = Service(pneuma.workspace.resolve())
+    LiveBillboard(service, pneuma).start()
+    routes = Routes(service)
+    return [
+        web.get(f"{API}/tasks", routes.list_tasks),
+        web.post(f"{API}/tasks", routes.create_task),
+        web.get(f"{API}/tasks/{{task_id}}", routes.get_task),
+        web.post(f"{API}/tasks/{{task_id}}/accept", routes.accept),
+        web.post(f"{API}/tasks/{{task_id}}/reject", routes.reject),
+        web.post(f"{API}/tasks/{{task_id}}/feedback", routes.feedback),
+        web.post(f"{API}/tasks/{{task_id}}/cancel", routes.cancel),
+        web.get(f"{API}/patches/{{patch_id}}", routes.get_patch),
+    ]

@@ -12,7 +12,7 @@ from pneuma_coauthor.domain.events import TaskEvent
 from pneuma_coauthor.domain.model import TaskView
 from pneuma_coauthor.domain.patches import FilePatch, PatchError, parse_patch
 from pneuma_coauthor.render import event_detail
-from pneuma_coauthor.workflow.usecases import CoAuthor, UseCaseError
+from pneuma_coauthor.workflow.usecases import CoAuthor, NotFound
 
 # The board's columns, left to right: whose move it is decides the column.
 STATUS_ORDER = ("blocked", "awaiting_review", "in_progress", "claimed", "open", "done", "canceled")
@@ -70,7 +70,7 @@ def find_patch(app: CoAuthor, patch_id: str) -> dict[str, Any]:
     for event in app.billboard.events(task_id=task_id):
         if event.type == "PatchProposed" and event.payload.patch_id == patch_id:  # type: ignore[attr-defined]
             return patch_json(app, view, patch_id, event)
-    raise UseCaseError(f"no patch {patch_id}")
+    raise NotFound(f"no patch {patch_id}")
 
 
 def patch_json(app: CoAuthor, view: TaskView, patch_id: str, event: TaskEvent) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import gc
 import json
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -262,13 +263,17 @@ class Billboard:
         finally:
             self._unsubscribe(sub)
 
-    async def follow_other_writers(self, interval: float = 0.2) -> None:
+    async def follow_other_writers(self, interval: float = 0.2, executor: Executor | None = None) -> None:
         """Poll for events other processes appended (a CLI in another terminal,
-        the Claude Code agent) and fold them, so subscribers see them too."""
+        the Claude Code agent) and fold them, so subscribers see them too.
+        The fold runs on ``executor`` (the loop's default one if None)."""
+        loop = asyncio.get_running_loop()
         version = self.store.data_version()
+        # What was appended between the last fold and that first look.
+        await loop.run_in_executor(executor, self.refresh)
         while True:
             await asyncio.sleep(interval)
             now = self.store.data_version()
             if now != version:
                 version = now
-                await asyncio.to_thread(self.refresh)
+                await loop.run_in_executor(executor, self.refresh)

@@ -4,13 +4,14 @@
 //
 // Implements the viewer contract (docs/viewer-contract.md). Tasks and patches
 // come from the plugin's routes (/api/coauthor/…, pneuma_coauthor/routes.py),
-// which call the same use cases as `pneuma coauthor`; new events arrive by a
-// long poll on /api/coauthor/events?since=SEQ.
+// which call the same use cases as `pneuma coauthor`; every new event on the
+// billboard arrives on the session's socket as a mode event ("billboard_event",
+// broadcast by routes.py), and the viewer reloads what it touches.
 
 const MODE = "coauthor";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const API = "/api/coauthor";
-const POLL_WAIT_S = 20;
+const EVENT_NAME = "billboard_event";
 const NAV_WAIT_MS = 2500; // navigate-to waits this long for a file still being written
 const MAX_CONTEXT_CHARS = 4000;
 const DONE_SHOWN = 30;
@@ -302,6 +303,8 @@ class CoAuthorViewer {
     };
     this.abort = new AbortController();
     this.destroyed = false;
+    this.incoming = []; // billboard events not yet shown
+    this.refreshing = false;
     this.onClick = (e) => this.click(e);
     this.onInput = (e) => {
       const field = e.target.dataset && e.target.dataset.field;
@@ -326,7 +329,6 @@ class CoAuthorViewer {
       this.notice("bad", `Could not read the billboard: ${error.message}`);
     }
     this.render();
-    this.poll();
     return this;
   }
 
@@ -336,7 +338,7 @@ class CoAuthorViewer {
     const board = await api(`${API}/tasks`, { signal: this.abort.signal });
     this.state.tasks = board.tasks;
     this.state.user = board.user;
-    this.setSeq(Math.max(this.state.lastSeq, board.lastSeq));
+    this.setSeq(board.lastSeq);
   }
 
   async loadTask(taskId) {
@@ -350,26 +352,28 @@ class CoAuthorViewer {
     this.root.dataset.seq = String(seq);
   }
 
-  async poll() {
-    let failures = 0;
-    while (!this.destroyed) {
-      try {
-        const since = this.state.lastSeq;
-        const r = await api(`${API}/events?since=${since}&wait=${POLL_WAIT_S}`, { signal: this.abort.signal });
-        failures = 0;
-        if (this.destroyed) return;
-        if (r.lastSeq < since) { // the log was replaced: start over
-          this.setSeq(0);
-          await this.refresh(null);
-        } else if (r.events.length) {
-          this.setSeq(r.events[r.events.length - 1].seq);
-          await this.refresh(r.events);
+  /** A billboard event from the server (the shell's mode_event). Events
+   * that arrive while a refresh runs are shown by the next one, together. */
+  onModeEvent(name, data) {
+    if (name !== EVENT_NAME || !data || this.destroyed) return;
+    this.incoming.push(data);
+    if (!this.refreshing) this.showIncoming();
+  }
+
+  async showIncoming() {
+    this.refreshing = true;
+    try {
+      while (this.incoming.length && !this.destroyed) {
+        const events = this.incoming.splice(0);
+        try {
+          await this.refresh(events);
+        } catch (error) {
+          if (this.destroyed || error.name === "AbortError") return;
+          this.notice("bad", `Could not read the billboard: ${error.message}`);
         }
-      } catch (error) {
-        if (this.destroyed || error.name === "AbortError") return;
-        failures += 1;
-        await sleep(Math.min(5000, 500 * failures));
       }
+    } finally {
+      this.refreshing = false;
     }
   }
 

@@ -34,6 +34,14 @@ class UseCaseError(ValueError):
     """A request that cannot be carried out; the message is for the person."""
 
 
+class NotFound(UseCaseError):
+    """The task or patch named does not exist."""
+
+
+class NotAllowed(UseCaseError):
+    """The actor may not do this (a capability it lacks)."""
+
+
 @dataclass
 class ApplyResult:
     patch_id: str
@@ -65,7 +73,7 @@ class CoAuthor:
         self.billboard.refresh()
         view = self.billboard.get_task(task_id)
         if view is None:
-            raise UseCaseError(f"no task {task_id}")
+            raise NotFound(f"no task {task_id}")
         return view
 
     # -- creating and steering tasks --------------------------------------------
@@ -208,7 +216,7 @@ class CoAuthor:
         if ref.isdigit():
             ref = f"{view.task_id}-p{ref}"
         if ref not in view.proposals:
-            raise UseCaseError(f"task {view.task_id} has no patch {ref}")
+            raise NotFound(f"task {view.task_id} has no patch {ref}")
         return ref
 
     def find_task_of_patch(self, patch_id: str) -> str:
@@ -216,13 +224,13 @@ class CoAuthor:
         for view in self.billboard.query_tasks():
             if patch_id in view.proposals:
                 return view.task_id
-        raise UseCaseError(f"no patch {patch_id}")
+        raise NotFound(f"no patch {patch_id}")
 
     def proposal_event(self, task_id: str, patch_id: str) -> ev.PatchProposed:
         for event in self.billboard.events(task_id=task_id):
             if event.type == "PatchProposed" and event.payload.patch_id == patch_id:  # type: ignore[attr-defined]
                 return event.payload  # type: ignore[return-value]
-        raise UseCaseError(f"no patch {patch_id}")
+        raise NotFound(f"no patch {patch_id}")
 
     # -- review --------------------------------------------------------------------
 
@@ -243,7 +251,7 @@ class CoAuthor:
         author = author or self.config.user_id
         actor = self.config.actors.get(author)
         if actor is not None and not actor.can("apply_patch"):
-            raise UseCaseError(f"{author} may not apply patches")
+            raise NotAllowed(f"{author} may not apply patches")
         view = self.task(task_id)
         patch_id = self.resolve_patch(view, ref)
         proposal = self.proposal_event(task_id, patch_id)
