@@ -421,11 +421,9 @@ class ClaudeCodeBackend(StreamJsonBackend):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(process.stderr_reader, 1.0)
         bridge = self.bridge
-        bridge.fail_controls("the CLI exited")
+        bridge.drop_link(process, "the CLI exited")
         if self._process is process:
             self._process = None
-        if bridge.link is process:
-            bridge.link = None
         if process.stopping:
             self._after_exit(process, code)
             return

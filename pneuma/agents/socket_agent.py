@@ -206,9 +206,7 @@ class SocketAgentBackend(StreamJsonBackend):
 
     def _disconnected(self, link: _SocketLink, close_code: int | None) -> None:
         bridge = self.bridge
-        bridge.fail_controls("the agent disconnected")
-        if bridge.link is link:
-            bridge.link = None
+        bridge.drop_link(link, "the agent disconnected")
         if self._link is link:
             self._link = None
         self._claimed = False

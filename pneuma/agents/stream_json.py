@@ -238,6 +238,13 @@ class StreamJsonBridge:
             self.begin_turn()
         return True
 
+    def drop_link(self, link: AgentLink, reason: str) -> None:
+        """``link`` is gone: controls waiting on an answer fail with ``reason``
+        and it stops being the current link."""
+        self.fail_controls(reason)
+        if self.link is link:
+            self.link = None
+
     async def send(self, message: dict[str, Any]) -> bool:
         """Write one message to the current agent, if there is one."""
         link = self.link

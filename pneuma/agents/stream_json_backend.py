@@ -8,8 +8,6 @@ and the agent's session id all go through one ``StreamJsonBridge``.
 from __future__ import annotations
 
 import logging
-from typing import Any
-
 from pneuma.agents.base import AgentEventSink, BackendOptions
 from pneuma.agents.stream_json import StreamJsonBridge
 
@@ -30,6 +28,9 @@ class StreamJsonBackend:
             agent_session_id=options.agent_session_id,
             logger=logger,
         )
+        # Permission answers go to the bridge as they are (it holds the
+        # original requests and knows the agent's control protocol).
+        self.answer_permission = self.bridge.answer_permission
 
     @property
     def agent_session_id(self) -> str | None:
@@ -39,15 +40,6 @@ class StreamJsonBackend:
     @agent_session_id.setter
     def agent_session_id(self, value: str | None) -> None:
         self.bridge.agent_session_id = value
-
-    async def answer_permission(
-        self,
-        request_id: str,
-        behavior: str,
-        updated_input: dict[str, Any] | None = None,
-        message: str | None = None,
-    ) -> None:
-        await self.bridge.answer_permission(request_id, behavior, updated_input, message)
 
     async def interrupt(self) -> None:
         await self.bridge.interrupt()

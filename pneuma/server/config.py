@@ -18,6 +18,7 @@ from pneuma.agents.base import BackendSpec
 from pneuma.host.modes import LoadedMode
 from pneuma.server.session import Session
 from pneuma.server.watcher import FileFilter, SelfWrites
+from pneuma.tools.errors import ToolError
 from pneuma.tools.sandbox import Sandbox
 
 
@@ -58,3 +59,14 @@ SANDBOX = web.AppKey("sandbox", Sandbox)
 SELF_WRITES = web.AppKey("self_writes", SelfWrites)
 FILE_FILTER = web.AppKey("file_filter", FileFilter)
 STOP_EVENT = web.AppKey("stop_event", asyncio.Event)
+
+
+def served_session(request: web.Request) -> Session:
+    """The session named by the route's ``{sid}``: E_NOT_FOUND for any other id."""
+    session = request.app[SESSION]
+    sid = request.match_info["sid"]
+    if sid != session.id:
+        raise ToolError("E_NOT_FOUND", f"no session {sid!r} on this server",
+                        details={"reason": "unknown_session", "sessionId": sid},
+                        hint="the session id is in the URL `pneuma run` printed")
+    return session

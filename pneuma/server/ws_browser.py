@@ -12,10 +12,9 @@ import logging
 
 from aiohttp import WSMsgType, web
 
-from pneuma.server.config import SESSION
+from pneuma.server.config import served_session
 from pneuma.server.connection import BrowserConnection
 from pneuma.server.messages import BadBrowserMessage, parse_browser_message
-from pneuma.tools.errors import ToolError
 
 log = logging.getLogger(__name__)
 
@@ -23,12 +22,7 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 
 async def browser_socket(request: web.Request) -> web.StreamResponse:
-    session = request.app[SESSION]
-    sid = request.match_info["sid"]
-    if sid != session.id:
-        raise ToolError("E_NOT_FOUND", f"no session {sid!r} on this server",
-                        details={"reason": "unknown_session", "sessionId": sid},
-                        hint="the session id is in the URL `pneuma run` printed")
+    session = served_session(request)
     ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
     await ws.prepare(request)
     connection = BrowserConnection(ws)

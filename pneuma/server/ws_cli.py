@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from pneuma.server.config import SESSION
+from pneuma.server.config import served_session
 from pneuma.tools.errors import ErrorCode, ToolError
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a line may carry a whole file
@@ -28,12 +28,7 @@ _REFUSAL_CODES: dict[int, ErrorCode] = {409: "E_CONFLICT", 503: "E_UNAVAILABLE"}
 async def cli_socket(request: web.Request) -> web.StreamResponse:
     from pneuma.agents.socket_agent import SocketAgentBackend
 
-    session = request.app[SESSION]
-    sid = request.match_info["sid"]
-    if sid != session.id:
-        raise ToolError("E_NOT_FOUND", f"no session {sid!r} on this server",
-                        details={"reason": "unknown_session", "sessionId": sid},
-                        hint="the session id is in the URL `pneuma run` printed")
+    session = served_session(request)
     backend = session.backend
     if not isinstance(backend, SocketAgentBackend):
         if backend is None:
