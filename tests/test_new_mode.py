@@ -142,7 +142,7 @@ def test_new_mode_generates_the_whole_package(fresh: Fresh) -> None:
     files = sorted(p.relative_to(project).as_posix() for p in project.rglob("*")
                    if p.is_file() and "__pycache__" not in p.parts and ".egg-info" not in str(p))  # fmt: skip
     assert files == [
-        ".gitignore", "README.md",
+        ".gitignore", "README.md", "conftest.py",
         f"{PACKAGE}/__init__.py", f"{PACKAGE}/manifest.json", f"{PACKAGE}/seeds/welcome.md",
         f"{PACKAGE}/skill/SKILL.md", f"{PACKAGE}/static/viewer.css", f"{PACKAGE}/static/viewer.js",
         f"{PACKAGE}/tools.py", "pyproject.toml", "tests/test_mode.py",

@@ -7,14 +7,14 @@ mode (or any mode given) in a seeded temporary workspace and serves it with
 pytest-aiohttp's ``aiohttp_client``. The returned ``Server`` knows its token
 and session and opens browser tabs: ``tab = await server.tab()``.
 
-The fake backend records every call and emits messages through the session
-exactly as a real backend does (``backend.emit({...})``), so no CLI is needed.
-The tab (``WSClient``) lives in ws_client.py, for other tests to import.
+The fake backend (``pneuma.testing.FakeAgent``, the one plugin tests get)
+records every call and emits messages through the session exactly as a real
+backend does (``backend.emit({...})``), so no CLI is needed. The tab
+(``WSClient``, ``pneuma.testing.BrowserTab``) is re-exported by ws_client.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,71 +26,15 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from pneuma.agents.base import AgentEventSink, BackendOptions, BackendSpec
+from pneuma.agents.base import BackendSpec
 from pneuma.host.modes import LoadedMode
 from pneuma.host.registry import get_mode
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.session import REPLAY_BUFFER_SIZE, Session
+from pneuma.testing import FakeAgent as FakeBackend
+from pneuma.testing import fake_agent_spec
 from pneuma.workspace.params import init_workspace
-from tests.server.ws_client import TIMEOUT, WSClient
-
-
-class FakeBackend:
-    """An ``AgentBackend`` that records calls; tests make it speak with ``emit``."""
-
-    name = "fake"
-
-    def __init__(self, options: BackendOptions, sink: AgentEventSink):
-        self.options = options
-        self.sink = sink
-        self.calls: list[tuple[Any, ...]] = []
-        self.user_messages: list[tuple[str, list[dict[str, str]]]] = []
-        self.started = False
-        self.stopped = False
-        self._changed = asyncio.Event()
-
-    def _record(self, *call: Any) -> None:
-        self.calls.append(call)
-        self._changed.set()
-
-    async def start(self) -> None:
-        self.started = True
-        self._record("start")
-
-    async def send_user_message(self, text: str, images: list[dict[str, str]]) -> None:
-        self.user_messages.append((text, images))
-        self._record("send_user_message", text, images)
-
-    async def answer_permission(self, request_id: str, behavior: str,
-                                updated_input: dict[str, Any] | None = None,
-                                message: str | None = None) -> None:
-        self._record("answer_permission", request_id, behavior, updated_input, message)
-
-    async def interrupt(self) -> None:
-        self._record("interrupt")
-
-    async def set_model(self, model: str) -> None:
-        self._record("set_model", model)
-
-    async def stop(self) -> None:
-        self.stopped = True
-        self._record("stop")
-
-    def emit(self, message: dict[str, Any]) -> None:
-        self.sink.emit(message)
-
-    def calls_named(self, name: str) -> list[tuple[Any, ...]]:
-        return [c for c in self.calls if c[0] == name]
-
-    async def wait_call(self, name: str, count: int = 1, timeout: float = TIMEOUT) -> list[tuple[Any, ...]]:
-        """Wait until ``name`` was called at least ``count`` times."""
-        async def until() -> None:
-            while len(self.calls_named(name)) < count:
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(until(), timeout)
-        return self.calls_named(name)
+from tests.server.ws_client import WSClient
 
 
 @dataclass
@@ -152,15 +96,6 @@ class Server:
         await self.client.close()
 
 
-def fake_backend_spec(holder: list[FakeBackend]) -> BackendSpec:
-    def factory(options: BackendOptions, sink: AgentEventSink) -> FakeBackend:
-        backend = FakeBackend(options, sink)
-        holder.append(backend)
-        return backend
-
-    return BackendSpec(name="fake", description="records calls", factory=factory)
-
-
 def no_backend_spec() -> BackendSpec:
     from pneuma.agents.builtin import register_backends
 
@@ -206,7 +141,7 @@ def make_server(aiohttp_client, slide_mode: LoadedMode, tmp_path: Path) -> MakeS
             session = Session(str(uuid.uuid4()), mode=mode.name, workspace=workspace,
                               backend_name=backend, replay_size=replay_size)
         holder: list[FakeBackend] = []
-        spec = fake_backend_spec(holder) if backend == "fake" else no_backend_spec()
+        spec = fake_agent_spec(holder) if backend == "fake" else no_backend_spec()
         token = token or uuid.uuid4().hex
         config = ServerConfig(mode=mode, workspace=workspace, token=token, session=session,
                               action_timeout=action_timeout, watch=watch, backend=spec,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pneuma import hookimpl
-from pneuma.host.modes import ModeSource
+from pneuma.api import ModeSource, hookimpl
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

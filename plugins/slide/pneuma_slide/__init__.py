@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pneuma import hookimpl
-from pneuma.host.modes import ModeSource
+from pneuma.api import ModeSource, hookimpl
 
 if TYPE_CHECKING:
     import click

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
+from pneuma.api import CHROMIUM, CHROMIUM_ARGS, read_config
 
 DEFAULT_WIDTH = 1280
 DEFAULT_HEIGHT = 720
@@ -91,8 +91,6 @@ def slide_size(params: dict[str, Any] | None) -> tuple[int, int]:
 
 def workspace_params(workspace: Path) -> dict[str, Any]:
     """The slide params stored in W/.pneuma/config.toml (empty when none)."""
-    from pneuma.workspace.params import read_config
-
     try:
         stored = read_config(workspace).get("params", {})
     except Exception:  # a broken config must not stop an export; defaults apply

@@ -1,21 +1,24 @@
 """Tests of the {{ cookiecutter.name }} mode. Run them with `python -m pytest` after
-`pip install -e .` (the mode must be installed for Pneuma to find it)."""
+`pip install -e '.[test]'` (the mode must be installed for Pneuma to find it).
+
+They use the real parts of Pneuma through `pneuma.testing`: the mode as
+`pneuma run` loads it, workspaces seeded as `pneuma init` seeds them, the
+`ToolContext` a handler really gets, the tool runtime with its schema checks,
+and a real server on 127.0.0.1 with a fake agent.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from pneuma.host.registry import get_mode
-from pneuma.workspace.skill import install_skill
-from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import Sandbox
-from pneuma.workspace.params import init_workspace
+from pneuma.api import LoadedMode, ToolError
+from pneuma.testing import call_tool, install_skill, load_mode, make_workspace, serve, tool_context
 
 from {{ cookiecutter.__package }} import tools
 
@@ -24,26 +27,19 @@ PACKAGE_DIR = Path(tools.__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
-def mode():
-    return get_mode(MODE)
+def mode() -> LoadedMode:
+    return load_mode(MODE)
 
 
 @pytest.fixture
-def workspace(mode, tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    init_workspace(mode, ws)
-    return ws
-
-
-def tool_context(workspace: Path) -> SimpleNamespace:
-    """What the outline handler reads of Pneuma's ToolContext."""
-    return SimpleNamespace(workspace=workspace, sandbox=Sandbox(workspace), params={})
+def workspace(pneuma_workspace) -> Path:
+    return pneuma_workspace(MODE)
 
 
 # --- the manifest -----------------------------------------------------------------
 
 
-def test_pneuma_finds_the_mode_in_this_package(mode):
+def test_pneuma_finds_the_mode_in_this_package(mode: LoadedMode):
     assert mode.package_dir == PACKAGE_DIR
     assert mode.distribution == "{{ cookiecutter.__distribution }}"
     manifest = mode.manifest
@@ -58,7 +54,7 @@ def test_pneuma_finds_the_mode_in_this_package(mode):
     assert [s.tool or s.action or "prompt" for s in steps] == ["outline", "prompt", "prompt", "show-file"]
 
 
-def test_every_tool_handler_imports(mode):
+def test_every_tool_handler_imports(mode: LoadedMode):
     for spec in mode.manifest.tools:
         module, function = spec.handler.split(":")
         assert callable(getattr(importlib.import_module(module), function)), spec.handler
@@ -67,22 +63,21 @@ def test_every_tool_handler_imports(mode):
 # --- seeds and skill ---------------------------------------------------------------
 
 
-def test_seeds_fill_an_empty_workspace(mode, tmp_path: Path):
-    ws = tmp_path / "ws"
-    result = init_workspace(mode, ws)
-    assert result.seeded == ["welcome.md"]
+def test_seeds_fill_an_empty_workspace(mode: LoadedMode, tmp_path: Path):
+    ws = make_workspace(mode, tmp_path / "ws")
+    assert sorted(p.name for p in ws.iterdir() if not p.name.startswith(".")) == ["welcome.md"]
     text = (ws / "welcome.md").read_text(encoding="utf-8")
     assert text.startswith("# Welcome to ")
     # A workspace with pages of its own is left alone.
     other = tmp_path / "other"
     other.mkdir()
     (other / "plan.md").write_text("# Plan\n", encoding="utf-8")
-    assert init_workspace(mode, other).seeded == []
-    assert sorted(p.name for p in other.iterdir()) == ["plan.md"]
+    make_workspace(mode, other)
+    assert sorted(p.name for p in other.iterdir() if not p.name.startswith(".")) == ["plan.md"]
 
 
-def test_skill_installs_and_claude_md_lists_the_action(mode, workspace: Path):
-    result = install_skill(mode, workspace, {})
+def test_skill_installs_and_claude_md_lists_the_action(mode: LoadedMode, workspace: Path):
+    result = install_skill(mode, workspace)
     assert result.changed
     skill = workspace / ".claude" / "skills" / mode.manifest.skill.install_name / "SKILL.md"
     text = skill.read_text(encoding="utf-8")
@@ -93,14 +88,14 @@ def test_skill_installs_and_claude_md_lists_the_action(mode, workspace: Path):
     assert "`outline`" in claude
     assert "/review-page" in claude
     # A second install changes nothing.
-    assert not install_skill(mode, workspace, {}).changed
+    assert not install_skill(mode, workspace).changed
 
 
 # --- the outline tool -----------------------------------------------------------------
 
 
-def test_outline_of_the_seed_page(mode, workspace: Path):
-    result = tools.outline(tool_context(workspace), {"file": "welcome.md"})
+def test_outline_of_the_seed_page(mode: LoadedMode, workspace: Path):
+    result = tools.outline(tool_context(mode, workspace), {"file": "welcome.md"})
     Draft202012Validator(mode.manifest.tool("outline").output_schema).validate(result)
     assert result["file"] == "welcome.md"
     assert result["title"].startswith("Welcome to ")
@@ -112,12 +107,12 @@ def test_outline_of_the_seed_page(mode, workspace: Path):
     assert result["lines"] == len((workspace / "welcome.md").read_text().splitlines())
 
 
-def test_outline_ignores_headings_in_code_and_strips_markup(workspace: Path):
+def test_outline_ignores_headings_in_code_and_strips_markup(mode: LoadedMode, workspace: Path):
     (workspace / "notes.md").write_text(
         "# The **plan**\n\n```bash\n# not a heading\n```\n\n## See [the docs](https://example.com)\n",
         encoding="utf-8",
     )
-    result = tools.outline(tool_context(workspace), {"file": "notes.md"})
+    result = tools.outline(tool_context(mode, workspace), {"file": "notes.md"})
     assert result["headings"] == [
         {"level": 1, "text": "The plan", "line": 1},
         {"level": 2, "text": "See the docs", "line": 7},
@@ -129,23 +124,46 @@ def test_outline_ignores_headings_in_code_and_strips_markup(workspace: Path):
     [("missing.md", "E_NOT_FOUND"), ("notes.txt", "E_BAD_ARGS"), ("../outside.md", "E_DENY_PATH"),
      (".pneuma/history.md", "E_DENY_PATH")],
 )
-def test_outline_errors(workspace: Path, path: str, code: str):
+def test_outline_errors(mode: LoadedMode, workspace: Path, path: str, code: str):
     (workspace / "notes.txt").write_text("plain text\n", encoding="utf-8")
     with pytest.raises(ToolError) as caught:
-        tools.outline(tool_context(workspace), {"file": path})
+        tools.outline(tool_context(mode, workspace), {"file": path})
     assert caught.value.code == code
 
 
-def test_outline_through_pneumas_tool_runtime(mode, workspace: Path):
+def test_outline_through_pneumas_tool_runtime(mode: LoadedMode, workspace: Path):
     # The same call the agent makes over MCP or `pneuma tool`: arguments and
     # result are checked against the manifest's schemas.
-    runtime = pytest.importorskip("pneuma.tools.runtime")
-    result = runtime.call_tool(mode, workspace, "outline", {"file": "welcome.md"})
+    result = call_tool(mode, workspace, "outline", {"file": "welcome.md"})
     assert result["title"].startswith("Welcome to "), result
-    bad = runtime.call_tool(mode, workspace, "outline", {"file": "welcome.md", "depth": 2})
+    bad = call_tool(mode, workspace, "outline", {"file": "welcome.md", "depth": 2})
     assert bad["error"]["code"] == "E_BAD_ARGS"
-    missing = runtime.call_tool(mode, workspace, "outline", {"file": "missing.md"})
+    missing = call_tool(mode, workspace, "outline", {"file": "missing.md"})
     assert missing["error"]["code"] == "E_NOT_FOUND"
+
+
+# --- a running Pneuma ------------------------------------------------------------------
+
+
+def test_a_running_pneuma_serves_the_viewer_the_tool_and_the_chat(mode: LoadedMode, workspace: Path):
+    async def scenario() -> None:
+        async with serve(mode, workspace) as server:
+            config = await (await server.get("/api/config")).json()
+            viewer = await server.get(config["modeStaticUrl"] + mode.manifest.viewer.module)
+            assert viewer.status == 200
+            assert "export function extractContext" in await viewer.text()
+            # The agent's curl reaches the same handler as MCP does.
+            answer = await server.post("/api/tools/outline", json={"file": "welcome.md"})
+            assert (await answer.json())["title"].startswith("Welcome to ")
+            # Nothing is served without the session token.
+            assert (await server.get("/api/config", token=False)).status == 401
+            # What the viewer's extractContext wrote reaches the agent first.
+            tab = await server.tab()
+            context = f'<viewer-context mode="{MODE}" file="welcome.md" line="1" block="heading">'
+            await tab.say("Shorten this", viewer_context=context)
+            assert await server.agent.next_user_message() == f"{context}\n\nShorten this"
+
+    asyncio.run(scenario())
 
 
 def test_manifest_is_plain_json():

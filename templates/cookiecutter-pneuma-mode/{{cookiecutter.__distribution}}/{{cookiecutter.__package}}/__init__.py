@@ -2,14 +2,15 @@
 
 Pneuma finds this module through the entry point in pyproject.toml and calls
 ``register_modes`` once per process to learn which modes it provides.
+Everything it needs of Pneuma comes from ``pneuma.api``, the one module
+whose names Pneuma promises to keep (see Pneuma's docs/api.md).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pneuma import hookimpl
-from pneuma.host.modes import ModeSource
+from pneuma.api import ModeSource, hookimpl
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

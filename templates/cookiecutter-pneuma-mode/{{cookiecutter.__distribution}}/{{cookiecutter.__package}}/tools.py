@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pneuma.tools.errors import ToolError
+from pneuma.api import ToolContext, ToolError
 
 MAX_BYTES = 1_000_000
 
@@ -30,7 +30,7 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
 
 
-def outline(ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
+def outline(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """Tool ``outline``: the headings and size of one Markdown page."""
     rel = args["file"]
     if not rel.endswith(".md"):

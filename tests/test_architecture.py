@@ -1,0 +1,173 @@
+"""The shape of the host's code: no import cycles in ``pneuma/``, and the
+test helpers (``pneuma.testing``) never part of a running host.
+
+The module graph is built from the source with ``ast``: every import
+statement counts, at module level, under ``if TYPE_CHECKING:`` and inside
+functions, with relative imports resolved. A cycle through a function-local
+import still ties the two modules' designs together, so it counts too.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "pneuma"
+
+
+def module_files(package: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py file under ``package``."""
+    modules = {}
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def imported_names(module: str, path: Path) -> Iterator[tuple[str, int]]:
+    """Every absolute name ``module`` imports, with its line; relative imports
+    resolved. ``from a import b`` gives ``a.b``: ``b`` may be a module, and
+    when it is not, ``most_specific`` falls back to ``a``."""
+    is_package = path.name == "__init__.py"
+    package_parts = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package_parts[:len(package_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                yield (base if alias.name == "*" else f"{base}.{alias.name}"), node.lineno
+
+
+def most_specific(name: str, modules: dict[str, Path]) -> str | None:
+    """The module ``name`` refers to: itself, or the nearest enclosing one."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    modules = module_files(package)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for imported, _line in imported_names(name, path):
+            target = most_specific(imported, modules)
+            if target is not None and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm (iterative): the groups of modules that import each
+    other, directly or not; only groups of two or more."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def one_cycle(graph: dict[str, set[str]], group: list[str]) -> list[str]:
+    """A shortest cycle through the group's first module, for the message."""
+    start = group[0]
+    members = set(group)
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for child in sorted(graph[node] & members):
+            if child == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return [*reversed(path), start]
+            if child not in came_from:
+                came_from[child] = node
+                queue.append(child)
+    return group
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_local_import(tmp_path: Path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg.sub import b\n")
+    (package / "sub" / "b.py").write_text("def f():\n    from .. import c\n")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.a\n")
+    (package / "d.py").write_text("import pkg.a\n")
+    graph = import_graph(package)
+    [group] = strongly_connected(graph)
+    assert group == ["pkg.a", "pkg.c", "pkg.sub.b"]
+    assert one_cycle(graph, group) == ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]
+
+
+def test_pneuma_has_no_import_cycles():
+    graph = import_graph(PACKAGE)
+    cycles = [" -> ".join(one_cycle(graph, group)) for group in strongly_connected(graph)]
+    assert cycles == [], "import cycles in pneuma/ (every import counts, including " \
+        "TYPE_CHECKING and function-local ones):\n" + "\n".join(cycles)
+
+
+def test_the_host_never_imports_its_test_helpers():
+    # pneuma.testing pulls in pytest and test-only code; a running host
+    # must not depend on it, not even lazily.
+    modules = module_files(PACKAGE)
+    offenders = [
+        f"{path.relative_to(REPO)}:{line}: imports {name}"
+        for module, path in modules.items()
+        if not (module == "pneuma.testing" or module.startswith("pneuma.testing."))
+        for name, line in imported_names(module, path)
+        if name == "pneuma.testing" or name.startswith("pneuma.testing.")
+    ]
+    assert offenders == []
