@@ -314,7 +314,9 @@ def test_preview_scene_through_the_server_with_no_tab_open(pneuma_server: Any, o
     status, result = api(server, "/api/tools/preview_scene",
                          {"scenePath": "station_en", "line": line})
     assert status == 200, result
-    assert result["url"] == f"{server.base}/webgal/#scene=station_en.txt&line={line}"
+    # The URL opens in any browser: it carries the token (traded for the cookie).
+    assert result["url"] == \
+        f"{server.base}/webgal/?token={server.token}#scene=station_en.txt&line={line}"
     assert any("no preview is open" in entry for entry in result["logs"]), result["logs"]
     status, body = api(server, "/api/webgal/status")
     assert body["previews"] == [] and body["pendingJump"]["scene"] == "station_en.txt"
@@ -335,7 +337,54 @@ def test_preview_scene_through_the_server_with_no_tab_open(pneuma_server: Any, o
     status, result = api(server, "/api/tools/preview_scene",
                          {"scenePath": "game/scene/station_en.txt", "line": 12})
     assert status == 200, result
-    assert result["url"] == f"{server.base}/webgal/#scene=station_en.txt&line=12"
+    assert result["url"] == f"{server.base}/webgal/?token={server.token}#scene=station_en.txt&line=12"
     assert any("landed on station_en.txt line 12" in e and target in e for e in result["logs"]), \
         result["logs"]
     shot(page, "webgal-preview-scene-tool")
+
+
+def test_preview_scene_without_pneuma_run_opens_in_a_browser(browser: Any, tmp_path: Path,
+                                                              shot: Any) -> None:
+    """preview_scene called as the agent's MCP server calls it, with no
+    `pneuma run` up: it starts the Pneuma server headless, and the URL it
+    hands out opens the game at the line in a browser that has never seen
+    the server (the token in the URL becomes its cookie, then leaves the
+    address bar)."""
+    from pneuma.api import call_mode_tool, running_headless_server
+    from pneuma.host.registry import get_mode
+    from pneuma.workspace.params import init_workspace
+
+    workspace = (tmp_path / "ws").resolve()
+    init_workspace(get_mode("webgal"), workspace, {"language": "en"})
+    (workspace / ".pneuma").mkdir(exist_ok=True)
+    (workspace / ".pneuma" / "webgal-policies.json").write_text(
+        json.dumps({"policies": {"previewWaitSeconds": 60}}))
+    result = call_mode_tool("webgal", workspace, "preview_scene",
+                            {"scenePath": "station_en", "line": 10}, server_url="")
+    server = running_headless_server("webgal", workspace)
+    try:
+        assert "error" not in result and server is not None, result
+        assert result["url"] == \
+            f"{server.url}/webgal/?token={server.token}#scene=station_en.txt&line=10"
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        foreign = watch_requests(context, server.url)
+        page = context.new_page()
+        page.goto(result["url"])
+        expected = dialogue(workspace, "station_en.txt", 10)
+        shows_text(page, expected)
+        page.wait_for_function(f"{STATE}.line === 10 && {STATE}.scene === 'station_en.txt'",
+                               timeout=10_000)
+        assert "token" not in page.url and page.url.endswith("#scene=station_en.txt&line=10")
+        shot(page, "webgal-headless-preview")
+        # A second call finds the game open: it jumps it and says what it shows.
+        again = call_mode_tool("webgal", workspace, "preview_scene",
+                               {"scenePath": "station_en", "line": 12}, server_url="")
+        target = dialogue(workspace, "station_en.txt", 12)
+        assert any("reused" in entry for entry in again["logs"]), again["logs"]
+        assert any("landed on station_en.txt line 12" in e and target in e
+                   for e in again["logs"]), again["logs"]
+        assert foreign == []
+        context.close()
+    finally:
+        if server is not None:
+            server.stop()

@@ -11,6 +11,7 @@ from pathlib import Path
 from jsonschema.validators import Draft202012Validator
 
 from pneuma.host.registry import get_mode
+from pneuma.tools.runtime import load_handler
 from pneuma.workspace.skill import install_skill
 from pneuma.workspace.params import init_workspace
 
@@ -32,6 +33,18 @@ CONTRACT_TOOLS = [
     "execute_command",
     "browser_action",
 ]
+
+# The tools that are not WebGAL's own: the host's generic handlers.
+HANDLERS = {
+    **{name: f"pneuma.tools.builtin_files:{name}" for name in (
+        "list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
+        "list_snapshots", "restore_snapshot")},
+    "get_runtime_info": "pneuma.tools.runtime_info:get_runtime_info",
+    "ask_followup_question": "pneuma.tools.interaction:ask_followup_question",
+    "attempt_completion": "pneuma.tools.interaction:attempt_completion",
+    "execute_command": "pneuma.tools.command:execute_command",
+    "browser_action": "pneuma.tools.browser:browser_action",
+}
 
 # The 34 keywords the WebGAL engine registers (reference README, section 2.3).
 ENGINE_COMMANDS = set(
@@ -124,7 +137,8 @@ def test_mode_loads_with_the_contract_tools():
         Draft202012Validator.check_schema(tool.input_schema)
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
-        assert tool.handler == f"pneuma_webgal.tools:{tool.name}"
+        assert tool.handler == HANDLERS.get(tool.name, f"pneuma_webgal.tools:{tool.name}")
+        assert callable(load_handler(tool.handler))
         assert tool.description.strip()
 
 

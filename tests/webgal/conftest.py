@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import os
-import signal
 from pathlib import Path
 
 import pytest
 from corpus import build_game
 
+from pneuma.api import running_headless_server
 from pneuma.host.registry import get_mode
 from pneuma.workspace.params import init_workspace
 
@@ -30,15 +28,10 @@ def corpus_games(tmp_path_factory):
 
 
 def _stop_preview_server(ws: Path) -> None:
-    state = ws / ".pneuma" / "webgal-preview.json"
-    try:
-        pid = int(json.loads(state.read_text())["pid"])
-    except (OSError, ValueError, KeyError):
-        return
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
+    """Stop the headless server preview_scene may have started for ``ws``."""
+    server = running_headless_server("webgal", ws)
+    if server is not None:
+        server.stop()
 
 
 @pytest.fixture

@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pneuma import hookimpl
-from pneuma.host.modes import ModeSource
+from pneuma.api import ModeSource, hookimpl
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from pneuma.host.modes import LoadedMode
+    from pneuma.api import Pneuma
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -23,8 +22,9 @@ def register_modes() -> list[ModeSource]:
 
 
 @hookimpl
-def register_routes(pneuma):  # INTERIM
-    from pneuma_webgal.routes import register
+def register_routes(pneuma: Pneuma) -> list[web.RouteDef]:
+    # Imported here: the routes (aiohttp, the sync hub) are needed only by a
+    # server serving this mode, not by every command that lists the modes.
+    from .routes import routes
 
-    register(pneuma._app)
-    return []
+    return routes(pneuma)

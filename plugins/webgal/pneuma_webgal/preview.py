@@ -1,336 +1,230 @@
-"""The WebGAL preview: where the real engine is served for a workspace.
+"""Where ``preview_scene`` has the engine served, and how it jumps the game.
 
-``preview_scene`` looks, in this order, for
+In this order:
 
-1. WebGAL Terre, when the policy configures it (``"terre": {"port": 3001, "gameDir": …}``);
-2. the running ``pneuma run`` server of this workspace (``ctx.server_url``), whose
+1. WebGAL Terre, when the policy configures it (``"terre": {"port": 3001,
+   "gameDir": …}``): its page for the game, and a JUMP over Terre's own
+   editor-sync socket;
+2. the ``pneuma run`` server of this workspace (``ctx.server_url``), whose
    engine route is ``<server>/webgal/``;
-3. a background preview server of our own (this module, run as
-   ``python -m pneuma_webgal.preview --workspace W``): a small aiohttp process
-   serving the same route — the engine's ``dist/`` at ``/webgal/``, the workspace's
-   ``game/`` folder at ``/webgal/game/`` — plus the editor-sync WebSocket
-   ``/api/webgalsync`` the engine opens by itself and ``POST /api/webgal/jump``,
-   all with the same code as ``pneuma run`` (routes.py: ``WebgalSync``, the
-   launcher script, ``jump_request``). It records ``{pid, port}`` in
-   ``W/.pneuma/webgal-preview.json``, is reused while it answers, and stops itself
-   after 10 idle minutes.
+3. else a headless Pneuma server for this workspace
+   (``pneuma.api.ensure_headless_server``): the same app as ``pneuma run``,
+   token and all, started in the background, reused while it answers and
+   stopped after ``PNEUMA_WEBGAL_PREVIEW_IDLE`` seconds (default 600) unused.
 
 The engine has no URL per scene; the page URL names scene and line in its
 fragment (``#scene=beach_date.txt&line=12``, read by static/launcher.js), and
-``preview_scene`` jumps games that are already open (or the next one to open)
-through ``POST /api/webgal/jump``, which sends the editor-sync JUMP.
+the games already open (or the next one to open) are jumped through ``POST
+/api/webgal/jump``. A Pneuma URL carries ``?token=`` so that it opens in any
+browser; the page then drops it from the address bar.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import mimetypes
 import os
-import signal
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
+from typing import Any
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-STATE_FILE = "webgal-preview.json"
+from pneuma.api import ToolContext, ToolError, ensure_headless_server
+
+from .engine import engine_candidates, engine_dir
+from .sync import jump_message, preview_url
+
 IDLE_SECONDS = float(os.environ.get("PNEUMA_WEBGAL_PREVIEW_IDLE", "600"))
+PREVIEW_WAIT = 8.0  # seconds preview_scene waits for an open game to land
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
+NOT_LOCAL_HINT = "Only http://localhost and http://127.0.0.1 are allowed."
 
 
-# --- the engine -----------------------------------------------------------------
-
-
-def engine_candidates() -> list[Path]:
-    env = os.environ.get("PNEUMA_WEBGAL_ENGINE_DIR")
-    out = [Path(env)] if env else []
-    out += [
-        PACKAGE_DIR / "engine",
-        PACKAGE_DIR / "static" / "engine",
-        PACKAGE_DIR / "webgal-engine",
-        PACKAGE_DIR.parent / "web" / "dist",
-        PACKAGE_DIR.parent / "web" / "node_modules" / "webgal-engine" / "dist",
-    ]
-    return out
-
-
-def find_engine() -> Path | None:
-    """The folder holding the engine's index.html (webgal-engine's dist/), if set up."""
-    for candidate in engine_candidates():
-        if (candidate / "index.html").is_file() and (candidate / "assets").is_dir():
-            return candidate
-    return None
-
-
-def jump_message(scene_file: str, line: int) -> str:
-    """The legacy editor-sync JUMP message (accepted by engine 4.5.x and Terre 4.6)."""
-    from pneuma_webgal.routes import jump_message as message
-
-    return json.dumps(message(scene_file, line), ensure_ascii=False)
-
-
-# --- the background server ------------------------------------------------------
-
-
-def build_app(workspace: Path, engine: Path, *, idle_seconds: float = IDLE_SECONDS,
-              language: str = ""):
-    """The same engine page, launcher, sync hub and jump route as ``pneuma
-    run`` serves (routes.py), for one workspace, without the session."""
-    from aiohttp import web
-
-    from pneuma.tools.errors import ToolError
-    from pneuma.tools.sandbox import Sandbox
-    from pneuma_webgal.routes import LAUNCHER, WebgalSync, inject_launcher, jump_request
-
-    sandbox = Sandbox(workspace)
-    sync = WebgalSync(workspace)
-    state = {"last": time.monotonic(), "base": ""}
-    index_html = inject_launcher((engine / "index.html").read_text(encoding="utf-8"), language)
-
-    @web.middleware
-    async def touch(request, handler):
-        state["last"] = time.monotonic()
-        return await handler(request)
-
-    async def index(request):
-        return web.Response(text=index_html, content_type="text/html",
-                            headers={"Cache-Control": "no-store"})
-
-    async def redirect(request):
-        raise web.HTTPFound("/webgal/")
-
-    def _file(path: Path) -> web.StreamResponse:
-        if not path.is_file():
-            raise web.HTTPNotFound()
-        ctype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        if path.suffix in (".js", ".mjs"):
-            ctype = "text/javascript"
-        return web.FileResponse(path, headers={"Content-Type": ctype, "Cache-Control": "no-cache"})
-
-    async def game_file(request):
-        rel = request.match_info["path"]
-        try:
-            path = sandbox.resolve("game/" + rel)
-        except ToolError:
-            raise web.HTTPForbidden() from None
-        return _file(path)
-
-    async def engine_file(request):
-        rel = request.match_info["path"]
-        target = (engine / rel).resolve()
-        if engine.resolve() not in target.parents:
-            raise web.HTTPForbidden()
-        return _file(target)
-
-    async def launcher(request):
-        return _file(LAUNCHER)
-
-    async def health(request):
-        return web.json_response({"ok": True, "workspace": str(workspace), "pid": os.getpid(),
-                                  "clients": len(sync.clients)})
-
-    async def jump(request):
-        try:
-            body = await request.json()
-        except ValueError:
-            body = None
-        status, result = await jump_request(sync, body, f"http://{request.host}")
-        return web.json_response(result, status=status,
-                                 dumps=lambda o: json.dumps(o, ensure_ascii=False))
-
-    async def sync_status(request):
-        return web.json_response({"url": f"http://{request.host}/webgal/", **sync.status()},
-                                 dumps=lambda o: json.dumps(o, ensure_ascii=False))
-
-    async def sync_socket(request):
-        return await sync.handle(request)
-
-    async def idle_watch(app):
-        async def loop():
-            while True:
-                await asyncio.sleep(min(30.0, max(idle_seconds / 4, 0.5)))
-                # An open game reports every second: it keeps the server alive.
-                if sync.previews:
-                    state["last"] = time.monotonic()
-                if time.monotonic() - state["last"] > idle_seconds:
-                    os.kill(os.getpid(), signal.SIGTERM)
-                    return
-
-        task = asyncio.create_task(loop())
-        yield
-        task.cancel()
-        await sync.close()
-
-    app = web.Application(middlewares=[touch])
-    app.cleanup_ctx.append(idle_watch)
-    app.router.add_get("/", redirect)
-    app.router.add_get("/webgal", redirect)
-    app.router.add_get("/webgal/", index)
-    app.router.add_get("/webgal/index.html", index)
-    app.router.add_get("/webgal/_pneuma/health", health)
-    app.router.add_get("/webgal/_pneuma/launcher.js", launcher)
-    app.router.add_get("/webgal/game/{path:.+}", game_file)
-    app.router.add_get("/webgal/{path:.+}", engine_file)
-    app.router.add_get("/api/webgalsync", sync_socket)
-    app.router.add_post("/api/webgal/jump", jump)
-    app.router.add_get("/api/webgal/status", sync_status)
-    return app
-
-
-def serve(workspace: Path, port: int, state_path: Path, language: str = "") -> None:
-    from aiohttp import web
-
-    engine = find_engine()
-    if engine is None:
-        print("webgal engine dist not found in: " + ", ".join(map(str, engine_candidates())), file=sys.stderr)
-        sys.exit(3)
-    app = build_app(workspace, engine, language=language)
-
-    async def main():
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", port)
-        await site.start()
-        actual = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        state_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "port": actual, "workspace": str(workspace),
-                                   "engine": str(engine), "startedAt": time.time()}))
-        os.replace(tmp, state_path)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        try:
-            if json.loads(state_path.read_text()).get("pid") == os.getpid():
-                state_path.unlink()
-        except (OSError, ValueError):
-            pass
-        await runner.cleanup()
-
-    asyncio.run(main())
-
-
-# --- used by preview_scene ------------------------------------------------------
-
-
-def http_get(url: str, *, token: str | None = None, timeout: float = 3.0) -> int:
-    """Status code of a GET (0 when nothing answers)."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
+def is_local_url(url: str) -> bool:
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as r:
-            return r.status
+        parsed = urllib.parse.urlsplit(url)
+    except ValueError:
+        return False
+    return (parsed.scheme in ("http", "https") and parsed.hostname in LOCAL_HOSTS
+            and not parsed.username)
+
+
+def wait_seconds(ctx: ToolContext) -> float:
+    """How long to wait for an open game to land (policy ``previewWaitSeconds``)."""
+    value = ctx.policies.get("previewWaitSeconds", PREVIEW_WAIT)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return PREVIEW_WAIT
+    return max(0.0, min(float(value), 60.0))
+
+
+async def preview_scene_url(ctx: ToolContext, scene_file: str, line: int,
+                            logs: list[str]) -> str:
+    """The URL showing ``scene_file`` (under game/scene/) at ``line``, with every
+    open game jumped there; what happened is appended to ``logs``."""
+    terre = terre_config(ctx)
+    if terre is not None:
+        return await _terre_url(ctx, terre, scene_file, logs)
+    if ctx.server_url:
+        url = await _pneuma_run_url(ctx, scene_file, line, logs)
+        if url is not None:
+            return url
+    return await _headless_url(ctx, scene_file, line, logs)
+
+
+# --- a Pneuma server: `pneuma run`, else a headless one ---------------------------------
+
+
+def post_jump(base: str, token: str | None, scene_file: str, line: int,
+              wait: float) -> tuple[int, dict[str, Any] | None]:
+    """``POST <base>/api/webgal/jump``: (status, answer); (0, None) when nothing
+    answers. Only a game already open is waited for (``pendingWait: 0``)."""
+    body = json.dumps({"scene": scene_file, "line": line, "wait": wait,
+                       "pendingWait": 0}).encode("utf-8")
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(base.rstrip("/") + "/api/webgal/jump", data=body,
+                                     headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=wait + 10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            return exc.code, json.loads(exc.read() or b"null")
+        except ValueError:
+            return exc.code, None
+    except (urllib.error.URLError, OSError, ValueError):
+        return 0, None
+
+
+def jump_logs(answer: dict[str, Any], scene_file: str, line: int, url: str) -> list[str]:
+    """What the jump did, in words: where the game landed and what it shows."""
+    if answer.get("landed") and isinstance(answer.get("preview"), dict):
+        shown = answer["preview"]
+        said = (f"{shown.get('speaker')}: {shown.get('text')}" if shown.get("speaker")
+                else str(shown.get("text") or ""))
+        return [f"the preview landed on {shown.get('scene') or scene_file} line "
+                f"{shown.get('line') or line}" + (f"; it shows: {said}" if said else "")]
+    if answer.get("delivered"):
+        return [f"jumped {answer['delivered']} open preview(s) to {scene_file} line {line}; "
+                "none reported landing yet"]
+    return [f"no preview is open: the first one to open ({url}) jumps to {scene_file} line {line}"]
+
+
+async def _jump(base: str, token: str | None, ctx: ToolContext, scene_file: str, line: int,
+                logs: list[str]) -> tuple[int, str]:
+    """Jump through ``base``; (HTTP status, the page URL for the line it took)."""
+    status, answer = await asyncio.to_thread(post_jump, base, token, scene_file, line,
+                                             wait_seconds(ctx))
+    if status == 200 and isinstance(answer, dict):
+        line = int(answer.get("line") or line)
+        url = preview_url(base, scene_file, line, token=token)
+        logs.extend(jump_logs(answer, scene_file, line, url))
+        return status, url
+    reason = (answer.get("error") or {}).get("message") if isinstance(answer, dict) else None
+    logs.append(f"{base} could not jump the preview (status {status or 'no answer'}"
+                + (f": {reason}" if reason else "") + ")")
+    return status, preview_url(base, scene_file, line, token=token)
+
+
+async def _pneuma_run_url(ctx: ToolContext, scene_file: str, line: int,
+                          logs: list[str]) -> str | None:
+    base = str(ctx.server_url).rstrip("/")
+    if not is_local_url(base):
+        raise ToolError("E_POLICY_VIOLATION", f"the Pneuma server {base} is not local",
+                        details={"url": base}, hint=NOT_LOCAL_HINT)
+    status, url = await _jump(base, ctx.server_token, ctx, scene_file, line, logs)
+    if status != 200:
+        logs.append("using a preview server of its own instead of pneuma run's")
+        return None
+    return url
+
+
+async def _headless_url(ctx: ToolContext, scene_file: str, line: int, logs: list[str]) -> str:
+    if engine_dir() is None:
+        raise ToolError("E_PREVIEW_FAIL", "no preview can be served: the WebGAL engine is not set up",
+                        details={"engineSearched": [str(p) for p in engine_candidates()]},
+                        hint="Set up the engine (scripts/build-web, or npm ci && npm run build in "
+                             "the webgal mode's web/ folder) or run `pneuma run` for this workspace.")
+    try:
+        server = await asyncio.to_thread(ensure_headless_server, ctx.mode.name, ctx.workspace,
+                                         idle_seconds=IDLE_SECONDS)
+    except TimeoutError as exc:
+        raise ToolError("E_TIMEOUT", f"the preview server did not start: {exc}",
+                        hint=f"See .pneuma/headless-{ctx.mode.name}.log.") from None
+    except (RuntimeError, OSError) as exc:
+        raise ToolError("E_PREVIEW_FAIL", f"no preview can be served: {exc}",
+                        hint="Run `pneuma run` for this workspace instead.") from None
+    minutes = max(1, int(IDLE_SECONDS // 60))
+    logs.append(("reused" if server.reused else "started")
+                + f" this workspace's preview server (pid {server.pid}, port {server.port}); "
+                f"it stops after {minutes} idle minute{'s' if minutes > 1 else ''}")
+    _, url = await _jump(server.url, server.token, ctx, scene_file, line, logs)
+    return url
+
+
+# --- WebGAL Terre -------------------------------------------------------------------------
+
+
+def terre_config(ctx: ToolContext) -> dict[str, Any] | None:
+    raw = ctx.policies.get("terre")
+    preview = ctx.policies.get("preview")
+    if raw is None and isinstance(preview, dict):
+        raw = preview.get("terre")
+    if raw is True:
+        raw = {}
+    if not isinstance(raw, dict) or raw.get("enabled") is False:
+        return None
+    return raw
+
+
+def http_status(url: str, *, timeout: float = 3.0) -> int:
+    """Status code of a GET (0 when nothing answers)."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status
     except urllib.error.HTTPError as exc:
         return exc.code
     except (urllib.error.URLError, OSError, ValueError):
         return 0
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except (OSError, ValueError):
-        return False
-    try:  # an exited child not yet reaped by its parent is a zombie, not a server
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def running_server(workspace: Path) -> dict | None:
-    """The background server of this workspace, if it is up and answering."""
-    path = workspace / ".pneuma" / STATE_FILE
-    try:
-        info = json.loads(path.read_text())
-        pid, port = int(info["pid"]), int(info["port"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not _alive(pid):
-        return None
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/webgal/_pneuma/health", timeout=2) as r:
-            data = json.loads(r.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
-    if Path(data.get("workspace", "")) != workspace:
-        return None
-    return info
-
-
-def start_server(workspace: Path, *, timeout: float = 15.0, language: str = "") -> dict:
-    """Start (or reuse) the background preview server; returns its state record.
-    Raises RuntimeError with the reason when it cannot run."""
-    info = running_server(workspace)
-    if info:
-        info["reused"] = True
-        return info
-    if find_engine() is None:
-        raise RuntimeError(
-            "the WebGAL engine is not set up (webgal-engine's dist/ was not found in "
-            + ", ".join(str(p) for p in engine_candidates()) + ")"
-        )
-    pneuma_dir = workspace / ".pneuma"
-    pneuma_dir.mkdir(parents=True, exist_ok=True)
-    state_path = pneuma_dir / STATE_FILE
-    try:
-        state_path.unlink()
-    except FileNotFoundError:
-        pass
-    log = open(pneuma_dir / "webgal-preview.log", "ab")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_DIR.parent), env.get("PYTHONPATH")]))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pneuma_webgal.preview", "--workspace", str(workspace), "--state", str(state_path),
-         "--language", language],
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-        env=env,
-        close_fds=True,
-    )
-    log.close()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = (pneuma_dir / "webgal-preview.log").read_text(errors="replace")[-600:]
-            raise RuntimeError(f"the preview server exited with code {proc.returncode}: {tail.strip()}")
-        info = running_server(workspace)
-        if info:
-            info["reused"] = False
-            return info
-        time.sleep(0.1)
-    proc.terminate()
-    raise TimeoutError(f"the preview server did not answer within {timeout:.0f} s")
-
-
 async def ws_jump(ws_url: str, scene_file: str, line: int, *, timeout: float = 3.0) -> None:
-    """Send the JUMP message over an editor-sync WebSocket (Terre or ours)."""
+    """Send the JUMP message over an editor-sync WebSocket (Terre's)."""
     import aiohttp
 
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as session:
         async with session.ws_connect(ws_url) as ws:
-            await ws.send_str(jump_message(scene_file, line))
+            await ws.send_str(json.dumps(jump_message(scene_file, line), ensure_ascii=False))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Background WebGAL preview server for one workspace")
-    parser.add_argument("--workspace", required=True)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--state", default=None)
-    parser.add_argument("--language", default="", help="the engine's interface language on a first visit")
-    ns = parser.parse_args(argv)
-    workspace = Path(ns.workspace).resolve()
-    state = Path(ns.state) if ns.state else workspace / ".pneuma" / STATE_FILE
-    serve(workspace, ns.port, state, ns.language)
-
-
-if __name__ == "__main__":
-    main()
+async def _terre_url(ctx: ToolContext, terre: dict[str, Any], scene_file: str,
+                     logs: list[str]) -> str:
+    base = str(terre.get("url")
+               or f"http://{terre.get('host', 'localhost')}:{int(terre.get('port', 3001))}")
+    if not is_local_url(base):
+        raise ToolError("E_POLICY_VIOLATION", f"Terre URL {base} is not local",
+                        details={"url": base}, hint=NOT_LOCAL_HINT)
+    game_dir = str(terre.get("gameDir") or ctx.workspace.name)
+    page = f"{base.rstrip('/')}/games/{urllib.parse.quote(game_dir)}/"
+    status = await asyncio.to_thread(http_status, page,
+                                     timeout=float(terre.get("timeoutSeconds", 3)))
+    if status == 0:
+        raise ToolError("E_PREVIEW_FAIL", f"WebGAL Terre is not running at {base}",
+                        details={"url": page},
+                        hint="Start WebGAL Terre (it listens on port 3001 by default) "
+                             "or remove the terre policy to use Pneuma's own preview.")
+    if status >= 400:
+        raise ToolError("E_PREVIEW_FAIL", f"Terre answered {status} for {page}",
+                        details={"url": page, "status": status},
+                        hint=f"Is the game folder named {game_dir!r} in Terre? "
+                             "Set terre.gameDir in the policy.")
+    ws = base.replace("http://", "ws://", 1).replace("https://", "wss://", 1).rstrip("/")
+    try:
+        await ws_jump(ws + "/api/webgalsync", scene_file, 1)
+        logs.append(f"Terre: asked open previews to jump to {scene_file}")
+    except Exception as exc:  # Terre's socket is a convenience: the page still works
+        logs.append(f"Terre: could not send the jump to {scene_file} ({type(exc).__name__}); "
+                    "open the page and use Terre's editor to jump")
+    name = scene_file[:-4] if scene_file.endswith(".txt") else scene_file
+    return page + "#scene=" + urllib.parse.quote(name, safe="/-_.~")

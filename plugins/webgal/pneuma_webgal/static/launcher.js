@@ -1,7 +1,7 @@
 // Pneuma's launcher for the WebGAL engine page (/webgal/).
 //
 // The server adds this classic script to the engine's index.html, so it runs
-// before the engine's module. It does three things, without changing the
+// before the engine's module. It does these things, without changing the
 // engine:
 //
 // 1. It watches the editor-sync socket the engine opens by itself
@@ -18,10 +18,22 @@
 //    project's language the server names in data-ui-language, else the
 //    browser's) so the engine's one-time language picker does not cover the
 //    preview; a game's own Default_Language in config.txt still wins.
+// 5. A `?token=` in the address (a URL preview_scene handed out) has become
+//    the server's HttpOnly cookie on this load: it is dropped from the
+//    address bar, out of screenshots and history.
 (function () {
   'use strict';
   if (window.pneumaWebgal) return;
   var script = document.currentScript;
+  try {
+    var query = new URLSearchParams(window.location.search);
+    if (query.has('token')) {
+      query.delete('token');
+      var rest = query.toString();
+      window.history.replaceState(window.history.state, '',
+        window.location.pathname + (rest ? '?' + rest : '') + window.location.hash);
+    }
+  } catch (error) { /* an old browser keeps the address as it is */ }
   try {
     // Engine 4.5.x language ids: zhCn 0, en 1, jp 2, fr 3, de 4, zhTw 5.
     if (!window.localStorage.getItem('lang')) {
