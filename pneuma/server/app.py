@@ -50,7 +50,6 @@ def create_app(config: ServerConfig) -> web.Application:
 
     pneuma = Pneuma(config, config.session, app[SANDBOX], app[SELF_WRITES])
     app[PNEUMA] = pneuma
-    pneuma._app = app  # INTERIM: removed once no plugin registers through the raw app
 
     routes_api.setup(app)
     routes_files.setup(app)

@@ -17,7 +17,17 @@ from aiohttp import web
 from pneuma.server.errors import error_response
 from pneuma.tools.errors import ToolError
 
-COOKIE_NAME = "pneuma_token"
+COOKIE_PREFIX = "pneuma_token"
+
+
+def cookie_name(host: str) -> str:
+    """The token cookie of the server answering as ``host`` (``127.0.0.1:17007``).
+
+    Browsers keep cookies per host name, not per port, so every Pneuma server
+    on 127.0.0.1 (a second ``pneuma run``, the headless WebGAL preview) would
+    otherwise overwrite the others' cookie and log their tabs out."""
+    port = host.rpartition(":")[2] if ":" in host.rpartition("]")[2] else "80"
+    return f"{COOKIE_PREFIX}_{port}"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -36,7 +46,7 @@ def presented_token(request: web.Request) -> tuple[str | None, str]:
     query = request.query.get("token")
     if query:
         return query, "query"
-    cookie = request.cookies.get(COOKIE_NAME)
+    cookie = request.cookies.get(cookie_name(request.headers.get("Host", "")))
     if cookie:
         return cookie, "cookie"
     return None, "none"
@@ -71,7 +81,8 @@ def make_security_middleware(token: str, hosts: Callable[[], set[str]]):
         if source == "query" and request.method == "GET" and not response.prepared:
             # Pages the server serves later (viewer frames, the game engine)
             # are then authorised without carrying the token in their URLs.
-            response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="Strict", path="/")
+            response.set_cookie(cookie_name(host), token, httponly=True, samesite="Strict",
+                                path="/")
         return response
 
     return security

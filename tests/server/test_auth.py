@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from pneuma.server.security import COOKIE_NAME
+from pneuma.server.security import cookie_name
 
 
 def _concrete_path(resource: web.AbstractResource, session_id: str) -> str:
@@ -36,6 +36,19 @@ def all_routes(server) -> list[tuple[str, str]]:
             else:
                 routes.append((route.method, path))
     return sorted(set(routes))
+
+
+def _cookie(server) -> str:
+    return cookie_name(f"127.0.0.1:{server.config.port}")
+
+
+def test_each_server_port_has_its_own_cookie():
+    """Browsers share cookies across the ports of one host: two Pneuma
+    servers on 127.0.0.1 must not overwrite each other's token cookie."""
+    assert cookie_name("127.0.0.1:17007") == "pneuma_token_17007"
+    assert cookie_name("127.0.0.1:17007") != cookie_name("127.0.0.1:17008")
+    assert cookie_name("[::1]:5000") == "pneuma_token_5000"
+    assert cookie_name("localhost") == "pneuma_token_80"
 
 
 def fresh_jar(server) -> None:
@@ -80,7 +93,7 @@ async def test_every_route_with_a_wrong_token_is_401(server):
                 assert error["code"] == "E_UNAUTHORIZED"
                 assert error["details"] == {"reason": "wrong_token"}
     # A cookie with the wrong value is no better.
-    server.client.session.cookie_jar.update_cookies({COOKIE_NAME: "nope"})
+    server.client.session.cookie_jar.update_cookies({_cookie(server): "nope"})
     response = await server.client.get("/api/session")
     assert response.status == 401
 
@@ -118,7 +131,7 @@ async def test_each_way_of_presenting_the_token_works(server, how):
     elif how == "query":
         kwargs["params"] = {"token": server.token}
     else:
-        server.client.session.cookie_jar.update_cookies({COOKIE_NAME: server.token})
+        server.client.session.cookie_jar.update_cookies({_cookie(server): server.token})
     response = await server.client.get("/api/session", **kwargs)
     assert response.status == 200
     assert (await response.json())["session_id"] == server.session.id
@@ -132,7 +145,7 @@ async def test_first_page_load_exchanges_the_query_token_for_a_strict_httponly_c
     cookies = [v for k, v in response.headers.items() if k.lower() == "set-cookie"]
     assert len(cookies) == 1, cookies
     cookie = cookies[0]
-    assert cookie.startswith(f"{COOKIE_NAME}={server.token}")
+    assert cookie.startswith(f"pneuma_token_{server.config.port}={server.token}")
     assert "HttpOnly" in cookie
     assert re.search(r"SameSite=Strict", cookie, re.I)
     assert "Path=/" in cookie

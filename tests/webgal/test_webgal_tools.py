@@ -99,7 +99,7 @@ def test_preview_scene_serves_the_engine_and_names_the_scene(seeded, monkeypatch
     assert r["url"] == f"{server.url}/webgal/?token={server.token}#scene=station_zh.txt&line=1"
     with urllib.request.urlopen(r["url"], timeout=5) as page:
         assert page.status == 200 and b"_pneuma/launcher.js" in page.read()
-        assert "pneuma_token=" in page.headers["Set-Cookie"]
+        assert f"pneuma_token_{server.port}=" in page.headers["Set-Cookie"]
     # The game's files are the workspace's (the token is needed, as everywhere).
     status, scene = get(server, "/webgal/game/scene/station_zh.txt")
     assert status == 200
