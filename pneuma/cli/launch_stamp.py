@@ -118,6 +118,7 @@ def checked_paths(mode: Any, workspace: Path) -> list[str]:
         paths.extend(str(folder / name) for name in sorted(os.listdir(folder))
                      if name.endswith(".py"))
     paths.append(str(host_dir / "agents" / "builtin.py"))
+    paths.append(str(host_dir / "tools" / "host_tools.json"))  # fills in manifests' host tools
     paths.extend(str(path) for _, path in installer_files())
     # The mode: its package folder's files (the manifest among them), the
     # module of the plugin that registers it, its skill folder.

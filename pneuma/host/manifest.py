@@ -28,6 +28,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from pneuma.tools.catalogue import HOST_TOOL_PREFIX, host_tool_names, host_tool_spec
+
 MANIFEST_SCHEMA_VERSION = 1
 
 _MODE_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -275,13 +277,33 @@ class ToolSpec(_Model):
     input_schema: JsonSchema
     output_schema: JsonSchema | None = None
     handler: str = Field(
-        description="'package.module:function' called with the validated arguments.",
+        description="'package.module:function' called with the validated arguments, "
+        "or 'pneuma:<tool>' for one of the host's own tools (its description and "
+        "schemas are filled in from the host's catalogue; the description may be given).",
     )
     enabled_by_default: bool = True
     dev_only: bool = Field(
         default=False,
         description="Only available when a policy or flag turns it on (commands, browser).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _host_tool(cls, data: Any) -> Any:
+        """``"handler": "pneuma:read_file"``: the host's tool, its description
+        and schemas from the host's catalogue unless the entry gives them."""
+        if not isinstance(data, dict):
+            return data
+        handler = data.get("handler")
+        if not isinstance(handler, str) or not handler.startswith(HOST_TOOL_PREFIX):
+            return data
+        spec = host_tool_spec(handler[len(HOST_TOOL_PREFIX):])
+        if spec is None:
+            raise ValueError(f"'{handler}' is not a host tool (host tools: "
+                             f"{', '.join(host_tool_names())})")
+        spec.pop("handler")
+        spec.pop("name", None)
+        return {**spec, **data}
 
     @field_validator("handler")
     @classmethod

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from pneuma.tools.catalogue import host_tool_handler
 from pneuma.tools.context import Interaction, ToolContext
 from pneuma.tools.errors import ToolError
 from pneuma.tools.policies import effective_policies, enabled_tool_names, forbidden_patterns
@@ -271,7 +272,7 @@ def load_handler(reference: str) -> Handler:
     handler = _handlers.get(reference)
     if handler is not None:
         return handler
-    module_name, _, attr = reference.partition(":")
+    module_name, _, attr = (host_tool_handler(reference) or reference).partition(":")
     try:
         module = importlib.import_module(module_name)
         handler = getattr(module, attr)

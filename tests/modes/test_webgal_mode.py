@@ -34,17 +34,11 @@ CONTRACT_TOOLS = [
     "browser_action",
 ]
 
-# The tools that are not WebGAL's own: the host's generic handlers.
-HANDLERS = {
-    **{name: f"pneuma.tools.builtin_files:{name}" for name in (
-        "list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
-        "list_snapshots", "restore_snapshot")},
-    "get_runtime_info": "pneuma.tools.runtime_info:get_runtime_info",
-    "ask_followup_question": "pneuma.tools.interaction:ask_followup_question",
-    "attempt_completion": "pneuma.tools.interaction:attempt_completion",
-    "execute_command": "pneuma.tools.command:execute_command",
-    "browser_action": "pneuma.tools.browser:browser_action",
-}
+# The tools that are not WebGAL's own: the host's, named by the promised form.
+HANDLERS = {name: f"pneuma:{name}" for name in (
+    "list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
+    "list_snapshots", "restore_snapshot", "get_runtime_info", "ask_followup_question",
+    "attempt_completion", "execute_command", "browser_action")}
 
 # The 34 keywords the WebGAL engine registers (reference README, section 2.3).
 ENGINE_COMMANDS = set(
