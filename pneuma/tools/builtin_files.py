@@ -1,5 +1,5 @@
-"""The generic file tools of the contract (webgal-tool-contracts.md §1.1–1.5,
-§2.4–2.5), for any mode to name as handlers: list_files, read_file,
+"""The host's generic file tools (the tool contract, seed §1.1–1.5 and
+§2.4–2.5), for any mode to offer as ``pneuma:<tool>`` (docs/tools.md): list_files, read_file,
 write_to_file, replace_in_file, search_files, list_snapshots,
 restore_snapshot.
 

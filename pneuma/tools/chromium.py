@@ -1,6 +1,6 @@
 """The headless Chromium that Pneuma's parts start (slide export, the
-WebGAL browser tools, the native agent's browser client): Debian's
-binary, with one set of flags.
+``browser_action`` and preview tools, the native agent's browser client):
+Debian's binary, with one set of flags.
 
 No sandbox: `pneuma run` often runs as root in a container, where
 Chromium's sandbox refuses to start. No background networking, component

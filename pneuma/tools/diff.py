@@ -1,4 +1,4 @@
-"""Line diffs in the contract's JSON shape (webgal-tool-contracts.md §0.4).
+"""Line diffs in the tool contract's JSON shape (seed §0.4).
 
 Text is split on ``"\\n"`` only, so ``"\\n".join(lines)`` gives the text back
 exactly: a file ending with a newline has a last, empty line; ``"\\r"`` of

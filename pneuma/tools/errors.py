@@ -1,4 +1,4 @@
-"""The one error model (webgal-tool-contracts.md §0.2), for tools and HTTP alike.
+"""The one error model (the tool contract's, seed §0.2), for tools and HTTP alike.
 
 Every failure a tool, an HTTP route or the MCP server reports is a
 ``ToolError`` carrying exactly one of the seed's codes (plus three of the

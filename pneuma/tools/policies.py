@@ -1,4 +1,4 @@
-"""Tool policies (webgal-tool-contracts.md §6): defaults, file, flags.
+"""Tool policies of every mode (the tool contract, seed §6): defaults, file, flags.
 
 Precedence, lowest first: the host's defaults, the mode's own defaults
 (``policies.json`` next to the mode's ``manifest.json``, same shape), the
