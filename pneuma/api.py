@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "hookimpl": "pneuma:hookimpl",
     # modes and manifests
     "ModeSource": "pneuma.host.modes:ModeSource",
+    "ModePlugin": "pneuma.host.mode_plugin:ModePlugin",
     "LoadedMode": "pneuma.host.modes:LoadedMode",
     "ClaudeMdSection": "pneuma.host.modes:ClaudeMdSection",
     "ModeManifest": "pneuma.host.manifest:ModeManifest",
@@ -117,6 +118,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         WorkspaceModel,
         localize,
     )
+    from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.settings import LLMSettings

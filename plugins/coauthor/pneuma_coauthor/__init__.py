@@ -4,34 +4,9 @@ and the browser viewer with its /api/coauthor/ routes."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from pneuma.api import ModePlugin
 
-from pneuma.api import ModeSource, hookimpl
-
-if TYPE_CHECKING:
-    import click
-    from aiohttp import web
-
-    from pneuma.api import Pneuma
-
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-@hookimpl
-def register_modes() -> list[ModeSource]:
-    return [ModeSource(manifest=PACKAGE_DIR / "manifest.json", package_dir=PACKAGE_DIR)]
-
-
-@hookimpl
-def register_commands(cli: click.Group) -> None:
-    from pneuma_coauthor.cli import coauthor
-
-    cli.add_command(coauthor)
-
-
-@hookimpl
-def register_routes(pneuma: Pneuma) -> list[web.RouteDef]:
-    from pneuma_coauthor.routes import coauthor_routes
-
-    return coauthor_routes(pneuma)
+plugin = ModePlugin(__name__, routes=".routes:coauthor_routes", commands=[".cli:coauthor"])
+register_modes = plugin.register_modes
+register_commands = plugin.register_commands
+register_routes = plugin.register_routes

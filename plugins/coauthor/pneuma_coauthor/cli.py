@@ -36,8 +36,9 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-def _guard(fn):  # noqa: ANN001, ANN202
-    """Turn use-case errors into one clear line and exit status 1."""
+def _use_case(fn):  # noqa: ANN001, ANN202
+    """A command that runs a use case: it is handed the Ctx, and use-case
+    errors become one clear line and exit status 1."""
     import functools
 
     @functools.wraps(fn)
@@ -51,7 +52,7 @@ def _guard(fn):  # noqa: ANN001, ANN202
         except (UseCaseError, InvalidTransition, RoutingError, ValueError) as exc:
             _fail(str(exc))
 
-    return wrapper
+    return click.pass_obj(wrapper)
 
 
 @click.group(name="coauthor", invoke_without_command=True)
@@ -83,8 +84,7 @@ def task() -> None:
 @click.option("--priority", type=click.Choice([p.value for p in Priority]), default="foreground", show_default=True)
 @click.option("--agent", default=None, help="Assign to this agent instead of the default one.")
 @click.option("--n", "n", type=int, default=None, help="Ask for N alternatives (like /tweak --n).")
-@click.pass_obj
-@_guard
+@_use_case
 def task_create(obj: Ctx, title: tuple[str, ...], files: tuple[str, ...], priority: str, agent: str | None, n: int | None) -> None:
     """Create a task; its id is printed on the last line."""
     refs = [ArtifactRef.parse(f) for f in files]
@@ -119,8 +119,7 @@ def task_list(obj: Ctx, show_all: bool, as_json: bool) -> None:
 
 @task.command("show")
 @click.argument("task_id")
-@click.pass_obj
-@_guard
+@_use_case
 def task_show(obj: Ctx, task_id: str) -> None:
     """A task's state as JSON (status, plan, proposals, base revisions)."""
     click.echo(json.dumps(obj.app.task(task_id).dump(), ensure_ascii=False, indent=2))
@@ -130,8 +129,7 @@ def task_show(obj: Ctx, task_id: str) -> None:
 @click.argument("task_id")
 @click.argument("text", nargs=-1, required=True)
 @click.option("--answer", is_flag=True, help="The text answers the plan's blocking questions.")
-@click.pass_obj
-@_guard
+@_use_case
 def task_feedback(obj: Ctx, task_id: str, text: tuple[str, ...], answer: bool) -> None:
     """Follow up on a task (the agent re-plans)."""
     obj.app.post_feedback(task_id, " ".join(text), author=obj.actor, kind="answer" if answer else "followup")
@@ -141,8 +139,7 @@ def task_feedback(obj: Ctx, task_id: str, text: tuple[str, ...], answer: bool) -
 @task.command("cancel")
 @click.argument("task_id")
 @click.argument("reason", nargs=-1)
-@click.pass_obj
-@_guard
+@_use_case
 def task_cancel(obj: Ctx, task_id: str, reason: tuple[str, ...]) -> None:
     obj.app.cancel(task_id, " ".join(reason), author=obj.actor)
     click.echo(f"canceled {task_id}")
@@ -150,8 +147,7 @@ def task_cancel(obj: Ctx, task_id: str, reason: tuple[str, ...]) -> None:
 
 @task.command("claim")
 @click.argument("task_id")
-@click.pass_obj
-@_guard
+@_use_case
 def task_claim(obj: Ctx, task_id: str) -> None:
     """Claim and start a task as an agent: records the base revisions of its files and OUTLINE/BRIEF/STYLE."""
     from pneuma_coauthor.domain import events as ev
@@ -174,8 +170,7 @@ def task_claim(obj: Ctx, task_id: str) -> None:
 
 @task.command("plan")
 @click.argument("task_id")
-@click.pass_obj
-@_guard
+@_use_case
 def task_plan(obj: Ctx, task_id: str) -> None:
     """Post a plan as an agent: JSON on stdin with goal, issues, strategy, scope, risks, questions."""
     from pneuma_coauthor.domain import events as ev
@@ -191,8 +186,7 @@ def task_plan(obj: Ctx, task_id: str) -> None:
 @task.command("complete")
 @click.argument("task_id")
 @click.argument("summary", nargs=-1)
-@click.pass_obj
-@_guard
+@_use_case
 def task_complete(obj: Ctx, task_id: str, summary: tuple[str, ...]) -> None:
     view = obj.app.task(task_id)
     obj.app.complete(task_id, " ".join(summary), author=obj.actor or view.assigned_to)
@@ -212,8 +206,7 @@ def patch() -> None:
 @click.argument("path")
 @click.option("--summary", default="", help="One line: what the patch changes and why.")
 @click.option("--supersedes", default=None)
-@click.pass_obj
-@_guard
+@_use_case
 def patch_propose(obj: Ctx, task_id: str, path: str, summary: str, supersedes: str | None) -> None:
     """Propose the unified diff on stdin for PATH; prints the proposal id last.
 
@@ -250,8 +243,7 @@ def _patch_header(diff: str) -> dict[str, str]:
 @click.argument("task_id")
 @click.argument("proposal", default="latest")
 @click.option("--no-build", is_flag=True, help="Skip latexmk after applying.")
-@click.pass_obj
-@_guard
+@_use_case
 def patch_accept(obj: Ctx, task_id: str, proposal: str, no_build: bool) -> None:
     """Accept a proposal and apply it (only if its files are still at their base revision)."""
     result = obj.app.accept_patch(task_id, proposal, author=obj.actor, build=not no_build)
@@ -272,8 +264,7 @@ def patch_accept(obj: Ctx, task_id: str, proposal: str, no_build: bool) -> None:
 @click.argument("task_id")
 @click.argument("proposal", default="latest")
 @click.argument("reason", nargs=-1)
-@click.pass_obj
-@_guard
+@_use_case
 def patch_reject(obj: Ctx, task_id: str, proposal: str, reason: tuple[str, ...]) -> None:
     patch_id = obj.app.reject_patch(task_id, proposal, " ".join(reason), author=obj.actor)
     click.echo(f"rejected {patch_id}")
@@ -282,8 +273,7 @@ def patch_reject(obj: Ctx, task_id: str, proposal: str, reason: tuple[str, ...])
 @patch.command("show")
 @click.argument("task_id")
 @click.argument("proposal", default="latest")
-@click.pass_obj
-@_guard
+@_use_case
 def patch_show(obj: Ctx, task_id: str, proposal: str) -> None:
     app = obj.app
     patch_id = app.resolve_patch(app.task(task_id), proposal)

@@ -14,7 +14,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from pneuma.api import GatewayError, LLMGateway, LLMSettings
 from pneuma_coauthor.config import CoAuthorConfig, Profile
@@ -36,25 +36,12 @@ class ToolResult:
     trace: LlmCallTraced
 
 
-class LLMPort(Protocol):
-    def profile(self, name: str) -> Profile: ...
-
-    async def call_tool(
-        self,
-        profile: str,
-        purpose: str,
-        system: str,
-        prompt: str,
-        tool: dict[str, Any],
-        on_delta: DeltaCallback | None = None,
-    ) -> ToolResult: ...
-
-
 class GatewayLLM:
     """The port on the host's gateway. The gateway's client is created on
     the first call, so commands without a model (M0) never need an API key;
     the key and endpoint come from ``ANTHROPIC_API_KEY`` and
-    ``ANTHROPIC_BASE_URL``, as for every model call Pneuma makes."""
+    ``ANTHROPIC_BASE_URL``, as for every model call Pneuma makes. Tests
+    swap the model by handing it a gateway aimed at a fake API."""
 
     def __init__(self, config: CoAuthorConfig, gateway: LLMGateway | None = None) -> None:
         self.config = config

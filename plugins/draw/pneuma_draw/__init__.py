@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pneuma.api import ModePlugin
 
-from pneuma.api import ModeSource, hookimpl
-
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-@hookimpl
-def register_modes() -> list[ModeSource]:
-    return [ModeSource(manifest=PACKAGE_DIR / "manifest.json", package_dir=PACKAGE_DIR)]
+register_modes = ModePlugin(__name__).register_modes

@@ -2,36 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from pneuma.api import ModePlugin
 
-from pneuma.api import ModeSource, hookimpl
-
-if TYPE_CHECKING:
-    import click
-    from aiohttp import web
-
-    from pneuma.api import Pneuma
-
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-@hookimpl
-def register_modes() -> list[ModeSource]:
-    return [ModeSource(manifest=PACKAGE_DIR / "manifest.json", package_dir=PACKAGE_DIR)]
-
-
-@hookimpl
-def register_commands(cli: click.Group) -> None:
-    from pneuma_slide.commands import export_command
-
-    cli.add_command(export_command)
-
-
-@hookimpl
-def register_routes(pneuma: Pneuma) -> list[web.RouteDef]:
-    from aiohttp import web
-
-    from pneuma_slide.routes import export_route
-
-    return [web.get("/api/slide/export", export_route)]
+plugin = ModePlugin(__name__, routes=".routes:slide_routes", commands=[".commands:export_command"])
+register_modes = plugin.register_modes
+register_commands = plugin.register_commands
+register_routes = plugin.register_routes

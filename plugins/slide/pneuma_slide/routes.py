@@ -17,7 +17,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from pneuma.api import CHROMIUM, ToolError, pneuma_of
+from pneuma.api import CHROMIUM, Pneuma, ToolError, pneuma_of
 from pneuma_slide.export import FORMATS, ExportError, export_deck
 
 _PDF_HINT = "Export HTML instead (it prints to PDF from any browser), or install Chromium."
@@ -43,6 +43,11 @@ def _chromium_error(exc: Exception) -> ToolError:
     detail = str(exc) if isinstance(exc, ExportError) else f"{type(exc).__name__}: {exc}"
     return ToolError("E_PREVIEW_FAIL", f"Chromium failed to print the deck: {detail}",
                      details={"format": "pdf"}, hint=_PDF_HINT)
+
+
+def slide_routes(pneuma: Pneuma) -> list[web.RouteDef]:
+    """The routes of a slide session (the ``register_routes`` hook's answer)."""
+    return [web.get("/api/slide/export", export_route)]
 
 
 async def export_route(request: web.Request) -> web.StreamResponse:

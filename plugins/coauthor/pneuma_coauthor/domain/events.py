@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, SerializeAsAny, field_validator, model_validator
 
-from pneuma_coauthor.domain.model import ArtifactRef, CamelModel, Priority
+from pneuma_coauthor.domain.model import ArtifactRef, CamelModel, PlanView, Priority
 
 
 class Payload(CamelModel):
@@ -44,13 +44,9 @@ class TaskStarted(Payload):
     pass
 
 
-class AgentPlanPosted(Payload):
-    goal: str
-    issues: list[str] = Field(default_factory=list)
-    strategy: list[str] = Field(default_factory=list)
-    scope: list[str] = Field(default_factory=list)
-    risks: list[str] = Field(default_factory=list)
-    questions: list[str] = Field(default_factory=list)  # non-empty: the task is blocked until answered
+class AgentPlanPosted(Payload, PlanView):
+    """The plan (what the task view keeps of it) and what the patch needs."""
+
     files: list[str] = Field(default_factory=list)  # files the patch will change
     patch_needed: bool = True  # False: a question answered in `answer`, nothing to change
     answer: str | None = None

@@ -168,12 +168,14 @@ class ProposalView(CamelModel):
 
 
 class PlanView(CamelModel):
+    """An agent's plan for a task; the AgentPlanPosted event carries it."""
+
     goal: str
     issues: list[str] = Field(default_factory=list)
     strategy: list[str] = Field(default_factory=list)
     scope: list[str] = Field(default_factory=list)
     risks: list[str] = Field(default_factory=list)
-    questions: list[str] = Field(default_factory=list)
+    questions: list[str] = Field(default_factory=list)  # non-empty: the task is blocked until answered
 
 
 class TaskView(CamelModel):

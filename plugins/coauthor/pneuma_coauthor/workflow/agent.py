@@ -19,7 +19,7 @@ from pneuma_coauthor.domain.events import new_event
 from pneuma_coauthor.domain.model import TaskStatus, TaskView
 from pneuma_coauthor.domain.patches import make_diff
 from pneuma_coauthor.domain.state import InvalidTransition
-from pneuma_coauthor.llm import CANDIDATES_TOOL, EDITS_TOOL, PLAN_TOOL, LLMError, LLMPort
+from pneuma_coauthor.llm import CANDIDATES_TOOL, EDITS_TOOL, PLAN_TOOL, GatewayLLM, LLMError
 from pneuma_coauthor.policies import SchedulerPolicy
 from pneuma_coauthor.workflow.context import GLOBAL_DOCS, ContextPackage, build_context, figure_questions
 from pneuma_coauthor.workflow.usecases import CoAuthor, UseCaseError
@@ -85,7 +85,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
 
 
 class DefaultCoAuthorAgent:
-    def __init__(self, app: CoAuthor, llm: LLMPort, agent_id: str = "coauthor", observer: Observer | None = None):
+    def __init__(self, app: CoAuthor, llm: GatewayLLM, agent_id: str = "coauthor", observer: Observer | None = None):
         self.app = app
         self.llm = llm
         self.agent_id = agent_id
