@@ -168,7 +168,7 @@ def register_plugin(pm: PneumaPluginManager) -> Callable[..., contextlib.Abstrac
     return register
 
 
-class ModePlugin:
+class ManifestModePlugin:
     """A plugin providing one mode from a manifest dict (or JSON path)."""
 
     def __init__(self, manifest: Mapping[str, Any] | Path, package_dir: Path):
@@ -181,9 +181,9 @@ class ModePlugin:
 
 
 @pytest.fixture
-def mode_plugin() -> type[ModePlugin]:
+def mode_plugin() -> type[ManifestModePlugin]:
     """``mode_plugin(manifest, package_dir)``: a plugin object providing one mode."""
-    return ModePlugin
+    return ManifestModePlugin
 
 
 @pytest.fixture
@@ -204,7 +204,7 @@ def add_mode(
         name = f"test-mode-{manifest['name']}"
         if pm.has_plugin(name):
             pm.unregister(name=name)
-        pm.register(ModePlugin(copy.deepcopy(dict(manifest)), package_dir), name=name)
+        pm.register(ManifestModePlugin(copy.deepcopy(dict(manifest)), package_dir), name=name)
         registered.append(name)
         modes.clear_cache()
         return modes.get_mode(manifest["name"], pm)

@@ -15,7 +15,7 @@ from pneuma.api import ToolSpec
 from pneuma.host.manifest import ManifestError, parse_manifest
 from pneuma.testing import call_tool, load_mode, register_plugin
 from pneuma.tools.catalogue import host_tool_names
-from tests.conftest import ModePlugin, make_mode_package
+from tests.conftest import ManifestModePlugin, make_mode_package
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def test_a_mode_calls_a_host_tool_on_its_own_workspace(minimal_manifest, tmp_pat
         {"name": "read_file", "handler": "pneuma:read_file"},
         {"name": "list_files", "handler": "pneuma:list_files"}])
     package = make_mode_package(tmp_path, manifest)
-    with register_plugin(ModePlugin(manifest, package), "hosttools-plugin"):
+    with register_plugin(ManifestModePlugin(manifest, package), "hosttools-plugin"):
         mode = load_mode("hosttools")
         workspace = tmp_path / "ws"
         workspace.mkdir()
