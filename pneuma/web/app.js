@@ -773,9 +773,7 @@ function BrowserPicker() {
     // The socket when it is up (errors come back on it); HTTP otherwise.
     if (ui.socket.send({ type: 'select_browser', clientId })) return;
     try {
-      await api.json('/api/extension/select', {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ clientId }),
-      });
+      await api.json('/api/extension/select', { method: 'POST', json: { clientId } });
     } catch (error) {
       setProblem(error.message);
     }

@@ -7,18 +7,30 @@ line of a `pneuma run` started with ``stdout=PIPE`` without blocking past
 its timeout; ``READY_LINE`` parses it; ``kill_process_group`` stops a
 `pneuma run` started with ``start_new_session=True`` and everything it
 started.
+
+Talking to a running server (anything with ``base`` and ``token``, such as
+the conftest's server record): ``api_call`` makes an authorised request and
+returns the status with the answer; ``viewer_action`` asks for a viewer
+action as the agent does, ``viewer_answer`` does too and insists on 200.
+On the page: ``send`` types a message into the composer and sends it;
+``send_and_read`` also waits for the agent's turn and returns what the fake
+CLI received.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import selectors
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
+from typing import Any, Protocol
 
 from pneuma.tools.chromium import CHROMIUM
 
@@ -77,3 +89,69 @@ def kill_process_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(2)
+
+
+# --- a running server -------------------------------------------------------------
+
+
+class Served(Protocol):
+    """A running `pneuma run`: its base URL and its session token."""
+
+    base: str
+    token: str
+
+
+def api_call(server: Served, method: str, path: str, body: Any = None, *, timeout: float = 30) -> tuple[int, Any]:
+    """An authorised request, as the agent's tools make it: the status and
+    the answer (parsed when it is JSON, else bytes). An error status is
+    returned, not raised, so a test can assert on it."""
+    request = urllib.request.Request(
+        server.base + path, data=None if body is None else json.dumps(body).encode(), method=method,
+        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw, status, kind = response.read(), response.status, response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as error:
+        raw, status, kind = error.read(), error.code, error.headers.get("Content-Type", "")
+    return status, (json.loads(raw or b"null") if "json" in kind else raw)
+
+
+def viewer_action(
+    server: Served, action_id: str, params: dict[str, Any] | None = None, *,
+    wait: float | None = 10, timeout: float = 15,
+) -> tuple[int, Any]:  # fmt: skip
+    """POST /api/viewer/action as the agent does: the status and the answer.
+    ``wait`` is how long the server waits for a tab (None: its default)."""
+    query = "" if wait is None else f"?timeout={wait:g}"
+    body = {"actionId": action_id, "params": params or {}}
+    return api_call(server, "POST", f"/api/viewer/action{query}", body, timeout=timeout)
+
+
+def viewer_answer(server: Served, action_id: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    """The viewer's answer to an action the server accepts (status 200)."""
+    status, answer = viewer_action(server, action_id, params, **kwargs)
+    assert status == 200, (status, answer)
+    return answer
+
+
+# --- the page ----------------------------------------------------------------------
+
+
+def send(page: Any, text: str) -> None:
+    """Type ``text`` into the chat's composer and press Enter."""
+    box = page.locator(".composer textarea")
+    box.fill(text)
+    box.press("Enter")
+
+
+def send_and_read(page: Any, fake_claude: Any, text: str, *, turns: int, timeout: float) -> str:
+    """Send ``text``, wait until the page shows ``turns`` finished agent
+    turns (result lines; a fresh session's hidden greeting is the first)
+    and return the user message the fake CLI read last."""
+    # Imported here: browser_problems() must be able to say that Playwright is missing.
+    from playwright.sync_api import expect
+
+    send(page, text)
+    expect(page.locator(".result-line")).to_have_count(turns, timeout=timeout)
+    return fake_claude.user_texts()[-1]

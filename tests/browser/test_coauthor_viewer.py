@@ -16,33 +16,16 @@ import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.browser_helpers import api_call, viewer_action, viewer_answer
+
 PNEUMA = Path(sys.executable).with_name("pneuma")
 CONTEXT = "window.pneuma.ui.host.context()"
-
-
-def action(server: Any, action_id: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """POST /api/viewer/action as the agent does; the viewer's answer."""
-    body = json.dumps({"actionId": action_id, "params": params or {}}).encode()
-    request = urllib.request.Request(
-        f"{server.base}/api/viewer/action?timeout=10", data=body, method="POST",
-        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
-    )  # fmt: skip
-    with urllib.request.urlopen(request, timeout=15) as response:
-        return json.loads(response.read())
-
-
-def get(server: Any, path: str) -> dict[str, Any]:
-    request = urllib.request.Request(f"{server.base}{path}", headers={"Authorization": f"Bearer {server.token}"})
-    with urllib.request.urlopen(request, timeout=15) as response:
-        return json.loads(response.read())
 
 
 def cli(ws: Path, *args: str, stdin: str | None = None, actor: str | None = None) -> str:
@@ -123,7 +106,9 @@ def test_board_shows_a_task_created_through_the_cli(coauthor: Any, shot: Any):
     page.click('[data-act="answer"]')
     expect(page.locator(".ca-head .ca-pill")).to_have_text("in progress", timeout=10_000)
     log = cli(ws, "log", "replay", task_id)
-    assert "UserFeedbackPosted" in log and "Yes, in one clause." in json.dumps(get(server, f"/api/coauthor/tasks/{task_id}"))
+    status, detail = api_call(server, "GET", f"/api/coauthor/tasks/{task_id}", timeout=15)
+    assert status == 200, detail
+    assert "UserFeedbackPosted" in log and "Yes, in one clause." in json.dumps(detail)
     shot(page, "coauthor-task-plan")
     assert page.console_errors == []
 
@@ -171,13 +156,13 @@ def test_reject_asks_for_a_reason_and_records_it(coauthor: Any, shot: Any):
     patch_id = propose(ws, task_id, "sections/abstract.tex", ABSTRACT_OLD, ABSTRACT_NEW)
     before = (ws / "sections" / "abstract.tex").read_text(encoding="utf-8")
     # The agent shows the patch: the viewer opens it and says what it shows.
-    result = action(server, "show-patch", {"patchId": patch_id})
+    result = viewer_answer(server, "show-patch", {"patchId": patch_id})
     assert result["success"] is True, result
     assert result["data"] == {"taskId": task_id, "patchId": patch_id, "state": "proposed",
                               "files": ["sections/abstract.tex"], "drifted": []}
     panel = page.locator(f'.ca-patch[data-patch="{patch_id}"]')
     expect(panel).to_be_visible(timeout=10_000)
-    assert action(server, "show-patch", {"patchId": "t-999-p1"})["success"] is False
+    assert viewer_answer(server, "show-patch", {"patchId": "t-999-p1"})["success"] is False
 
     page.click('[data-act="open-reject"]')
     page.click('[data-act="reject"]')  # no reason yet: refused, nothing recorded
@@ -192,7 +177,7 @@ def test_reject_asks_for_a_reason_and_records_it(coauthor: Any, shot: Any):
     rejected = [line for line in log.splitlines() if line.startswith("PatchRejected")]
     assert len(rejected) == 1 and patch_id in rejected[0] and "Keep the word co-creation" in rejected[0]
     assert (ws / "sections" / "abstract.tex").read_text(encoding="utf-8") == before
-    described = action(server, "describe-view")
+    described = viewer_answer(server, "describe-view")
     assert described["success"] and described["data"]["taskId"] == task_id
     assert described["data"]["status"] == "in_progress"
     assert page.console_errors == []
@@ -200,7 +185,7 @@ def test_reject_asks_for_a_reason_and_records_it(coauthor: Any, shot: Any):
 
 def test_selecting_tex_lines_gives_the_viewer_context(coauthor: Any, shot: Any):
     server, page, ws = coauthor
-    result = action(server, "navigate-to", {"file": "sections/method.tex", "line": 12})
+    result = viewer_answer(server, "navigate-to", {"file": "sections/method.tex", "line": 12})
     assert result["success"] is True, result
     expect(page.locator(".ca-root")).to_have_attribute("data-file", "sections/method.tex")
     lines = (ws / "sections" / "method.tex").read_text(encoding="utf-8").split("\n")
@@ -212,7 +197,7 @@ def test_selecting_tex_lines_gives_the_viewer_context(coauthor: Any, shot: Any):
                 + "\n".join(lines[11:18]) + "\n</viewer-context>")
     assert page.evaluate(CONTEXT) == expected
     expect(page.locator(".ctx-chip").first).to_contain_text("method.tex · lines 12–18")
-    described = action(server, "describe-view")
+    described = viewer_answer(server, "describe-view")
     assert described["data"]["file"] == "sections/method.tex"
     assert described["data"]["selection"] == {"file": "sections/method.tex", "lines": [12, 18]}
     shot(page, "coauthor-tex-selection")
@@ -245,7 +230,7 @@ def test_selecting_tex_lines_gives_the_viewer_context(coauthor: Any, shot: Any):
 
 def test_outline_and_actions(coauthor: Any, shot: Any):
     server, page, ws = coauthor
-    assert action(server, "navigate-to", {"file": "OUTLINE.md"})["success"]
+    assert viewer_answer(server, "navigate-to", {"file": "OUTLINE.md"})["success"]
     expect(page.locator(".ca-md h1")).to_have_text("Outline: Live Viewers for Human–Agent Co-Creation")
     expect(page.locator(".ca-md h2").first).to_contain_text("Abstract")
     shot(page, "coauthor-outline")
@@ -254,16 +239,15 @@ def test_outline_and_actions(coauthor: Any, shot: Any):
     expect(page.locator('.ca-code[data-path="sections/method.tex"] .ca-line')).to_have_count(
         len((ws / "sections" / "method.tex").read_text(encoding="utf-8").rstrip("\n").split("\n"))
     )
-    missing = action(server, "navigate-to", {"file": "sections/nope.tex"})
+    missing = viewer_answer(server, "navigate-to", {"file": "sections/nope.tex"})
     assert missing["success"] is False and "nope.tex" in missing["message"]
-    assert action(server, "show-task", {"taskId": "t-404"})["success"] is False
+    assert viewer_answer(server, "show-task", {"taskId": "t-404"})["success"] is False
     task_id = cli(ws, "task", "create", "Check the references").strip().splitlines()[-1]
-    shown = action(server, "show-task", {"taskId": task_id})
+    shown = viewer_answer(server, "show-task", {"taskId": task_id})
     assert shown["success"] and shown["data"]["taskId"] == task_id
     expect(page.locator(".ca-root")).to_have_attribute("data-task", task_id)
-    board = action(server, "describe-view")
+    board = viewer_answer(server, "describe-view")
     assert board["data"]["view"] == "task"
-    with pytest.raises(urllib.error.HTTPError) as refused:  # not declared in the manifest: the server refuses it
-        action(server, "zoom")
-    assert refused.value.code == 400
+    status, _ = viewer_action(server, "zoom")  # not declared in the manifest: the server refuses it
+    assert status == 400
     assert page.console_errors == []

@@ -10,15 +10,14 @@ from what the agent received. Screenshots land in $PNEUMA_SCREENSHOTS.
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import send_and_read, viewer_answer
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "doc" / "pneuma_doc" / "static" / "vendor" / "doc-vendor.js"
@@ -30,17 +29,6 @@ pytestmark = pytest.mark.skipif(
 
 CONTEXT = "window.pneuma.ui.host.context()"
 SELECTION = "window.pneuma.ui.selection"
-
-
-def action(server: Any, action_id: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """POST /api/viewer/action as the agent does; the viewer's answer."""
-    body = json.dumps({"actionId": action_id, "params": params or {}}).encode()
-    request = urllib.request.Request(
-        f"{server.base}/api/viewer/action?timeout=10", data=body, method="POST",
-        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
-    )  # fmt: skip
-    with urllib.request.urlopen(request, timeout=15) as response:
-        return json.loads(response.read())
 
 
 def wait_doc(page: Any) -> Any:
@@ -160,7 +148,7 @@ def test_raw_html_is_shown_as_text(doc: tuple[Any, Any]) -> None:
         "[click](javascript:window.pwned=3)\n\n"
         "Edit setup.py and README.md, then see https://example.com/docs.\n"
     )
-    result = action(server, "navigate-to", {"file": "unsafe.md"})
+    result = viewer_answer(server, "navigate-to", {"file": "unsafe.md"})
     assert result["success"] is True, result
     text = page.inner_text(".pd-doc")
     assert "<script>window.pwned = 1</script>" in text
@@ -245,7 +233,7 @@ def test_extract_context_escapes_attributes(doc: tuple[Any, Any]) -> None:
 
 def test_navigate_to_heading_scrolls_it_into_view_and_answers(doc: tuple[Any, Any], shot: Any) -> None:
     server, page = doc
-    result = action(server, "navigate-to", {"file": "guide/markdown.md", "heading": "Tables"})
+    result = viewer_answer(server, "navigate-to", {"file": "guide/markdown.md", "heading": "Tables"})
     assert result["success"] is True, result
     assert result["data"] == {"file": "guide/markdown.md", "heading": "Tables", "slug": "tables"}
     assert active_tab(page) == "guide/markdown.md"
@@ -257,19 +245,19 @@ def test_navigate_to_heading_scrolls_it_into_view_and_answers(doc: tuple[Any, An
     # By slug, back in README.
     # By slug, back in README; the last section cannot reach the top of the
     # screen, but it is in view and it is the section reported.
-    result = action(server, "navigate-to", {"file": "README.md", "heading": "good-habits"})
+    result = viewer_answer(server, "navigate-to", {"file": "README.md", "heading": "good-habits"})
     assert result["success"] is True and result["data"]["slug"] == "good-habits", result
     height = page.evaluate("document.querySelector('.pd-scroll').clientHeight")
     assert 0 < scroller_offset(page, "good-habits") < height / 2
     page.wait_for_function("window.pneuma.ui.selection.slug === 'good-habits'")
 
     # An unknown heading: success false, the file from the top, the headings listed.
-    result = action(server, "navigate-to", {"file": "guide/markdown.md", "heading": "No such heading"})
+    result = viewer_answer(server, "navigate-to", {"file": "guide/markdown.md", "heading": "No such heading"})
     assert result["success"] is False
     assert "No such heading" in result["message"] and "tables" in result["message"]
     assert page.evaluate("document.querySelector('.pd-scroll').scrollTop") == 0
     # An unknown file: success false, nothing changes.
-    result = action(server, "navigate-to", {"file": "missing.md"})
+    result = viewer_answer(server, "navigate-to", {"file": "missing.md"})
     assert result["success"] is False and "missing.md" in result["message"]
     assert active_tab(page) == "guide/markdown.md"
     # An action the viewer does not know answers rather than hanging.
@@ -281,7 +269,7 @@ def test_navigate_to_a_file_written_just_before(doc: tuple[Any, Any]) -> None:
     (server.workspace / "guide" / "setup.md").write_text(
         "# Setup\n\nIntro.\n\n## Install the CLI\n\nRun it.\n\n## Examples\n\nOne.\n\n## Examples\n\nTwo.\n"
     )
-    result = action(server, "navigate-to", {"file": "guide/setup.md", "heading": "examples-1"})
+    result = viewer_answer(server, "navigate-to", {"file": "guide/setup.md", "heading": "examples-1"})
     assert result["success"] is True, result
     assert result["data"]["slug"] == "examples-1"
     tabs = page.eval_on_selector_all(".pd-tab", "els => els.map(e => e.dataset.path)")
@@ -290,10 +278,10 @@ def test_navigate_to_a_file_written_just_before(doc: tuple[Any, Any]) -> None:
 
 def test_describe_view_and_toggle_toc(doc: tuple[Any, Any], shot: Any) -> None:
     server, page = doc
-    action(server, "navigate-to", {"file": "README.md", "heading": "How it works"})
+    viewer_answer(server, "navigate-to", {"file": "README.md", "heading": "How it works"})
     select_text(page, "[data-slug='how-it-works'] + ul li", 1, 34)
     page.wait_for_function("window.pneuma.ui.selection.text")
-    result = action(server, "describe-view")
+    result = viewer_answer(server, "describe-view")
     assert result["success"] is True
     data = result["data"]
     assert data["file"] == "README.md"
@@ -303,11 +291,11 @@ def test_describe_view_and_toggle_toc(doc: tuple[Any, Any], shot: Any) -> None:
     assert "README.md" in result["message"] and "How it works" in result["message"]
 
     assert page.is_visible(".pd-toc")
-    result = action(server, "ui:toggle-toc", {"visible": False})
+    result = viewer_answer(server, "ui:toggle-toc", {"visible": False})
     assert result["success"] is True and result["data"] == {"visible": False}
     assert not page.is_visible(".pd-toc")
     shot(page, "doc-no-toc")
-    assert action(server, "ui:toggle-toc")["data"] == {"visible": True}
+    assert viewer_answer(server, "ui:toggle-toc")["data"] == {"visible": True}
     assert page.is_visible(".pd-toc")
 
 
@@ -316,7 +304,7 @@ def test_describe_view_and_toggle_toc(doc: tuple[Any, Any], shot: Any) -> None:
 
 def test_external_edit_rerenders_in_place_keeping_the_scroll(doc: tuple[Any, Any], shot: Any) -> None:
     server, page = doc
-    action(server, "navigate-to", {"file": "README.md", "heading": "What the agent reads"})
+    viewer_answer(server, "navigate-to", {"file": "README.md", "heading": "What the agent reads"})
     page.wait_for_function("document.querySelector('.pd-doc img')?.complete")
     before = scroller_offset(page, "what-the-agent-reads")
     scroll_before = page.evaluate("document.querySelector('.pd-scroll').scrollTop")
@@ -371,7 +359,7 @@ def test_selected_text_reaches_the_agent_with_the_message(
     server = pneuma_server("doc", claude_bin=fake_claude.bin)
     page = wait_doc(open_page(server))
     expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the greeting turn
-    assert action(server, "navigate-to", {"file": "guide/markdown.md", "heading": "Tables"})["success"]
+    assert viewer_answer(server, "navigate-to", {"file": "guide/markdown.md", "heading": "Tables"})["success"]
     page.evaluate(
         """() => {
             const p = [...document.querySelectorAll('.pd-doc > p')]
@@ -387,11 +375,7 @@ def test_selected_text_reaches_the_agent_with_the_message(
     expect(chip).to_contain_text("Tables")
     expect(chip).to_contain_text("The colons in the second row")
     shot(page, "doc-shell-selection")
-    box = page.locator(".composer textarea")
-    box.fill("Make this clearer.")
-    box.press("Enter")
-    expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
-    assert fake_claude.user_texts()[-1] == (
+    assert send_and_read(page, fake_claude, "Make this clearer.", turns=2, timeout=TURN) == (
         '<viewer-context mode="doc" file="guide/markdown.md" section="Tables">\n'
         "Selected text:\n> The colons in the second row\n</viewer-context>\n\nMake this clearer."
     )
@@ -403,6 +387,6 @@ def test_dark_mode(pneuma_server: Any, open_page: Any, shot: Any) -> None:
     page = wait_doc(open_page(server, color_scheme="dark"))
     background = page.evaluate("getComputedStyle(document.querySelector('.pd-root')).backgroundColor")
     assert background == "rgb(13, 17, 23)", background
-    action(server, "navigate-to", {"file": "guide/markdown.md", "heading": "Code"})
+    viewer_answer(server, "navigate-to", {"file": "guide/markdown.md", "heading": "Code"})
     shot(page, "doc-dark")
     assert page.console_errors == []

@@ -16,14 +16,14 @@ import json
 import os
 import struct
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import send_and_read, viewer_action, viewer_answer
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "draw" / "pneuma_draw" / "static" / "vendor"
@@ -77,16 +77,8 @@ class Draw:
             dialog.accept(self.prompt_answer)
 
     def action(self, action_id: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        body = json.dumps({"actionId": action_id, "params": params or {}}).encode()
-        request = urllib.request.Request(
-            f"{self.server.base}/api/viewer/action?timeout=20", data=body, method="POST",
-            headers={"Authorization": f"Bearer {self.server.token}", "Content-Type": "application/json"},
-        )  # fmt: skip
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return json.loads(error.read())
+        """The answer to a viewer action (a refusal's error body too)."""
+        return viewer_action(self.server, action_id, params, wait=20, timeout=30)[1]
 
     def js(self, expression: str, arg: Any = None) -> Any:
         return self.page.evaluate(expression.replace("VIEWER", VIEWER), arg)
@@ -369,11 +361,7 @@ def test_the_selection_goes_with_the_next_message(open_draw: Any, fake_claude: A
     expect(page.locator(".ctx-row .ctx-chip").first).to_contain_text("welcome · 2 elements")
     draw.shot(page, "draw-selection")
 
-    box = page.locator(".composer textarea")
-    box.fill("make these two red")
-    box.press("Enter")
-    expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
-    assert fake_claude.user_texts()[-1] == (
+    assert send_and_read(page, fake_claude, "make these two red", turns=2, timeout=TURN) == (
         '<viewer-context mode="draw" file="welcome.excalidraw">\n'
         "Selected 2 elements:\n"
         '- viewer (rectangle) "Viewer (Excalidraw)"\n'
@@ -506,11 +494,7 @@ def test_a_workspace_without_drawings_offers_to_start_one(pneuma_server: Any, op
     expect(empty).to_contain_text("No drawing yet")
     expect(empty.get_by_role("button", name="Start a drawing")).to_be_visible()
     shot(page, "draw-empty")
-    answer = json.loads(urllib.request.urlopen(urllib.request.Request(
-        f"{server.base}/api/viewer/action", method="POST",
-        data=json.dumps({"actionId": "describe-view", "params": {}}).encode(),
-        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
-    ), timeout=30).read())  # fmt: skip
+    answer = viewer_answer(server, "describe-view", wait=None, timeout=30)
     assert answer["success"] is False and "no .excalidraw file" in answer["message"]
     # A drawing the agent writes appears by itself.
     doc = json.loads(SEED.read_text())

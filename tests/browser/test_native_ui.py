@@ -12,14 +12,12 @@ $PNEUMA_SCREENSHOTS (see conftest).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ import pytest
 from aiohttp import web
 from playwright.sync_api import expect
 
+from tests.browser.browser_helpers import api_call, send
 from tests.fakes.anthropic_api import FakeAnthropicAPI, text, tool_use
 
 PAGES = Path(__file__).resolve().parents[1] / "native" / "pages"
@@ -79,17 +78,15 @@ def background() -> Iterator[Background]:
     servers.close()
 
 
-def http(server: Any, path: str, body: Any = None) -> tuple[int, Any]:
-    request = urllib.request.Request(
-        server.base + path, data=None if body is None else json.dumps(body).encode(),
-        method="GET" if body is None else "POST",
-        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.status, json.loads(response.read())
+def get(server: Any, path: str) -> Any:
+    """The server's JSON answer to an authorised GET."""
+    status, answer = api_call(server, "GET", path, timeout=10)
+    assert status == 200, (status, answer)
+    return answer
 
 
 def browser_clients(server: Any) -> list[dict[str, Any]]:
-    return [c for c in http(server, "/api/extension/extension-list")[1]["clients"]
+    return [c for c in get(server, "/api/extension/extension-list")["clients"]
             if c["kind"] == "browser"]
 
 
@@ -125,12 +122,6 @@ def native_server(pneuma_server: Any, background: Background) -> Any:
     return pneuma_server("slide", backend="native", env={
         "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": background.api.base_url,
         "PNEUMA_NATIVE_MODEL": "claude-fake-1"})
-
-
-def send(page: Any, text_: str) -> None:
-    box = page.locator(".composer textarea")
-    box.fill(text_)
-    box.press("Enter")
 
 
 def test_browser_task_picker_confirmation_twin_and_streamed_chat(
@@ -205,7 +196,7 @@ def test_browser_task_picker_confirmation_twin_and_streamed_chat(
     expect(twin.locator("summary")).to_contain_text("1 tab")
     shot(page, "native-5-twin-updated")
 
-    statuses = [t["status"] for t in http(server, "/api/tasks")[1]["tasks"]]
+    statuses = [t["status"] for t in get(server, "/api/tasks")["tasks"]]
     assert statuses == ["completed", "completed"]
     assert page.console_errors == []
 
@@ -228,7 +219,7 @@ def test_reloaded_page_shows_the_twin_and_picker_uses_the_socket(
     expect(picker).to_have_count(0)
     expect(page.locator(".result-line")).to_have_count(1, timeout=STEP)
     expect(page.locator(".pill")).to_have_attribute("data-status", "idle")
-    assert [t["status"] for t in http(server, "/api/tasks")[1]["tasks"]] == ["ongoing"]
+    assert [t["status"] for t in get(server, "/api/tasks")["tasks"]] == ["ongoing"]
 
     background.push(text("It is about tide pools."))
     send(page, f"Read {background.pages}/article.html")
@@ -246,7 +237,7 @@ def test_reloaded_page_shows_the_twin_and_picker_uses_the_socket(
     expect(twin).to_be_visible(timeout=STEP)
     expect(twin.locator("summary")).to_contain_text(CLIENT_NAME)
     shot(fresh, "native-6-fresh-tab-twin")
-    listing = http(server, "/api/extension/extension-list")[1]
+    listing = get(server, "/api/extension/extension-list")
     viewers = [c for c in listing["clients"] if c["kind"] == "viewer" and c["online"]]
     assert len(viewers) == 2 and {v["mode"] for v in viewers} == {"slide"}
     assert fresh.console_errors == [] and page.console_errors == []

@@ -12,9 +12,8 @@ import base64
 import json
 import os
 import threading
-import urllib.request
 import zlib
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,14 +21,10 @@ from playwright.sync_api import expect
 
 from pneuma.host.registry import get_mode
 
+from tests.browser.browser_helpers import api_call, send, send_and_read
+
 GREETING = "Hello from the fake CLI!"
 TURN = 15_000  # ms a fake CLI turn may take in the page
-
-
-def send(page: Any, text: str) -> None:
-    box = page.locator(".composer textarea")
-    box.fill(text)
-    box.press("Enter")
 
 
 def wait_greeting(page: Any) -> None:
@@ -38,17 +33,19 @@ def wait_greeting(page: Any) -> None:
     expect(page.locator(".pill")).to_have_attribute("data-status", "idle")
 
 
-def http(server: Any, method: str, path: str, body: Any = None, timeout: float = 30) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        server.base + path, data=data, method=method,
-        headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
-    )  # fmt: skip
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
+@pytest.fixture
+def chat(pneuma_server: Any, fake_claude: Any, open_page: Any) -> Callable[..., Any]:
+    """``chat(*run_args, color_scheme="light")``: the page of a fresh slide
+    session with the fake CLI (extra ``pneuma run`` arguments), once its
+    greeting turn has ended."""
+
+    def start(*run_args: str, color_scheme: str = "light") -> Any:
+        server = pneuma_server("slide", claude_bin=fake_claude.bin, args=run_args)
+        page = open_page(server, color_scheme=color_scheme)
+        wait_greeting(page)
+        return page
+
+    return start
 
 
 def in_background(fn: Any, *args: Any) -> dict[str, Any]:
@@ -94,10 +91,8 @@ def test_page_loads_without_console_errors(pneuma_server, fake_claude, open_page
     assert page.console_errors == []
 
 
-def test_dark_mode_and_narrow_window(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server, color_scheme="dark")
-    wait_greeting(page)
+def test_dark_mode_and_narrow_window(chat, shot):
+    page = chat(color_scheme="dark")
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(20, 20, 23)", background
     shot(page, "shell-dark")
@@ -122,10 +117,8 @@ def test_missing_vendor_files_are_explained(pneuma_server, fake_claude, open_pag
 # --- chat ---------------------------------------------------------------------
 
 
-def test_a_message_streams_in_and_is_answered_once(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_a_message_streams_in_and_is_answered_once(chat, fake_claude, shot):
+    page = chat()
     send(page, "hello **there**")
     expect(page.locator(".msg.user .bubble")).to_have_text("hello **there**")
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
@@ -143,10 +136,8 @@ def test_a_message_streams_in_and_is_answered_once(pneuma_server, fake_claude, o
     assert page.console_errors == []
 
 
-def test_streamed_text_renders_incrementally_as_markdown_then_interrupt(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_streamed_text_renders_incrementally_as_markdown_then_interrupt(chat, fake_claude, shot):
+    page = chat()
     send(page, "slow please")
     streaming = page.locator(".md.streaming")
     expect(streaming).to_contain_text("word3", timeout=TURN)
@@ -169,10 +160,8 @@ def test_streamed_text_renders_incrementally_as_markdown_then_interrupt(pneuma_s
     assert page.console_errors == []
 
 
-def test_escape_interrupts_the_agent(pneuma_server, fake_claude, open_page):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_escape_interrupts_the_agent(chat, fake_claude):
+    page = chat()
     send(page, "slow again")
     expect(page.locator(".md.streaming")).to_contain_text("word1", timeout=TURN)
     page.keyboard.press("Escape")
@@ -181,10 +170,8 @@ def test_escape_interrupts_the_agent(pneuma_server, fake_claude, open_page):
     expect(page.locator(".result-line").last).to_contain_text("Stopped", timeout=TURN)
 
 
-def test_shift_enter_makes_a_new_line(pneuma_server, fake_claude, open_page):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_shift_enter_makes_a_new_line(chat):
+    page = chat()
     box = page.locator(".composer textarea")
     box.click()
     box.type("first line")
@@ -196,10 +183,8 @@ def test_shift_enter_makes_a_new_line(pneuma_server, fake_claude, open_page):
     expect(page.locator(".msg.user .bubble")).to_have_text("first line\nsecond line")
 
 
-def test_tool_uses_are_compact_cards_that_expand(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_tool_uses_are_compact_cards_that_expand(chat, shot):
+    page = chat()
     send(page, "use a tool")
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
     card = page.locator(".tool-card[data-tool='Write']")
@@ -220,10 +205,8 @@ def test_tool_uses_are_compact_cards_that_expand(pneuma_server, fake_claude, ope
     assert page.console_errors == []
 
 
-def test_permission_prompt_is_answered_from_the_page(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin, args=["--permission-mode", "default"])
-    page = open_page(server)
-    wait_greeting(page)
+def test_permission_prompt_is_answered_from_the_page(chat, fake_claude, shot):
+    page = chat("--permission-mode", "default")
     send(page, "ask permission to write")
     prompt = page.locator(".permission")
     expect(prompt).to_be_visible(timeout=TURN)
@@ -243,10 +226,8 @@ def test_permission_prompt_is_answered_from_the_page(pneuma_server, fake_claude,
     assert page.console_errors == []
 
 
-def test_permission_denied_with_a_note(pneuma_server, fake_claude, open_page):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin, args=["--permission-mode", "default"])
-    page = open_page(server)
-    wait_greeting(page)
+def test_permission_denied_with_a_note(chat, fake_claude):
+    page = chat("--permission-mode", "default")
     send(page, "permission test")
     prompt = page.locator(".permission")
     expect(prompt).to_be_visible(timeout=TURN)
@@ -258,10 +239,8 @@ def test_permission_denied_with_a_note(pneuma_server, fake_claude, open_page):
     expect(page.locator(".tool-card[data-tool='Write']")).to_have_class("tool-card error", timeout=TURN)
 
 
-def test_model_switch(pneuma_server, fake_claude, open_page):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_model_switch(chat, fake_claude):
+    page = chat()
     expect(page.locator(".model-name")).to_have_text("claude-fake-model")
     page.locator(".model-btn").click()
     page.locator(".menu-item[data-model='opus']").click()
@@ -272,10 +251,8 @@ def test_model_switch(pneuma_server, fake_claude, open_page):
     expect(page.locator(".notice.quiet", has_text="Model switched to opus")).to_have_count(1)
 
 
-def test_images_are_attached_and_sent(pneuma_server, fake_claude, open_page, shot, tmp_path):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_images_are_attached_and_sent(chat, fake_claude, shot, tmp_path):
+    page = chat()
     image = tmp_path / "dot.png"
     image.write_bytes(png_bytes())
     page.locator(".composer input[type=file]").set_input_files(str(image))
@@ -302,10 +279,8 @@ def test_images_are_attached_and_sent(pneuma_server, fake_claude, open_page, sho
     assert base64.b64decode(blocks[2]["source"]["data"]) == png_bytes(6, 6)
 
 
-def test_command_buttons_send_their_prompt(pneuma_server, fake_claude, open_page):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_command_buttons_send_their_prompt(chat, fake_claude):
+    page = chat()
     prompt = next(c.prompt for c in get_mode("slide").manifest.viewer_api.commands if c.id == "review-deck")
     page.locator(".command[data-command='review-deck']").click()
     expect(page.locator(".msg.user .bubble")).to_have_text(prompt)
@@ -363,10 +338,8 @@ def test_reconnect_after_the_socket_drops_shows_nothing_twice(pneuma_server, fak
     assert page.console_errors == [] or all("WebSocket" in e for e in page.console_errors), page.console_errors
 
 
-def test_history_after_reload(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_history_after_reload(chat, shot):
+    page = chat()
     send(page, "use a tool")
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
     page.reload()
@@ -387,7 +360,7 @@ def test_scaffold_confirmation_dialog_approve(pneuma_server, open_page, shot):
     server = pneuma_server("slide", backend="none")
     page = open_page(server)
     body = {"clear": ["slides/**/*.html"], "files": [{"path": "slides/01-new.html", "content": "<h1>New deck</h1>\n"}]}
-    call = in_background(http, server, "POST", "/api/workspace/scaffold", body)
+    call = in_background(api_call, server, "POST", "/api/workspace/scaffold", body)
     dialog = page.locator(".modal[data-kind='scaffold']")
     expect(dialog).to_be_visible(timeout=10_000)
     expect(dialog).to_contain_text("Start the workspace over?")
@@ -407,7 +380,7 @@ def test_scaffold_confirmation_dialog_decline(pneuma_server, open_page):
     server = pneuma_server("slide", backend="none")
     page = open_page(server)
     before = sorted(p.name for p in (server.workspace / "slides").iterdir())
-    call = in_background(http, server, "POST", "/api/workspace/scaffold",
+    call = in_background(api_call, server, "POST", "/api/workspace/scaffold",
                          {"clear": ["slides/**/*.html"], "files": []})
     expect(page.locator(".modal")).to_be_visible(timeout=10_000)
     page.locator(".modal").get_by_role("button", name="Decline").click()
@@ -441,10 +414,8 @@ def test_agent_not_found_is_explained(pneuma_server, open_page, tmp_path, shot):
     shot(page, "agent-not-found")
 
 
-def test_a_crashing_agent_shows_its_exit_and_output(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_page(server)
-    wait_greeting(page)
+def test_a_crashing_agent_shows_its_exit_and_output(chat, shot):
+    page = chat()
     send(page, "crash now")
     note = page.locator(".notice.warn", has_text="exited with code 3")
     expect(note).to_be_visible(timeout=TURN)
@@ -517,17 +488,17 @@ def test_generic_viewer_lists_files_answers_actions_and_sends_the_selection(
     files = [p.get_attribute("title") for p in page.locator(".gv-file").all()]
     target = next(f for f in files if f.endswith((".tex", ".txt", ".md")))
 
-    status, answer = http(server, "POST", "/api/viewer/action",
-                          {"actionId": "navigate-to", "params": {"file": target}})
+    status, answer = api_call(server, "POST", "/api/viewer/action",
+                              {"actionId": "navigate-to", "params": {"file": target}})
     assert status == 200 and answer["success"] is True, answer
     expect(page.locator(".gv-title")).to_have_text(target)
     expect(page.locator(".topbar .active-file")).to_have_text(target)
 
-    status, answer = http(server, "POST", "/api/viewer/action", {"actionId": "describe-view"})
+    status, answer = api_call(server, "POST", "/api/viewer/action", {"actionId": "describe-view"})
     assert answer["success"] is True and answer["data"]["file"] == target
 
-    status, answer = http(server, "POST", "/api/viewer/action",
-                          {"actionId": "ui:toggle-outline", "params": {}})
+    status, answer = api_call(server, "POST", "/api/viewer/action",
+                              {"actionId": "ui:toggle-outline", "params": {}})
     assert answer["success"] is False and "not supported" in answer["message"]
 
     # Select text in the preview: a chip, then the context goes with the next message.
@@ -542,17 +513,13 @@ def test_generic_viewer_lists_files_answers_actions_and_sends_the_selection(
     expect(chip).to_contain_text(target.split("/")[-1])
     shot(page, "generic-viewer")
     expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # greeting
-    send(page, "hello, what about this?")
-    expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
-    received = fake_claude.user_texts()[-1]
+    received = send_and_read(page, fake_claude, "hello, what about this?", turns=2, timeout=TURN)
     assert received.startswith(f'<viewer-context mode="{mode}" file="{target}">selected text: "'), received
     assert received.endswith("\n\nhello, what about this?")
     # The chip's ✕ drops the selection: the next message goes without it.
     page.locator(".ctx-row .chip-x").click()
     expect(page.locator(".ctx-row")).to_have_count(0)
-    send(page, "hello again")
-    expect(page.locator(".result-line")).to_have_count(3, timeout=TURN)
-    assert fake_claude.user_texts()[-1] == "hello again"
+    assert send_and_read(page, fake_claude, "hello again", turns=3, timeout=TURN) == "hello again"
     assert page.console_errors == []
 
 

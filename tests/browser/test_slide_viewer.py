@@ -15,13 +15,13 @@ import math
 import re
 import struct
 import time
-import urllib.error
-import urllib.request
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.browser.browser_helpers import api_call, send_and_read, viewer_answer
 
 SEED_ORDER = ["slides/01-title.html", "slides/02-problem.html", "slides/03-point.html",
               "slides/04-loop.html", "slides/05-alignment.html", "slides/06-modes.html",
@@ -39,21 +39,10 @@ class Server:
         self.workspace = Path(record.workspace)
 
     def request(self, method: str, path: str, body: Any = None, timeout: float = 60) -> tuple[int, Any]:
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers={
-            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=timeout) as res:
-                raw, status, kind = res.read(), res.status, res.headers.get("Content-Type", "")
-        except urllib.error.HTTPError as err:
-            raw, status, kind = err.read(), err.code, err.headers.get("Content-Type", "")
-        return status, (json.loads(raw) if "json" in kind else raw)
+        return api_call(self, method, path, body, timeout=timeout)
 
     def action(self, action_id: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        status, body = self.request("POST", "/api/viewer/action?timeout=15",
-                                    {"actionId": action_id, "params": params or {}})
-        assert status == 200, (status, body)
-        return body
+        return viewer_answer(self, action_id, params, wait=15, timeout=60)
 
 
 @pytest.fixture
@@ -342,11 +331,7 @@ def test_a_clicked_element_reaches_the_agent_with_the_next_message(
     page.locator('.pns-thumb[data-index="2"]').click()
     page.frame_locator(".pns-frame--stage").locator("p.lead").click()
     expect(page.locator(".ctx-row .ctx-chip")).to_contain_text("Slide 3")
-    box = page.locator(".composer textarea")
-    box.fill("Make this shorter.")
-    box.press("Enter")
-    expect(page.locator(".result-line")).to_have_count(2, timeout=30_000)
-    sent = fake_claude.user_texts()[-1]
+    sent = send_and_read(page, fake_claude, "Make this shorter.", turns=2, timeout=30_000)
     assert sent.startswith(
         '<viewer-context mode="slide" file="slides/03-point.html" slide="3">\n'
         "Slide 3 of 8: \"Point at it. Don't describe it.\"\n"

@@ -1,5 +1,9 @@
 """The coauthor mode: manifest, the seed LaTeX paper, the patch recipe the
-skill teaches, and skill installation."""
+skill teaches, and skill installation.
+
+What every seeded mode's setup promises (no seeds over the person's own
+work, a second skill install changes nothing) is in test_mode_setup.py.
+"""
 
 from __future__ import annotations
 
@@ -36,13 +40,6 @@ LABEL_PREFIXES = ("sec:", "fig:", "tab:", "eq:")
 @pytest.fixture(scope="module")
 def mode():
     return get_mode("coauthor")
-
-
-@pytest.fixture
-def seeded(mode, tmp_path: Path) -> Path:
-    workspace = tmp_path / "paper"
-    init_workspace(mode, workspace)
-    return workspace
 
 
 # --- a small LaTeX reader, enough to check the seeds ---
@@ -204,15 +201,6 @@ def test_seeding_writes_the_paper(mode, seeded: Path):
     for path in seeded.rglob("*"):
         if path.is_file() and path.suffix in {".tex", ".bib", ".md"}:
             assert "{{" not in path.read_text("utf-8"), path
-
-
-def test_seeding_skips_a_workspace_that_already_has_a_paper(mode, tmp_path: Path):
-    workspace = tmp_path / "mine"
-    (workspace / "chapters").mkdir(parents=True)
-    (workspace / "chapters" / "one.tex").write_text("\\chapter{One}\n", "utf-8")
-    result = init_workspace(mode, workspace)
-    assert result.seeded == []
-    assert not (workspace / "main.tex").exists()
 
 
 def test_every_input_exists_and_every_section_is_input(seeded: Path):
@@ -457,12 +445,3 @@ def test_skill_without_a_venue_says_so(mode, seeded: Path):
     assert "No venue chosen yet" in skill
     assert "Target venue" not in skill
     assert "The style is **author-year**." in skill
-
-
-def test_second_install_changes_nothing(mode, seeded: Path):
-    install_skill(mode, seeded, PARAMS)
-    before = {p.relative_to(seeded).as_posix(): p.read_bytes() for p in seeded.rglob("*") if p.is_file()}
-    again = install_skill(mode, seeded, PARAMS)
-    assert again.changes == []
-    after = {p.relative_to(seeded).as_posix(): p.read_bytes() for p in seeded.rglob("*") if p.is_file()}
-    assert after == before

@@ -4,22 +4,9 @@
 // cannot carry out with {success: false, message: "… not supported"}.
 
 import { highlight, languageOf } from './markdown.js';
+import { h } from './viewer-helpers.js';
 
 const IMAGE = /\.(png|jpe?g|gif|webp|svg|avif|bmp|ico)$/i;
-
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === 'class') node.className = value;
-    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
-    else if (value !== undefined && value !== null) node.setAttribute(key, value);
-  }
-  for (const child of children.flat()) {
-    if (child == null) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 function attr(value) {
   return String(value).replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
@@ -31,10 +18,10 @@ export const genericViewer = {
   mount(element, ctx) {
     modeName = (ctx.mode && ctx.mode.name) || modeName;
     let current = null;
-    const list = el('nav', { class: 'gv-list', 'aria-label': 'Files' });
-    const title = el('div', { class: 'gv-title' });
-    const body = el('div', { class: 'gv-body' });
-    const root = el('div', { class: 'generic-viewer' }, list, el('section', { class: 'gv-main' }, title, body));
+    const list = h('nav', { class: 'gv-list', 'aria-label': 'Files' });
+    const title = h('div', { class: 'gv-title' });
+    const body = h('div', { class: 'gv-body' });
+    const root = h('div', { class: 'generic-viewer' }, list, h('section', { class: 'gv-main' }, title, body));
     element.append(root);
 
     function show(path) {
@@ -48,28 +35,28 @@ export const genericViewer = {
       if (current && !files.some((f) => f.path === current)) current = null;
       if (!current && files.length) current = ctx.items()[0]?.path || files[0].path;
       list.replaceChildren(
-        ...(files.length ? files.map((f) => el('button', {
+        ...(files.length ? files.map((f) => h('button', {
           class: `gv-file${f.path === current ? ' active' : ''}`,
           title: f.path,
           onclick: () => show(f.path),
-        }, el('span', { class: 'gv-dir' }, f.path.includes('/') ? `${f.path.slice(0, f.path.lastIndexOf('/') + 1)}` : ''),
-        el('span', { class: 'gv-name' }, f.path.split('/').pop())))
-          : [el('p', { class: 'gv-empty' }, 'No files yet. They appear here as soon as they are written.')]),
+        }, h('span', { class: 'gv-dir' }, f.path.includes('/') ? `${f.path.slice(0, f.path.lastIndexOf('/') + 1)}` : ''),
+        h('span', { class: 'gv-name' }, f.path.split('/').pop())))
+          : [h('p', { class: 'gv-empty' }, 'No files yet. They appear here as soon as they are written.')]),
       );
       const file = files.find((f) => f.path === current);
-      title.replaceChildren(file ? el('span', {}, file.path) : '');
+      title.replaceChildren(file ? h('span', {}, file.path) : '');
       if (!file) {
-        body.replaceChildren(el('div', { class: 'gv-placeholder' }, files.length ? 'Pick a file.' : 'The workspace has no watched files yet.'));
+        body.replaceChildren(h('div', { class: 'gv-placeholder' }, files.length ? 'Pick a file.' : 'The workspace has no watched files yet.'));
         return;
       }
       if (IMAGE.test(file.path)) {
-        body.replaceChildren(el('div', { class: 'gv-image' }, el('img', { src: ctx.contentUrl(file.path), alt: file.path })));
+        body.replaceChildren(h('div', { class: 'gv-image' }, h('img', { src: ctx.contentUrl(file.path), alt: file.path })));
       } else if (file.binary || file.content == null) {
-        body.replaceChildren(el('div', { class: 'gv-placeholder' }, 'A binary file: no preview.'));
+        body.replaceChildren(h('div', { class: 'gv-placeholder' }, 'A binary file: no preview.'));
       } else {
-        const code = el('code', { class: 'hljs' });
+        const code = h('code', { class: 'hljs' });
         code.innerHTML = highlight(file.content, languageOf(file.path));
-        body.replaceChildren(el('pre', { class: 'gv-text' }, code));
+        body.replaceChildren(h('pre', { class: 'gv-text' }, code));
       }
     }
 

@@ -3,33 +3,11 @@
 // its selection into the <viewer-context> of the next message.
 
 import { genericViewer } from './generic-viewer.js';
+import { fetchJson } from './viewer-helpers.js';
 
-const api = {
-  async json(url, options = {}) {
-    const response = await fetch(url, { credentials: 'same-origin', ...options });
-    let body = null;
-    try {
-      body = await response.json();
-    } catch {
-      body = null;
-    }
-    if (!response.ok) {
-      // The server's one error shape (docs/errors.md):
-      // {error: {code: "E_…", message, details, recoverable, hint?}}.
-      const error = (body && body.error) || {};
-      const message = error.message || (body && body.message) || `${response.status} ${response.statusText}`;
-      const failure = new Error(message);
-      failure.status = response.status;
-      failure.code = error.code;
-      failure.details = error.details || {};
-      failure.hint = error.hint || null;
-      failure.recoverable = error.recoverable !== false;
-      failure.body = body;
-      throw failure;
-    }
-    return body;
-  },
-};
+// The shell's JSON calls; a failure carries the server's one error shape
+// (docs/errors.md) on the thrown Error (see fetchJson).
+const api = { json: fetchJson };
 export { api };
 
 /** The label shown for a localized manifest text ("x" or {en, zh-CN}). */
@@ -157,11 +135,7 @@ export class ViewerHost {
       items: () => host.items(),
       contentUrl: (path) => `/content/${contentPath(path)}?v=${host.versions.get(path) || 0}`,
       baseUrl: '/content/',
-      writeFile: (path, content) => api.json('/api/files', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ path, content }),
-      }),
+      writeFile: (path, content) => api.json('/api/files', { method: 'POST', json: { path, content } }),
       deleteFile: (path) => api.json(`/api/files?path=${encodeURIComponent(path)}`, { method: 'DELETE' }),
       setSelection: (selection) => {
         host.selection = selection == null ? null : selection;
@@ -171,11 +145,7 @@ export class ViewerHost {
         host.activeFile = path || null;
         host.shell.setActiveFile(host.activeFile);
       },
-      saveCapture: (name, dataUrl) => api.json('/api/captures', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name, data: dataUrl }),
-      }),
+      saveCapture: (name, dataUrl) => api.json('/api/captures', { method: 'POST', json: { name, data: dataUrl } }),
       confirm: (summary, details) => host.shell.confirm(summary, details),
       sendMessage: (text) => host.shell.sendMessage(text),
     };

@@ -8,6 +8,8 @@
 // billboard arrives on the session's socket as a mode event ("billboard_event",
 // broadcast by routes.py), and the viewer reloads what it touches.
 
+import { fetchJson, sharedStylesheet } from "/static/lib/viewer-helpers.js";
+
 const MODE = "coauthor";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const API = "/api/coauthor";
@@ -65,55 +67,7 @@ function clock(iso) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function api(path, { method = "GET", body, signal } = {}) {
-  const response = await fetch(path, {
-    method,
-    signal,
-    credentials: "same-origin",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
-    const message = (data && data.error && data.error.message) || `${response.status} ${response.statusText}`;
-    const error = new Error(message);
-    error.status = response.status;
-    throw error;
-  }
-  return data;
-}
-
-let cssUsers = 0;
-let cssLink = null;
-function acquireCss() {
-  cssUsers += 1;
-  if (!cssLink) {
-    cssLink = document.createElement("link");
-    cssLink.rel = "stylesheet";
-    cssLink.href = CSS_URL;
-    document.head.appendChild(cssLink);
-  }
-  const link = cssLink;
-  if (link.sheet) return Promise.resolve();
-  return new Promise((resolve) => {
-    link.addEventListener("load", () => resolve(), { once: true });
-    link.addEventListener("error", () => resolve(), { once: true });
-    setTimeout(resolve, 3000);
-  });
-}
-function releaseCss() {
-  cssUsers -= 1;
-  if (cssUsers <= 0 && cssLink) {
-    cssLink.remove();
-    cssLink = null;
-    cssUsers = 0;
-  }
-}
+const stylesheet = sharedStylesheet(CSS_URL);
 
 // --- LaTeX and Markdown to HTML -------------------------------------------------------
 
@@ -335,14 +289,14 @@ class CoAuthorViewer {
   // -- data ------------------------------------------------------------------------------
 
   async loadBoard() {
-    const board = await api(`${API}/tasks`, { signal: this.abort.signal });
+    const board = await fetchJson(`${API}/tasks`, { signal: this.abort.signal });
     this.state.tasks = board.tasks;
     this.state.user = board.user;
     this.setSeq(board.lastSeq);
   }
 
   async loadTask(taskId) {
-    const detail = await api(`${API}/tasks/${encodeURIComponent(taskId)}`, { signal: this.abort.signal });
+    const detail = await fetchJson(`${API}/tasks/${encodeURIComponent(taskId)}`, { signal: this.abort.signal });
     if (this.state.taskId === taskId) this.state.detail = detail;
     return detail;
   }
@@ -930,7 +884,7 @@ class CoAuthorViewer {
       body.file = s.sel.file;
       body.lines = `${s.sel.lines[0]}-${s.sel.lines[1]}`;
     }
-    const created = await api(`${API}/tasks`, { method: "POST", body });
+    const created = await fetchJson(`${API}/tasks`, { method: "POST", json: body });
     delete s.forms.newTask;
     await this.loadBoard();
     await this.showTask(created.taskId);
@@ -942,7 +896,7 @@ class CoAuthorViewer {
     s.busy = true;
     this.render();
     try {
-      const r = await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/accept`, { method: "POST", body: { patchId } });
+      const r = await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/accept`, { method: "POST", json: { patchId } });
       if (r.status === "applied") {
         const build = r.build && r.build.status !== "skipped" ? ` Build: ${r.build.status}.` : "";
         this.notice("ok", `Applied ${r.patchId} to ${Object.keys(r.revisions).join(", ")}.${build}`);
@@ -962,7 +916,7 @@ class CoAuthorViewer {
       this.notice("warn", "Say why: the agent plans again from your reason.");
       return this.focusField("reject");
     }
-    await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/reject`, { method: "POST", body: { patchId, reason } });
+    await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/reject`, { method: "POST", json: { patchId, reason } });
     delete s.forms.reject;
     this.notice("ok", `Rejected ${patchId}. The agent will plan again.`);
     await this.refresh(null);
@@ -972,7 +926,7 @@ class CoAuthorViewer {
     const s = this.state;
     const text = (s.forms[field] || "").trim();
     if (!text) return this.focusField(field);
-    await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/feedback`, { method: "POST", body: { text, answer } });
+    await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/feedback`, { method: "POST", json: { text, answer } });
     delete s.forms[field];
     this.notice("ok", answer ? "Answer sent; the agent plans again." : "Sent; the agent will propose a new patch.");
     await this.refresh(null);
@@ -982,7 +936,7 @@ class CoAuthorViewer {
     const s = this.state;
     const ok = await this.ctx.confirm(`Cancel task ${s.taskId}?`, { task: [s.detail ? s.detail.task.intent : s.taskId] });
     if (!ok) return;
-    await api(`${API}/tasks/${encodeURIComponent(s.taskId)}/cancel`, { method: "POST", body: { reason: "canceled in the viewer" } });
+    await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/cancel`, { method: "POST", json: { reason: "canceled in the viewer" } });
     this.notice("ok", `Canceled ${s.taskId}.`);
     await this.refresh(null);
   }
@@ -1066,7 +1020,7 @@ class CoAuthorViewer {
         }
         let patch;
         try {
-          patch = await api(`${API}/patches/${encodeURIComponent(patchId)}`);
+          patch = await fetchJson(`${API}/patches/${encodeURIComponent(patchId)}`);
         } catch (error) {
           return { success: false, message: error.message };
         }
@@ -1112,7 +1066,7 @@ class CoAuthorViewer {
     this.abort.abort();
     document.removeEventListener("mouseup", this.onMouseUp);
     this.root.remove();
-    releaseCss();
+    stylesheet.release();
   }
 }
 
@@ -1135,7 +1089,7 @@ function sbsRow(row) {
 
 export default {
   async mount(element, ctx) {
-    await acquireCss();
+    await stylesheet.acquire();
     return new CoAuthorViewer(element, ctx).start();
   },
   extractContext,

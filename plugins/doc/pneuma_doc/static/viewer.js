@@ -9,6 +9,8 @@
 // Third-party code (markdown-it, highlight.js) is bundled at setup into
 // ./vendor/doc-vendor.js by `npm run build` in plugins/doc/web/.
 
+import { sharedStylesheet } from "/static/lib/viewer-helpers.js";
+
 const MODE = "doc";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const VENDOR_URL = new URL("./vendor/doc-vendor.js", import.meta.url).href;
@@ -25,34 +27,7 @@ function loadVendor() {
   return vendorPromise;
 }
 
-let cssUsers = 0;
-let cssLink = null;
-function acquireCss() {
-  cssUsers += 1;
-  if (!cssLink) {
-    cssLink = document.createElement("link");
-    cssLink.rel = "stylesheet";
-    cssLink.href = CSS_URL;
-    cssLink.dataset.pneumaDoc = "";
-    document.head.appendChild(cssLink);
-  }
-  const link = cssLink;
-  if (link.sheet) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => resolve();
-    link.addEventListener("load", done, { once: true });
-    link.addEventListener("error", done, { once: true });
-    setTimeout(done, 3000);
-  });
-}
-function releaseCss() {
-  cssUsers -= 1;
-  if (cssUsers <= 0 && cssLink) {
-    cssLink.remove();
-    cssLink = null;
-    cssUsers = 0;
-  }
-}
+const stylesheet = sharedStylesheet(CSS_URL, { "data-pneuma-doc": "" });
 
 // --- paths --------------------------------------------------------------------
 
@@ -420,7 +395,7 @@ class DocViewer {
   }
 
   async init() {
-    await acquireCss();
+    await stylesheet.acquire();
     try {
       this.md = createRenderer(await loadVendor());
     } catch (err) {
@@ -979,7 +954,7 @@ class DocViewer {
     document.removeEventListener("selectionchange", this.onSelectionChange);
     if (globalThis.CSS?.highlights) CSS.highlights.delete("pneuma-doc-selection");
     this.root.remove();
-    releaseCss();
+    stylesheet.release();
   }
 }
 

@@ -778,15 +778,24 @@ class DrawViewer {
     return { elements: chosen, missing: [...wanted].filter((id) => !found.has(id)) };
   }
 
-  async actionCapture(params) {
+  /**
+   * The drawing on screen and the elements an action names (every element
+   * when it names none); `failure` is the answer when that leaves nothing,
+   * `emptyNote` what an empty drawing's answer adds.
+   */
+  async actionTargets(params, emptyNote = "") {
     const api = await this.whenShowing();
     const { elements, missing } = this.resolveTargets(api, params.elementIds);
-    if (!elements.length) {
-      return {
-        success: false,
-        message: params.elementIds ? `none of the elements ${missing.join(", ")} is in ${this.current}` : `${this.current} is empty: nothing to capture`,
-      };
-    }
+    const failure = elements.length ? null : {
+      success: false,
+      message: params.elementIds ? `none of the elements ${missing.join(", ")} is in ${this.current}` : `${this.current} is empty${emptyNote}`,
+    };
+    return { api, elements, missing, failure };
+  }
+
+  async actionCapture(params) {
+    const { api, elements, missing, failure } = await this.actionTargets(params, ": nothing to capture");
+    if (failure) return failure;
     const padding = typeof params.padding === "number" && params.padding >= 0 ? Math.min(params.padding, 1000) : 20;
     const appState = api.getAppState();
     let size = { width: 0, height: 0 };
@@ -825,14 +834,8 @@ class DrawViewer {
   }
 
   async actionZoom(params) {
-    const api = await this.whenShowing();
-    const { elements, missing } = this.resolveTargets(api, params.elementIds);
-    if (!elements.length) {
-      return {
-        success: false,
-        message: params.elementIds ? `none of the elements ${missing.join(", ")} is in ${this.current}` : `${this.current} is empty`,
-      };
-    }
+    const { api, elements, missing, failure } = await this.actionTargets(params);
+    if (failure) return failure;
     const duration = 300;
     api.scrollToContent(elements, {
       fitToViewport: true,

@@ -22,23 +22,11 @@ import {
   settle,
   slideSize,
 } from "./slide-doc.js";
+import { h } from "/static/lib/viewer-helpers.js";
 
 const STYLE_URL = new URL("./viewer.css", import.meta.url).href;
 const THUMB_WIDTH = 168;
 const VIEWS = ["single", "grid"];
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    if (key === "class") el.className = value;
-    else if (key === "text") el.textContent = value;
-    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) if (child != null) el.append(child);
-  return el;
-}
 
 const ICONS = {
   outline: '<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="3.5" width="15" height="13" rx="2"/><path d="M7.5 3.5v13"/></svg>',
@@ -353,37 +341,50 @@ class SlideViewer {
     }
   }
 
-  /** Thumbnail slots are positional: slot i always shows slide i. */
-  renderNav() {
+  /**
+   * Positional slots (outline thumbnails, grid tiles): slot i always shows
+   * slide i. Adds or drops slots to match the deck, then paints each one:
+   * `create(n)` makes slot n ({item, frame, badge, …}), `paint(slot, meta, i)`
+   * fills in what differs between thumbnails and tiles.
+   */
+  syncSlots(slots, container, create, paint) {
     const slides = this.deck.slides;
-    while (this.thumbs.length > slides.length) this.thumbs.pop().item.remove();
-    while (this.thumbs.length < slides.length) {
-      const frame = new SlideFrame(this, { className: "pns-frame--thumb" });
-      const num = h("span", { class: "pns-thumb-num" });
-      const title = h("span", { class: "pns-thumb-title" });
-      const badge = h("span", { class: "pns-badge", hidden: true });
-      const item = h("div", { class: "pns-thumb", role: "button", tabindex: "0", "data-index": String(this.thumbs.length) },
-        num,
-        h("div", { class: "pns-thumb-body" },
-          h("div", { class: "pns-thumb-frame" }, frame.iframe, badge),
-          title));
-      const slot = { item, frame, num, title, badge };
-      this.thumbs.push(slot);
-      this.nav.append(item);
+    while (slots.length > slides.length) slots.pop().item.remove();
+    while (slots.length < slides.length) {
+      const slot = create(slots.length);
+      slots.push(slot);
+      container.append(slot.item);
     }
     slides.forEach((meta, i) => {
-      const slot = this.thumbs[i];
+      const slot = slots[i];
       const slide = this.slideAt(i);
       slot.item.dataset.index = String(i);
       slot.item.dataset.file = meta.file;
       slot.item.classList.toggle("is-current", i === this.current);
+      paint(slot, meta, i);
+      this.paintBadge(slot.badge, meta.file, slide.missing);
+      slot.frame.paint(slide);
+    });
+  }
+
+  renderNav() {
+    this.syncSlots(this.thumbs, this.nav, (n) => {
+      const frame = new SlideFrame(this, { className: "pns-frame--thumb" });
+      const num = h("span", { class: "pns-thumb-num" });
+      const title = h("span", { class: "pns-thumb-title" });
+      const badge = h("span", { class: "pns-badge", hidden: true });
+      const item = h("div", { class: "pns-thumb", role: "button", tabindex: "0", "data-index": String(n) },
+        num,
+        h("div", { class: "pns-thumb-body" },
+          h("div", { class: "pns-thumb-frame" }, frame.iframe, badge),
+          title));
+      return { item, frame, num, title, badge };
+    }, (slot, meta, i) => {
       slot.item.setAttribute("aria-current", i === this.current ? "true" : "false");
       slot.item.setAttribute("aria-label", `Slide ${i + 1}: ${meta.title}`);
       slot.item.title = `${meta.file}\nDrag to reorder`;
       slot.num.textContent = String(i + 1);
       slot.title.textContent = meta.title;
-      this.paintBadge(slot.badge, meta.file, slide.missing);
-      slot.frame.paint(slide);
     });
   }
 
@@ -428,27 +429,16 @@ class SlideViewer {
   }
 
   renderGrid() {
-    const slides = this.deck.slides;
-    while (this.tiles.length > slides.length) this.tiles.pop().item.remove();
-    while (this.tiles.length < slides.length) {
+    this.syncSlots(this.tiles, this.grid, (n) => {
       const frame = new SlideFrame(this, { className: "pns-frame--tile" });
       const label = h("div", { class: "pns-tile-label" });
       const badge = h("span", { class: "pns-badge", hidden: true });
-      const item = h("div", { class: "pns-tile", role: "button", tabindex: "0", "data-index": String(this.tiles.length) },
+      const item = h("div", { class: "pns-tile", role: "button", tabindex: "0", "data-index": String(n) },
         h("div", { class: "pns-tile-frame" }, frame.iframe, badge), label);
-      this.tiles.push({ item, frame, label, badge });
-      this.grid.append(item);
-    }
-    slides.forEach((meta, i) => {
-      const tile = this.tiles[i];
-      const slide = this.slideAt(i);
-      tile.item.dataset.index = String(i);
-      tile.item.dataset.file = meta.file;
-      tile.item.classList.toggle("is-current", i === this.current);
+      return { item, frame, label, badge };
+    }, (tile, meta, i) => {
       tile.label.textContent = "";
       tile.label.append(h("span", { class: "pns-tile-num", text: String(i + 1) }), h("span", { text: meta.title }));
-      this.paintBadge(tile.badge, meta.file, slide.missing);
-      tile.frame.paint(slide);
     });
     this.layout();
   }
