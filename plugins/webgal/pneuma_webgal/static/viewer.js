@@ -11,6 +11,8 @@
 // every running game keeps open); re-syncing after an edit goes straight to
 // this viewer's own frame (window.pneumaWebgal, set up by launcher.js).
 
+import { h } from "/static/lib/viewer-helpers.js";
+
 const MODE = "webgal";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const SCENE_DIR = "game/scene/";
@@ -29,17 +31,10 @@ const COMMANDS = new Set(("say changeBg changeFigure bgm playVideo pixiPerform p
 
 // --- small helpers ---------------------------------------------------------------
 
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    if (key === "class") el.className = value;
-    else if (key === "text") el.textContent = value;
-    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) if (child != null) el.append(child);
-  return el;
+// The server has no such route (rather than a route that answered "not
+// found"): its 404 says so in details.reason.
+function noRoute(data) {
+  return Boolean(data && data.error && data.error.details && data.error.details.reason === "no_route");
 }
 
 function attr(value) {
@@ -451,7 +446,7 @@ class WebgalViewer {
       const { ok, status, data } = await postJson("/api/tools/validate_script", { path });
       if (ok && data && Array.isArray(data.diagnostics)) {
         result = { valid: data.valid !== false, diagnostics: data.diagnostics };
-      } else if (status === 404 && !(data && data.error && String(data.error.code || "").startsWith("E_"))) {
+      } else if (status === 404 && noRoute(data)) {
         this.validateAvailable = false; // no tool route on this server
         result = { unavailable: true, reason: "the validate_script tool is not served" };
       } else {
@@ -521,7 +516,7 @@ class WebgalViewer {
       const message = (data && data.error && data.error.message) || `HTTP ${status}`;
       // Without the server route the frame can still be jumped directly.
       const api = this.frameApi();
-      if (status === 404 && api && !(data && data.error && data.error.code === "E_NOT_FOUND")) {
+      if (status === 404 && api && noRoute(data)) {
         api.jump(scene, line);
         return { scene, line, delivered: 1, landed: false, local: true };
       }
