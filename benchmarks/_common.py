@@ -17,12 +17,16 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import stat
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -249,6 +253,65 @@ def pneuma_ws_url(base: str, session_id: str, token: str) -> str:
     return base.replace("http://", "ws://") + f"/ws/browser/{session_id}?token={token}"
 
 
+# --- `pneuma run` in its own process --------------------------------------------
+
+READY_PREFIX = "[pneuma] ready "
+
+
+def pneuma_run_cmd(workspace: Path, backend: str = "none", claude_bin: Path | None = None
+                   ) -> list[str]:
+    """``pneuma run`` of the slide mode on a free port, no browser, no prompts."""
+    cmd = [str(PNEUMA_BIN), "run", "--mode", "slide", "--no-open", "--backend", backend,
+           "--no-prompt", "--port", "0", "--workspace", str(workspace)]
+    if claude_bin is not None:
+        cmd += ["--claude-bin", str(claude_bin)]
+    return cmd
+
+
+@asynccontextmanager
+async def pneuma_run(workspace: Path, backend: str = "none", claude_bin: Path | None = None
+                     ) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    """``pneuma run`` from its ready line to the end of the block: (the
+    process, the URL the ready line gives). It is stopped with SIGTERM, as
+    a user's Ctrl-C would, and killed if it is not gone in 6 s."""
+    proc = await asyncio.create_subprocess_exec(
+        *pneuma_run_cmd(workspace, backend, claude_bin),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert proc.stdout is not None
+        line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode().strip()
+        if not line.startswith(READY_PREFIX):
+            raise RuntimeError(f"pneuma did not start: {line!r}")
+        yield proc, line[len(READY_PREFIX):]
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), 6)
+            except asyncio.TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+
+@asynccontextmanager
+async def browser_tab(ready_url: str) -> AsyncIterator[Any]:
+    """A browser socket on the session a ready line's URL opens, subscribed
+    as the shell subscribes on connecting: from the last seq that
+    ``session_init`` names (so nothing of the history is replayed)."""
+    import aiohttp
+
+    parts = urlsplit(ready_url)
+    query = parse_qs(parts.query)
+    url = pneuma_ws_url(f"http://{parts.netloc}", query["session"][0], query["token"][0])
+    async with aiohttp.ClientSession() as http:
+        async with http.ws_connect(url, max_msg_size=0) as ws:
+            first = json.loads((await ws.receive(timeout=10)).data.split("\n")[0])
+            await ws.send_str(json.dumps({"type": "session_subscribe",
+                                          "last_seq": first["session"]["last_seq"]}))
+            yield ws
+
+
 # --- reporting ------------------------------------------------------------------
 
 
@@ -263,6 +326,13 @@ def row(figure: str, measured: float, target: float | None, unit: str, better: s
     return {"figure": figure, "measured": measured, "target": target, "unit": unit,
             "better": better, "baseline": baseline, "baseline_label": baseline_label,
             "status": status}
+
+
+def vs_bare(figure: str, measure: Callable[[str], float], target: float | None, unit: str,
+            better: str) -> dict[str, Any]:
+    """A row whose baseline is the bare aiohttp server of the same run;
+    ``measure(impl)`` gives the figure for ``"pneuma"`` and for ``"bare"``."""
+    return row(figure, measure("pneuma"), target, unit, better, measure("bare"), "bare aiohttp")
 
 
 def fmt(value: float | None, unit: str = "") -> str:
@@ -302,6 +372,17 @@ def emit_results(rows: list[dict[str, Any]]) -> None:
     print()
     print_rows(rows)
     print("BENCH_RESULTS " + json.dumps(rows), flush=True)
+
+
+def finish(rows: list[dict[str, Any]], *notes: str) -> int:
+    """A script's end: the table and its ``BENCH_RESULTS`` line, then
+    ``notes`` and the machine's load now (to read the figures with). The
+    exit status: 0, whatever the figures."""
+    emit_results(rows)
+    for note in notes:
+        print(note)
+    print(machine_note())
+    return 0
 
 
 def machine_note() -> str:

@@ -42,15 +42,15 @@ from _common import (  # noqa: E402
     ClientProcess,
     burst_prompt,
     delta,
-    emit_results,
+    finish,
     fmt,
     machine_note,
     make_claude_wrapper,
     median,
     pneuma_ws_url,
-    row,
     start_pneuma_app,
     temp_dir,
+    vs_bare,
 )
 
 BATCH = 256
@@ -189,20 +189,18 @@ async def main() -> int:
     for path in ("e2e", "inject"):
         for k in (1, 10):
             rate_t, cpu_t = TARGETS[k]
-            name = f"fanout {path} {k} sock"
-            rows.append(row(f"{name} msg/s", med(path, k, "pneuma", "msgs_per_s"), rate_t, "msg/s",
-                            "higher", med(path, k, "bare", "msgs_per_s"), "bare aiohttp"))
-            rows.append(row(f"{name} server CPU/msg", med(path, k, "pneuma", "cpu_us_per_msg"), cpu_t,
-                            "µs", "lower", med(path, k, "bare", "cpu_us_per_msg"), "bare aiohttp"))
-            rows.append(row(f"{name} latency p50", med(path, k, "pneuma", "p50_us") / 1000, None, "ms",
-                            "lower", med(path, k, "bare", "p50_us") / 1000, "bare aiohttp"))
-            rows.append(row(f"{name} latency p99", med(path, k, "pneuma", "p99_us") / 1000, None, "ms",
-                            "lower", med(path, k, "bare", "p99_us") / 1000, "bare aiohttp"))
-    emit_results(rows)
-    print(f"(e2e = fake CLI stdout → ClaudeCodeBackend → Session → sockets; inject = Session.emit → "
-          f"sockets; targets are upstream Bun figures; n={fmt(args.n)})")
-    print(machine_note())
-    return 0
+            # (figure, result key, divisor to the unit, target, unit, better)
+            for figure, key, per_unit, target, unit, better in (
+                    ("msg/s", "msgs_per_s", 1, rate_t, "msg/s", "higher"),
+                    ("server CPU/msg", "cpu_us_per_msg", 1, cpu_t, "µs", "lower"),
+                    ("latency p50", "p50_us", 1000, None, "ms", "lower"),
+                    ("latency p99", "p99_us", 1000, None, "ms", "lower")):
+                rows.append(vs_bare(f"fanout {path} {k} sock {figure}",
+                                    lambda impl: med(path, k, impl, key) / per_unit,
+                                    target, unit, better))
+    return finish(rows, f"(e2e = fake CLI stdout → ClaudeCodeBackend → Session → sockets; "
+                        f"inject = Session.emit → sockets; targets are upstream Bun figures; "
+                        f"n={fmt(args.n)})")
 
 
 if __name__ == "__main__":

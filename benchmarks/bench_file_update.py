@@ -25,7 +25,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import sys
 import time
 from pathlib import Path
@@ -35,10 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import aiohttp  # noqa: E402
 
 from _common import (  # noqa: E402
-    PNEUMA_BIN,
-    emit_results,
+    browser_tab,
+    finish,
     machine_note,
     percentile,
+    pneuma_run,
     row,
     temp_dir,
 )
@@ -86,58 +86,34 @@ async def baseline(workspace: Path, samples: int) -> list[float]:
     return out
 
 
-async def start_pneuma(workspace: Path) -> tuple[asyncio.subprocess.Process, str]:
-    proc = await asyncio.create_subprocess_exec(
-        str(PNEUMA_BIN), "run", "--mode", "slide", "--no-open", "--backend", "none", "--no-prompt",
-        "--port", "0", "--workspace", str(workspace),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-    )
-    line = await asyncio.wait_for(proc.stdout.readline(), 20)
-    text = line.decode().strip()
-    if not text.startswith("[pneuma] ready "):
-        proc.kill()
-        raise RuntimeError(f"pneuma did not start: {text!r}")
-    return proc, text.split(" ", 2)[2]
-
-
 async def measure_pneuma(workspace: Path, url: str, samples: int) -> list[float]:
-    from urllib.parse import parse_qs, urlsplit
-
-    parts = urlsplit(url)
-    query = parse_qs(parts.query)
-    sid, token = query["session"][0], query["token"][0]
-    ws_url = f"ws://{parts.netloc}/ws/browser/{sid}?token={token}"
     out = []
-    async with aiohttp.ClientSession() as http:
-        async with http.ws_connect(ws_url, max_msg_size=0) as ws:
-            first = json.loads((await ws.receive(timeout=10)).data.split("\n")[0])
-            await ws.send_str(json.dumps({"type": "session_subscribe",
-                                          "last_seq": first["session"]["last_seq"]}))
-            await asyncio.sleep(0.3)  # subscribed, watcher settled
-            while True:  # drain what subscribing sent
-                try:
-                    await ws.receive(timeout=0.05)
-                except asyncio.TimeoutError:
-                    break
-            for i in range(samples):
-                text = content_for(i)
-                t0 = time.monotonic_ns()
-                (workspace / REL).write_text(text, encoding="utf-8")
-                t1 = None
-                while t1 is None:
-                    msg = await ws.receive(timeout=5)
-                    now = time.monotonic_ns()
-                    if msg.type != aiohttp.WSMsgType.TEXT:
-                        raise RuntimeError(f"socket closed: {msg!r}")
-                    for line in msg.data.split("\n"):
-                        data = json.loads(line)
-                        if data.get("type") != "content_update":
-                            continue
-                        for f in data.get("files", []):
-                            if f.get("path") == REL and f.get("content") == text:
-                                t1 = now
-                out.append((t1 - t0) / 1e6)
-                await asyncio.sleep(random.uniform(0.08, 0.15))
+    async with browser_tab(url) as ws:
+        await asyncio.sleep(0.3)  # subscribed, watcher settled
+        while True:  # drain what subscribing sent
+            try:
+                await ws.receive(timeout=0.05)
+            except asyncio.TimeoutError:
+                break
+        for i in range(samples):
+            text = content_for(i)
+            t0 = time.monotonic_ns()
+            (workspace / REL).write_text(text, encoding="utf-8")
+            t1 = None
+            while t1 is None:
+                msg = await ws.receive(timeout=5)
+                now = time.monotonic_ns()
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    raise RuntimeError(f"socket closed: {msg!r}")
+                for line in msg.data.split("\n"):
+                    data = json.loads(line)
+                    if data.get("type") != "content_update":
+                        continue
+                    for f in data.get("files", []):
+                        if f.get("path") == REL and f.get("content") == text:
+                            t1 = now
+            out.append((t1 - t0) / 1e6)
+            await asyncio.sleep(random.uniform(0.08, 0.15))
     return out
 
 
@@ -159,18 +135,11 @@ async def main() -> int:
     install_skill(mode, workspace, init_workspace(mode, workspace, {}, prompt=None).params)
     (workspace / REL).write_text(content_for(-1), encoding="utf-8")
 
-    proc = None
     try:
         base = await baseline(workspace, args.samples)
-        proc, url = await start_pneuma(workspace)
-        mine = await measure_pneuma(workspace, url, args.samples)
+        async with pneuma_run(workspace) as (_, url):
+            mine = await measure_pneuma(workspace, url, args.samples)
     finally:
-        if proc is not None and proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 6)
-            except asyncio.TimeoutError:
-                proc.kill()
         shutil.rmtree(tmp, ignore_errors=True)
 
     for name, values in (("watchfiles awatch (baseline)", base), ("pneuma content_update", mine)):
@@ -183,9 +152,7 @@ async def main() -> int:
         row("file write → content_update p95", percentile(mine, 95), TARGET_P95_MS, "ms", "lower",
             percentile(base, 95), "awatch"),
     ]
-    emit_results(rows)
-    print(machine_note())
-    return 0
+    return finish(rows)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ from _common import (  # noqa: E402
     StallProbe,
     burst_prompt,
     delta,
-    emit_results,
+    finish,
     machine_note,
     make_claude_wrapper,
     median,
@@ -54,6 +54,7 @@ from _common import (  # noqa: E402
     row,
     start_pneuma_app,
     temp_dir,
+    vs_bare,
 )
 
 WORST_TARGET_MS = 2.0
@@ -145,30 +146,28 @@ async def main() -> int:
 
     rows = []
     for path in ("e2e", "inject"):
-        rows.append(row(f"paced {path} worst latency, median of {args.rounds} rounds' worst",
-                        ms(path, "pneuma", "lat_max_us"), WORST_TARGET_MS, "ms", "lower",
-                        ms(path, "bare", "lat_max_us"), "bare aiohttp"))
-        rows.append(row(f"paced {path} worst latency, worst round",
-                        ms(path, "pneuma", "lat_max_us", max), None, "ms", "lower",
-                        ms(path, "bare", "lat_max_us", max), "bare aiohttp"))
-        rows.append(row(f"paced {path} p99 latency", ms(path, "pneuma", "lat_p99_us"), None, "ms",
-                        "lower", ms(path, "bare", "lat_p99_us"), "bare aiohttp"))
-        rows.append(row(f"paced {path} p50 latency", ms(path, "pneuma", "lat_p50_us"), None, "ms",
-                        "lower", ms(path, "bare", "lat_p50_us"), "bare aiohttp"))
+        # (figure, result key, how the rounds combine, target)
+        for figure, key, how, target in (
+                (f"worst latency, median of {args.rounds} rounds' worst", "lat_max_us", median,
+                 WORST_TARGET_MS),
+                ("worst latency, worst round", "lat_max_us", max, None),
+                ("p99 latency", "lat_p99_us", median, None),
+                ("p50 latency", "lat_p50_us", median, None)):
+            rows.append(vs_bare(f"paced {path} {figure}", lambda impl: ms(path, impl, key, how),
+                                target, "ms", "lower"))
     probes = [x["probe_ms"] for runs in results.values() for x in runs]
     rows.append(row("paced stall probe (1 ms sleeper's worst lateness), median of runs",
                     median(probes), None, "ms", "lower"))
-    emit_results(rows)
+    notes = []
     for path in ("e2e", "inject"):
         under = {impl: sum(1 for x in results[(path, impl)]
                            if x["lat_max_us"] / 1000 < WORST_TARGET_MS)
                  for impl in ("pneuma", "bare")}
-        print(f"{path}: rounds whose worst message was under {WORST_TARGET_MS:g} ms: pneuma "
-              f"{under['pneuma']}/{args.rounds}, bare {under['bare']}/{args.rounds}")
-    print(f"(stall probe: worst lateness of a process that only sleeps 1 ms at a time, in the same "
-          f"window; max over all runs {max(probes):.2f} ms)")
-    print(machine_note())
-    return 0
+        notes.append(f"{path}: rounds whose worst message was under {WORST_TARGET_MS:g} ms: "
+                     f"pneuma {under['pneuma']}/{args.rounds}, bare {under['bare']}/{args.rounds}")
+    notes.append(f"(stall probe: worst lateness of a process that only sleeps 1 ms at a time, in "
+                 f"the same window; max over all runs {max(probes):.2f} ms)")
+    return finish(rows, *notes)
 
 
 if __name__ == "__main__":

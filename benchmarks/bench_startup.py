@@ -40,13 +40,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import aiohttp  # noqa: E402
 
 from _common import (  # noqa: E402
-    PNEUMA_BIN,
     PYTHON,
+    browser_tab,
     burst_prompt,
-    emit_results,
+    finish,
     machine_note,
     make_claude_wrapper,
     median,
+    pneuma_run,
+    pneuma_run_cmd,
     rss_kib,
     row,
     temp_dir,
@@ -78,14 +80,6 @@ async def main():
 
 asyncio.run(main())
 """
-
-
-def pneuma_cmd(workspace: Path, backend: str = "none", claude_bin: Path | None = None) -> list[str]:
-    cmd = [str(PNEUMA_BIN), "run", "--mode", "slide", "--no-open", "--backend", backend,
-           "--no-prompt", "--port", "0", "--workspace", str(workspace)]
-    if claude_bin is not None:
-        cmd += ["--claude-bin", str(claude_bin)]
-    return cmd
 
 
 def time_to_exit(cmd: list[str]) -> float:
@@ -135,50 +129,28 @@ def time_to_ready(cmd: list[str], marker: str, idle: float = 0.5
 
 async def bursts(workspace: Path, wrapper: Path) -> tuple[int, int, list[int]]:
     """(RSS after start, RSS with a socket subscribed, RSS after each burst) in KiB."""
-    proc = await asyncio.create_subprocess_exec(
-        *pneuma_cmd(workspace, "claude-code", wrapper),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode().strip()
-        if "[pneuma] ready" not in line:
-            raise RuntimeError(f"pneuma did not start: {line!r}")
-        parts = urlsplit(line.split(" ", 2)[2])
-        query = parse_qs(parts.query)
-        ws_url = f"ws://{parts.netloc}/ws/browser/{query['session'][0]}?token={query['token'][0]}"
+    async with pneuma_run(workspace, "claude-code", wrapper) as (proc, url):
         await asyncio.sleep(1.0)  # the greeting turn (fake CLI) settles
         start_rss = rss_kib(proc.pid)
         after: list[int] = []
-        async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(ws_url, max_msg_size=0) as ws:
-                first = json.loads((await ws.receive(timeout=10)).data.split("\n")[0])
-                await ws.send_str(json.dumps({"type": "session_subscribe",
-                                              "last_seq": first["session"]["last_seq"]}))
+        async with browser_tab(url) as ws:
+            await asyncio.sleep(0.3)
+            socket_rss = rss_kib(proc.pid)
+            for b in range(BURSTS):
+                await ws.send_str(json.dumps({"type": "user_message",
+                                              "content": burst_prompt(BURST_SIZE),
+                                              "client_msg_id": f"burst-{b}"}))
+                got, done = 0, False
+                while not done or got < BURST_SIZE:
+                    msg = await ws.receive(timeout=20)
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        raise RuntimeError(f"socket closed: {msg!r}")
+                    got += msg.data.count(MARK)
+                    if '"type":"result"' in msg.data:
+                        done = True
                 await asyncio.sleep(0.3)
-                socket_rss = rss_kib(proc.pid)
-                for b in range(BURSTS):
-                    await ws.send_str(json.dumps({"type": "user_message",
-                                                  "content": burst_prompt(BURST_SIZE),
-                                                  "client_msg_id": f"burst-{b}"}))
-                    got, done = 0, False
-                    while not done or got < BURST_SIZE:
-                        msg = await ws.receive(timeout=20)
-                        if msg.type != aiohttp.WSMsgType.TEXT:
-                            raise RuntimeError(f"socket closed: {msg!r}")
-                        got += msg.data.count(MARK)
-                        if '"type":"result"' in msg.data:
-                            done = True
-                    await asyncio.sleep(0.3)
-                    after.append(rss_kib(proc.pid))
+                after.append(rss_kib(proc.pid))
         return start_rss, socket_rss, after
-    finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 6)
-            except asyncio.TimeoutError:
-                proc.kill()
-                await proc.wait()
 
 
 def main() -> int:
@@ -194,7 +166,7 @@ def main() -> int:
     wrapper = make_claude_wrapper(tmp / "bin")
     try:
         # Warm-up: seeds the workspace, installs the skill, warms the page cache.
-        time_to_ready(pneuma_cmd(workspace), "[pneuma] ready", idle=0.0)
+        time_to_ready(pneuma_run_cmd(workspace), "[pneuma] ready", idle=0.0)
         time_to_ready([PYTHON, str(bare_script)], "ready", idle=0.0)
 
         times: dict[str, list[float]] = {"pass": [], "aiohttp": [], "bare": [], "pneuma": [],
@@ -208,13 +180,13 @@ def main() -> int:
             times["bare"].append(ms)
             times["bare_answer"].append(answer_ms)
             rss["bare"].append(kib)
-            ms, answer_ms, kib, stop_ms, _ = time_to_ready(pneuma_cmd(workspace), "[pneuma] ready")
+            ms, answer_ms, kib, stop_ms, _ = time_to_ready(pneuma_run_cmd(workspace), "[pneuma] ready")
             times["pneuma"].append(ms)
             times["pneuma_answer"].append(answer_ms)
             # The same start with the launch stamp gone (first start in a
             # workspace, or anything changed): the checks come first.
             (workspace / ".pneuma" / "launch-stamp.json").unlink()
-            ms, answer_ms, _, _, _ = time_to_ready(pneuma_cmd(workspace), "[pneuma] ready", idle=0.0)
+            ms, answer_ms, _, _, _ = time_to_ready(pneuma_run_cmd(workspace), "[pneuma] ready", idle=0.0)
             times["pneuma_cold"].append(ms)
             rss["pneuma"].append(kib)
             stops.append(stop_ms)
@@ -254,9 +226,7 @@ def main() -> int:
             socket_rss / 1024, "before bursts"),
         row("RSS growth burst 1 → 5 (flat)", growth, TARGET_GROWTH_MIB, "MiB", "lower"),
     ]
-    emit_results(rows)
-    print(machine_note())
-    return 0
+    return finish(rows)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import pytest
 
 import pneuma.api as api
 import pneuma.testing as testing
+from tests.source_imports import from_module
 
 REPO = Path(__file__).resolve().parent.parent
 API_DOC = REPO / "docs" / "api.md"
@@ -67,11 +68,7 @@ def pneuma_imports(path: Path) -> Iterator[tuple[int, str, bool]]:
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[:len(package) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = from_module(node, package)
             targets = [f"pneuma.{a.name}" for a in node.names] if module == "pneuma" else [module]
         elif (isinstance(node, ast.Call) and node.args
               and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)

@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.source_imports import from_module
+
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "pneuma"
 
@@ -42,11 +44,7 @@ def imported_names(module: str, path: Path) -> Iterator[tuple[str, int]]:
             for alias in node.names:
                 yield alias.name, node.lineno
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base_parts = package_parts[:len(package_parts) - (node.level - 1)]
-                base = ".".join(base_parts + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
+            base = from_module(node, package_parts)
             for alias in node.names:
                 yield (base if alias.name == "*" else f"{base}.{alias.name}"), node.lineno
 

@@ -13,20 +13,19 @@ import asyncio
 import json
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp.test_utils import TestClient
 
 from pneuma.agents.builtin import register_backends
 from pneuma.agents.socket_agent import SocketAgentBackend
 from pneuma.host.registry import get_mode
-from pneuma.server.app import ServerConfig, create_app
-from pneuma.server.session import Session
 from pneuma.workspace.params import init_workspace
+from pneuma.testing.browser import join_session
+from tests.server.harness import AppServer, server_config, start_app_server
 from tests.server.ws_client import TIMEOUT, FrameClient
 
 TRANSCRIPTS = Path("/work/shared/reference/claude-code-stream-json")
@@ -70,31 +69,19 @@ class Peer(FrameClient):
         await self.ws.send_str("".join(json.dumps(m) + "\n" for m in messages))
 
 
-@dataclass
-class Server:
-    client: TestClient
-    config: ServerConfig
-    session: Session
-    token: str
-    peers: list[Peer] = field(default_factory=list)
-
-    @property
-    def auth(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
+@dataclass(kw_only=True)
+class Server(AppServer):
+    """A served slide session whose tabs and agents are ``Peer``s."""
 
     @property
     def backend(self) -> Any:
         return self.session.backend
 
-    async def tab(self) -> Peer:
+    async def tab(self) -> Peer:  # type: ignore[override]
         """A subscribed browser tab (session_init, history, status consumed)."""
-        ws = await self.client.ws_connect(f"/ws/browser/{self.session.id}", headers=self.auth)
-        tab = Peer(ws)
-        self.peers.append(tab)
-        assert (await tab.recv())["type"] == "session_init"
-        await tab.send({"type": "session_subscribe", "last_seq": 0})
-        assert (await tab.recv())["type"] == "message_history"
-        assert (await tab.recv())["type"] == "status_change"
+        tab = Peer(await self._ws_connect(self.ws_path()))
+        self.tabs.append(tab)
+        await join_session(tab)
         return tab
 
     async def agent(self, *, greeting: bool = True) -> Peer:
@@ -102,7 +89,7 @@ class Server:
         and (the first agent of a fresh session) the mode's greeting."""
         ws = await self.client.ws_connect(f"/ws/cli/{self.session.id}", headers=self.auth)
         agent = Peer(ws)
-        self.peers.append(agent)
+        self.tabs.append(agent)  # closed with the server, as the tabs are
         first = await agent.recv()
         assert first["type"] == "control_request" and first["request"]["subtype"] == "initialize"
         if greeting:
@@ -119,15 +106,8 @@ def make_server(pm, aiohttp_client, tmp_path):
         workspace = (tmp_path / f"ws-{uuid.uuid4().hex[:6]}").resolve()
         workspace.mkdir()
         init_workspace(mode, workspace, {})
-        session = Session(str(uuid.uuid4()), mode=mode.name, workspace=workspace,
-                          backend_name=backend)
-        token = uuid.uuid4().hex
-        config = ServerConfig(mode=mode, workspace=workspace, token=token, session=session,
-                              watch=False, backend=backend_spec(backend), save_interval=3600,
-                              **config_kwargs)
-        client = await aiohttp_client(create_app(config))
-        config.port = client.port  # the Host check reads it lazily
-        return Server(client, config, session, token)
+        config = server_config(mode, workspace, backend=backend_spec(backend), **config_kwargs)
+        return await start_app_server(aiohttp_client, config, Server)
 
     return make
 

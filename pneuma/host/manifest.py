@@ -52,6 +52,29 @@ class _Model(BaseModel):
     )
 
 
+def _unique(field: str, key: str, kind: str) -> Any:
+    """The validator of a list ``field`` whose items' ``key`` must differ:
+    ``duplicate <kind> '<value>'`` otherwise."""
+
+    def check(cls: type, items: list[Any]) -> list[Any]:
+        _reject_duplicates([getattr(item, key) for item in items], kind)
+        return items
+
+    return field_validator(field)(classmethod(check))
+
+
+def _matching(field: str, pattern: re.Pattern[str], message: str) -> Any:
+    """The validator of a string ``field`` that must match ``pattern``;
+    ``message`` says what it must look like (clearer than the pattern)."""
+
+    def check(cls: type, value: str) -> str:
+        if not pattern.match(value):
+            raise ValueError(message)
+        return value
+
+    return field_validator(field)(classmethod(check))
+
+
 LocalizedText = str | dict[str, str]
 """A plain string, or a mapping from locale (``en``, ``zh-CN``) to text."""
 
@@ -189,11 +212,7 @@ class InitSpec(_Model):
     )
     params: list[InitParam] = Field(default_factory=list)
 
-    @field_validator("params")
-    @classmethod
-    def _unique_names(cls, params: list[InitParam]) -> list[InitParam]:
-        _reject_duplicates([p.name for p in params], "param")
-        return params
+    _unique_names = _unique("params", "name", "param")
 
 
 class WorkspaceModel(_Model):
@@ -253,17 +272,8 @@ class ViewerApi(_Model):
     commands: list[ViewerCommand] = Field(default_factory=list)
     scaffold: ScaffoldSpec | None = None
 
-    @field_validator("actions")
-    @classmethod
-    def _unique_actions(cls, actions: list[ViewerAction]) -> list[ViewerAction]:
-        _reject_duplicates([a.id for a in actions], "action")
-        return actions
-
-    @field_validator("commands")
-    @classmethod
-    def _unique_commands(cls, commands: list[ViewerCommand]) -> list[ViewerCommand]:
-        _reject_duplicates([c.id for c in commands], "command")
-        return commands
+    _unique_actions = _unique("actions", "id", "action")
+    _unique_commands = _unique("commands", "id", "command")
 
 
 JsonSchema = dict[str, Any]
@@ -305,12 +315,7 @@ class ToolSpec(_Model):
         spec.pop("name", None)
         return {**spec, **data}
 
-    @field_validator("handler")
-    @classmethod
-    def _handler_reference(cls, value: str) -> str:
-        if not _HANDLER.match(value):
-            raise ValueError("must look like 'package.module:function'")
-        return value
+    _handler_reference = _matching("handler", _HANDLER, "must look like 'package.module:function'")
 
     @field_validator("input_schema", "output_schema")
     @classmethod
@@ -360,11 +365,7 @@ class WorkflowSpec(_Model):
     description: str = ""
     steps: list[WorkflowStep] = Field(min_length=1)
 
-    @field_validator("steps")
-    @classmethod
-    def _unique_steps(cls, steps: list[WorkflowStep]) -> list[WorkflowStep]:
-        _reject_duplicates([s.id for s in steps], "step")
-        return steps
+    _unique_steps = _unique("steps", "id", "step")
 
 
 class ModeManifest(_Model):
@@ -389,31 +390,12 @@ class ModeManifest(_Model):
     tools: list[ToolSpec] = Field(default_factory=list)
     workflows: list[WorkflowSpec] = Field(default_factory=list)
 
-    @field_validator("name")
-    @classmethod
-    def _mode_name(cls, value: str) -> str:
-        if not _MODE_NAME.match(value):
-            raise ValueError("must be lowercase letters, digits, '-' or '_', starting with a letter")
-        return value
+    _mode_name = _matching(
+        "name", _MODE_NAME, "must be lowercase letters, digits, '-' or '_', starting with a letter")
+    _semver = _matching("version", _SEMVER, "must be a semantic version such as 1.2.0")
 
-    @field_validator("version")
-    @classmethod
-    def _semver(cls, value: str) -> str:
-        if not _SEMVER.match(value):
-            raise ValueError("must be a semantic version such as 1.2.0")
-        return value
-
-    @field_validator("tools")
-    @classmethod
-    def _unique_tools(cls, tools: list[ToolSpec]) -> list[ToolSpec]:
-        _reject_duplicates([t.name for t in tools], "tool")
-        return tools
-
-    @field_validator("workflows")
-    @classmethod
-    def _unique_workflows(cls, workflows: list[WorkflowSpec]) -> list[WorkflowSpec]:
-        _reject_duplicates([w.id for w in workflows], "workflow")
-        return workflows
+    _unique_tools = _unique("tools", "name", "tool")
+    _unique_workflows = _unique("workflows", "id", "workflow")
 
     @model_validator(mode="after")
     def _steps_name_known_things(self) -> "ModeManifest":

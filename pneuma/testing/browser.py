@@ -133,3 +133,22 @@ class BrowserTab(FrameClient):
     def broadcasts(self) -> list[dict[str, Any]]:
         """The messages received that carry a seq (the session's broadcasts)."""
         return [m for m in self.received if "seq" in m]
+
+
+async def join_session(tab: FrameClient, *, subscribe: bool = True) -> None:
+    """What the page does on opening its socket: wait for ``session_init``;
+    then (unless ``subscribe=False``) subscribe from 0 and consume the
+    ``message_history`` and the status snapshot (a ``status_change`` with
+    no seq), so that the next message is whatever happens next."""
+    init = await tab.recv()
+    if init.get("type") != "session_init":
+        raise AssertionError(f"the socket opened with {init!r}, not session_init")
+    if not subscribe:
+        return
+    await tab.send({"type": "session_subscribe", "last_seq": 0})
+    history = await tab.recv()
+    if history.get("type") != "message_history":
+        raise AssertionError(f"subscribing answered {history!r}, not message_history")
+    status = await tab.recv()
+    if status.get("type") != "status_change" or "seq" in status:
+        raise AssertionError(f"after the history came {status!r}, not the status snapshot")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -34,27 +35,21 @@ from pneuma.server.config import ServerConfig
 from pneuma.server.handle import PNEUMA, Pneuma
 from pneuma.server.session import Session
 from pneuma.testing.agent import fake_agent_spec
-from pneuma.testing.browser import BrowserTab
+from pneuma.testing.browser import BrowserTab, join_session
 from pneuma.testing.workspace import ModeLike, load_mode, make_workspace, stored_params
 
 
-@dataclass
-class RunningServer:
-    """One served session. ``session`` is a plain aiohttp client (it sends
-    no token unless told: good for testing refusals); ``get``/``post``/...
-    and ``tab`` carry the token as the page does."""
+class SessionClient(ABC):
+    """What a test holds of a served session: requests that carry the
+    session token, and browser tabs that join the session as the page does.
 
-    url: str
-    """``http://127.0.0.1:<port>``: the base of every route (``PNEUMA_API``)."""
+    ``RunningServer`` is one. A harness around another HTTP client is
+    another: it gives ``token``, ``tabs``, the server's ``pneuma`` and how it
+    reaches the server (``_send``, ``_ws_connect``)."""
+
     token: str
-    """The session token (``PNEUMA_TOKEN``)."""
-    session: aiohttp.ClientSession
+    tabs: list[Any]
     pneuma: Pneuma
-    """The server's ``pneuma.api.Pneuma``: what the mode's routes are given."""
-    agent: Any
-    """The agent backend the server built (a ``FakeAgent`` by default), or None."""
-    app: web.Application
-    tabs: list[BrowserTab] = field(default_factory=list)
 
     @property
     def mode(self) -> LoadedMode:
@@ -66,24 +61,34 @@ class RunningServer:
 
     @property
     def session_id(self) -> str:
-        return self.pneuma.session.id
+        """The served session's id (the ``<id>`` of ``/ws/browser/<id>``)."""
+        return self.pneuma.session_id
 
-    @property
-    def page_url(self) -> str:
-        """The URL ``pneuma run`` prints on its ready line (open it in a browser)."""
-        return f"{self.url}/?session={self.session_id}&token={self.token}"
+    @abstractmethod
+    async def _send(self, method: str, path: str, headers: dict[str, str],
+                    **kwargs: Any) -> aiohttp.ClientResponse:
+        """``method path`` with exactly these headers."""
+
+    @abstractmethod
+    async def _ws_connect(self, path: str) -> aiohttp.ClientWebSocketResponse:
+        """A socket to ``path``, carrying the token."""
 
     @property
     def auth(self) -> dict[str, str]:
         """The header that carries the token."""
         return {"Authorization": f"Bearer {self.token}"}
 
+    def ws_path(self, last_seq: int | None = None) -> str:
+        """The session's browser socket, resuming from ``last_seq`` when given."""
+        path = f"/ws/browser/{self.session_id}"
+        return path if last_seq is None else f"{path}?last_seq={last_seq}"
+
     async def request(self, method: str, path: str, *, token: bool = True,
                       **kwargs: Any) -> aiohttp.ClientResponse:
         """``method path`` on this server (``path`` starts with ``/``), with
         the token unless ``token=False``; other arguments as aiohttp's."""
         headers = {**(self.auth if token else {}), **kwargs.pop("headers", {})}
-        return await self.session.request(method, self.url + path, headers=headers, **kwargs)
+        return await self._send(method, path, headers, **kwargs)
 
     async def get(self, path: str, **kwargs: Any) -> aiohttp.ClientResponse:
         return await self.request("GET", path, **kwargs)
@@ -106,24 +111,43 @@ class RunningServer:
         from that seq instead (nothing is consumed after ``session_init``);
         ``subscribe=False`` stops after ``session_init``.
         """
-        path = f"/ws/browser/{self.session_id}"
-        if last_seq is not None:
-            path += f"?last_seq={last_seq}"
-        ws = await self.session.ws_connect(self.url + path,
-                                           headers={**self.auth, "Origin": self.url})
-        tab = BrowserTab(ws)
+        tab = BrowserTab(await self._ws_connect(self.ws_path(last_seq)))
         self.tabs.append(tab)
-        init = await tab.recv()
-        if init.get("type") != "session_init":
-            raise AssertionError(f"the socket opened with {init!r}, not session_init")
-        if subscribe and last_seq is None:
-            history = await tab.subscribe(0)
-            if history.get("type") != "message_history":
-                raise AssertionError(f"subscribing answered {history!r}, not message_history")
-            status = await tab.recv()
-            if status.get("type") != "status_change":
-                raise AssertionError(f"after the history came {status!r}, not status_change")
+        await join_session(tab, subscribe=subscribe and last_seq is None)
         return tab
+
+
+@dataclass
+class RunningServer(SessionClient):
+    """One served session. ``session`` is a plain aiohttp client (it sends
+    no token unless told: good for testing refusals); ``get``/``post``/...
+    and ``tab`` carry the token as the page does."""
+
+    url: str
+    """``http://127.0.0.1:<port>``: the base of every route (``PNEUMA_API``)."""
+    token: str
+    """The session token (``PNEUMA_TOKEN``)."""
+    session: aiohttp.ClientSession
+    pneuma: Pneuma
+    """The server's ``pneuma.api.Pneuma``: what the mode's routes are given."""
+    agent: Any
+    """The agent backend the server built (a ``FakeAgent`` by default), or None."""
+    app: web.Application
+    tabs: list[BrowserTab] = field(default_factory=list)
+
+    @property
+    def page_url(self) -> str:
+        """The URL ``pneuma run`` prints on its ready line (open it in a browser)."""
+        return f"{self.url}/?session={self.session_id}&token={self.token}"
+
+    async def _send(self, method: str, path: str, headers: dict[str, str],
+                    **kwargs: Any) -> aiohttp.ClientResponse:
+        return await self.session.request(method, self.url + path, headers=headers, **kwargs)
+
+    async def _ws_connect(self, path: str) -> aiohttp.ClientWebSocketResponse:
+        # The Origin a page served by this server sends.
+        return await self.session.ws_connect(self.url + path,
+                                             headers={**self.auth, "Origin": self.url})
 
 
 def _backend_spec(backend: BackendSpec | str | None, created: list[Any]) -> BackendSpec:

@@ -8,24 +8,22 @@ import asyncio
 import json
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestClient
 
 from pneuma.host.registry import get_mode
 from pneuma.host.plugins import LOAD_PLUGINS_ENV
 from pneuma.host.registry import reset_plugin_manager
 from pneuma.cli.runner import find_backend
-from pneuma.server.app import ServerConfig, create_app
-from pneuma.server.session import Session
 from pneuma.workspace.skill import install_skill
 from pneuma.workspace.params import init_workspace
 from tests.fakes.anthropic_api import FakeAnthropicAPI
+from tests.server.harness import AppServer, server_config, start_app_server
 from tests.server.ws_client import WSClient
 
 PAGES = Path(__file__).parent / "pages"
@@ -51,14 +49,10 @@ async def pages():
     await runner.cleanup()
 
 
-@dataclass
-class NativeServer:
-    client: TestClient
-    config: ServerConfig
-    session: Session
-    workspace: Path
-    token: str
-    tabs: list[WSClient] = field(default_factory=list)
+@dataclass(kw_only=True)
+class NativeServer(AppServer):
+    """A session served with the native backend (``backend``); ``get_json``
+    and ``post_json`` answer (status, body)."""
 
     @property
     def backend(self) -> Any:
@@ -66,37 +60,18 @@ class NativeServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.config.port}"
+        return self.origin
 
-    @property
-    def auth(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
-
-    async def tab(self) -> WSClient:
-        ws = await self.client.ws_connect(f"/ws/browser/{self.session.id}", headers=self.auth)
-        tab = WSClient(ws)
-        self.tabs.append(tab)
-        assert (await tab.recv())["type"] == "session_init"
-        assert (await tab.subscribe(0))["type"] == "message_history"
-        assert (await tab.recv())["type"] == "status_change"
-        return tab
-
-    async def get(self, path: str, **kwargs: Any) -> Any:
-        async with self.client.get(path, headers=self.auth, **kwargs) as response:
+    async def get_json(self, path: str, **kwargs: Any) -> Any:
+        async with await self.get(path, **kwargs) as response:
             return response.status, await response.json()
 
-    async def post(self, path: str, body: Any) -> Any:
-        async with self.client.post(path, headers=self.auth, json=body) as response:
+    async def post_json(self, path: str, body: Any) -> Any:
+        async with await self.post(path, json=body) as response:
             return response.status, await response.json()
 
     async def say(self, tab: WSClient, text: str) -> None:
-        await tab.send({"type": "user_message", "content": text,
-                        "client_msg_id": uuid.uuid4().hex})
-
-    async def close(self) -> None:
-        for tab in self.tabs:
-            await tab.close()
-        await self.client.close()
+        await tab.say(text, client_msg_id=uuid.uuid4().hex)
 
 
 MakeNative = Callable[..., Awaitable[NativeServer]]
@@ -129,22 +104,15 @@ def make_native(aiohttp_client, pm, tmp_path, fake_api) -> MakeNative:
             init_workspace(mode, workspace, {})
             install_skill(mode, workspace, {})
         workspace = workspace.resolve()
-        session = Session(session_id or str(uuid.uuid4()), mode=mode.name, workspace=workspace,
-                          backend_name=backend)
         agent_env = {"ANTHROPIC_BASE_URL": fake_api.base_url,
                      "PNEUMA_NATIVE_RETRY_BASE_DELAY": "0.01",
                      "PNEUMA_NATIVE_MODEL": "claude-fake-1"}
         if key:
             agent_env["ANTHROPIC_API_KEY"] = "test-key"
         agent_env.update(env or {})
-        token = uuid.uuid4().hex
-        config = ServerConfig(mode=mode, workspace=workspace, token=token, session=session,
-                              watch=False, backend=find_backend(backend), save_interval=3600,
-                              agent_env=agent_env)
-        client = await aiohttp_client(create_app(config))
-        config.port = client.port
-        return NativeServer(client=client, config=config, session=session,
-                            workspace=workspace, token=token)
+        config = server_config(mode, workspace, backend=find_backend(backend),
+                               session_id=session_id, agent_env=agent_env)
+        return await start_app_server(aiohttp_client, config, NativeServer)
 
     return make
 

@@ -22,7 +22,7 @@ async def test_an_action_without_ack_times_out_and_the_task_ends_in_error(make_n
     tab = await server.tab()
     client = ScriptedClient(server, behaviour=lambda m: [])  # never answers
     await client.connect()
-    assert (await server.post("/api/extension/select", {"clientId": "scripted-1"}))[0] == 200
+    assert (await server.post_json("/api/extension/select", {"clientId": "scripted-1"}))[0] == 200
     await server.say(tab, "Open http://127.0.0.1:9/nowhere please")
     await _confirm_next(tab)
     result = await tab.wait_for("result", 5)
@@ -35,7 +35,7 @@ async def test_an_action_without_ack_times_out_and_the_task_ends_in_error(make_n
               if m["type"] == "browser_action"]
     assert phases == [("start", "session_start"), ("error", "session_start")]
     assert fake_api.conversation_requests() == []  # the model never ran on an unprepared page
-    status, tasks = await server.get("/api/tasks")
+    status, tasks = await server.get_json("/api/tasks")
     assert tasks["tasks"][-1]["status"] == "error" and "acknowledge" in tasks["tasks"][-1]["error"]
     stored = server.backend.store.actions()
     assert [(a["name"], a["status"]) for a in stored] == [("session_start", "error")]
@@ -48,7 +48,7 @@ async def test_an_acknowledged_action_that_never_finishes_times_out(make_native,
     tab = await server.tab()
     client = ScriptedClient(server, behaviour=lambda m: [ack(m)])
     await client.connect()
-    await server.post("/api/extension/select", {"clientId": "scripted-1"})
+    await server.post_json("/api/extension/select", {"clientId": "scripted-1"})
     await server.say(tab, "Read http://127.0.0.1:9/slow")
     await _confirm_next(tab)
     result = await tab.wait_for("result", 5)
@@ -78,7 +78,7 @@ async def test_an_offline_client_is_reported_and_fails_the_task(make_native, fak
     tab = await server.tab()
     client = ScriptedClient(server, behaviour=_page_client)
     await client.connect()
-    await server.post("/api/extension/select", {"clientId": "scripted-1"})
+    await server.post_json("/api/extension/select", {"clientId": "scripted-1"})
     fake_api.push(tool_use("browser_click", {"xpath": "//a[1]"}))
     await server.say(tab, "Click the first link on http://127.0.0.1:9/p")
     await _confirm_next(tab)
@@ -94,7 +94,7 @@ async def test_an_offline_client_is_reported_and_fails_the_task(make_native, fak
     assert "browser_screenshot failed: capture failed" in str(first)
     assert "A page about otters." in str(first)
     # The list says offline, the web UI heard it.
-    status, listing = await server.get("/api/extension/extension-list")
+    status, listing = await server.get_json("/api/extension/extension-list")
     assert _browsers(listing["clients"])[0]["online"] is False
     updates = [m for m in events if m["type"] == "extension_update"]
     assert _browsers(updates[-1]["clients"])[0]["online"] is False
@@ -106,7 +106,7 @@ async def test_an_offline_client_is_reported_and_fails_the_task(make_native, fak
     assert offline["clientId"] == "scripted-1"
     waiting = await tab.wait_for("browser_selection", 5, lambda m: m["status"] == "waiting")
     assert waiting["candidates"][0]["online"] is False
-    status, body = await server.post("/api/extension/select", {"clientId": "scripted-1"})
+    status, body = await server.post_json("/api/extension/select", {"clientId": "scripted-1"})
     assert status == 503 and body["error"]["code"] == "E_UNAVAILABLE"
     await server.close()
 
@@ -126,7 +126,7 @@ async def test_twin_follows_full_sync_and_tab_events(make_native):
     await client.ws.send_json({"type": "tab_event", "event": "removed", "tabId": 8})
     third = await tab.wait_for("twin_update", 3)
     assert [t["id"] for t in third["twin"]["tabs"]] == [7] and third["twin"]["activeTabId"] == 7
-    status, twin = await server.get("/api/extension/twin?clientId=scripted-1")
+    status, twin = await server.get_json("/api/extension/twin?clientId=scripted-1")
     assert twin["twin"]["tabs"][0]["url"] == "about:blank"
     await client.close()
     await server.close()

@@ -40,7 +40,7 @@ def test_the_native_backend_is_offered_by_its_own_plugin(pm):
 async def test_a_native_session_serves_the_native_routes(make_native):
     server = await make_native()
     assert NATIVE_ROUTES <= _paths(server)
-    status, body = await server.get("/api/tasks")
+    status, body = await server.get_json("/api/tasks")
     assert status == 200 and body == {"tasks": [], "currentTaskId": None}
     await server.close()
 
@@ -49,21 +49,21 @@ async def test_a_native_session_serves_the_native_routes(make_native):
 async def test_other_backends_do_not_have_the_native_routes(make_native, backend):
     server = await make_native(backend=backend)
     assert not NATIVE_ROUTES & _paths(server)
-    status, body = await server.get("/api/tasks")
+    status, body = await server.get_json("/api/tasks")
     assert status == 404 and body["error"]["code"] == "E_NOT_FOUND"
-    status, body = await server.get("/api/extension/extension-list")
+    status, body = await server.get_json("/api/extension/extension-list")
     assert status == 404 and body["error"]["code"] == "E_NOT_FOUND"
     await server.close()
 
 
 async def test_the_native_routes_answer_in_the_one_error_shape(make_native):
     server = await make_native()
-    status, body = await server.post("/api/extension/select", {"clientId": "nobody"})
+    status, body = await server.post_json("/api/extension/select", {"clientId": "nobody"})
     assert status == 404 and body["error"]["code"] == "E_NOT_FOUND"
     assert "nobody" in body["error"]["message"]
-    status, body = await server.post("/api/extension/select", {})
+    status, body = await server.post_json("/api/extension/select", {})
     assert status == 400 and body["error"]["code"] == "E_BAD_ARGS"
-    status, body = await server.get("/api/artifacts/no-such-artifact")
+    status, body = await server.get_json("/api/artifacts/no-such-artifact")
     assert status == 404 and body["error"]["code"] == "E_NOT_FOUND"
     async with server.client.get("/ws/extension/another-session", headers=server.auth) as response:
         assert response.status == 404

@@ -22,12 +22,12 @@ async def test_browser_task_goes_through_selection_confirmation_and_page_prepara
     await client.start()
     runner = asyncio.get_running_loop().create_task(client.run())
     try:
-        status, listing = await server.get("/api/extension/extension-list")
+        status, listing = await server.get_json("/api/extension/extension-list")
         assert status == 200
         assert [(c["clientId"], c["kind"], c["online"]) for c in listing["clients"]] == [
             ("chromium-test", "browser", True), (listing["clients"][1]["clientId"], "viewer", True)]
         assert listing["clients"][1]["mode"] == "slide" and listing["viewers"] == 1
-        status, reserved = await server.get("/api/task/id")
+        status, reserved = await server.get_json("/api/task/id")
         assert status == 200 and reserved["taskId"].startswith("task_")
 
         fake_api.push(text("Let me look at the links."), tool_use("browser_xpath_scan", {"scope": "document"}))
@@ -38,7 +38,7 @@ async def test_browser_task_goes_through_selection_confirmation_and_page_prepara
         waiting = await tab.wait_for("browser_selection", STEP, lambda m: m["status"] == "waiting")
         assert waiting["taskId"] == reserved["taskId"]
         assert [c["clientId"] for c in waiting["candidates"]] == ["chromium-test"]
-        status, _ = await server.post("/api/extension/select", {"clientId": "chromium-test"})
+        status, _ = await server.post_json("/api/extension/select", {"clientId": "chromium-test"})
         assert status == 200
 
         confirm = await tab.wait_for("confirmation_request", STEP)

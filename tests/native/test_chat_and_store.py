@@ -80,7 +80,7 @@ async def test_a_restart_resumes_the_task_list_and_the_conversation(make_native,
     fake_api.push(text("First answer."))
     await server.say(tab, "first question")
     await tab.wait_for("result", 5)
-    first_task = (await server.get("/api/tasks"))[1]["tasks"][0]
+    first_task = (await server.get_json("/api/tasks"))[1]["tasks"][0]
     await server.close()
 
     # A task some earlier run left waiting.
@@ -92,11 +92,11 @@ async def test_a_restart_resumes_the_task_list_and_the_conversation(make_native,
     store.close()
 
     server = await make_native(workspace=workspace, session_id="s-kept")
-    status, listing = await server.get("/api/tasks")
+    status, listing = await server.get_json("/api/tasks")
     assert [(t["id"], t["status"]) for t in listing["tasks"]] == [
         (first_task["id"], "completed"), ("task_stuck", "error")]
     assert "waiting_for_browser_selection" in listing["tasks"][1]["error"]
-    assert (await server.get("/api/extension/extension-list"))[1]["selectedClientId"] == "chromium-old"
+    assert (await server.get_json("/api/extension/extension-list"))[1]["selectedClientId"] == "chromium-old"
     tab = await server.tab()
     fake_api.push(text("Second answer."))
     await server.say(tab, "second question")

@@ -37,7 +37,7 @@ async def test_interrupt_cancels_the_stream_and_the_next_message_works(make_nati
                        if m["type"] == "stream_event" and m["event"]["type"] == "content_block_delta")
     assert 0 < len(streamed) < len(story)
     assert not [m for m in tab.broadcasts() if m["type"] == "assistant"]
-    tasks = (await server.get("/api/tasks"))[1]["tasks"]
+    tasks = (await server.get_json("/api/tasks"))[1]["tasks"]
     assert [t["status"] for t in tasks] == ["ongoing"]
 
     # The next message is a normal turn, and the API gets a valid conversation.
@@ -50,7 +50,7 @@ async def test_interrupt_cancels_the_stream_and_the_next_message_works(make_nati
     assert [m["role"] for m in messages] == ["user"]
     said = [b["text"] for b in messages[0]["content"] if b["type"] == "text"]
     assert said == ["tell me a long story", "shorter please"]
-    tasks = (await server.get("/api/tasks"))[1]["tasks"]
+    tasks = (await server.get_json("/api/tasks"))[1]["tasks"]
     assert [t["status"] for t in tasks] == ["ongoing", "completed"]
     await server.close()
 

@@ -21,7 +21,7 @@ def _viewers(listing):
 
 
 async def _listing(server):
-    status, listing = await server.get("/api/extension/extension-list")
+    status, listing = await server.get_json("/api/extension/extension-list")
     assert status == 200
     return listing
 
@@ -60,7 +60,7 @@ async def test_a_viewer_cannot_be_picked_as_the_browser(make_native):
     server = await make_native()
     await server.tab()
     viewer = _viewers(await _listing(server))[0]["clientId"]
-    status, body = await server.post("/api/extension/select", {"clientId": viewer})
+    status, body = await server.post_json("/api/extension/select", {"clientId": viewer})
     assert status == 400 and body["error"]["code"] == "E_BAD_ARGS"
     await server.close()
 
@@ -188,7 +188,7 @@ async def test_the_viewer_context_is_not_the_persons_request(make_native, fake_a
     await tab.wait_for("result", 5)
     # A URL inside the viewer's context does not make a browser task...
     assert not [m for m in tab.broadcasts() if m["type"] == "browser_selection"]
-    tasks = (await server.get("/api/tasks"))[1]["tasks"]
+    tasks = (await server.get_json("/api/tasks"))[1]["tasks"]
     assert [(t["title"], t["status"]) for t in tasks] == [("make this link bold", "completed")]
     # ...but the model still reads the context.
     said = fake_api.conversation_requests()[0]["messages"][0]["content"][0]["text"]
@@ -196,7 +196,7 @@ async def test_the_viewer_context_is_not_the_persons_request(make_native, fake_a
 
     client = ScriptedClient(server)
     await client.connect()
-    await server.post("/api/extension/select", {"clientId": "scripted-1"})
+    await server.post_json("/api/extension/select", {"clientId": "scripted-1"})
     await tab.send({"type": "user_message", "content": "summarise http://127.0.0.1:9/a.html",
                     "viewer_context": context, "client_msg_id": uuid.uuid4().hex})
     confirm = await tab.wait_for("confirmation_request", 5)

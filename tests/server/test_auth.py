@@ -56,6 +56,22 @@ def fresh_jar(server) -> None:
     server.client.session.cookie_jar.clear()
 
 
+async def forbidden_on_every_route(server, headers: dict[str, str]) -> list[dict]:
+    """Sends every route the token plus ``headers``; each must answer 403
+    with E_FORBIDDEN. Returns the error details of every answer with a body
+    (all but HEAD)."""
+    details = []
+    for method, path in all_routes(server):
+        response = await server.client.request(method, path,
+                                               headers={**server.auth, **headers})
+        assert response.status == 403, (method, path, headers)
+        if method != "HEAD":
+            error = (await response.json())["error"]
+            assert error["code"] == "E_FORBIDDEN"
+            details.append(error["details"])
+    return details
+
+
 async def test_the_route_list_covers_the_documented_api(server):
     routes = set(all_routes(server))
     for expected in [("GET", "/"), ("GET", "/api/session"), ("GET", "/api/config"),
@@ -187,14 +203,8 @@ async def test_browser_socket_for_another_session_is_404(server):
                                   "attacker.test:{port}"])
 async def test_a_foreign_host_is_403_even_with_the_token(server, host):
     host = host.format(port=server.config.port)
-    for method, path in all_routes(server):
-        response = await server.client.request(method, path,
-                                               headers={**server.auth, "Host": host})
-        assert response.status == 403, (method, path, host)
-        if method != "HEAD":
-            error = (await response.json())["error"]
-            assert error["code"] == "E_FORBIDDEN"
-            assert error["details"]["reason"] == "host"
+    for details in await forbidden_on_every_route(server, {"Host": host}):
+        assert details["reason"] == "host"
 
 
 async def test_localhost_is_an_accepted_host(server):
@@ -208,14 +218,8 @@ async def test_localhost_is_an_accepted_host(server):
                                     "http://127.0.0.1:{port}.evil.example"])
 async def test_a_foreign_origin_is_403_on_http_and_websocket(server, origin):
     origin = origin.format(port=server.config.port)
-    for method, path in all_routes(server):
-        response = await server.client.request(method, path,
-                                               headers={**server.auth, "Origin": origin})
-        assert response.status == 403, (method, path, origin)
-        if method != "HEAD":
-            error = (await response.json())["error"]
-            assert error["code"] == "E_FORBIDDEN"
-            assert error["details"] == {"reason": "origin", "origin": origin}
+    for details in await forbidden_on_every_route(server, {"Origin": origin}):
+        assert details == {"reason": "origin", "origin": origin}
     for path in (f"/ws/browser/{server.session.id}", f"/ws/cli/{server.session.id}"):
         with pytest.raises(aiohttp.WSServerHandshakeError) as info:
             await server.client.ws_connect(path, headers={**server.auth, "Origin": origin})

@@ -6,6 +6,7 @@ that falls too far behind."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from aiohttp import WSMsgType
 
@@ -39,14 +40,23 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
+async def connected(*, compress: int = 0,
+                    **options: Any) -> tuple[FakeSocket, BrowserConnection]:
+    """A connection over a fake socket, its writer task started and
+    waiting for work."""
+    ws = FakeSocket()
+    ws.compress = compress
+    connection = BrowserConnection(ws, **options)  # type: ignore[arg-type]
+    await _settle()
+    return ws, connection
+
+
 def frame(*texts: str) -> tuple[bytes, int]:
     return "\n".join(texts).encode(), len(texts)
 
 
 async def test_a_broadcast_frame_is_written_before_send_frame_returns():
-    ws = FakeSocket()
-    connection = BrowserConnection(ws)  # type: ignore[arg-type]
-    await _settle()  # the writer waits for work
+    ws, connection = await connected()
     connection.send_frame(*frame("one"))
     assert ws.frames == ["one"]
     connection.send_frame(*frame("two", "three"))  # same turn: still at once
@@ -55,9 +65,7 @@ async def test_a_broadcast_frame_is_written_before_send_frame_returns():
 
 
 async def test_messages_for_one_tab_are_joined_by_the_writer_in_order():
-    ws = FakeSocket()
-    connection = BrowserConnection(ws)  # type: ignore[arg-type]
-    await _settle()
+    ws, connection = await connected()
     for i in range(100):
         connection.send(f"m{i}")
     connection.send_frame(*frame("b1", "b2"))  # behind them, not before
@@ -68,9 +76,7 @@ async def test_messages_for_one_tab_are_joined_by_the_writer_in_order():
 
 
 async def test_before_send_runs_before_a_message_for_one_tab():
-    ws = FakeSocket()
-    connection = BrowserConnection(ws)  # type: ignore[arg-type]
-    await _settle()
+    ws, connection = await connected()
     connection.before_send = lambda: connection.send_frame(*frame("broadcast"))
     connection.send("mine")
     await _settle()
@@ -79,9 +85,7 @@ async def test_before_send_runs_before_a_message_for_one_tab():
 
 
 async def test_a_direct_send_held_by_flow_control_keeps_the_order():
-    ws = FakeSocket()
-    connection = BrowserConnection(ws)  # type: ignore[arg-type]
-    await _settle()
+    ws, connection = await connected()
     ws.gate = asyncio.get_running_loop().create_future()
     connection.send_frame(*frame("first"))  # written, then aiohttp waits for the drain
     await _settle()
@@ -98,10 +102,7 @@ async def test_a_direct_send_held_by_flow_control_keeps_the_order():
 
 
 async def test_compressed_sockets_always_use_the_writer():
-    ws = FakeSocket()
-    ws.compress = 15
-    connection = BrowserConnection(ws)  # type: ignore[arg-type]
-    await _settle()
+    ws, connection = await connected(compress=15)
     connection.send_frame(*frame("one"))
     assert ws.frames == []
     await _settle()
@@ -110,9 +111,7 @@ async def test_compressed_sockets_always_use_the_writer():
 
 
 async def test_a_socket_too_far_behind_is_closed_with_4008():
-    ws = FakeSocket()
-    connection = BrowserConnection(ws, max_queued=10)  # type: ignore[arg-type]
-    await _settle()
+    ws, connection = await connected(max_queued=10)
     ws.gate = asyncio.get_running_loop().create_future()  # the browser stopped reading
     connection.send_frame(*frame("m0"))  # written; aiohttp now waits for the drain
     for i in range(1, 6):

@@ -17,6 +17,7 @@ import pytest
 
 from pneuma.server import connection as connection_module
 from pneuma.server.session import Session
+from pneuma.testing.browser import join_session
 from tests.server.ws_client import WSClient
 
 
@@ -33,9 +34,7 @@ async def open_tab(server, *, compress: int = 0) -> CountingTab:
     ws = await server.client.ws_connect(server.ws_path(), headers=server.auth, compress=compress)
     tab = CountingTab(ws)
     server.tabs.append(tab)
-    assert (await tab.recv())["type"] == "session_init"
-    assert (await tab.subscribe(0))["type"] == "message_history"
-    assert (await tab.recv())["type"] == "status_change"
+    await join_session(tab)
     return tab
 
 

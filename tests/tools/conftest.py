@@ -22,6 +22,7 @@ from pneuma.host.manifest import parse_manifest
 from pneuma.host.modes import LoadedMode
 from pneuma.tools.runtime import ToolRuntime
 from pneuma.workspace.params import init_workspace
+from tests.server.harness import AppServer, server_config, start_app_server
 
 REPO = Path(__file__).resolve().parents[2]
 WEBGAL_PACKAGE = REPO / "plugins" / "webgal" / "pneuma_webgal"
@@ -48,6 +49,12 @@ def ws(tmp_path: Path, webgal_mode: LoadedMode) -> Path:
     workspace.mkdir()
     init_workspace(webgal_mode, workspace, {})
     return workspace
+
+
+@pytest.fixture
+async def server(aiohttp_client: Any, webgal_mode: LoadedMode, ws: Path) -> AppServer:
+    """The real server over ``ws``, with no agent: the tools' HTTP routes."""
+    return await start_app_server(aiohttp_client, server_config(webgal_mode, ws))
 
 
 @pytest.fixture

@@ -12,11 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import uuid
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tool_helpers import error_code
 from pneuma.tools.runtime import ToolRuntime
@@ -63,34 +60,18 @@ def test_unreachable_server_behaves_as_without_one(webgal_mode, ws):
 # --- through the running server ----------------------------------------------------------
 
 
-@pytest.fixture
-async def server(aiohttp_client, webgal_mode, ws):
-    from pneuma.server.app import ServerConfig, create_app
-    from pneuma.server.session import Session
-
-    token = uuid.uuid4().hex
-    session = Session(str(uuid.uuid4()), mode="webgal", workspace=ws, backend_name="none")
-    config = ServerConfig(mode=webgal_mode, workspace=ws, token=token, session=session,
-                          watch=False, save_interval=3600)
-    client = await aiohttp_client(create_app(config))
-    config.port = client.port
-    client.auth = {"Authorization": f"Bearer {token}"}
-    client.token = token
-    client.session_ = session
-    client.sent = []
-    return client
-
-
-def connect_page(client: Any) -> list[dict[str, Any]]:
-    """Pretend one page is connected; returns the messages it is sent."""
-    channel = client.session_.confirmations
+def connect_page(server: Any) -> list[dict[str, Any]]:
+    """Pretend one page is connected; returns the messages it is sent
+    (kept as ``server.sent`` too)."""
+    server.sent = []
+    channel = server.session.confirmations
     channel._connected = lambda: 1
-    channel._broadcast = client.sent.append
-    return client.sent
+    channel._broadcast = server.sent.append
+    return server.sent
 
 
-async def _post(client: Any, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    response = await client.post(path, json=body, headers=client.auth)
+async def _post(server: Any, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    response = await server.post(path, json=body)
     return response.status, await response.json()
 
 
@@ -98,13 +79,13 @@ def _requests(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in sent if m.get("type") == "confirmation_request"]
 
 
-async def _answer(client: Any, approved: bool) -> None:
+async def _answer(server: Any, approved: bool) -> None:
     for _ in range(100):
-        requests = _requests(client.sent)
+        requests = _requests(server.sent)
         if requests:
             break
         await asyncio.sleep(0.01)
-    channel = client.session_.confirmations
+    channel = server.session.confirmations
     assert channel.resolve(requests[-1]["request_id"], (approved, None))
 
 
@@ -148,8 +129,7 @@ async def test_dry_run_shows_the_diff_and_reject_blocks_the_write(server, ws):
     assert status == 403 and error["error"]["code"] == "E_POLICY_VIOLATION"
     assert "rejected" in error["error"]["message"]
     assert (ws / SCENE).read_text() == before
-    response = await server.get(f"/api/confirmations/{dry['confirmationId']}",
-                                headers=server.auth)
+    response = await server.get(f"/api/confirmations/{dry['confirmationId']}")
     assert (await response.json())["status"] == "rejected"
 
 
@@ -200,7 +180,7 @@ async def test_out_of_process_calls_go_through_the_http_routes(server, webgal_mo
     """`pneuma mcp` / `pneuma tool` (PNEUMA_API + PNEUMA_TOKEN) open the same
     dialog over POST /api/confirmations and wait with GET …?wait=."""
     sent = connect_page(server)
-    outside = ToolRuntime(webgal_mode, ws, server_url=str(server.make_url("")).rstrip("/"),
+    outside = ToolRuntime(webgal_mode, ws, server_url=server.origin,
                           server_token=server.token)
     before = (ws / SCENE).read_text()
     dry = await asyncio.to_thread(outside.call, "write_to_file",

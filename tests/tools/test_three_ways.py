@@ -8,11 +8,9 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import anyio
-import pytest
 
 from tool_helpers import FILE_TOOLS
 from pneuma.tools.mcp_server import published_input_schema
@@ -102,23 +100,8 @@ def test_mcp_session(ws, webgal_mode):
     assert error["code"] == "E_BAD_ARGS" and error["details"]["field"] == "content"
 
 
-@pytest.fixture
-async def server(aiohttp_client, webgal_mode, ws):
-    from pneuma.server.app import ServerConfig, create_app
-    from pneuma.server.session import Session
-
-    token = uuid.uuid4().hex
-    session = Session(str(uuid.uuid4()), mode="webgal", workspace=ws, backend_name="none")
-    config = ServerConfig(mode=webgal_mode, workspace=ws, token=token, session=session,
-                          watch=False, save_interval=3600)
-    client = await aiohttp_client(create_app(config))
-    config.port = client.port
-    return client, token
-
-
 async def test_http_route(server, ws):
-    client, token = server
-    auth = {"Authorization": f"Bearer {token}"}
+    client, auth = server.client, server.auth
     response = await client.post("/api/tools/list_files", json={"path": "game/scene"})
     assert response.status == 401
     response = await client.post("/api/tools/list_files", json={"path": "game/scene"},

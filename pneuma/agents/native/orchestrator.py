@@ -218,16 +218,20 @@ class AgentOrchestrator:
             return [{"type": "text", "text": f"[Pneuma: {exc} Do not use browser tools in this "
                      "task; answer from what you know and say so.]"}]
         self._move(task, S.RUNNING)
+        blocks = self._page_blocks(await self._open_page(task, client_id, url))
+        blocks[0]["text"] = f"[Pneuma opened {url} in the person's browser for this task.]\n" + blocks[0]["text"]
+        return blocks
+
+    async def _open_page(self, task: Task, client_id: str, url: str) -> dict[str, Any]:
+        """Open ``url`` in the task's tab (the person's tab group of this
+        mode), remember the tab for the task's next actions and prepare the page."""
         opened = await self._action(task, client_id, "session_start",
                                     {"url": url, "reuseExistingTab": True,
                                      "groupTitle": f"Pneuma {self.mode.name}"})
         if isinstance(opened, dict) and isinstance(opened.get("tabId"), int):
             task.tab_id = opened["tabId"]
             self.store.save_task(task)
-        page = await self._prepare_page(task, client_id)
-        blocks = self._page_blocks(page)
-        blocks[0]["text"] = f"[Pneuma opened {url} in the person's browser for this task.]\n" + blocks[0]["text"]
-        return blocks
+        return await self._prepare_page(task, client_id)
 
     # -- the model loop ----------------------------------------------------------
 
@@ -338,13 +342,7 @@ class AgentOrchestrator:
                 url = args.get("url")
                 if not isinstance(url, str) or not URL_PATTERN.match(url):
                     return "browser_open needs an http(s) URL", "bad url", True
-                opened = await self._action(task, client_id, "session_start",
-                                            {"url": url, "reuseExistingTab": True,
-                                             "groupTitle": f"Pneuma {self.mode.name}"})
-                if isinstance(opened, dict) and isinstance(opened.get("tabId"), int):
-                    task.tab_id = opened["tabId"]
-                    self.store.save_task(task)
-                return self._page_result(await self._prepare_page(task, client_id))
+                return self._page_result(await self._open_page(task, client_id, url))
             if task.tab_id is None:
                 return ("no page is open in this task yet: call browser_open first",
                         "no page open", True)
