@@ -76,9 +76,11 @@ _EXPORTS: dict[str, str] = {
     "SnapshotStore": "pneuma.tools.snapshots:SnapshotStore",
     "ToolState": "pneuma.tools.state:ToolState",
     "forward_to_server": "pneuma.tools.runtime:forward_to_server",
+    "request_json": "pneuma.tools.server_client:request_json",
     # the browser the host drives (slide export, screenshots, browser tools)
     "CHROMIUM": "pneuma.tools.chromium:CHROMIUM",
     "CHROMIUM_ARGS": "pneuma.tools.chromium:CHROMIUM_ARGS",
+    "is_local_url": "pneuma.tools.browser:is_local_url",
     # the one LLM gateway (every model call goes through it)
     "LLMGateway": "pneuma.llm.gateway:LLMGateway",
     "LLMSettings": "pneuma.llm.settings:LLMSettings",
@@ -139,7 +141,9 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.tools.diff import apply_line_diff, line_diff
     from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS, ErrorCode, ToolError
     from pneuma.tools.files import atomic_write_bytes, atomic_write_text, content_hash, read_text
+    from pneuma.tools.browser import is_local_url
     from pneuma.tools.runtime import forward_to_server
+    from pneuma.tools.server_client import request_json
     from pneuma.tools.sandbox import Sandbox
     from pneuma.tools.snapshots import SnapshotStore
     from pneuma.tools.state import ToolState

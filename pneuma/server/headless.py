@@ -33,14 +33,14 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pneuma.tools.server_client import request_json
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -115,14 +115,9 @@ def _alive(pid: int) -> bool:
 def _answers(port: int, token: str, mode: str, workspace: Path) -> bool:
     """Whether the server on ``port`` takes ``token`` and serves ``mode`` in
     ``workspace`` (a port can be reused by anything once its owner is gone)."""
-    request = urllib.request.Request(f"http://{HOST}:{port}/api/config",
-                                     headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=2) as response:
-            config = json.loads(response.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
-    return (isinstance(config, dict) and config.get("workspace") == str(workspace)
+    status, config = request_json(f"http://{HOST}:{port}", "GET", "/api/config", token=token,
+                                  timeout=2)
+    return (status == 200 and isinstance(config, dict) and config.get("workspace") == str(workspace)
             and (config.get("mode") or {}).get("name") == mode)
 
 

@@ -34,17 +34,15 @@ The policy ``confirmWrites: false`` turns the whole thing off.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from typing import Any
 
 from pneuma.tools.context import ToolContext
 from pneuma.tools.errors import ToolError
+from pneuma.tools.server_client import request_json
 
 log = logging.getLogger("pneuma.tools.confirm")
 
@@ -228,23 +226,9 @@ def _registry(ctx: ToolContext) -> ConfirmationRegistry | None:
 def _http(ctx: ToolContext, method: str, path: str, body: dict[str, Any] | None,
           timeout: float) -> tuple[int, dict[str, Any] | None]:
     """(status, JSON body) of a request to the server; (0, None) when it cannot be reached."""
-    url = str(ctx.server_url).rstrip("/") + path
-    headers = {"Content-Type": "application/json"}
-    if ctx.server_token:
-        headers["Authorization"] = f"Bearer {ctx.server_token}"
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8") if body is not None else None
-    request = urllib.request.Request(url, data=data, headers=headers, method=method)
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        try:
-            return exc.code, json.loads(exc.read() or b"null")
-        except ValueError:
-            return exc.code, None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        log.debug("confirmation request to %s failed: %s", url, exc)
-        return 0, None
+    status, answer = request_json(str(ctx.server_url), method, path, token=ctx.server_token,
+                                  body=body, timeout=timeout)
+    return status, answer if isinstance(answer, dict) or answer is None else None
 
 
 def confirm_timeout(ctx: ToolContext) -> float:

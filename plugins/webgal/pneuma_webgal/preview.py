@@ -29,24 +29,20 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from pneuma.api import ToolContext, ToolError, ensure_headless_server
+from pneuma.api import (
+    ToolContext,
+    ToolError,
+    ensure_headless_server,
+    is_local_url,
+    request_json,
+)
 
 from .engine import engine_candidates, engine_dir
 from .sync import jump_message, preview_url
 
 IDLE_SECONDS = float(os.environ.get("PNEUMA_WEBGAL_PREVIEW_IDLE", "600"))
 PREVIEW_WAIT = 8.0  # seconds preview_scene waits for an open game to land
-LOCAL_HOSTS = ("localhost", "127.0.0.1")
 NOT_LOCAL_HINT = "Only http://localhost and http://127.0.0.1 are allowed."
-
-
-def is_local_url(url: str) -> bool:
-    try:
-        parsed = urllib.parse.urlsplit(url)
-    except ValueError:
-        return False
-    return (parsed.scheme in ("http", "https") and parsed.hostname in LOCAL_HOSTS
-            and not parsed.username)
 
 
 def wait_seconds(ctx: ToolContext) -> float:
@@ -78,23 +74,10 @@ def post_jump(base: str, token: str | None, scene_file: str, line: int,
               wait: float) -> tuple[int, dict[str, Any] | None]:
     """``POST <base>/api/webgal/jump``: (status, answer); (0, None) when nothing
     answers. Only a game already open is waited for (``pendingWait: 0``)."""
-    body = json.dumps({"scene": scene_file, "line": line, "wait": wait,
-                       "pendingWait": 0}).encode("utf-8")
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(base.rstrip("/") + "/api/webgal/jump", data=body,
-                                     headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=wait + 10) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        try:
-            return exc.code, json.loads(exc.read() or b"null")
-        except ValueError:
-            return exc.code, None
-    except (urllib.error.URLError, OSError, ValueError):
-        return 0, None
+    status, answer = request_json(base, "POST", "/api/webgal/jump", token=token,
+                                  body={"scene": scene_file, "line": line, "wait": wait,
+                                        "pendingWait": 0}, timeout=wait + 10)
+    return status, answer if isinstance(answer, dict) or answer is None else None
 
 
 def jump_logs(answer: dict[str, Any], scene_file: str, line: int, url: str) -> list[str]:
