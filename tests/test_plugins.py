@@ -412,7 +412,7 @@ def _hookspec_signatures() -> dict[str, str]:
     specs = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and any(
-            ast.unparse(d) == "hookspec" for d in node.decorator_list
+            ast.unparse(d).split("(")[0] == "hookspec" for d in node.decorator_list
         ):
             returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
             specs[node.name] = f"def {node.name}({ast.unparse(node.args)}){returns}"

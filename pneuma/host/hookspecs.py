@@ -36,6 +36,10 @@ def register_modes() -> list[ModeSource]:
     are resolved. The host validates every manifest; an invalid one is
     reported with the plugin's name and the bad field, and the other modes
     still load.
+
+    Every plugin's answer counts (not ``firstresult``): modes come from many
+    packages. Not ``historic``: modes are read when asked for, from the
+    plugins registered then.
     """
 
 
@@ -44,7 +48,8 @@ def register_backends() -> list[BackendSpec]:
     """Return agent backends (``pneuma run --backend NAME``) this plugin provides.
 
     Each ``BackendSpec`` names the backend and gives a factory building it for
-    one session. Names must be unique across all plugins.
+    one session. Names must be unique across all plugins, so every plugin's
+    answer counts (not ``firstresult``).
     """
 
 
@@ -53,13 +58,17 @@ def register_backends() -> list[BackendSpec]:
 
 @hookspec
 def register_commands(cli: click.Group) -> None:
-    """Add commands or command groups to the ``pneuma`` CLI with ``cli.add_command``."""
+    """Add commands or command groups to the ``pneuma`` CLI with ``cli.add_command``.
+
+    Called for every plugin, once, while the group is built (not
+    ``historic``: a plugin registered after that adds nothing to it).
+    """
 
 
 # --- Serving: called while the aiohttp application for a session is built ---
 
 
-@hookspec
+@hookspec(firstresult=True)
 def register_routes(pneuma: Pneuma) -> list[web.AbstractRouteDef] | None:
     """Return the HTTP routes of the mode being served (``web.get(path, handler)``, ...).
 
@@ -70,6 +79,9 @@ def register_routes(pneuma: Pneuma) -> list[web.AbstractRouteDef] | None:
     sit behind the same token, Host and Origin checks as the built-in ones,
     and a ``ToolError`` raised by a handler is answered in the one error
     shape with the status its code implies.
+
+    ``firstresult``: exactly one plugin, the mode's own, is asked, and its
+    list is the answer.
     """
 
 
@@ -87,4 +99,7 @@ def claude_md_sections(mode: LoadedMode, workspace: Path) -> list[ClaudeMdSectio
     text outside the markers is never touched. Pneuma itself implements this
     hook for the skill section (``""``) and the viewer API section
     (``"viewer-api"``); two plugins returning the same key is an error.
+
+    Every plugin's sections count (not ``firstresult``): the host's and the
+    mode's sit side by side.
     """

@@ -58,8 +58,7 @@ def create_app(config: ServerConfig) -> web.Application:
     ws_cli.setup(app)
 
     # The served mode's own routes, from the plugin that provides it only.
-    for routes in _owner_register_routes(config.mode.plugin_name)(pneuma=pneuma):
-        app.router.add_routes(routes or [])
+    app.router.add_routes(_owner_register_routes(config.mode.plugin_name)(pneuma=pneuma) or [])
     if config.backend is not None and config.backend.routes is not None:
         app.router.add_routes(list(config.backend.routes(pneuma)))
 
