@@ -1,16 +1,19 @@
-"""Fixtures for the tool runtime's tests.
+"""Fixtures for the tests of the host's tools.
 
-``webgal_mode`` is the real WebGAL manifest loaded straight from its file
-(no plugin discovery, so a half-written plugin elsewhere cannot break
-these tests); ``ws`` is a workspace seeded with its sample game; ``call``
+``notes_mode`` is the generic mode in notes_mode/ (every host tool offered
+as ``pneuma:<tool>``, plain text and Markdown seeds), loaded straight from
+its manifest (no plugin discovery, so a half-written plugin elsewhere cannot
+break these tests); ``ws`` is a workspace seeded with its notes; ``call``
 calls a tool through the runtime, as ``pneuma tool`` / MCP / HTTP do.
+``notes_cli_env`` is the environment under which the real ``pneuma`` command
+finds the notes mode through an entry point, as it finds any installed mode.
 ``fake_mode`` is a small mode whose handlers (tool_test_handlers.py) make
 the runtime's own error paths reachable.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,48 +21,60 @@ from typing import Any
 
 import pytest
 
-from pneuma.host.manifest import parse_manifest
 from pneuma.host.modes import LoadedMode
 from pneuma.tools.runtime import ToolRuntime
 from pneuma.workspace.params import init_workspace
 from tests.server.harness import AppServer, server_config, start_app_server
 
-REPO = Path(__file__).resolve().parents[2]
-WEBGAL_PACKAGE = REPO / "plugins" / "webgal" / "pneuma_webgal"
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from tool_helpers import FILE_TOOLS, error_code, write  # noqa: E402,F401
-
-
-def load_mode(package: Path, manifest: dict[str, Any] | None = None) -> LoadedMode:
-    data = manifest or json.loads((package / "manifest.json").read_text(encoding="utf-8"))
-    return LoadedMode(parse_manifest(data, "test"), package, "test", None, None)
+from tool_helpers import NOTES, NOTES_PLUGIN, load_mode, load_notes_mode  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def webgal_mode() -> LoadedMode:
-    return load_mode(WEBGAL_PACKAGE)
+def notes_mode() -> LoadedMode:
+    return load_notes_mode()
 
 
 @pytest.fixture
-def ws(tmp_path: Path, webgal_mode: LoadedMode) -> Path:
-    workspace = (tmp_path / "game-ws").resolve()
+def ws(tmp_path: Path, notes_mode: LoadedMode) -> Path:
+    workspace = (tmp_path / "notes-ws").resolve()
     workspace.mkdir()
-    init_workspace(webgal_mode, workspace, {})
+    init_workspace(notes_mode, workspace, {})
     return workspace
 
 
+@pytest.fixture(scope="session")
+def notes_cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment for a ``pneuma`` subprocess that knows the notes mode: a
+    site directory holding the dist-info of an installed distribution whose
+    ``pneuma`` entry point is ``notes_mode``, plus this directory (where the
+    package is) on PYTHONPATH. Only that plugin is loaded besides the host's
+    own, and the process talks to no running server."""
+    site = tmp_path_factory.mktemp("notes-site")
+    info = site / "pneuma_notes_test-1.0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pneuma-notes-test\n"
+                                   "Version: 1.0.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[pneuma]\n{NOTES} = {NOTES_PLUGIN}\n",
+                                           encoding="utf-8")
+    path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH"))
+                           if p)
+    return {"PYTHONPATH": path, "PNEUMA_LOAD_PLUGINS": NOTES,
+            "PNEUMA_API": "", "PNEUMA_TOKEN": ""}
+
+
 @pytest.fixture
-async def server(aiohttp_client: Any, webgal_mode: LoadedMode, ws: Path) -> AppServer:
+async def server(aiohttp_client: Any, notes_mode: LoadedMode, ws: Path) -> AppServer:
     """The real server over ``ws``, with no agent: the tools' HTTP routes."""
-    return await start_app_server(aiohttp_client, server_config(webgal_mode, ws))
+    return await start_app_server(aiohttp_client, server_config(notes_mode, ws))
 
 
 @pytest.fixture
-def runtime(webgal_mode: LoadedMode, ws: Path) -> ToolRuntime:
-    return ToolRuntime(webgal_mode, ws, server_url="", server_token="")
+def runtime(notes_mode: LoadedMode, ws: Path) -> ToolRuntime:
+    return ToolRuntime(notes_mode, ws, server_url="", server_token="")
 
 
 @pytest.fixture

@@ -1,29 +1,21 @@
 """Child process of test_crash_safety.py: writes through write_to_file
-(dry run, then write) forever, cycling over files and versions."""
+(dry run, then write) forever, cycling over files and versions, in a
+workspace of the generic notes mode."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-import json  # noqa: E402
+from pneuma.tools.runtime import ToolRuntime
+from tool_helpers import load_notes_mode
 
-from pneuma.host.manifest import parse_manifest  # noqa: E402
-from pneuma.host.modes import LoadedMode  # noqa: E402
-from pneuma.tools.runtime import ToolRuntime  # noqa: E402
-
-WEBGAL_PACKAGE = Path(__file__).resolve().parents[2] / "plugins" / "webgal" / "pneuma_webgal"
-
-
-def load_mode(package: Path) -> LoadedMode:
-    data = json.loads((package / "manifest.json").read_text(encoding="utf-8"))
-    return LoadedMode(parse_manifest(data, "test"), package, "test", None, None)
-
-FILES = ["game/scene/crash_a.txt", "game/scene/crash_b.txt"]
+FILES = ["notes/days/crash_a.md", "notes/days/crash_b.md"]
 
 
 def version(path: str, number: int) -> str:
-    body = "".join(f"{path} version {number} line {i}: 雪乃: " + "海风真舒服呢" * 30 + ";\n"
+    # Multi-byte text, long enough that a torn write would show.
+    body = "".join(f"{path} version {number} line {i}: " + "海风真舒服呢。" * 30 + "\n"
                    for i in range(400))
     return f"v{number}\n{body}END v{number}\n"
 
@@ -45,7 +37,7 @@ def write_forever(runtime: ToolRuntime, number: int, wrote) -> None:
 
 def main() -> None:
     workspace, start = Path(sys.argv[1]), int(sys.argv[2])
-    runtime = ToolRuntime(load_mode(WEBGAL_PACKAGE), workspace, server_url="", server_token="")
+    runtime = ToolRuntime(load_notes_mode(), workspace, server_url="", server_token="")
     write_forever(runtime, start, lambda path, number: print("wrote", path, number, flush=True))
 
 

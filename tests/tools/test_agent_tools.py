@@ -25,9 +25,10 @@ LOCAL_URL = r"^https?://(localhost|127\.0\.0\.1)(:[0-9]+)?(/.*)?$"
 OBJ: dict[str, Any] = {"type": "object"}
 
 
-def _tool(name: str, module: str, input_schema: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def _tool(name: str, input_schema: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    # The host's tool by its promised name, with this test's own schema.
     return {"name": name, "description": f"the host's {name}",
-            "handler": f"pneuma.tools.{module}:{name}", "inputSchema": input_schema, **extra}
+            "handler": f"pneuma:{name}", "inputSchema": input_schema, **extra}
 
 
 @pytest.fixture
@@ -35,20 +36,16 @@ def agent_mode(minimal_manifest: Callable[..., dict[str, Any]], tmp_path: Path) 
     manifest = minimal_manifest("notes")
     manifest["version"] = "1.2.3"
     manifest["tools"] = [
-        _tool("get_runtime_info", "runtime_info", {**OBJ, "additionalProperties": False}),
-        _tool("ask_followup_question", "interaction",
-              {**OBJ, "properties": {"question": {"type": "string", "minLength": 1}},
+        _tool("get_runtime_info", {**OBJ, "additionalProperties": False}),
+        _tool("ask_followup_question", {**OBJ, "properties": {"question": {"type": "string", "minLength": 1}},
                "required": ["question"]}),
-        _tool("attempt_completion", "interaction",
-              {**OBJ, "properties": {"result": {"type": "string", "minLength": 1}},
+        _tool("attempt_completion", {**OBJ, "properties": {"result": {"type": "string", "minLength": 1}},
                "required": ["result"]}),
-        _tool("execute_command", "command",
-              {**OBJ, "properties": {"scriptName": {"type": "string"},
+        _tool("execute_command", {**OBJ, "properties": {"scriptName": {"type": "string"},
                                      "args": {"type": "array", "items": {"type": "string"}}},
                "required": ["scriptName"]},
               devOnly=True, enabledByDefault=False),
-        _tool("browser_action", "browser",
-              {**OBJ, "properties": {"action": {"enum": ["open", "click", "screenshot"]},
+        _tool("browser_action", {**OBJ, "properties": {"action": {"enum": ["open", "click", "screenshot"]},
                                      "url": {"type": "string", "pattern": LOCAL_URL},
                                      "selector": {"type": "string"}, "path": {"type": "string"}},
                "required": ["action"]},

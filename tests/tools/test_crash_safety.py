@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from crash_writer import FILES, version, write_forever
-from tool_helpers import error_code
+from tool_helpers import error_code, policies_file
 from pneuma.tools.runtime import ToolRuntime
 
 KILLS = 30
@@ -30,16 +30,16 @@ def check_file(path: Path, rel: str) -> None:
     assert text == version(rel, int(match.group(1))), f"{rel} is torn"
 
 
-def test_sigkill_never_tears_a_file(ws, call, webgal_mode):
+def test_sigkill_never_tears_a_file(ws, call, notes_mode):
     rng = random.Random(1234)
-    (ws / ".pneuma" / "webgal-policies.json").write_text(
+    policies_file(ws).write_text(
         json.dumps({"policies": {"batchMaxLines": 10000, "snapshotRetention": 20}}))
     for rel in FILES:
         assert call("write_to_file", {"path": rel, "content": version(rel, 0),
                                       "dryRun": True})["applied"] is False
         assert call("write_to_file", {"path": rel, "content": version(rel, 0),
                                       "dryRun": False})["applied"] is True
-    runtime = ToolRuntime(webgal_mode, ws, server_url="", server_token="")
+    runtime = ToolRuntime(notes_mode, ws, server_url="", server_token="")
     start = 1
     for kill in range(KILLS):
         if kill < COLD_KILLS:  # a real interpreter started from scratch

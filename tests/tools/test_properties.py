@@ -4,14 +4,12 @@ write → snapshot → restore round-trips any text."""
 from __future__ import annotations
 
 import os
-import string
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tool_helpers import error_code
 from pneuma.tools.diff import apply_line_diff, line_diff
 from pneuma.tools.errors import ToolError
 from pneuma.tools.runtime import ToolRuntime
@@ -23,8 +21,8 @@ SETTINGS = settings(max_examples=150, deadline=None,
 tricky_segments = st.sampled_from([
     "..", ".", "", "...", "..\u2024", "\uff0e\uff0e", "\u2025", ".\u200b.", "%2e%2e", "..%2f",
     "\u2215", "\uff0f", "\\..", "..\\..", "C:", "c:\\", "\x00", "a\x00b", "\n", "~", "$HOME",
-    "out", "link_out", "link_in", "game", ".git", "node_modules", ".env", ".pneuma", "ok.txt",
-    "\u0000..", "\u202e..", "\u00e9", "e\u0301", "scene", "/", "//",
+    "out", "link_out", "link_in", "notes", ".git", "node_modules", ".env", ".pneuma", "ok.txt",
+    "\u0000..", "\u202e..", "\u00e9", "e\u0301", "days", "/", "//",
 ])
 paths = st.one_of(
     st.lists(st.one_of(tricky_segments, st.text(min_size=0, max_size=6)),
@@ -39,13 +37,13 @@ def jail(tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("jail")
     root = (base / "root").resolve()
     outside = (base / "outside").resolve()
-    (root / "game" / "scene").mkdir(parents=True)
+    (root / "notes" / "days").mkdir(parents=True)
     outside.mkdir()
     (outside / "secret.txt").write_text("secret")
     (root / "link_out").symlink_to(outside)
-    (root / "game" / "link_out").symlink_to("../../outside")
-    (root / "link_in").symlink_to("game")
-    (root / "game" / "loop").symlink_to("loop")
+    (root / "notes" / "link_out").symlink_to("../../outside")
+    (root / "link_in").symlink_to("notes")
+    (root / "notes" / "loop").symlink_to("loop")
     return root, outside
 
 
@@ -73,9 +71,9 @@ def test_no_path_escapes_the_sandbox(jail, rel):
 
 @settings(max_examples=60, deadline=None)
 @given(rel=paths)
-def test_no_tool_reads_or_writes_outside(jail, webgal_mode, rel):
+def test_no_tool_reads_or_writes_outside(jail, notes_mode, rel):
     root, outside = jail
-    rt = ToolRuntime(webgal_mode, root, server_url="", server_token="",
+    rt = ToolRuntime(notes_mode, root, server_url="", server_token="",
                      policy_overrides={"writeRequiresDiff": False})
     read = rt.call("read_file", {"path": rel})
     assert read.get("content") != "secret"
@@ -133,7 +131,7 @@ any_text = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=any_text, second=any_text)
 def test_write_snapshot_restore_round_trips_any_text(call, ws, first, second):
-    path = "game/scene/round.txt"
+    path = "notes/days/round.md"
     for text in (first, second):
         assert call("write_to_file", {"path": path, "content": text, "dryRun": True})[
             "applied"] is False

@@ -4,11 +4,11 @@ tools, policies, and state shared between runtimes (processes)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tool_helpers import FILE_TOOLS, error_code, write
+from tool_helpers import FILE_TOOLS, error_code, policies_file, write
+from pneuma.tools.catalogue import host_tool_names
 from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS, ToolError
 from pneuma.tools.runtime import ToolRuntime, call_tool
 
@@ -45,41 +45,40 @@ def test_every_code_passes_through_in_the_contract_shape(fake_mode, tmp_path, co
 
 def test_real_error_paths_of_the_file_tools(call, ws):
     """Each code the built-in tools and the runtime produce on their own."""
-    (ws / "game" / "bin.txt").write_bytes(b"\xff\xfe\x00bad")
+    (ws / "notes" / "bin.txt").write_bytes(b"\xff\xfe\x00bad")
     cases = {
         "E_DENY_PATH": ("read_file", {"path": "../outside.txt"}),
-        "E_NOT_FOUND": ("read_file", {"path": "game/scene/nope.txt"}),
-        "E_IO": ("write_to_file", {"path": "game/config.txt/inner.txt", "content": "x",
+        "E_NOT_FOUND": ("read_file", {"path": "notes/days/nope.md"}),
+        "E_IO": ("write_to_file", {"path": "notes/settings.txt/inner.txt", "content": "x",
                                    "dryRun": False}),
-        "E_TOO_LARGE": ("read_file", {"path": "game/scene/start.txt", "maxBytes": 5}),
-        "E_ENCODING": ("read_file", {"path": "game/bin.txt"}),
+        "E_TOO_LARGE": ("read_file", {"path": "notes/days/monday.md", "maxBytes": 5}),
+        "E_ENCODING": ("read_file", {"path": "notes/bin.txt"}),
         "E_PARSE_FAIL": None,  # below: a damaged snapshot
-        "E_POLICY_VIOLATION": ("write_to_file", {"path": "game/scene/new.txt", "content": "x",
+        "E_POLICY_VIOLATION": ("write_to_file", {"path": "notes/days/new.md", "content": "x",
                                                  "dryRun": False}),
         "E_TOOL_DISABLED": ("execute_command", {"scriptName": "dev"}),
         "E_UNSUPPORTED": ("no_such_tool", {}),
         "E_BAD_ARGS": ("write_to_file", {"path": "a.txt", "content": "x"}),
     }
     # E_IO needs a real write attempt; turn the diff requirement off for it.
-    (ws / ".pneuma" / "webgal-policies.json").write_text(
-        json.dumps({"policies": {"writeRequiresDiff": False}}))
+    policies_file(ws).write_text(json.dumps({"policies": {"writeRequiresDiff": False}}))
     assert error_code(call(*cases["E_IO"])) == "E_IO"
-    (ws / ".pneuma" / "webgal-policies.json").unlink()
+    policies_file(ws).unlink()
     for code, case in cases.items():
         if case is None or code == "E_IO":
             continue
         assert_error_shape(call(*case), code)
     # E_PARSE_FAIL: a snapshot whose metadata is damaged.
-    snap = write(call, "game/scene/start.txt", "changed;\n")["snapshotId"]
-    meta = ws / ".pneuma" / "snapshots" / "webgal" / f"{snap}.meta.json"
+    snap = write(call, "notes/days/monday.md", "changed\n")["snapshotId"]
+    meta = ws / ".pneuma" / "snapshots" / "notes" / f"{snap}.meta.json"
     meta.write_text("{not json")
     assert_error_shape(call("restore_snapshot", {"snapshotId": snap}), "E_PARSE_FAIL")
     # E_CONFLICT: the file changed after the dry run.
-    call("write_to_file", {"path": "game/scene/start.txt", "content": "mine;\n",
+    call("write_to_file", {"path": "notes/days/monday.md", "content": "mine\n",
                            "dryRun": True})
-    (ws / "game" / "scene" / "start.txt").write_text("someone else;\n")
-    assert_error_shape(call("write_to_file", {"path": "game/scene/start.txt",
-                                              "content": "mine;\n", "dryRun": False}),
+    (ws / "notes" / "days" / "monday.md").write_text("someone else\n")
+    assert_error_shape(call("write_to_file", {"path": "notes/days/monday.md",
+                                              "content": "mine\n", "dryRun": False}),
                        "E_CONFLICT")
 
 
@@ -123,31 +122,31 @@ def test_bad_args_name_the_field(fake_mode, tmp_path, args, field):
     ("write_to_file", {"path": "", "content": "x", "dryRun": True}, "path"),
     ("write_to_file", {"path": "a.txt", "content": "x", "dryRun": True, "mode": "prepend"},
      "mode"),
-    ("list_files", {"path": "game", "globs": ["ok", 3]}, "globs.1"),
-    ("read_file", {"path": "game/config.txt", "maxBytes": 0}, "maxBytes"),
-    ("search_files", {"path": "game", "regex": "x", "maxMatches": 0}, "maxMatches"),
+    ("list_files", {"path": "notes", "globs": ["ok", 3]}, "globs.1"),
+    ("read_file", {"path": "notes/settings.txt", "maxBytes": 0}, "maxBytes"),
+    ("search_files", {"path": "notes", "regex": "x", "maxMatches": 0}, "maxMatches"),
     ("list_snapshots", {"limit": -1}, "limit"),
     ("list_snapshots", {"limit": 1001}, "limit"),
     ("restore_snapshot", {"snapshotId": "snap_bad"}, "snapshotId"),
     ("restore_snapshot", {}, "snapshotId"),
-    ("replace_in_file", {"path": "game/config.txt", "find": "a"}, "replace"),
+    ("replace_in_file", {"path": "notes/settings.txt", "find": "a"}, "replace"),
 ])
 def test_manifest_schemas_are_enforced(call, name, args, field):
     error = assert_error_shape(call(name, args), "E_BAD_ARGS")
     assert error["details"]["field"] == field, error
 
 
-def test_outputs_of_file_tools_match_their_schemas(call, webgal_mode):
+def test_outputs_of_file_tools_match_their_schemas(call):
     """Every built-in answer is checked against outputSchema by the runtime
     (a mismatch would be E_INTERNAL): run each once."""
     results = {
         "list_files": call("list_files", {"path": "."}),
-        "read_file": call("read_file", {"path": "game/config.txt"}),
+        "read_file": call("read_file", {"path": "notes/settings.txt"}),
         "write_to_file": call("write_to_file", {"path": "n.txt", "content": "n",
                                                 "dryRun": True}),
-        "replace_in_file": call("replace_in_file", {"path": "game/config.txt", "find": "zzz",
-                                                    "replace": "y"}),
-        "search_files": call("search_files", {"path": "game", "regex": "changeBg"}),
+        "replace_in_file": call("replace_in_file", {"path": "notes/settings.txt",
+                                                    "find": "zzz", "replace": "y"}),
+        "search_files": call("search_files", {"path": "notes", "regex": "Mood"}),
         "list_snapshots": call("list_snapshots"),
         "restore_snapshot": call("restore_snapshot",
                                  {"snapshotId": "snap_20250101T000000_00000000"}),
@@ -182,11 +181,17 @@ def test_dev_only_tools_need_a_flag_or_policy(fake_mode, tmp_path):
     assert "browser_action" not in names
 
 
-def test_webgal_dev_tools_are_off_by_default(runtime):
+def test_a_mode_offering_every_host_tool_has_the_dev_tools_off_by_default(runtime):
+    """The notes mode offers every host tool (and one of its own): all but
+    the two dev tools are on without a flag."""
+    offered = {s.name for s in runtime.mode.manifest.tools}
+    assert set(host_tool_names()) | {"find_note"} == offered, \
+        "notes_mode/manifest.json offers every host tool"
     names = {s.name for s in runtime.enabled_specs()}
     assert set(FILE_TOOLS) <= names
     assert not {"execute_command", "browser_action"} & names
-    assert len(names) == 14
+    assert names == offered - {"execute_command", "browser_action"}
+    assert len(names) == 11
 
 
 def test_policy_file_precedence_and_errors(fake_mode, tmp_path):
@@ -219,22 +224,21 @@ def test_policy_forbidden_dirs_extend_the_sandbox(call, ws):
     (ws / "secret").mkdir()
     (ws / "secret" / "a.txt").write_text("x")
     assert call("read_file", {"path": "secret/a.txt"})["content"] == "x"
-    (ws / ".pneuma" / "webgal-policies.json").write_text(
-        json.dumps({"policies": {"forbiddenDirs": [".git", "secret"]}}))
+    policies_file(ws).write_text(json.dumps({"policies": {"forbiddenDirs": [".git", "secret"]}}))
     assert error_code(call("read_file", {"path": "secret/a.txt"})) == "E_DENY_PATH"
     assert "secret/" not in call("list_files", {"path": "."})["entries"]
     # The host's own forbidden dirs cannot be dropped by a policy.
     assert error_code(call("read_file", {"path": ".pneuma/config.toml"})) == "E_DENY_PATH"
 
 
-def test_call_tool_never_raises(webgal_mode, ws, tmp_path):
-    result = call_tool(webgal_mode, ws, "read_file", {"path": "game/config.txt"})
+def test_call_tool_never_raises(notes_mode, ws, tmp_path):
+    result = call_tool(notes_mode, ws, "read_file", {"path": "notes/settings.txt"})
     assert "content" in result
     bad = tmp_path / "bad.json"
     bad.write_text("[1,")
-    assert error_code(call_tool(webgal_mode, ws, "read_file", {"path": "x"},
+    assert error_code(call_tool(notes_mode, ws, "read_file", {"path": "x"},
                                 policies_file=bad)) == "E_PARSE_FAIL"
-    assert error_code(call_tool(webgal_mode, ws, 42, {})) == "E_UNSUPPORTED"
+    assert error_code(call_tool(notes_mode, ws, 42, {})) == "E_UNSUPPORTED"
 
 
 def test_params_reach_the_context(fake_mode, tmp_path):
@@ -242,11 +246,11 @@ def test_params_reach_the_context(fake_mode, tmp_path):
     assert rt.call("whoami", {})["params"] == {"language": "en"}
 
 
-def test_state_is_shared_between_runtimes(webgal_mode, ws):
+def test_state_is_shared_between_runtimes(notes_mode, ws):
     """A dry run in one runtime (process) lets another one write."""
-    one = ToolRuntime(webgal_mode, ws, server_url="", server_token="")
-    two = ToolRuntime(webgal_mode, ws, server_url="", server_token="")
-    args = {"path": "game/scene/shared.txt", "content": "intro;\n"}
+    one = ToolRuntime(notes_mode, ws, server_url="", server_token="")
+    two = ToolRuntime(notes_mode, ws, server_url="", server_token="")
+    args = {"path": "notes/days/shared.md", "content": "intro\n"}
     assert one.call("write_to_file", {**args, "dryRun": True})["applied"] is False
     assert two.call("write_to_file", {**args, "dryRun": False})["applied"] is True
     # The record was used up: writing the same content again needs a new dry run.

@@ -1,6 +1,7 @@
 """The three ways to call a tool: `pneuma tool` (one-shot processes sharing
 state), `pneuma mcp` with a real MCP client session, and POST
-/api/tools/<name> on the server."""
+/api/tools/<name> on the server; on the generic notes mode, which the
+`pneuma` processes find through its entry point as any installed mode."""
 
 from __future__ import annotations
 
@@ -12,71 +13,77 @@ from pathlib import Path
 
 import anyio
 
-from tool_helpers import FILE_TOOLS
+from tool_helpers import FILE_TOOLS, NOTES
 from pneuma.tools.mcp_server import published_input_schema
 
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 
 
-def pneuma_tool(ws: Path, *args: str, stdin: str | None = None) -> tuple[int, dict]:
-    proc = subprocess.run([PNEUMA, "tool", "--mode", "webgal", "--workspace", str(ws), *args],
+def pneuma_tool(env: dict[str, str], ws: Path, *args: str,
+                stdin: str | None = None) -> tuple[int, dict]:
+    proc = subprocess.run([PNEUMA, "tool", "--mode", NOTES, "--workspace", str(ws), *args],
                           capture_output=True, text=True, input=stdin, timeout=60,
-                          env={**os.environ, "PNEUMA_API": "", "PNEUMA_TOKEN": ""})
+                          env={**os.environ, **env})
+    assert proc.stdout, proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
 
-def test_cli_one_shot_calls_share_state(ws):
-    args = {"path": "game/scene/cli.txt", "content": "雪乃: 你好;\n"}
-    code, out = pneuma_tool(ws, "write_to_file", json.dumps({**args, "dryRun": True}))
+def test_cli_one_shot_calls_share_state(notes_cli_env, ws):
+    def tool(*args: str, stdin: str | None = None) -> tuple[int, dict]:
+        return pneuma_tool(notes_cli_env, ws, *args, stdin=stdin)
+
+    args = {"path": "notes/days/cli.md", "content": "# 你好\n"}
+    code, out = tool("write_to_file", json.dumps({**args, "dryRun": True}))
     assert code == 0 and out["applied"] is False and out["diff"]["hunks"]
-    code, out = pneuma_tool(ws, "write_to_file", "-",
-                            stdin=json.dumps({**args, "dryRun": False}))
+    code, out = tool("write_to_file", "-", stdin=json.dumps({**args, "dryRun": False}))
     assert code == 0 and out["applied"] is True
-    assert (ws / "game/scene/cli.txt").read_text(encoding="utf-8") == "雪乃: 你好;\n"
+    assert (ws / "notes/days/cli.md").read_text(encoding="utf-8") == "# 你好\n"
     # The dry run was used up by that write: another process refuses a second one.
-    code, out = pneuma_tool(ws, "write_to_file", json.dumps({**args, "dryRun": False}))
+    code, out = tool("write_to_file", json.dumps({**args, "dryRun": False}))
     assert code == 1 and out["error"]["code"] == "E_POLICY_VIOLATION"
-    code, out = pneuma_tool(ws, "read_file", "{not json")
+    code, out = tool("read_file", "{not json")
     assert code == 1 and out["error"]["code"] == "E_BAD_ARGS"
-    code, out = pneuma_tool(ws, "--list")
+    code, out = tool("--list")
     names = [t["name"] for t in out["tools"]]
     assert code == 0 and set(FILE_TOOLS) <= set(names) and "execute_command" not in names
-    code, out = pneuma_tool(ws, "--enable-exec", "--list")
+    code, out = tool("--enable-exec", "--list")
     assert "execute_command" in [t["name"] for t in out["tools"]]
 
 
-async def _mcp_session(ws: Path) -> dict:
+async def _mcp_session(env: dict[str, str], ws: Path) -> dict:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=PNEUMA, args=["mcp", "--mode", "webgal",
-                                                         "--workspace", str(ws)],
-                                   env={"PNEUMA_API": "", "PNEUMA_TOKEN": ""})
+    params = StdioServerParameters(command=PNEUMA, args=["mcp", "--mode", NOTES,
+                                                         "--workspace", str(ws)], env=env)
     out: dict = {}
     with anyio.fail_after(60):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 out["tools"] = (await session.list_tools()).tools
-                out["list"] = await session.call_tool("list_files", {"path": "game/scene",
-                                                                     "globs": ["**/*.txt"]})
+                out["list"] = await session.call_tool("list_files", {"path": "notes/days",
+                                                                     "globs": ["**/*.md"]})
                 out["dry"] = await session.call_tool(
-                    "write_to_file", {"path": "game/scene/mcp.txt", "content": "a;\n",
+                    "write_to_file", {"path": "notes/days/mcp.md", "content": "a\n",
                                       "dryRun": True})
                 out["write"] = await session.call_tool(
-                    "write_to_file", {"path": "game/scene/mcp.txt", "content": "a;\n",
+                    "write_to_file", {"path": "notes/days/mcp.md", "content": "a\n",
                                       "dryRun": False})
                 out["bad"] = await session.call_tool("read_file", {"path": "../x"})
                 out["missing"] = await session.call_tool("write_to_file", {"path": "x"})
+                out["find"] = await session.call_tool("find_note", {"mood": "calm"})
+                out["both"] = await session.call_tool("find_note", {"title": "Monday",
+                                                                    "mood": "calm"})
     return out
 
 
-def test_mcp_session(ws, webgal_mode):
-    out = anyio.run(_mcp_session, ws)
+def test_mcp_session(notes_cli_env, ws, notes_mode):
+    out = anyio.run(_mcp_session, notes_cli_env, ws)
     listed = {t.name: t for t in out["tools"]}
-    enabled = {t.name for t in webgal_mode.manifest.tools if not t.dev_only}
+    enabled = {t.name for t in notes_mode.manifest.tools if not t.dev_only}
     assert set(listed) == enabled
-    for spec in webgal_mode.manifest.tools:
+    for spec in notes_mode.manifest.tools:
         if spec.name not in listed:
             continue
         tool = listed[spec.name]
@@ -86,14 +93,19 @@ def test_mcp_session(ws, webgal_mode):
         assert tool.description.startswith(spec.description)
         if note:
             assert note in tool.description
-    assert "Give exactly one of" in listed["validate_script"].description
+    # The mode's own tool with a top-level oneOf: the rule moves to the
+    # description, and the runtime still enforces it.
+    assert "Give exactly one of: title; mood." in listed["find_note"].description
+    assert out["find"].structured_content == {"paths": ["notes/days/monday.md"]}
+    both = json.loads(out["both"].content[0].text)["error"]
+    assert out["both"].is_error is True and both["code"] == "E_BAD_ARGS"
     assert out["list"].is_error is False
-    assert "start.txt" in out["list"].structured_content["entries"]
+    assert "monday.md" in out["list"].structured_content["entries"]
     assert json.loads(out["list"].content[0].text) == out["list"].structured_content
     dry = out["dry"].structured_content
-    assert dry["applied"] is False and dry["diff"]["hunks"][0]["linesNew"] == ["a;"]
+    assert dry["applied"] is False and dry["diff"]["hunks"][0]["linesNew"] == ["a"]
     assert out["write"].structured_content["applied"] is True
-    assert (ws / "game/scene/mcp.txt").read_text() == "a;\n"
+    assert (ws / "notes/days/mcp.md").read_text() == "a\n"
     assert out["bad"].is_error is True
     assert json.loads(out["bad"].content[0].text)["error"]["code"] == "E_DENY_PATH"
     error = json.loads(out["missing"].content[0].text)["error"]
@@ -102,15 +114,15 @@ def test_mcp_session(ws, webgal_mode):
 
 async def test_http_route(server, ws):
     client, auth = server.client, server.auth
-    response = await client.post("/api/tools/list_files", json={"path": "game/scene"})
+    response = await client.post("/api/tools/list_files", json={"path": "notes/days"})
     assert response.status == 401
-    response = await client.post("/api/tools/list_files", json={"path": "game/scene"},
+    response = await client.post("/api/tools/list_files", json={"path": "notes/days"},
                                  headers={"Authorization": "Bearer wrong"})
     assert response.status == 401
-    response = await client.post("/api/tools/list_files", json={"path": "game/scene"},
+    response = await client.post("/api/tools/list_files", json={"path": "notes/days"},
                                  headers=auth)
-    assert response.status == 200 and "start.txt" in (await response.json())["entries"]
-    args = {"path": "game/scene/http.txt", "content": "h;\n"}
+    assert response.status == 200 and "monday.md" in (await response.json())["entries"]
+    args = {"path": "notes/days/http.md", "content": "h\n"}
     response = await client.post("/api/tools/write_to_file", json={**args, "dryRun": True},
                                  headers=auth)
     assert (await response.json())["applied"] is False
@@ -119,7 +131,7 @@ async def test_http_route(server, ws):
     assert response.status == 200 and (await response.json())["applied"] is True
     for path, body, status, code in [
         ("read_file", {"path": "../etc/passwd"}, 403, "E_DENY_PATH"),
-        ("read_file", {"path": "game/scene/none.txt"}, 404, "E_NOT_FOUND"),
+        ("read_file", {"path": "notes/days/none.md"}, 404, "E_NOT_FOUND"),
         ("write_to_file", {"path": "a.txt"}, 400, "E_BAD_ARGS"),
         ("execute_command", {"scriptName": "dev"}, 403, "E_TOOL_DISABLED"),
         ("nope", {}, 400, "E_UNSUPPORTED"),

@@ -7,11 +7,46 @@ repository root has one too), so it breaks depending on what else runs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from pneuma.host.manifest import parse_manifest
+from pneuma.host.modes import LoadedMode
 
 FILE_TOOLS = ["list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
               "list_snapshots", "restore_snapshot"]
+
+# The generic mode the host's tools are tested on (notes_mode/__init__.py).
+NOTES_PACKAGE = Path(__file__).resolve().parent / "notes_mode"
+NOTES = "notes"
+NOTES_PLUGIN = "notes_mode"
+
+
+def load_mode(package: Path, manifest: dict[str, Any] | None = None, *,
+              plugin_name: str = "test") -> LoadedMode:
+    """The mode in ``package`` (its manifest.json unless ``manifest`` is
+    given), validated as the registry does but without plugin discovery: a
+    half-written plugin elsewhere cannot break these tests."""
+    data = manifest or json.loads((package / "manifest.json").read_text(encoding="utf-8"))
+    return LoadedMode(parse_manifest(data, plugin_name), package, plugin_name, None, None)
+
+
+def load_notes_mode() -> LoadedMode:
+    return load_mode(NOTES_PACKAGE, plugin_name=NOTES_PLUGIN)
+
+
+def policies_file(workspace: Path, mode: str = NOTES) -> Path:
+    """Where the workspace's policy file for ``mode`` is (docs/tools.md)."""
+    return workspace / ".pneuma" / f"{mode}-policies.json"
+
+
+def write_policies(workspace: Path, policies: dict[str, Any], mode: str = NOTES) -> Path:
+    path = policies_file(workspace, mode)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"contractVersion": "1.0.0", "policies": policies}))
+    return path
 
 
 def error_code(result: dict[str, Any]) -> str | None:
@@ -20,7 +55,7 @@ def error_code(result: dict[str, Any]) -> str | None:
 
 
 def write(call: Callable[..., dict[str, Any]], path: str, content: str, **extra: Any) -> dict:
-    """Dry run then write, as the contract asks."""
+    """Dry run then write, as write_to_file asks (writeRequiresDiff)."""
     dry = call("write_to_file", {"path": path, "content": content, "dryRun": True, **extra})
     assert "error" not in dry, dry
     return call("write_to_file", {"path": path, "content": content, "dryRun": False, **extra})

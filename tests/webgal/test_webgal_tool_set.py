@@ -1,0 +1,70 @@
+"""WebGAL's own set of tools: which of the host's tools its manifest offers
+and which are on without a flag, and what ``pneuma mcp --mode webgal``
+publishes, its own tools' schemas included. (The host's tools themselves are
+tested on a generic mode in tests/tools.)"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import anyio
+
+from pneuma.host.registry import get_mode
+from pneuma.tools.mcp_server import published_input_schema
+from pneuma.tools.runtime import ToolRuntime
+
+PNEUMA = str(Path(sys.executable).parent / "pneuma")
+FILE_TOOLS = {"list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
+              "list_snapshots", "restore_snapshot"}
+DEV_TOOLS = {"execute_command", "browser_action"}
+
+
+def test_webgal_dev_tools_are_off_by_default(seeded):
+    runtime = ToolRuntime(get_mode("webgal"), seeded, server_url="", server_token="")
+    names = {s.name for s in runtime.enabled_specs()}
+    assert FILE_TOOLS <= names
+    assert not DEV_TOOLS & names
+    assert len(names) == 14
+
+
+async def _mcp_session(ws: Path) -> dict:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=PNEUMA, args=["mcp", "--mode", "webgal",
+                                                         "--workspace", str(ws)],
+                                   env={"PNEUMA_API": "", "PNEUMA_TOKEN": ""})
+    out: dict = {}
+    with anyio.fail_after(60):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                out["tools"] = (await session.list_tools()).tools
+                out["list"] = await session.call_tool("list_files", {"path": "game/scene",
+                                                                     "globs": ["**/*.txt"]})
+    return out
+
+
+def test_mcp_publishes_the_webgal_tools(seeded):
+    mode = get_mode("webgal")
+    out = anyio.run(_mcp_session, seeded)
+    listed = {t.name: t for t in out["tools"]}
+    assert set(listed) == {t.name for t in mode.manifest.tools if not t.dev_only}
+    for spec in mode.manifest.tools:
+        if spec.name not in listed:
+            continue
+        tool = listed[spec.name]
+        schema, note = published_input_schema(spec.input_schema)
+        assert tool.input_schema == schema and tool.output_schema == spec.output_schema
+        assert not {"oneOf", "anyOf", "allOf"} & set(tool.input_schema)
+        assert tool.description.startswith(spec.description)
+        if note:
+            assert note in tool.description
+    # validate_script takes a path or the text: its oneOf moves to the description.
+    assert "Give exactly one of" in listed["validate_script"].description
+    # A host tool offered by the webgal manifest, on the sample game.
+    assert out["list"].is_error is False
+    assert "start.txt" in out["list"].structured_content["entries"]
+    assert json.loads(out["list"].content[0].text) == out["list"].structured_content
