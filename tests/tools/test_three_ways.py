@@ -13,8 +13,7 @@ from pathlib import Path
 
 import anyio
 
-from tool_helpers import FILE_TOOLS, NOTES
-from pneuma.tools.mcp_server import published_input_schema
+from tool_helpers import FILE_TOOLS, NOTES, assert_published_as_declared
 
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 
@@ -83,16 +82,7 @@ def test_mcp_session(notes_cli_env, ws, notes_mode):
     listed = {t.name: t for t in out["tools"]}
     enabled = {t.name for t in notes_mode.manifest.tools if not t.dev_only}
     assert set(listed) == enabled
-    for spec in notes_mode.manifest.tools:
-        if spec.name not in listed:
-            continue
-        tool = listed[spec.name]
-        schema, note = published_input_schema(spec.input_schema)
-        assert tool.input_schema == schema and tool.output_schema == spec.output_schema
-        assert not {"oneOf", "anyOf", "allOf"} & set(tool.input_schema)
-        assert tool.description.startswith(spec.description)
-        if note:
-            assert note in tool.description
+    assert_published_as_declared(listed, notes_mode)
     # The mode's own tool with a top-level oneOf: the rule moves to the
     # description, and the runtime still enforces it.
     assert "Give exactly one of: title; mood." in listed["find_note"].description

@@ -14,6 +14,7 @@ from typing import Any
 
 from pneuma.host.manifest import parse_manifest
 from pneuma.host.modes import LoadedMode
+from pneuma.tools.mcp_server import published_input_schema
 
 FILE_TOOLS = ["list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
               "list_snapshots", "restore_snapshot"]
@@ -59,3 +60,18 @@ def write(call: Callable[..., dict[str, Any]], path: str, content: str, **extra:
     dry = call("write_to_file", {"path": path, "content": content, "dryRun": True, **extra})
     assert "error" not in dry, dry
     return call("write_to_file", {"path": path, "content": content, "dryRun": False, **extra})
+
+
+def assert_published_as_declared(listed: dict[str, Any], mode: LoadedMode) -> None:
+    """Each tool an MCP session lists (name -> tool) carries the manifest's
+    schemas, with a top-level oneOf/anyOf/allOf moved into its description."""
+    for spec in mode.manifest.tools:
+        if spec.name not in listed:
+            continue
+        tool = listed[spec.name]
+        schema, note = published_input_schema(spec.input_schema)
+        assert tool.input_schema == schema and tool.output_schema == spec.output_schema
+        assert not {"oneOf", "anyOf", "allOf"} & set(tool.input_schema)
+        assert tool.description.startswith(spec.description)
+        if note:
+            assert note in tool.description

@@ -12,8 +12,8 @@ from pathlib import Path
 import anyio
 
 from pneuma.host.registry import get_mode
-from pneuma.tools.mcp_server import published_input_schema
 from pneuma.tools.runtime import ToolRuntime
+from tests.tools.tool_helpers import assert_published_as_declared
 
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 FILE_TOOLS = {"list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
@@ -52,16 +52,7 @@ def test_mcp_publishes_the_webgal_tools(seeded):
     out = anyio.run(_mcp_session, seeded)
     listed = {t.name: t for t in out["tools"]}
     assert set(listed) == {t.name for t in mode.manifest.tools if not t.dev_only}
-    for spec in mode.manifest.tools:
-        if spec.name not in listed:
-            continue
-        tool = listed[spec.name]
-        schema, note = published_input_schema(spec.input_schema)
-        assert tool.input_schema == schema and tool.output_schema == spec.output_schema
-        assert not {"oneOf", "anyOf", "allOf"} & set(tool.input_schema)
-        assert tool.description.startswith(spec.description)
-        if note:
-            assert note in tool.description
+    assert_published_as_declared(listed, mode)
     # validate_script takes a path or the text: its oneOf moves to the description.
     assert "Give exactly one of" in listed["validate_script"].description
     # A host tool offered by the webgal manifest, on the sample game.
