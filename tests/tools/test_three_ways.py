@@ -8,14 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 
-from tool_helpers import FILE_TOOLS, NOTES, assert_published_as_declared
+from tool_helpers import PNEUMA, FILE_TOOLS, NOTES, assert_published_as_declared, mcp_session
 
-PNEUMA = str(Path(sys.executable).parent / "pneuma")
 
 
 def pneuma_tool(env: dict[str, str], ws: Path, *args: str,
@@ -49,36 +47,17 @@ def test_cli_one_shot_calls_share_state(notes_cli_env, ws):
     assert "execute_command" in [t["name"] for t in out["tools"]]
 
 
-async def _mcp_session(env: dict[str, str], ws: Path) -> dict:
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    params = StdioServerParameters(command=PNEUMA, args=["mcp", "--mode", NOTES,
-                                                         "--workspace", str(ws)], env=env)
-    out: dict = {}
-    with anyio.fail_after(60):
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                out["tools"] = (await session.list_tools()).tools
-                out["list"] = await session.call_tool("list_files", {"path": "notes/days",
-                                                                     "globs": ["**/*.md"]})
-                out["dry"] = await session.call_tool(
-                    "write_to_file", {"path": "notes/days/mcp.md", "content": "a\n",
-                                      "dryRun": True})
-                out["write"] = await session.call_tool(
-                    "write_to_file", {"path": "notes/days/mcp.md", "content": "a\n",
-                                      "dryRun": False})
-                out["bad"] = await session.call_tool("read_file", {"path": "../x"})
-                out["missing"] = await session.call_tool("write_to_file", {"path": "x"})
-                out["find"] = await session.call_tool("find_note", {"mood": "calm"})
-                out["both"] = await session.call_tool("find_note", {"title": "Monday",
-                                                                    "mood": "calm"})
-    return out
-
-
 def test_mcp_session(notes_cli_env, ws, notes_mode):
-    out = anyio.run(_mcp_session, notes_cli_env, ws)
+    out = anyio.run(mcp_session, NOTES, ws, notes_cli_env, {
+        "list": ("list_files", {"path": "notes/days", "globs": ["**/*.md"]}),
+        "dry": ("write_to_file", {"path": "notes/days/mcp.md", "content": "a\n", "dryRun": True}),
+        "write": ("write_to_file", {"path": "notes/days/mcp.md", "content": "a\n",
+                                    "dryRun": False}),
+        "bad": ("read_file", {"path": "../x"}),
+        "missing": ("write_to_file", {"path": "x"}),
+        "find": ("find_note", {"mood": "calm"}),
+        "both": ("find_note", {"title": "Monday", "mood": "calm"}),
+    })
     listed = {t.name: t for t in out["tools"]}
     enabled = {t.name for t in notes_mode.manifest.tools if not t.dev_only}
     assert set(listed) == enabled

@@ -8,9 +8,12 @@ repository root has one too), so it breaks depending on what else runs.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from pneuma.host.manifest import parse_manifest
 from pneuma.host.modes import LoadedMode
@@ -75,3 +78,27 @@ def assert_published_as_declared(listed: dict[str, Any], mode: LoadedMode) -> No
         assert tool.description.startswith(spec.description)
         if note:
             assert note in tool.description
+
+
+PNEUMA = str(Path(sys.executable).parent / "pneuma")
+
+
+async def mcp_session(mode: str, workspace: Path, env: dict[str, str],
+                      calls: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Run ``pneuma mcp --mode MODE`` as an MCP client does: ``tools`` is what
+    it lists, and each ``key: (tool, args)`` of ``calls`` is called in order,
+    its result under ``key``."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=PNEUMA, args=["mcp", "--mode", mode,
+                                                         "--workspace", str(workspace)], env=env)
+    out: dict[str, Any] = {}
+    with anyio.fail_after(60):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                out["tools"] = (await session.list_tools()).tools
+                for key, (tool, args) in calls.items():
+                    out[key] = await session.call_tool(tool, args)
+    return out

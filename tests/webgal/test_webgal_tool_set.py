@@ -6,16 +6,13 @@ tested on a generic mode in tests/tools.)"""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import anyio
 
 from pneuma.host.registry import get_mode
 from pneuma.tools.runtime import ToolRuntime
-from tests.tools.tool_helpers import assert_published_as_declared
+from tests.tools.tool_helpers import assert_published_as_declared, mcp_session
 
-PNEUMA = str(Path(sys.executable).parent / "pneuma")
 FILE_TOOLS = {"list_files", "read_file", "write_to_file", "replace_in_file", "search_files",
               "list_snapshots", "restore_snapshot"}
 DEV_TOOLS = {"execute_command", "browser_action"}
@@ -29,27 +26,10 @@ def test_webgal_dev_tools_are_off_by_default(seeded):
     assert len(names) == 14
 
 
-async def _mcp_session(ws: Path) -> dict:
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    params = StdioServerParameters(command=PNEUMA, args=["mcp", "--mode", "webgal",
-                                                         "--workspace", str(ws)],
-                                   env={"PNEUMA_API": "", "PNEUMA_TOKEN": ""})
-    out: dict = {}
-    with anyio.fail_after(60):
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                out["tools"] = (await session.list_tools()).tools
-                out["list"] = await session.call_tool("list_files", {"path": "game/scene",
-                                                                     "globs": ["**/*.txt"]})
-    return out
-
-
 def test_mcp_publishes_the_webgal_tools(seeded):
     mode = get_mode("webgal")
-    out = anyio.run(_mcp_session, seeded)
+    out = anyio.run(mcp_session, "webgal", seeded, {"PNEUMA_API": "", "PNEUMA_TOKEN": ""}, {
+        "list": ("list_files", {"path": "game/scene", "globs": ["**/*.txt"]})})
     listed = {t.name: t for t in out["tools"]}
     assert set(listed) == {t.name for t in mode.manifest.tools if not t.dev_only}
     assert_published_as_declared(listed, mode)
