@@ -43,6 +43,11 @@ log = logging.getLogger(__name__)
 
 CONTROL_TIMEOUT = 10.0  # seconds an agent has to answer a control_request
 NOISE_LINES = 50  # non-JSON lines kept per link, as evidence for error reports
+# Containers inside containers an agent line may nest. Real lines stay far
+# below; the session encodes what the bridge emits, and a deeper value
+# would raise RecursionError there, after the session's state had changed.
+MAX_DEPTH = 100
+PREVIEW_CHARS = 200  # how much of a skipped line the warning shows
 
 AUTH_HINT = (
     "Claude Code could not authenticate with the Anthropic API{detail}. "
@@ -85,7 +90,7 @@ _DELTA_LINE = re.compile(
     r'\{"type":"stream_event","event":'
     rf'(\{{"type":"content_block_delta","index":(?:0|[1-9][0-9]*),'
     rf'"delta":\{{"type":{_JSON_STR},{_JSON_STR}:{_JSON_ESC_STR}\}}\}})'
-    rf'(?:,"parent_tool_use_id":({_JSON_FLAT})'
+    rf'(?:,"parent_tool_use_id":(null|{_JSON_STR})'  # any other value: the general path skips it
     rf'|,(?!"(?:type|event|parent_tool_use_id)"){_JSON_STR}:{_JSON_FLAT})*+'
     r'\}[ \t\r]*(?:\n|\Z)'
 )
@@ -359,8 +364,9 @@ class StreamJsonBridge:
 
     def feed(self, link: AgentLink, data: str | bytes) -> None:
         """Handle what the agent wrote: any number of newline-separated
-        lines. Empty lines are skipped; a line that is not a JSON object is
-        logged and skipped, never fatal.
+        lines. Empty lines are skipped; a line that is not a well-formed
+        message, of any shape, is logged and skipped, never fatal (see
+        ``_feed_line``).
 
         A sink with ``begin_batch``/``end_batch`` (the session) is told
         that the messages of this chunk belong together: it sends them to
@@ -432,26 +438,32 @@ class StreamJsonBridge:
             match = _DELTA_LINE.scanner(data, pos).match
 
     def _feed_line(self, link: AgentLink, raw: str | bytes) -> None:
-        if (
-            self._emit_stream is not None
-            and isinstance(raw, str)
-            and raw.startswith(_STREAM_PREFIX)
-            and self._stream_line(raw)
-        ):
-            return
+        """One line of any shape: handled if it is a well-formed message,
+        else logged as a warning with its first characters and skipped,
+        the session's state untouched. Nothing escapes to the reader (the
+        CLI's stdout reader or the agent socket), whose end would wedge or
+        drop the agent."""
         try:
-            message = json.loads(raw)
-        except ValueError:
-            text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
-            text = text.strip()
-            if text:
-                link.noise.append(text)
-                self.log.warning("skipped an agent line that is not JSON: %.200s", text)
-            return
-        if not isinstance(message, dict):
-            self.log.warning("skipped an agent line that is not an object: %.200s", raw)
-            return
-        self.dispatch(link, message)
+            if (
+                self._emit_stream is not None
+                and isinstance(raw, str)
+                and raw.startswith(_STREAM_PREFIX)
+                and self._stream_line(raw)
+            ):
+                return
+            message, reason = _parse_line(raw)
+            if message is None:
+                if reason.startswith(_NOT_JSON):  # kept: maybe the CLI saying why it failed
+                    link.noise.append(_text(raw).strip()[:PREVIEW_CHARS * 10])
+                self._skip(raw, reason)
+                return
+            self.dispatch(link, message, raw)
+        except Exception as exc:  # a last resort: a reader must never die of a line
+            self._skip(raw, f"could not be handled ({type(exc).__name__})")
+            self.log.debug("the skipped line failed here", exc_info=True)
+
+    def _skip(self, raw: str | bytes, reason: str) -> None:
+        self.log.warning("skipped an agent line that %s: %s", reason, _preview(raw))
 
     def _stream_line(self, line: str) -> bool:
         """The hot path: a ``stream_event`` line in the CLI's own key order
@@ -465,8 +477,10 @@ class StreamJsonBridge:
         start = len(_STREAM_PREFIX)
         try:
             event, end = _raw_decode(line, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # the general path says why
             return False
+        if not isinstance(event, dict):
+            return False  # malformed: the general path skips it with a warning
         rest = line[end:]
         if _FLAT_TAIL.fullmatch(rest) is not None:
             # The usual tail (session_id, parent_tool_use_id, uuid, ...):
@@ -478,6 +492,8 @@ class StreamJsonBridge:
                 return False  # a repeated key: json.loads would let the last one win
             at = rest.rfind(',"parent_tool_use_id":')  # the last one wins, as in json.loads
             parent = "null" if at < 0 else _PARENT.match(rest, at).group(1)  # type: ignore[union-attr]
+            if parent[0] not in 'n"':
+                return False  # not a string or null: malformed, the general path skips it
         else:
             try:
                 rest = rest.lstrip(_JSON_SPACE)  # JSON's whitespace, not str.strip()'s
@@ -492,21 +508,36 @@ class StreamJsonBridge:
                 return False
             if "type" in tail or "event" in tail:
                 return False
-            parent = _dumps(tail.get("parent_tool_use_id"))
-        if self.resume_echo is not None and isinstance(event, dict) and event.get("type") == "message_start":
+            parent_id = tail.get("parent_tool_use_id")
+            if parent_id is not None and not isinstance(parent_id, str):
+                return False  # malformed: the general path skips it
+            parent = _dumps(parent_id)
+        if self.resume_echo is not None and event.get("type") == "message_start":
             self.resume_echo = None  # a fresh reply began; nothing more to de-duplicate
         self._emit_stream(line[start:end], parent)  # type: ignore[misc]
         return True
 
-    def dispatch(self, link: AgentLink, message: dict[str, Any]) -> None:
-        handler = self._handlers.get(message.get("type"))  # type: ignore[arg-type]
+    def dispatch(self, link: AgentLink, message: dict[str, Any], raw: str | bytes | None = None) -> None:
+        """Hand a decoded message to its handler; a message whose ``type``
+        or fields have the wrong shape is skipped with a warning."""
+        kind = message.get("type")
+        if not isinstance(kind, str):
+            self._skip(raw if raw is not None else repr(message), "has no string \"type\"")
+            return
+        handler = self._handlers.get(kind)
         if handler is None:
-            self.log.debug("ignored agent message type %r", message.get("type"))
+            self.log.debug("ignored agent message type %r", kind)
+            return
+        wrong = _wrong_field(kind, message)
+        if wrong is not None:
+            self._skip(raw if raw is not None else repr(message), f"has a malformed {wrong!r}")
             return
         try:
             handler(link, message)
-        except Exception:
-            self.log.exception("could not handle an agent %s message", message.get("type"))
+        except Exception as exc:
+            self._skip(raw if raw is not None else repr(message),
+                       f"could not be handled ({type(exc).__name__})")  # fmt: skip
+            self.log.debug("the skipped %s message failed here", kind, exc_info=True)
 
     def begin_turn(self) -> None:
         self._turn_reported.clear()
@@ -721,3 +752,141 @@ def _text_of(message: dict[str, Any]) -> str:
         for block in message.get("content") or []
         if isinstance(block, dict) and block.get("type") == "text"
     ).strip()
+
+
+# -- the shape of an agent line -------------------------------------------------
+#
+# A line is handled only when every field a handler reads has the type it
+# expects: a line of any other shape is skipped before anything reaches
+# the session, so its status, seq and history stay as they were.
+
+_NOT_JSON = "is not JSON"
+# A \uD800-\uDFFF escape: a lone surrogate, or half of a pair (checked on the value).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_OPT_STR = (str, type(None))
+_OPT_INT = (int, type(None))
+_OPT_NUMBER = (int, float, type(None))
+_OPT_LIST = (list, type(None))
+_OPT_DICT = (dict, type(None))
+_OPT_BOOL = (bool, type(None))
+# type -> (dotted path, allowed types) for each field its handler reads; a
+# missing field is fine (handlers read with .get), a present one must fit.
+_FIELDS: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
+    "stream_event": (("event", (dict,)), ("parent_tool_use_id", _OPT_STR)),
+    "assistant": (("message", (dict,)), ("message.id", (str,)), ("message.content", _OPT_LIST),
+                  ("error", _OPT_STR), ("parent_tool_use_id", _OPT_STR)),
+    "user": (("message", _OPT_DICT), ("message.content", (str, list, type(None))),
+             ("parent_tool_use_id", _OPT_STR)),
+    "system": (("subtype", _OPT_STR), ("session_id", _OPT_STR), ("model", _OPT_STR),
+               ("cwd", _OPT_STR), ("tools", _OPT_LIST), ("permissionMode", _OPT_STR),
+               ("slash_commands", _OPT_LIST), ("claude_code_version", _OPT_STR),
+               ("status", _OPT_STR), ("error_status", _OPT_INT)),
+    "result": (("subtype", _OPT_STR), ("is_error", _OPT_BOOL), ("result", _OPT_STR),
+               ("duration_ms", _OPT_NUMBER), ("num_turns", _OPT_INT),
+               ("total_cost_usd", _OPT_NUMBER), ("usage", _OPT_DICT)),
+    "control_request": (("request_id", _OPT_STR), ("request", _OPT_DICT),
+                        ("request.subtype", _OPT_STR), ("request.input", _OPT_DICT),
+                        ("request.tool_name", _OPT_STR), ("request.description", _OPT_STR),
+                        ("request.tool_use_id", _OPT_STR)),
+    "control_response": (("response", _OPT_DICT), ("response.request_id", _OPT_STR),
+                         ("response.subtype", _OPT_STR), ("response.response", _OPT_DICT),
+                         ("response.error", _OPT_STR)),
+    "control_cancel_request": (("request_id", _OPT_STR),),
+}
+# The fields of a tool_result block in a user line (see _on_user).
+_TOOL_RESULT_FIELDS = (("tool_use_id", _OPT_STR), ("content", (str, list, type(None))),
+                       ("is_error", _OPT_BOOL))
+
+
+def _wrong_field(kind: str, message: dict[str, Any]) -> str | None:
+    """The first field of ``message`` whose type its handler does not
+    expect (its dotted path), or None."""
+    wrong = _wrong_in(message, _FIELDS.get(kind, ()))
+    if wrong is None and kind == "user":
+        inner = message.get("message")
+        content = inner.get("content") if isinstance(inner, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                wrong = _wrong_in(block, _TOOL_RESULT_FIELDS)
+                if wrong is not None:
+                    return f"message.content[].{wrong}"
+    return wrong
+
+
+def _wrong_in(message: dict[str, Any], fields: tuple[tuple[str, tuple[type, ...]], ...]) -> str | None:
+    for path, types in fields:
+        *parents, name = path.split(".")
+        holder: Any = message
+        for key in parents:
+            holder = holder.get(key) if isinstance(holder, dict) else None
+        # Absent (or its parent is, or is not an object, which is reported
+        # for the parent): fine. Present: it must fit.
+        if isinstance(holder, dict) and name in holder and not isinstance(holder[name], types):
+            return path
+    return None
+
+
+def _parse_line(raw: str | bytes) -> tuple[dict[str, Any] | None, str]:
+    """The message on one line, or None and why it is skipped."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode()  # strict: json.loads(bytes) would let UTF-8 surrogates through
+        except UnicodeDecodeError:
+            return None, _NOT_JSON + " (not UTF-8)"
+    else:
+        text = raw
+        if not text.isascii():
+            try:
+                text.encode()
+            except UnicodeEncodeError:
+                return None, "is not valid Unicode (a lone surrogate)"
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return None, _NOT_JSON
+    except RecursionError:
+        return None, f"is nested deeper than {MAX_DEPTH} levels"
+    if not isinstance(message, dict):
+        return None, "is not an object"
+    # Cheap tests first: a line with fewer brackets than MAX_DEPTH cannot
+    # nest deeper, and only an escape can make a surrogate here.
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    if surrogates or text.count("{") + text.count("[") > MAX_DEPTH:
+        problem = _bad_value(message, surrogates)
+        if problem is not None:
+            return None, problem
+    return message, ""
+
+
+def _bad_value(value: Any, surrogates: bool) -> str | None:
+    """Whether ``value`` nests deeper than MAX_DEPTH or (``surrogates``)
+    holds a string with a lone surrogate, which no UTF-8 frame can carry."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+            if surrogates and any(_SURROGATE.search(key) for key in item):
+                return "is not valid Unicode (a lone surrogate)"
+        elif isinstance(item, list):
+            children = item
+        else:
+            if surrogates and isinstance(item, str) and _SURROGATE.search(item):
+                return "is not valid Unicode (a lone surrogate)"
+            continue
+        if depth > MAX_DEPTH:
+            return f"is nested deeper than {MAX_DEPTH} levels"
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def _text(raw: str | bytes) -> str:
+    return raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+
+
+def _preview(raw: str | bytes) -> str:
+    """The first PREVIEW_CHARS characters of a line, quoted with repr: a
+    control character or a lone surrogate cannot garble the log."""
+    text = _text(raw[: PREVIEW_CHARS * 4] if isinstance(raw, bytes) else raw[:PREVIEW_CHARS])
+    return repr(text[:PREVIEW_CHARS]) + (" …" if len(raw) > PREVIEW_CHARS else "")
