@@ -24,9 +24,10 @@ from pneuma.server.config import (
 )
 from pneuma.server.errors import error_middleware
 from pneuma.server.handle import PNEUMA, Pneuma
-from pneuma.server.persistence import encode_session, stale_files, write_files
+from pneuma.server.persistence import SeqReservation, encode_session, stale_files, write_files
 from pneuma.server.security import allowed_hosts, make_security_middleware
 from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
+from pneuma.tools.files import remove_stale_temp_files
 from pneuma.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,10 @@ def create_app(config: ServerConfig) -> web.Application:
     if config.watch:
         app.cleanup_ctx.append(_watcher_ctx)
     if config.persist:
+        # This run owns the workspace's state: it reserves seq numbers on
+        # disk before using them and clears what killed runs left behind.
+        config.session.use_seq_reservation(SeqReservation(config.workspace).reserve)
+        app.cleanup_ctx.append(_leftovers_ctx)
         app.cleanup_ctx.append(_persistence_ctx)
     app.cleanup_ctx.append(_agent_ctx)
     return app
@@ -167,6 +172,21 @@ async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
         log.exception("file watcher failed")
 
 
+async def _leftovers_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Remove the temp files of writes a kill -9 interrupted, in a worker
+    thread: walking a big workspace must not delay the ready line."""
+    workspace = app[CONFIG].workspace
+    cleaning = asyncio.get_running_loop().run_in_executor(
+        None, remove_stale_temp_files, workspace)
+    yield
+    try:
+        await asyncio.wait_for(asyncio.shield(cleaning), 2)
+    except asyncio.TimeoutError:
+        pass  # a huge workspace: the walk ends in its thread
+    except Exception:  # never a reason not to stop
+        log.exception("removing stale temp files failed")
+
+
 def _encoded_state(app: web.Application) -> list[tuple[Path, bytes]]:
     config = app[CONFIG]
     session = app[SESSION]
@@ -222,3 +242,5 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
         await asyncio.wait([writing])
     await session.close()
     save_now(app)
+    # Saved: a restart goes on right after the last number used.
+    SeqReservation(config.workspace).release(session.seq)

@@ -46,8 +46,15 @@ _KEPT_HEADERS = ("Allow", "WWW-Authenticate", "Retry-After")
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])/(?:[^\s'\"():,;]+/)*([^\s'\"():,;/]+)")
 
 
-def _dumps(obj: object) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+def json_text(obj: object) -> str:
+    """JSON with non-ASCII text as it is, except lone surrogates (a caller
+    may send "\\ud800" in JSON and see it quoted back): those stay escaped,
+    since UTF-8 cannot carry them and the answer must still go out."""
+    text = json.dumps(obj, ensure_ascii=False)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+_dumps = json_text
 
 
 def error_response(error: ToolError) -> web.Response:
@@ -143,6 +150,15 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return error_response(ToolError(
             "E_TIMEOUT", f"{request.method} {request.path} timed out",
             hint="Try again; if it keeps happening, the server log says what was waited for."))
+    except RecursionError:
+        # Python's JSON parser (and whatever walks what it parsed) gives up on
+        # a body nested thousands deep: the request is at fault, not the route.
+        if request.writer.output_size > 0:
+            raise
+        log.warning("%s %s: input nested too deeply", request.method, request.path)
+        return error_response(ToolError(
+            "E_BAD_ARGS", f"{request.method} {request.path}: the request is nested too "
+            "deeply to be read", details={"reason": "too_deep"}))
     except Exception as exc:
         if request.writer.output_size > 0:
             raise  # aiohttp logs it and closes the connection

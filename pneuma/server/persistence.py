@@ -20,6 +20,13 @@ log = logging.getLogger(__name__)
 STATE_DIR = ".pneuma"
 SESSION_FILE = "session.json"
 HISTORY_FILE = "history.json"
+# The highest seq number a run may hand out before it writes a higher one
+# (see SeqReservation).
+SEQ_FILE = "seq.json"
+# How many seq numbers one write of SEQ_FILE reserves: a write (with its
+# fsyncs) per this many broadcasts, and at most this big a jump in the
+# numbering after a crash.
+SEQ_BLOCK = 8192
 
 
 @dataclass
@@ -118,7 +125,9 @@ def load_session(workspace: Path, mode: str, backend: str,
     if _resumable(meta, mode, backend):
         history_data = _read_json(state_dir / HISTORY_FILE)
         messages: list[dict[str, Any]] = []
-        last_seq = _as_seq(meta.get("lastSeq"))
+        # A run killed before its last save handed out numbers beyond the
+        # saved lastSeq (tabs saw them): never hand them out again.
+        last_seq = max(_as_seq(meta.get("lastSeq")), read_reserved_seq(workspace))
         if isinstance(history_data, dict) and isinstance(history_data.get("messages"), list):
             messages = [m for m in history_data["messages"] if isinstance(m, dict)]
             last_seq = max(last_seq, _as_seq(history_data.get("lastSeq")))
@@ -193,3 +202,52 @@ def encode_session(
 def save_session(workspace: Path, **state: Unpack[SessionState]) -> None:
     """Write ``history.json`` and ``session.json`` (see ``encode_session``)."""
     write_files(encode_session(workspace, **state))
+
+
+def read_reserved_seq(workspace: Path) -> int:
+    """The highest seq number an earlier run reserved (0 when none did)."""
+    try:
+        data = json.loads((workspace / STATE_DIR / SEQ_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    return _as_seq(data.get("reservedThrough")) if isinstance(data, dict) else 0
+
+
+class SeqReservation:
+    """Writes ``SEQ_FILE`` ahead of use, so that seq numbers are never
+    handed out twice, even across a kill -9.
+
+    The session saves its ``lastSeq`` only every few seconds; a run killed
+    in between restarted from the saved value and reused numbers tabs had
+    already seen, and a tab reconnecting with such a ``last_seq`` got the
+    new run's events after it only, silently missing the ones before.
+    With the reservation on disk, a restarted run starts above every number
+    the crashed one could have used, so such a ``last_seq`` is older than
+    the replay buffer and gets the full ``message_history``."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.path = workspace / STATE_DIR / SEQ_FILE
+
+    def reserve(self, seq: int) -> int:
+        """Record that numbers up to ``seq`` and a block beyond may be used;
+        returns the new limit. When the file cannot be written (a full
+        disk) the session goes on rather than stop talking, and tries again
+        at the next block: numbers may then be reused after a crash, as
+        before there was a reservation."""
+        through = seq + SEQ_BLOCK - 1
+        try:
+            self._write(through)
+        except OSError:
+            log.exception("could not reserve seq numbers in %s", self.path)
+        return through
+
+    def release(self, last_used: int) -> None:
+        """At a clean exit: only numbers up to ``last_used`` were used, so a
+        restart continues right after them."""
+        try:
+            self._write(last_used)
+        except OSError:
+            log.exception("could not write %s", self.path)
+
+    def _write(self, through: int) -> None:
+        write_files([(self.path, encode_json({"reservedThrough": through}))])

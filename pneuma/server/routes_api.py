@@ -6,7 +6,6 @@ Failures are raised as ``ToolError`` and answered by the error middleware
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -20,6 +19,7 @@ from wcmatch import glob as wcglob
 from pneuma.host.paths import web_dir
 from pneuma.server.config import CONFIG, SANDBOX, SELF_WRITES, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.server.errors import json_text
 from pneuma.server.routes_files import atomic_write, decode_content, read_json_body
 from pneuma.tools.errors import ToolError
 
@@ -82,7 +82,7 @@ def _failed_action(error: ToolError) -> web.Response:
     ``{success, message, data}``), so a failure must show there too."""
     body = {**error.to_dict(), "success": False, "message": error.message}
     return web.json_response(body, status=error.http_status,
-                             dumps=lambda o: json.dumps(o, ensure_ascii=False))
+                             dumps=json_text)
 
 
 def _no_browser(exc: NoBrowserConnected) -> ToolError:

@@ -47,6 +47,8 @@ async def list_files(request: web.Request) -> web.Response:
         if not sandbox.is_allowed(rel):
             continue
         stat = (sandbox.root / rel).stat()
+        if stat.st_nlink > 1:
+            continue  # a hard link: not read through the API (Sandbox.check_readable)
         content = read_for_update(sandbox.root, rel)
         entry: dict[str, Any] = {"path": rel, "content": content, "size": stat.st_size,
                                  "mtime": stat.st_mtime}
@@ -58,9 +60,11 @@ async def list_files(request: web.Request) -> web.Response:
 
 async def read_file(request: web.Request) -> web.Response:
     rel = _path_param(request)
-    path = request.app[SANDBOX].resolve(rel)
+    sandbox = request.app[SANDBOX]
+    path = sandbox.resolve(rel)
     if not path.is_file():
         raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel})
+    sandbox.check_readable(path, sandbox.normalize(rel))
     size = path.stat().st_size
     if size > MAX_READ_BYTES:
         raise ToolError("E_TOO_LARGE", f"{rel} is {size} bytes; read it from /content/",
@@ -125,11 +129,19 @@ def decode_content(content: Any) -> bytes:
     return unquote_to_bytes(payload)
 
 
+def too_deep() -> ToolError:
+    """A JSON body nested deeper than Python's parser goes."""
+    return ToolError("E_BAD_ARGS", "the request body is nested too deeply to be read",
+                     details={"field": "(root)", "reason": "too_deep"})
+
+
 async def read_json_body(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise ToolError("E_BAD_ARGS", "the request body must be JSON") from None
+    except RecursionError:
+        raise too_deep() from None
     if not isinstance(body, dict):
         raise ToolError("E_BAD_ARGS", "the request body must be a JSON object")
     return body
@@ -139,7 +151,7 @@ async def write_file(request: web.Request) -> web.Response:
     body = await read_json_body(request)
     rel = body.get("path")
     sandbox = request.app[SANDBOX]
-    path = sandbox.resolve(rel)
+    path = sandbox.resolve_writable(rel)
     canonical = sandbox.normalize(rel)
     data = decode_content(body.get("content"))
     if len(data) > MAX_WRITE_BYTES:
@@ -159,7 +171,7 @@ async def write_file(request: web.Request) -> web.Response:
 async def delete_file(request: web.Request) -> web.Response:
     rel = _path_param(request)
     sandbox = request.app[SANDBOX]
-    path = sandbox.resolve(rel)
+    path = sandbox.resolve_writable(rel)
     canonical = sandbox.normalize(rel)
     if not path.is_file() and not path.is_symlink():
         raise ToolError("E_NOT_FOUND", f"File not found: {canonical}",
@@ -171,9 +183,11 @@ async def delete_file(request: web.Request) -> web.Response:
 
 async def content(request: web.Request) -> web.StreamResponse:
     rel = request.match_info["path"]
-    path = request.app[SANDBOX].resolve(rel)
+    sandbox = request.app[SANDBOX]
+    path = sandbox.resolve(rel)
     if not path.is_file():
         raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel})
+    sandbox.check_readable(path, sandbox.normalize(rel))
     response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
     if is_text_path(rel) and path.suffix.lower() in (".html", ".htm", ".css", ".js", ".mjs",
                                                      ".svg", ".md", ".txt", ".json"):

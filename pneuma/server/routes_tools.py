@@ -29,7 +29,10 @@ from aiohttp import web
 
 from pneuma.server.config import CONFIG, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.server.errors import json_text
+from pneuma.server.routes_files import too_deep
 from pneuma.tools.confirm import ConfirmationRegistry
+from pneuma.tools.diff import check_line_diff
 from pneuma.tools.errors import HTTP_STATUS, ToolError
 from pneuma.tools.runtime import ToolRuntime
 
@@ -71,7 +74,7 @@ def _json(result: dict[str, Any]) -> web.Response:
     if isinstance(error, dict):
         status = HTTP_STATUS.get(error.get("code", ""), 500)
     return web.json_response(result, status=status,
-                             dumps=lambda o: json.dumps(o, ensure_ascii=False))
+                             dumps=json_text)
 
 
 async def call(request: web.Request) -> web.Response:
@@ -82,6 +85,8 @@ async def call(request: web.Request) -> web.Response:
     except (ValueError, UnicodeDecodeError) as exc:
         raise ToolError("E_BAD_ARGS", f"the body must be a JSON object: {exc}",
                         details={"field": "(root)"}) from None
+    except RecursionError:
+        raise too_deep() from None
     runtime = request.app[RUNTIME]
     runtime.server_url = request.app[CONFIG].api_url  # the port is known once bound
     request.app[CONFIRMATIONS].loop = asyncio.get_running_loop()
@@ -105,8 +110,15 @@ async def open_confirmation(request: web.Request) -> web.Response:
         body = await request.json()
     except (ValueError, UnicodeDecodeError):
         body = None
+    except RecursionError:
+        raise too_deep() from None
     if not isinstance(body, dict):
         raise _bad("the body must be a JSON object", "(root)")
+    try:  # the record goes to the page as it is: it must be text UTF-8 can carry
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _bad("the body holds text that is not valid Unicode (a lone surrogate)",
+                   "(root)") from None
     kind = body.get("kind")
     if not isinstance(kind, str) or not kind:
         raise _bad("'kind' is required (e.g. \"write\")", "kind")
@@ -118,9 +130,7 @@ async def open_confirmation(request: web.Request) -> web.Response:
         path, diff = details.get("path"), details.get("diff")
         if not isinstance(path, str) or not path:
             raise _bad("details.path is required for a write", "details.path")
-        if not isinstance(diff, dict) or not isinstance(diff.get("hunks"), list):
-            raise _bad("details.diff must be write_to_file's {type: 'line', hunks: [...]}",
-                        "details.diff")
+        check_line_diff(diff, "details.diff")  # shown in the page as it is
         if not isinstance(summary, str) or not summary:
             from pneuma.tools.confirm import write_summary
 
@@ -140,7 +150,7 @@ async def open_confirmation(request: web.Request) -> web.Response:
                         hint="A write made without the page open is not shown to the person first.")
     if wait:
         record = await registry.wait(record["id"], wait) or record
-    return web.json_response(record, dumps=lambda o: json.dumps(o, ensure_ascii=False))
+    return web.json_response(record, dumps=json_text)
 
 
 async def confirmation_status(request: web.Request) -> web.Response:
@@ -152,7 +162,7 @@ async def confirmation_status(request: web.Request) -> web.Response:
     if record is None:
         raise ToolError("E_NOT_FOUND", "no such confirmation (the server may have restarted)",
                         details={"id": request.match_info["id"]})
-    return web.json_response(record, dumps=lambda o: json.dumps(o, ensure_ascii=False))
+    return web.json_response(record, dumps=json_text)
 
 
 async def list_tools(request: web.Request) -> web.Response:

@@ -13,6 +13,7 @@ import asyncio
 import itertools
 import json
 import logging
+import math
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -112,6 +113,10 @@ class Session:
         self.status: str = "idle"
         self.agent_connected = False
         self.seq = last_seq
+        # Seq numbers up to this one may be handed out; beyond it,
+        # reserve_seqs runs first (see use_seq_reservation).
+        self._seq_limit: float = math.inf
+        self._reserve_seqs: Callable[[int], int] | None = None
         self.replay: deque[tuple[int, str]] = deque(maxlen=replay_size)
         self.history: list[dict[str, Any]] = list(history or [])
         self._assistant_index: dict[str, int] = {
@@ -148,6 +153,8 @@ class Session:
         if kind in _STATEFUL_TYPES:
             message = self._track(kind, message)
         self.seq = seq = self.seq + 1
+        if seq > self._seq_limit:
+            self._reserve(seq)
         message["seq"] = seq
         text = _dumps(message)
         self.replay.append((seq, text))
@@ -156,6 +163,20 @@ class Session:
         self._pending.append(text)
         if not self._holds:
             self._open_turn()
+
+    def use_seq_reservation(self, reserve_seqs: Callable[[int], int]) -> None:
+        """Have ``reserve_seqs(seq)`` record (durably) that numbers from
+        ``seq`` on are in use before any is broadcast; it returns the highest
+        number now reserved. Without it numbers are not reserved (a session
+        that persists nothing). The first block is reserved here, at start:
+        the state files change when the server starts, not as a side effect
+        of whatever happens to broadcast first."""
+        self._reserve_seqs = reserve_seqs
+        self._reserve(self.seq + 1)
+
+    def _reserve(self, seq: int) -> None:
+        assert self._reserve_seqs is not None
+        self._seq_limit = self._reserve_seqs(seq)
 
     def _track(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
         """What a broadcast of ``kind`` changes in the session itself."""
@@ -187,6 +208,8 @@ class Session:
         of their cost. Not history; kept in the replay buffer like any
         broadcast, so a reconnecting tab gets exactly these bytes."""
         self.seq = seq = self.seq + 1
+        if seq > self._seq_limit:
+            self._reserve(seq)
         text = (f'{{"type":"stream_event","event":{event_json},'
                 f'"parent_tool_use_id":{parent_json},"seq":{seq}}}')
         self.replay.append((seq, text))

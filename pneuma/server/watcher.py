@@ -62,7 +62,10 @@ def read_for_update(root: Path, rel: str) -> str | None:
         return None
     path = root / rel
     try:
-        if path.stat().st_size > MAX_INLINE_BYTES:
+        info = path.stat()
+        # A hard link's other name may be .env or lie outside: not sent
+        # (and /content/ refuses it too, pneuma.tools.sandbox.check_readable).
+        if info.st_size > MAX_INLINE_BYTES or info.st_nlink > 1:
             return None
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

@@ -69,7 +69,7 @@ def list_files(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                     entries.append(sub + "/" if is_dir else sub)
                     _check_limit(entries, limit, canonical)
     except OSError as exc:
-        raise ToolError("E_IO", f"Cannot list {canonical or '.'}: {exc.strerror or exc}",
+        raise ToolError("E_IO", f"Cannot list {canonical or '.'}: {exc.strerror or type(exc).__name__}",
                         details={"path": canonical or "."}) from None
     return {"entries": entries}
 
@@ -160,7 +160,7 @@ def _conflict(canonical: str, expected: str | None, actual: str | None, why: str
 
 def write_to_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     canonical = ctx.sandbox.normalize(args["path"])
-    ctx.sandbox.resolve(canonical)
+    ctx.sandbox.resolve_writable(canonical)  # refused before any dry run is shown
     content: str = args["content"]
     mode = args.get("mode", "overwrite")
     dry_run = args["dryRun"]
@@ -361,6 +361,7 @@ def replace_in_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     every match; JavaScript rules apply to flags (no 'g': the first only) and
     to ``$1``/``$&``/``$<name>`` in ``replace`` (literal for plain strings)."""
     canonical = ctx.sandbox.normalize(args["path"])
+    ctx.sandbox.resolve_writable(canonical)
     find: str = args["find"]
     replace: str = args["replace"]
     flags = args.get("flags")
@@ -413,8 +414,9 @@ def search_files(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             continue
         path = ctx.workspace / rel
         try:
-            if path.stat().st_size > limit:
-                continue
+            info = path.stat()
+            if info.st_size > limit or info.st_nlink > 1:
+                continue  # too large, or a hard link (not read: Sandbox.check_readable)
             text = path.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # binary, unreadable or vanished: not searchable text

@@ -39,6 +39,38 @@ def line_diff(old: str, new: str, context: int = 0) -> dict[str, Any]:
     return {"type": "line", "hunks": hunks}
 
 
+_HUNK_NUMBERS = ("startOld", "lenOld", "startNew", "lenNew")
+
+
+def check_line_diff(diff: Any, field: str = "diff") -> dict[str, Any]:
+    """``diff`` if it has the shape ``line_diff`` gives, else ``E_BAD_ARGS``
+    naming the first part that does not: a diff from outside (a client of
+    ``POST /api/confirmations``) is shown to the person as it is."""
+    def bad(where: str, what: str) -> ToolError:
+        return ToolError("E_BAD_ARGS", f"{where} {what}", details={"field": where},
+                         hint='a diff is {"type": "line", "hunks": [{startOld, lenOld, '
+                              'startNew, lenNew, linesOld: [...], linesNew: [...]}]}')
+
+    if not isinstance(diff, dict) or diff.get("type", "line") != "line":
+        raise bad(field, "must be {\"type\": \"line\", \"hunks\": [...]}")
+    hunks = diff.get("hunks")
+    if not isinstance(hunks, list):
+        raise bad(f"{field}.hunks", "must be a list")
+    for index, hunk in enumerate(hunks):
+        where = f"{field}.hunks[{index}]"
+        if not isinstance(hunk, dict):
+            raise bad(where, "must be an object")
+        for key in _HUNK_NUMBERS:
+            value = hunk.get(key, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise bad(f"{where}.{key}", "must be a whole number of lines, 0 or more")
+        for key in ("linesOld", "linesNew"):
+            lines = hunk.get(key, [])
+            if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+                raise bad(f"{where}.{key}", "must be a list of strings")
+    return diff
+
+
 def changed_lines(diff: dict[str, Any]) -> int:
     """How many lines a diff touches (the larger of removed and added)."""
     removed = sum(h["lenOld"] for h in diff["hunks"])

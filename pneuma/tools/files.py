@@ -4,14 +4,20 @@ with the contract's errors, and atomically (temp file + fsync + rename)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import re
 import secrets
+import stat
+import time
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from pneuma.tools.errors import ToolError
 from pneuma.tools.sandbox import Sandbox
+
+log = logging.getLogger(__name__)
 
 
 class SandboxedFiles(Protocol):
@@ -44,6 +50,7 @@ def read_text(ctx: SandboxedFiles, rel: str, max_bytes: int | None = None) -> tu
             raise ToolError("E_NOT_FOUND", f"{canonical} is a directory, not a file",
                             details={"path": canonical, "isDirectory": True},
                             hint="Use list_files to see what it holds.")
+        ctx.sandbox.check_readable(path, canonical)
         size = path.stat().st_size
         if size > limit:
             raise ToolError("E_TOO_LARGE", f"{canonical} is {size} bytes; the limit is {limit}",
@@ -57,7 +64,7 @@ def read_text(ctx: SandboxedFiles, rel: str, max_bytes: int | None = None) -> tu
     except ToolError:
         raise
     except OSError as exc:
-        raise ToolError("E_IO", f"Cannot read {canonical}: {exc.strerror or exc}",
+        raise ToolError("E_IO", f"Cannot read {canonical}: {exc.strerror or type(exc).__name__}",
                         details={"path": canonical}) from None
     if len(data) > limit:  # grew since stat
         raise ToolError("E_TOO_LARGE", f"{canonical} is {len(data)} bytes; the limit is {limit}",
@@ -122,7 +129,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
     pattern (pneuma.server.watcher.ALWAYS_IGNORED), and it is removed again
     when the write fails."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    tmp = path.parent / temp_name(path.name)
     if mode is None:
         try:
             mode = path.stat().st_mode & 0o7777
@@ -146,6 +153,48 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
     fsync_dir(path.parent)
 
 
+def temp_name(name: str) -> str:
+    """The name of ``atomic_write_bytes``' temp file for a file ``name``."""
+    return f".{name}.{secrets.token_hex(4)}.tmp"
+
+
+# Exactly what temp_name makes; a user's ".notes.tmp" or "draft.1234abcd.tmp"
+# does not match.
+TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
+# A temp file untouched this long has no writer: a write takes seconds at
+# most (its mtime moves while it goes on), so only a writer killed mid-way
+# leaves one this old. The name holds no pid to ask instead.
+STALE_TEMP_AGE = 600.0
+# Folders no Pneuma write goes to, and too big to walk at every start.
+_NOT_WALKED = frozenset({".git", "node_modules"})
+
+
+def remove_stale_temp_files(root: Path, min_age: float = STALE_TEMP_AGE) -> list[Path]:
+    """Remove the temp files of atomic writes killed mid-way (kill -9, a
+    power cut) under ``root``: regular files named as ``temp_name`` makes
+    and not modified for ``min_age`` seconds. Symlinks are neither removed
+    nor followed. Returns what was removed."""
+    removed: list[Path] = []
+    cutoff = time.time() - min_age
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _NOT_WALKED]
+        for name in files:
+            if not TEMP_NAME.fullmatch(name):
+                continue
+            path = Path(folder, name)
+            try:
+                info = path.lstat()
+                if not stat.S_ISREG(info.st_mode) or info.st_mtime > cutoff:
+                    continue
+                path.unlink()
+            except OSError:
+                continue  # gone already, or not ours to remove
+            removed.append(path)
+    if removed:
+        log.info("removed %d temp file(s) left by interrupted writes", len(removed))
+    return removed
+
+
 def fsync_dir(directory: Path) -> None:
     try:
         dfd = os.open(directory, os.O_RDONLY)
@@ -161,7 +210,7 @@ def fsync_dir(directory: Path) -> None:
 
 def atomic_write_text(ctx: SandboxedFiles, rel: str, text: str) -> int:
     """Write a workspace file atomically; returns the number of bytes written."""
-    path = ctx.sandbox.resolve(rel)
+    path = ctx.sandbox.resolve_writable(rel)
     canonical = ctx.sandbox.normalize(rel)
     data = check_text(ctx, canonical, text)
     # Write through an in-workspace symlink to its (sandbox-checked) target.
@@ -171,6 +220,6 @@ def atomic_write_text(ctx: SandboxedFiles, rel: str, text: str) -> int:
     try:
         atomic_write_bytes(real, data)
     except OSError as exc:
-        raise ToolError("E_IO", f"Cannot write {canonical}: {exc.strerror or exc}",
+        raise ToolError("E_IO", f"Cannot write {canonical}: {exc.strerror or type(exc).__name__}",
                         details={"path": canonical}) from None
     return len(data)

@@ -4,13 +4,23 @@ Paths are relative to the workspace root. Refused with ``E_DENY_PATH``:
 absolute paths (POSIX, Windows drive or UNC), ``..`` segments, backslashes,
 NUL and control characters, forbidden directories (``.git``,
 ``node_modules``, ``.env*``, ``.pneuma`` unless allowed), and anything whose
-real location (symlinks resolved) lies outside the root.
+real location (symlinks resolved) lies outside the root. Refused with
+``E_BAD_ARGS``: text that is no file name at all (a lone surrogate, a name
+over the file system's limits), so the OS never gets to fail on it.
+
+Some files are read-only here (``resolve_writable``): ``.claude/`` (the
+agent's settings, hooks and skills) and ``.mcp.json`` change what the agent
+may do, so only the skill installer, which does not come through here,
+writes them. A regular file with more than one hard link is not read
+(``check_readable``): its other name may be ``.env`` or lie outside the
+workspace, and nothing here can tell which.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
@@ -21,6 +31,11 @@ DEFAULT_FORBIDDEN: tuple[str, ...] = (".git", "node_modules", ".env*", ".pneuma"
 
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Linux's limits (NAME_MAX, PATH_MAX), in bytes of the UTF-8 form.
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 4095
+# Written only by the skill installer: they decide what the agent may do.
+READ_ONLY_TOP: tuple[str, ...] = (".claude", ".mcp.json")
 
 
 def _segment_forbidden(segment: str, patterns: Iterable[str]) -> str | None:
@@ -50,6 +65,16 @@ class Sandbox:
             raise ToolError("E_BAD_ARGS", "path must not be empty", details={"path": rel})
         if _CONTROL.search(rel):
             raise self._deny(rel, "contains control characters")
+        try:
+            encoded = rel.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ToolError("E_BAD_ARGS", "path is not valid Unicode text (a lone surrogate)",
+                            details={"path": rel.encode("utf-8", "backslashreplace")
+                                     .decode("utf-8"), "reason": "not_unicode"}) from None
+        if len(encoded) > MAX_PATH_BYTES:
+            raise ToolError("E_BAD_ARGS", f"path is {len(encoded)} bytes long; the limit is "
+                            f"{MAX_PATH_BYTES}", details={"reason": "path_too_long",
+                                                          "bytes": len(encoded)})
         if "\\" in rel:
             raise self._deny(rel, "contains a backslash; use '/'")
         if rel.startswith("/") or _WINDOWS_ABSOLUTE.match(rel):
@@ -59,6 +84,10 @@ class Sandbox:
         # anyway so no later normalisation can turn it into one.
         segments = [s for s in rel.split("/") if s not in ("", ".")]
         for segment in segments:
+            if len(segment.encode("utf-8")) > MAX_NAME_BYTES:
+                raise ToolError("E_BAD_ARGS", f"a name in the path is over {MAX_NAME_BYTES} "
+                                "bytes long", details={"path": rel[:200],
+                                                       "reason": "name_too_long"})
             if segment == ".." or unicodedata.normalize("NFKC", segment) in {"..", "."}:
                 raise self._deny(rel, "contains '..'")
             hit = _segment_forbidden(segment, self.forbidden)
@@ -86,6 +115,38 @@ class Sandbox:
                 if hit is not None:
                     raise self._deny(str(rel), f"resolves into a forbidden directory ({hit})")
         return candidate
+
+    def resolve_writable(self, rel: object) -> Path:
+        """``resolve``, and refused for the files only the skill installer
+        writes (``.claude/``, ``.mcp.json``), named directly or through a
+        symlink."""
+        path = self.resolve(rel)
+        canonical = self.normalize(rel)
+        real = Path(os.path.realpath(path))
+        real_rel = real.relative_to(self.root).as_posix() if real != self.root else ""
+        for name in (canonical, real_rel):
+            if name and name.split("/", 1)[0] in READ_ONLY_TOP:
+                raise ToolError(
+                    "E_DENY_PATH", f"Path {canonical!r} is read-only here: .claude/ and "
+                    ".mcp.json decide what the agent may do",
+                    details={"path": canonical, "reason": "read_only"},
+                    hint="Pneuma's skill installer writes these files when `pneuma run` "
+                         "starts; edit them outside Pneuma if you mean to.")
+        return path
+
+    def check_readable(self, path: Path, canonical: str) -> None:
+        """Refuse a regular file with more than one hard link: its other name
+        may be ``.env`` or a file outside the workspace."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return  # the caller reports a missing file its own way
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            raise ToolError(
+                "E_DENY_PATH", f"{canonical} has {info.st_nlink} hard links; a file with "
+                "another name may be a secret or lie outside the workspace, so it is not read",
+                details={"path": canonical, "reason": "hard_link", "links": info.st_nlink},
+                hint="Copy the file (cp) instead of hard-linking it, then read the copy.")
 
     def relative(self, path: Path) -> str:
         """The workspace-relative POSIX form of a path inside the root."""

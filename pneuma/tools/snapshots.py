@@ -56,7 +56,9 @@ class SnapshotStore:
             atomic_write_bytes(self.directory / f"{snapshot_id}.meta.json",
                                json.dumps(meta, ensure_ascii=False, indent=1).encode("utf-8"))
         except OSError as exc:
-            raise ToolError("E_IO", f"Cannot store a snapshot of {rel}: {exc}",
+            # strerror, not str(exc): that names the absolute path on disk.
+            raise ToolError("E_IO", f"Cannot store a snapshot of {rel}: "
+                            f"{exc.strerror or 'I/O error'}",
                             details={"path": rel}) from None
         self.prune(rel)
         return snapshot_id
@@ -103,7 +105,8 @@ class SnapshotStore:
             raw_meta = meta_path.read_text(encoding="utf-8")
             data = text_path.read_bytes()
         except OSError as exc:
-            raise ToolError("E_INTERNAL", f"Cannot read snapshot {snapshot_id}: {exc}",
+            raise ToolError("E_INTERNAL", f"Cannot read snapshot {snapshot_id}: "
+                            f"{exc.strerror or 'I/O error'}",
                             details={"snapshotId": snapshot_id}) from None
         try:
             meta = json.loads(raw_meta)

@@ -125,7 +125,7 @@ def test_bad_args_name_the_field(fake_mode, tmp_path, args, field):
     ("list_files", {"path": "notes", "globs": ["ok", 3]}, "globs.1"),
     ("read_file", {"path": "notes/settings.txt", "maxBytes": 0}, "maxBytes"),
     ("search_files", {"path": "notes", "regex": "x", "maxMatches": 0}, "maxMatches"),
-    ("list_snapshots", {"limit": -1}, "limit"),
+    ("list_snapshots", {"limit": "10"}, "limit"),  # a negative limit means 50 (contract)
     ("list_snapshots", {"limit": 1001}, "limit"),
     ("restore_snapshot", {"snapshotId": "snap_bad"}, "snapshotId"),
     ("restore_snapshot", {}, "snapshotId"),

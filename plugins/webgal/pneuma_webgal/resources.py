@@ -149,6 +149,13 @@ def build_index(game_root: Path) -> GameIndex:
     return index
 
 
+#: A scene is a WebGAL script; anything else in game/scene/ (notes, drafts) is not one.
+SCENE_SUFFIX = ".txt"
+
+
 def list_resources(index: GameIndex) -> dict[str, list[str]]:
-    """The list_project_resources response: names relative to their folder."""
-    return {key: list(index.names(folder)) for key, folder in LISTED.items()}
+    """The list_project_resources response: names relative to their folder,
+    and under ``scenes`` only the scripts a ``changeScene`` can load."""
+    listed = {key: list(index.names(folder)) for key, folder in LISTED.items()}
+    listed["scenes"] = [n for n in listed["scenes"] if n.lower().endswith(SCENE_SUFFIX)]
+    return listed
