@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import BrowserRequestTimeout, NoBrowserConnected, Sandbox, ToolError, call_mode_tool
+from pneuma.api import (
+    BrowserRequestTimeout,
+    NoBrowserConnected,
+    Sandbox,
+    ToolError,
+    atomic_write_bytes,
+    call_mode_tool,
+)
 
 log = logging.getLogger(__name__)
 
@@ -205,6 +212,7 @@ def run_workspace_tool(workspace: Path, name: str, args: dict[str, Any]) -> tupl
             path = sandbox.resolve(args.get("path"))
             if not path.is_file():
                 return {"error": f"no file {args.get('path')}"}, True
+            sandbox.check_readable(path, sandbox.normalize(args.get("path")))
             data = path.read_bytes()
             if len(data) > MAX_READ_BYTES:
                 return {"error": f"{args.get('path')} is larger than {MAX_READ_BYTES} bytes"}, True
@@ -213,14 +221,14 @@ def run_workspace_tool(workspace: Path, name: str, args: dict[str, Any]) -> tupl
             except UnicodeDecodeError:
                 return {"error": f"{args.get('path')} is not UTF-8 text"}, True
         if name == "workspace_write_file":
-            path = sandbox.resolve(args.get("path"))
+            path = sandbox.resolve_writable(args.get("path"))
             content = args.get("content")
             if not isinstance(content, str):
                 return {"error": "'content' must be a string"}, True
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.pneuma-tmp")
-            tmp.write_text(content, encoding="utf-8")
-            os.replace(tmp, path)
+            # The host's one atomic write: its temp files are the ones
+            # `pneuma run` recognises and removes after a crash.
+            atomic_write_bytes(path, content.encode("utf-8"))
             return {"path": sandbox.relative(path), "bytes": len(content.encode("utf-8"))}, False
     except ToolError as exc:
         return {"error": exc.to_dict()}, True
