@@ -318,7 +318,7 @@ def test_the_mode_runs_and_its_viewer_answers(fresh: Fresh, server: Fresh) -> No
             # The agent writes a page; it appears; the example action opens it.
             (server.workspace / "plan.md").write_text(
                 "# Launch plan\n\nIntro.\n\n## Budget\n\nNumbers.\n\n## Risks\n\n- late\n", encoding="utf-8")
-            page.wait_for_function("document.querySelectorAll('.pm-nav-item').length === 2", timeout=10_000)
+            page.wait_for_function("() => document.querySelectorAll('.pm-nav-item').length === 2", timeout=10_000)
             status, answer = _action(server.base, server.token, "show-file",
                                      {"file": "plan.md", "heading": "risks"})  # fmt: skip
             assert status == 200, answer

@@ -12,7 +12,7 @@ from aiohttp import web
 
 from pneuma.agents.base import BackendOptions
 from pneuma.host.plugins import get_plugin_manager
-from pneuma.server import routes_api, routes_files, routes_tools, ws_browser, ws_cli
+from pneuma.server import csp, routes_api, routes_files, routes_tools, ws_browser, ws_cli
 from pneuma.server.config import (
     CONFIG,
     FILE_FILTER,
@@ -52,6 +52,7 @@ def create_app(config: ServerConfig) -> web.Application:
     pneuma = Pneuma(config, config.session, app[SANDBOX], app[SELF_WRITES])
     app[PNEUMA] = pneuma
 
+    csp.setup(app)
     routes_api.setup(app)
     routes_files.setup(app)
     routes_tools.setup(app)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import mimetypes
 import os
 import re
 from pathlib import Path
@@ -21,10 +22,13 @@ from typing import Any
 from aiohttp import web
 
 from pneuma.server.config import FILE_FILTER, SANDBOX, SELF_WRITES
-from pneuma.server.watcher import is_text_path, list_watched_files, read_for_update
+from pneuma.server.watcher import MAX_INLINE_BYTES, is_text_path, list_watched_files
 from pneuma.tools.errors import ToolError
-# One atomic write for the whole host (temp file, fsync, rename, fsync dir).
-from pneuma.tools.files import atomic_write_bytes as atomic_write
+from pneuma.tools.sandbox import Sandbox, _segment_forbidden
+# One atomic write for the whole host (temp file, fsync, rename, fsync dir),
+# here by the parent directory's fd.
+from pneuma.tools.files import atomic_write_bytes as atomic_write  # noqa: F401 (routes_api)
+from pneuma.tools.files import write_in_workspace
 
 MAX_WRITE_BYTES = 50 * 1024 * 1024
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -40,18 +44,33 @@ def _path_param(request: web.Request) -> str:
     return path
 
 
+def _open_or_404(request: web.Request, rel: str) -> tuple[int, os.stat_result]:
+    """An fd on the regular file ``rel``, walked by fd from the workspace
+    root (Sandbox.open_file: no symlink swapped meanwhile leads out, the
+    hard-link check is on this fd), or E_NOT_FOUND."""
+    try:
+        return request.app[SANDBOX].open_file(rel)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel}) from None
+
+
 async def list_files(request: web.Request) -> web.Response:
     sandbox = request.app[SANDBOX]
     files = []
     for rel in list_watched_files(sandbox.root, request.app[FILE_FILTER]):
-        if not sandbox.is_allowed(rel):
-            continue
-        stat = (sandbox.root / rel).stat()
-        if stat.st_nlink > 1:
-            continue  # a hard link: not read through the API (Sandbox.check_readable)
-        content = read_for_update(sandbox.root, rel)
-        entry: dict[str, Any] = {"path": rel, "content": content, "size": stat.st_size,
-                                 "mtime": stat.st_mtime}
+        try:
+            fd, info = sandbox.open_file(rel)
+        except (OSError, ToolError):
+            continue  # gone, refused, or a hard link (not read through the API)
+        with os.fdopen(fd, "rb") as handle:
+            content: str | None = None
+            if is_text_path(rel) and info.st_size <= MAX_INLINE_BYTES:
+                try:
+                    content = handle.read(MAX_INLINE_BYTES + 1).decode("utf-8")
+                except (OSError, UnicodeDecodeError):
+                    content = None
+        entry: dict[str, Any] = {"path": rel, "content": content, "size": info.st_size,
+                                 "mtime": info.st_mtime}
         if content is None:
             entry["binary"] = True
         files.append(entry)
@@ -61,53 +80,75 @@ async def list_files(request: web.Request) -> web.Response:
 async def read_file(request: web.Request) -> web.Response:
     rel = _path_param(request)
     sandbox = request.app[SANDBOX]
-    path = sandbox.resolve(rel)
-    if not path.is_file():
-        raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel})
-    sandbox.check_readable(path, sandbox.normalize(rel))
-    size = path.stat().st_size
-    if size > MAX_READ_BYTES:
-        raise ToolError("E_TOO_LARGE", f"{rel} is {size} bytes; read it from /content/",
-                        details={"path": rel, "size": size},
-                        hint=f"GET /content/{rel} answers the raw bytes, with Range support")
+    canonical = sandbox.normalize(rel)
+    fd, info = _open_or_404(request, rel)
+    with os.fdopen(fd, "rb") as handle:
+        if info.st_size > MAX_READ_BYTES:
+            raise ToolError("E_TOO_LARGE", f"{rel} is {info.st_size} bytes; read it from "
+                            "/content/", details={"path": rel, "size": info.st_size},
+                            hint=f"GET /content/{rel} answers the raw bytes, with Range support")
+        data = handle.read(MAX_READ_BYTES + 1)
     try:
-        content = path.read_text(encoding="utf-8")
+        content = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError("E_ENCODING", f"{rel} is not UTF-8 text; fetch /content/{rel}",
                         details={"path": rel}) from None
-    return web.json_response({"path": request.app[SANDBOX].normalize(rel), "content": content,
-                              "size": size})
+    return web.json_response({"path": canonical, "content": content, "size": len(data)})
 
 
-def _tree(root: Path, directory: Path, forbidden: tuple[str, ...]) -> list[dict[str, Any]]:
-    from pneuma.tools.sandbox import _segment_forbidden
-
-    entries = []
+def _tree(sandbox: Sandbox, dir_fd: int, prefix: str) -> list[dict[str, Any]]:
+    """The entries below the open directory ``dir_fd`` (workspace path
+    ``prefix``), listed and descended by fd so a symlink swapped meanwhile
+    cannot show a directory outside. Symlinks are shown when they lead to a
+    place inside; directories are descended only as real directories."""
+    entries: list[dict[str, Any]] = []
     try:
-        children = sorted(directory.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+        with os.scandir(dir_fd) as listing:
+            children = list(listing)
     except OSError:
         return entries
+    kinds: list[tuple[bool, str, os.DirEntry[str]]] = []
     for child in children:
-        if _segment_forbidden(child.name, forbidden) or child.name in (".claude",):
+        if _segment_forbidden(child.name, sandbox.forbidden) or child.name in (".claude",):
             continue
-        if child.is_symlink():
-            real = Path(os.path.realpath(child))
-            if real != root and root not in real.parents:
+        rel = f"{prefix}/{child.name}" if prefix else child.name
+        try:
+            is_link = child.is_symlink()
+            if is_link and not sandbox.is_allowed(rel):
+                continue  # leads outside, or into a forbidden place
+            kinds.append((child.is_dir(), rel, child))
+        except OSError:
+            continue
+    for is_dir, rel, child in sorted(kinds, key=lambda k: (not k[0], k[2].name.lower())):
+        if is_dir:
+            try:
+                sub = sandbox.open_dir(rel)
+            except (OSError, ToolError):
                 continue
-        rel = child.relative_to(root).as_posix()
-        if child.is_dir():
-            entries.append({"name": child.name, "path": rel, "type": "dir",
-                            "children": _tree(root, child, forbidden)})
-        elif child.is_file():
+            try:
+                entries.append({"name": child.name, "path": rel, "type": "dir",
+                                "children": _tree(sandbox, sub, rel)})
+            finally:
+                os.close(sub)
+        else:
+            try:
+                fd, info = sandbox.open_file(rel)
+            except (OSError, ToolError):
+                continue
+            os.close(fd)
             entries.append({"name": child.name, "path": rel, "type": "file",
-                            "size": child.stat().st_size})
+                            "size": info.st_size})
     return entries
 
 
 async def file_tree(request: web.Request) -> web.Response:
     sandbox = request.app[SANDBOX]
-    return web.json_response({"root": sandbox.root.name,
-                              "children": _tree(sandbox.root, sandbox.root, sandbox.forbidden)})
+    root_fd = sandbox.open_dir("")
+    try:
+        children = _tree(sandbox, root_fd, "")
+    finally:
+        os.close(root_fd)
+    return web.json_response({"root": sandbox.root.name, "children": children})
 
 
 def decode_content(content: Any) -> bytes:
@@ -151,17 +192,18 @@ async def write_file(request: web.Request) -> web.Response:
     body = await read_json_body(request)
     rel = body.get("path")
     sandbox = request.app[SANDBOX]
-    path = sandbox.resolve_writable(rel)
+    sandbox.resolve_writable(rel)  # refused before the body is decoded
     canonical = sandbox.normalize(rel)
     data = decode_content(body.get("content"))
     if len(data) > MAX_WRITE_BYTES:
         raise ToolError("E_TOO_LARGE", f"content is {len(data)} bytes; the limit is "
                         f"{MAX_WRITE_BYTES}", details={"size": len(data)})
-    if path.is_dir():
-        raise ToolError("E_BAD_ARGS", f"{canonical} is a directory", details={"path": rel})
     request.app[SELF_WRITES].mark(canonical)
     try:
-        atomic_write(path, data)
+        write_in_workspace(sandbox, canonical, data)
+    except IsADirectoryError:
+        raise ToolError("E_BAD_ARGS", f"{canonical} is a directory", details={"path": rel}) \
+            from None
     except OSError as exc:
         raise ToolError("E_IO", f"could not write {canonical}: {exc.strerror}",
                         details={"path": canonical}) from None
@@ -171,29 +213,80 @@ async def write_file(request: web.Request) -> web.Response:
 async def delete_file(request: web.Request) -> web.Response:
     rel = _path_param(request)
     sandbox = request.app[SANDBOX]
-    path = sandbox.resolve_writable(rel)
     canonical = sandbox.normalize(rel)
-    if not path.is_file() and not path.is_symlink():
-        raise ToolError("E_NOT_FOUND", f"File not found: {canonical}",
-                        details={"path": canonical})
     request.app[SELF_WRITES].mark(canonical)
-    path.unlink()
+    try:
+        sandbox.unlink(rel)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise ToolError("E_NOT_FOUND", f"File not found: {canonical}",
+                        details={"path": canonical}) from None
     return web.json_response({"ok": True, "path": canonical, "deleted": True})
 
 
+_CHUNK = 256 * 1024
+_TEXT_SUFFIXES = (".html", ".htm", ".css", ".js", ".mjs", ".svg", ".md", ".txt", ".json")
+
+
+def _byte_range(request: web.Request, size: int) -> tuple[int, int] | None:
+    """``(start, end)`` (end exclusive) the Range header asks for, None for
+    the whole file, ``(-1, -1)`` for a range the file does not have (416)."""
+    if "Range" not in request.headers:
+        return None
+    try:
+        wanted = request.http_range
+    except ValueError:
+        return None  # a malformed Range is ignored, as RFC 9110 allows
+    start, stop = wanted.start, wanted.stop
+    if start is None and stop is None:
+        return None
+    if start is None:
+        start = 0
+    if start < 0:  # bytes=-N: the last N bytes
+        start = max(size + start, 0)
+        stop = size
+    stop = size if stop is None else min(stop, size)
+    if start >= size or start >= stop:
+        return -1, -1
+    return start, stop
+
+
 async def content(request: web.Request) -> web.StreamResponse:
+    """The raw bytes, streamed from the fd this handler opened (never
+    re-opened by path), with single-range support for media."""
     rel = request.match_info["path"]
-    sandbox = request.app[SANDBOX]
-    path = sandbox.resolve(rel)
-    if not path.is_file():
-        raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel})
-    sandbox.check_readable(path, sandbox.normalize(rel))
-    response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
-    if is_text_path(rel) and path.suffix.lower() in (".html", ".htm", ".css", ".js", ".mjs",
-                                                     ".svg", ".md", ".txt", ".json"):
-        # Files are served as the agent wrote them; the charset keeps
-        # non-ASCII text readable in viewer frames.
-        response.headers["X-Content-Type-Options"] = "nosniff"
+    fd, info = _open_or_404(request, rel)
+    with os.fdopen(fd, "rb") as handle:
+        size = info.st_size
+        span = _byte_range(request, size)
+        if span == (-1, -1):
+            # Answered as is, not as an error: 416 with the size is what a
+            # media element expects.
+            return web.Response(status=416, headers={"Content-Range": f"bytes */{size}"})
+        start, stop = span if span is not None else (0, size)
+        response = web.StreamResponse(status=206 if span is not None else 200)
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["Accept-Ranges"] = "bytes"
+        response.content_type = mimetypes.guess_type(rel)[0] or "application/octet-stream"
+        if span is not None:
+            response.headers["Content-Range"] = f"bytes {start}-{stop - 1}/{size}"
+        response.content_length = stop - start
+        response.last_modified = info.st_mtime
+        if is_text_path(rel) and Path(rel).suffix.lower() in _TEXT_SUFFIXES:
+            # Files are served as the agent wrote them; the charset keeps
+            # non-ASCII text readable in viewer frames.
+            response.charset = "utf-8"
+            response.headers["X-Content-Type-Options"] = "nosniff"
+        await response.prepare(request)
+        if request.method == "HEAD":
+            return response
+        position = start
+        while position < stop:
+            chunk = os.pread(handle.fileno(), min(_CHUNK, stop - position), position)
+            if not chunk:
+                break  # truncated meanwhile; the client sees a short body
+            await response.write(chunk)
+            position += len(chunk)
+        await response.write_eof()
     return response
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from wcmatch import glob as wcglob
@@ -52,7 +51,9 @@ def list_files(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     entries: list[str] = []
     try:
         if not globs:
-            for entry in sorted(os.scandir(base), key=lambda e: e.name):
+            with os.scandir(base) as listing:
+                children = sorted(listing, key=lambda e: e.name)
+            for entry in children:
                 rel = _join(canonical, entry.name)
                 if not ctx.sandbox.is_allowed(rel):
                     continue
@@ -71,6 +72,8 @@ def list_files(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     except OSError as exc:
         raise ToolError("E_IO", f"Cannot list {canonical or '.'}: {exc.strerror or type(exc).__name__}",
                         details={"path": canonical or "."}) from None
+    finally:
+        os.close(base)
     return {"entries": entries}
 
 
@@ -81,29 +84,34 @@ def _check_limit(entries: list[str], limit: int, canonical: str) -> None:
                         hint="List a narrower directory or pass globs.")
 
 
-def _directory(ctx: ToolContext, rel: str) -> tuple[str, Path]:
+def _directory(ctx: ToolContext, rel: str) -> tuple[str, int]:
+    """The canonical path and an fd on the directory (the caller closes it),
+    opened by fd from the root so a symlink swapped meanwhile cannot list
+    a directory outside (Sandbox.open_dir)."""
     canonical = ctx.sandbox.normalize(rel, allow_root=True)
-    base = ctx.sandbox.resolve(rel, allow_root=True)
-    if not base.exists():
+    ctx.sandbox.resolve(rel, allow_root=True)  # the sandbox's refusals first
+    try:
+        return canonical, ctx.sandbox.open_dir(rel)
+    except FileNotFoundError:
         raise ToolError("E_NOT_FOUND", f"Directory not found: {canonical or '.'}",
                         details={"path": canonical or "."},
-                        hint="Run list_files on its parent directory.")
-    if not base.is_dir():
+                        hint="Run list_files on its parent directory.") from None
+    except NotADirectoryError:
         raise ToolError("E_NOT_FOUND", f"{canonical} is a file, not a directory",
                         details={"path": canonical, "isFile": True},
-                        hint="Use read_file for a file.")
-    return canonical, base
+                        hint="Use read_file for a file.") from None
 
 
 def _join(canonical: str, name: str) -> str:
     return f"{canonical}/{name}" if canonical else name
 
 
-def _walk(ctx: ToolContext, canonical: str, base: Path, *, include_dirs: bool):
-    """(path relative to base, is_dir) for everything allowed below ``base``,
-    sorted, without following directory symlinks."""
-    for root, dirs, files in os.walk(base, followlinks=False):
-        rel_root = Path(root).relative_to(base).as_posix()
+def _walk(ctx: ToolContext, canonical: str, base: int, *, include_dirs: bool):
+    """(path relative to the directory fd ``base``, is_dir) for everything
+    allowed below it, sorted, without following directory symlinks (fwalk
+    opens each directory by fd and checks it is the one it listed)."""
+    for root, dirs, files, _ in os.fwalk(".", dir_fd=base, follow_symlinks=False):
+        rel_root = os.path.normpath(root)
         rel_root = "" if rel_root == "." else rel_root
         kept = []
         for name in sorted(dirs):
@@ -395,31 +403,37 @@ def search_files(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """Lines matching ``regex`` in the files under ``path`` (or in that file),
     with paths relative to the workspace so they can be read directly."""
     canonical = ctx.sandbox.normalize(args["path"], allow_root=True)
-    base = ctx.sandbox.resolve(args["path"], allow_root=True)
+    ctx.sandbox.resolve(args["path"], allow_root=True)  # the sandbox's refusals first
     pattern, _ = _compile(args["regex"], None, "regex")
     file_pattern = args.get("filePattern")
     max_matches = int(args.get("maxMatches", 2000))
     limit = max_read_bytes(ctx)
-    if not base.exists():
-        raise not_found(canonical or ".")
-    if base.is_file():
+    try:
+        base = ctx.sandbox.open_dir(args["path"])
+    except NotADirectoryError:
         candidates = [("", canonical)]
+    except FileNotFoundError:
+        raise not_found(canonical or ".") from None
     else:
-        candidates = [(sub, _join(canonical, sub))
-                      for sub, _ in _walk(ctx, canonical, base, include_dirs=False)]
+        try:
+            candidates = [(sub, _join(canonical, sub))
+                          for sub, _ in _walk(ctx, canonical, base, include_dirs=False)]
+        finally:
+            os.close(base)
     matches: list[dict[str, Any]] = []
     for sub, rel in candidates:
         if file_pattern and not wcglob.globmatch(sub or rel.rsplit("/", 1)[-1], file_pattern,
                                                  flags=SEARCH_GLOB_FLAGS):
             continue
-        path = ctx.workspace / rel
         try:
-            info = path.stat()
-            if info.st_size > limit or info.st_nlink > 1:
-                continue  # too large, or a hard link (not read: Sandbox.check_readable)
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # binary, unreadable or vanished: not searchable text
+            # By fd from the root (Sandbox.open_file): refuses hard links
+            # on the fd, and no symlink swapped meanwhile leads out.
+            data, info = ctx.sandbox.read_bytes(rel, limit)
+            if info.st_size > limit or len(data) > limit:
+                continue  # too large
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError, ToolError):
+            continue  # binary, unreadable, refused or vanished: not searchable text
         for number, line in enumerate(text.split("\n"), start=1):
             if pattern.search(line):
                 matches.append({"path": rel, "line": number,

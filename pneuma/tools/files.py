@@ -3,6 +3,7 @@ with the contract's errors, and atomically (temp file + fsync + rename)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -40,35 +41,37 @@ def max_read_bytes(ctx: SandboxedFiles) -> int:
 
 def read_text(ctx: SandboxedFiles, rel: str, max_bytes: int | None = None) -> tuple[str, str]:
     """``(text, content_hash)`` of a UTF-8 file inside the workspace."""
-    path = ctx.sandbox.resolve(rel)
     canonical = ctx.sandbox.normalize(rel)
     limit = max_read_bytes(ctx)
     if max_bytes is not None:
         limit = min(limit, max_bytes)
     try:
-        if path.is_dir():
-            raise ToolError("E_NOT_FOUND", f"{canonical} is a directory, not a file",
-                            details={"path": canonical, "isDirectory": True},
-                            hint="Use list_files to see what it holds.")
-        ctx.sandbox.check_readable(path, canonical)
-        size = path.stat().st_size
-        if size > limit:
-            raise ToolError("E_TOO_LARGE", f"{canonical} is {size} bytes; the limit is {limit}",
-                            details={"path": canonical, "bytes": size, "limit": limit},
-                            hint="Use search_files to find the lines you need.")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise not_found(canonical) from None
-    except NotADirectoryError:
+        # By fd, walked from the workspace root: a symlink swapped after a
+        # check cannot lead this read outside (Sandbox.open_file).
+        fd, info = ctx.sandbox.open_file(rel)
+        with os.fdopen(fd, "rb") as handle:
+            if info.st_size > limit:
+                raise ToolError("E_TOO_LARGE", f"{canonical} is {info.st_size} bytes; the "
+                                f"limit is {limit}", details={"path": canonical,
+                                                              "bytes": info.st_size,
+                                                              "limit": limit},
+                                hint="Use search_files to find the lines you need.")
+            data = handle.read(limit + 1)
+    except IsADirectoryError:
+        raise ToolError("E_NOT_FOUND", f"{canonical} is a directory, not a file",
+                        details={"path": canonical, "isDirectory": True},
+                        hint="Use list_files to see what it holds.") from None
+    except (FileNotFoundError, NotADirectoryError):
         raise not_found(canonical) from None
     except ToolError:
         raise
     except OSError as exc:
         raise ToolError("E_IO", f"Cannot read {canonical}: {exc.strerror or type(exc).__name__}",
                         details={"path": canonical}) from None
-    if len(data) > limit:  # grew since stat
-        raise ToolError("E_TOO_LARGE", f"{canonical} is {len(data)} bytes; the limit is {limit}",
-                        details={"path": canonical, "bytes": len(data), "limit": limit})
+    if len(data) > limit:  # grew since fstat
+        raise ToolError("E_TOO_LARGE", f"{canonical} is more than {limit} bytes; the limit is "
+                        f"{limit}", details={"path": canonical, "bytes": len(data),
+                                             "limit": limit})
     text = decode(data, canonical)
     return text, content_hash(text)
 
@@ -208,17 +211,77 @@ def fsync_dir(directory: Path) -> None:
         os.close(dfd)
 
 
+def write_in_workspace(sandbox: Sandbox, rel: str, data: bytes) -> None:
+    """Replace the workspace file ``rel`` with ``data`` atomically, by fd:
+    its parent directory is walked from the root (Sandbox.locate, missing
+    folders made), the temp file is created in that directory's fd and
+    renamed there, so a symlink swapped meanwhile cannot move the write
+    outside. A symlink inside the workspace is written through to its
+    target, as before. ``IsADirectoryError`` when ``rel`` is a directory."""
+    for attempt in range(3):
+        with sandbox.locate(rel, write=True, create_dirs=True) as located:
+            try:
+                atomic_write_at(located.dir_fd, located.name, data)
+                return
+            except OSError as exc:
+                # ELOOP: the name became a symlink after the walk; walk again.
+                if exc.errno != errno.ELOOP or attempt == 2:
+                    raise
+
+
+def atomic_write_at(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> None:
+    """``atomic_write_bytes`` for the name ``name`` in the open directory
+    ``dir_fd``: temp file (``temp_name``), fsync, rename, fsync the
+    directory — every step relative to ``dir_fd``, never following a
+    symlink."""
+    if mode is None:
+        try:
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        else:
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory")
+            if stat.S_ISLNK(info.st_mode):
+                raise OSError(errno.ELOOP, "became a symlink")
+            mode = info.st_mode & 0o7777
+    tmp = temp_name(name)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o644 if mode is None else mode, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)  # os.open's mode was narrowed by the umask
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        # rename replaces the directory entry itself; a symlink put there
+        # meanwhile is replaced, not followed.
+        os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except FileNotFoundError:
+            pass
+        raise
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+
+
 def atomic_write_text(ctx: SandboxedFiles, rel: str, text: str) -> int:
     """Write a workspace file atomically; returns the number of bytes written."""
-    path = ctx.sandbox.resolve_writable(rel)
     canonical = ctx.sandbox.normalize(rel)
+    ctx.sandbox.resolve_writable(rel)  # the refusals callers expect, before any encoding
     data = check_text(ctx, canonical, text)
-    # Write through an in-workspace symlink to its (sandbox-checked) target.
-    real = Path(os.path.realpath(path))
-    if real.is_dir():
-        raise ToolError("E_CONFLICT", f"{canonical} is a directory", details={"path": canonical})
     try:
-        atomic_write_bytes(real, data)
+        write_in_workspace(ctx.sandbox, canonical, data)
+    except IsADirectoryError:
+        raise ToolError("E_CONFLICT", f"{canonical} is a directory",
+                        details={"path": canonical}) from None
+    except ToolError:
+        raise
     except OSError as exc:
         raise ToolError("E_IO", f"Cannot write {canonical}: {exc.strerror or type(exc).__name__}",
                         details={"path": canonical}) from None

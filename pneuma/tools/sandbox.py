@@ -14,10 +14,18 @@ may do, so only the skill installer, which does not come through here,
 writes them. A regular file with more than one hard link is not read
 (``check_readable``): its other name may be ``.env`` or lie outside the
 workspace, and nothing here can tell which.
+
+``resolve`` hands back a path for display and early refusals only: between
+that check and a use by path, a symlink inside the workspace can be swapped
+to point outside. Reads, writes and deletes go through ``locate``,
+``open_file`` and ``unlink`` instead, which walk the path by file
+descriptor from the root (pneuma.tools.fdpath) and act on the fds they
+opened.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -26,6 +34,13 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from pneuma.tools.errors import ToolError
+from pneuma.tools.fdpath import Escape, Located, locate
+
+# Opening a file to read: never through a symlink in the last component
+# (the walk resolved those already), never blocking on a FIFO.
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# How often a final component swapped to a symlink mid-open is walked again.
+_RETRIES = 3
 
 DEFAULT_FORBIDDEN: tuple[str, ...] = (".git", "node_modules", ".env*", ".pneuma")
 
@@ -126,21 +141,129 @@ class Sandbox:
         real_rel = real.relative_to(self.root).as_posix() if real != self.root else ""
         for name in (canonical, real_rel):
             if name and name.split("/", 1)[0] in READ_ONLY_TOP:
-                raise ToolError(
-                    "E_DENY_PATH", f"Path {canonical!r} is read-only here: .claude/ and "
-                    ".mcp.json decide what the agent may do",
-                    details={"path": canonical, "reason": "read_only"},
-                    hint="Pneuma's skill installer writes these files when `pneuma run` "
-                         "starts; edit them outside Pneuma if you mean to.")
+                raise self._read_only(canonical)
         return path
+
+    @staticmethod
+    def _read_only(canonical: str) -> ToolError:
+        return ToolError(
+            "E_DENY_PATH", f"Path {canonical!r} is read-only here: .claude/ and "
+            ".mcp.json decide what the agent may do",
+            details={"path": canonical, "reason": "read_only"},
+            hint="Pneuma's skill installer writes these files when `pneuma run` "
+                 "starts; edit them outside Pneuma if you mean to.")
+
+    def locate(self, rel: object, *, write: bool = False, follow_final: bool = True,
+               create_dirs: bool = False) -> Located:
+        """The open parent directory fd and final name ``rel`` lands on,
+        walked by fd so no symlink swapped meanwhile leads out. With
+        ``write``, refused for the read-only files as ``resolve_writable``.
+        Raises ``OSError`` (ENOENT, ENOTDIR) for what is missing; the
+        caller closes the result."""
+        canonical = self.normalize(rel)
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            located = locate(str(self.root), root_fd, canonical.split("/"),
+                             forbidden=lambda name: _segment_forbidden(name, self.forbidden),
+                             follow_final=follow_final, create_dirs=create_dirs)
+        except Escape as exc:
+            raise self._deny(str(rel), exc.why) from None
+        finally:
+            os.close(root_fd)
+        if write:
+            for name in (canonical, located.real_rel):
+                if name.split("/", 1)[0] in READ_ONLY_TOP:
+                    located.close()
+                    raise self._read_only(canonical)
+        return located
+
+    def open_file(self, rel: object) -> tuple[int, os.stat_result]:
+        """An fd open for reading on the regular file ``rel`` and its fstat.
+        Raises ``FileNotFoundError``/``NotADirectoryError`` for a missing
+        file, ``IsADirectoryError`` for a directory, ``E_DENY_PATH`` for an
+        escape or a hard-linked file (checked on the fd itself)."""
+        canonical = self.normalize(rel)
+        for attempt in range(_RETRIES):
+            with self.locate(rel) as located:
+                try:
+                    fd = os.open(located.name, _READ_FLAGS, dir_fd=located.dir_fd)
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.ELOOP:
+                        raise
+                    # Swapped to a symlink after the walk looked: walk again.
+        else:
+            raise self._deny(str(rel), "changed while it was being opened")
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory")
+            if not stat.S_ISREG(info.st_mode):
+                raise FileNotFoundError(errno.ENOENT, "not a regular file")
+            self._check_links(info, canonical)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, info
+
+    def open_dir(self, rel: object) -> int:
+        """An fd on the directory ``rel`` (the root for '' or '.'), walked
+        by fd like ``open_file``, for listing by ``os.scandir(fd)`` /
+        ``os.fwalk(dir_fd=fd)``. Raises ``FileNotFoundError``, or
+        ``NotADirectoryError`` for a file."""
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        if self.normalize(rel, allow_root=True) == "":
+            return os.open(self.root, flags)
+        for _ in range(_RETRIES):
+            with self.locate(rel) as located:
+                try:
+                    return os.open(located.name, flags, dir_fd=located.dir_fd)
+                except OSError as exc:
+                    if exc.errno == errno.ENOTDIR:
+                        kind = os.stat(located.name, dir_fd=located.dir_fd,
+                                       follow_symlinks=False).st_mode
+                        if not stat.S_ISLNK(kind):
+                            raise
+                    elif exc.errno != errno.ELOOP:
+                        raise
+        raise self._deny(str(rel), "changed while it was being opened")
+
+    def read_bytes(self, rel: object, limit: int) -> tuple[bytes, os.stat_result]:
+        """The bytes of the regular file ``rel`` (``open_file``), at most
+        ``limit`` + 1 of them so the caller can tell it grew past the limit."""
+        fd, info = self.open_file(rel)
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(limit + 1), info
+
+    def unlink(self, rel: object) -> None:
+        """Remove the file (or symlink) ``rel`` names, by its parent's fd.
+        A symlink is removed itself, but only when its target would be
+        writable here too. ``FileNotFoundError`` when there is none,
+        ``IsADirectoryError`` for a directory."""
+        with self.locate(rel, write=True, follow_final=False) as located:
+            info = os.stat(located.name, dir_fd=located.dir_fd, follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory")
+            if stat.S_ISLNK(info.st_mode):
+                try:
+                    self.locate(rel, write=True).close()
+                except (FileNotFoundError, NotADirectoryError):
+                    pass  # a dangling link inside the workspace may go
+            # unlinkat acts on the name in this directory fd, never on what a
+            # symlink there points at.
+            os.unlink(located.name, dir_fd=located.dir_fd)
 
     def check_readable(self, path: Path, canonical: str) -> None:
         """Refuse a regular file with more than one hard link: its other name
-        may be ``.env`` or a file outside the workspace."""
+        may be ``.env`` or a file outside the workspace. (By path, for
+        display callers; ``open_file`` checks the fd it opened.)"""
         try:
             info = os.stat(path)
         except OSError:
             return  # the caller reports a missing file its own way
+        self._check_links(info, canonical)
+
+    def _check_links(self, info: os.stat_result, canonical: str) -> None:
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
             raise ToolError(
                 "E_DENY_PATH", f"{canonical} has {info.st_nlink} hard links; a file with "

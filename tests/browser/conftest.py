@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -233,6 +234,29 @@ def pneuma_server(tmp_path: Path) -> Iterator[Callable[..., Record]]:
 # --- pages -------------------------------------------------------------------
 
 
+# A function, e.g. "() => x" or "(n) => ...", not a bare expression.
+_FUNCTION_SOURCE = re.compile(r"^\s*(async\s+)?(function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
+
+
+def _poll_without_eval(page: Any) -> None:
+    """Make ``page.wait_for_function("a && b")`` work under the shell's
+    Content-Security-Policy (no ``eval``): Playwright re-evaluates a bare
+    expression with ``eval`` inside the page on every poll, which the policy
+    refuses, whereas a function's source is compiled once through DevTools,
+    which the policy does not govern. Bare expressions become ``() => (…)``."""
+    if getattr(page, "_polls_without_eval", False):
+        return
+    wait = page.wait_for_function
+
+    def wait_for_function(expression: str, *args: Any, **kwargs: Any) -> Any:
+        if not _FUNCTION_SOURCE.match(expression):
+            expression = f"() => ({expression})"
+        return wait(expression, *args, **kwargs)
+
+    page.wait_for_function = wait_for_function
+    page._polls_without_eval = True
+
+
 @pytest.fixture
 def open_page(browser: Any) -> Iterator[Callable[..., Any]]:
     contexts: list[Any] = []
@@ -243,7 +267,9 @@ def open_page(browser: Any) -> Iterator[Callable[..., Any]]:
             viewport=viewport or {"width": 1360, "height": 820}, color_scheme=color_scheme
         )
         contexts.append(context)
+        context.on("page", _poll_without_eval)
         page = context.new_page()
+        _poll_without_eval(page)
         page.console_errors = []
         page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: page.console_errors.append(f"pageerror: {e}"))
