@@ -28,7 +28,7 @@ import shutil
 import signal
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,16 @@ __all__ = [
     "AUTH_HINT",
     "CONTROL_TIMEOUT",
     "INSTALL_HINT",
+    "CREDENTIALS_NOTICE",
     "ROOT_HINT",
+    "ROOT_NOTICE",
+    "ROOT_PERMISSION_MODE",
     "ClaudeCodeBackend",
+    "choose_permission_mode",
+    "credentials_found",
     "find_claude_binary",
+    "running_as_root",
+    "sandbox_declared",
     "user_line",
 ]
 
@@ -76,6 +83,67 @@ ROOT_HINT = (
     "normal user, set IS_SANDBOX=1 if this machine is a disposable sandbox, or start "
     "with `--permission-mode acceptEdits`."
 )
+# As root, without a declared sandbox, the agent runs in this mode unless
+# told otherwise: Claude Code accepts it for root, file edits need no
+# prompt, anything else is asked in the browser.
+ROOT_PERMISSION_MODE = "acceptEdits"
+ROOT_NOTICE = (
+    "running as root: Claude Code refuses bypassPermissions for root, so the agent uses "
+    f"--permission-mode {ROOT_PERMISSION_MODE} (commands are asked in the browser); "
+    "on a disposable machine set IS_SANDBOX=1 to keep bypassPermissions"
+)
+CREDENTIALS_NOTICE = (
+    "no credentials for Claude Code found (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, "
+    "CLAUDE_CODE_OAUTH_TOKEN or a `claude login`): the agent's first turn will fail; "
+    "set one in the environment that starts Pneuma, or run `claude login`"
+)
+_TRUTHY = frozenset({"1", "true", "yes", "y", "on"})
+_CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+                   "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
+
+
+def sandbox_declared(env: Mapping[str, str]) -> bool:
+    """Whether IS_SANDBOX says this machine is disposable (any truthy
+    spelling: the CLI itself understands only "1", see ``_environment``)."""
+    return env.get("IS_SANDBOX", "").strip().lower() in _TRUTHY
+
+
+def running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def choose_permission_mode(explicit: str | None, manifest_mode: str | None,
+                           env: Mapping[str, str]) -> str:
+    """The mode the CLI runs in: ``--permission-mode``, else the mode's
+    manifest, else bypassPermissions — except that for root without a
+    declared sandbox a default bypassPermissions (one not asked for on the
+    command line) becomes ``ROOT_PERMISSION_MODE``, which works there."""
+    chosen = explicit or manifest_mode or "bypassPermissions"
+    if (chosen == "bypassPermissions" and explicit is None and running_as_root()
+            and not sandbox_declared(env)):
+        return ROOT_PERMISSION_MODE
+    return chosen
+
+
+def credentials_found(env: Mapping[str, str]) -> bool:
+    """A cheap look for anything Claude Code could authenticate with: a
+    credential variable, a `claude login` file, an apiKeyHelper setting.
+    False only when none is there (the first turn would fail)."""
+    if any(env.get(name) for name in _CREDENTIAL_ENV):
+        return True
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    config_dir = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    if (config_dir / ".credentials.json").is_file():
+        return True
+    for settings in (config_dir / "settings.json", home / ".claude.json",
+                     config_dir / ".claude.json"):
+        try:
+            text = settings.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "apiKeyHelper" in text or "primaryApiKey" in text:
+            return True
+    return sys.platform == "darwin"  # the login lives in the keychain there: cannot tell
 
 _STALE_PATTERN = re.compile(
     r"no conversation found|--resume requires a valid session|session .{0,80}not found",
@@ -210,7 +278,8 @@ class ClaudeCodeBackend(StreamJsonBackend):
         manifest_mode = None
         if options.mode is not None:
             manifest_mode = options.mode.manifest.agent.permission_mode
-        self.permission_mode = options.permission_mode or manifest_mode or "bypassPermissions"
+        self.permission_mode = choose_permission_mode(options.permission_mode, manifest_mode,
+                                                      os.environ)
         super().__init__(options, sink, permission_mode=self.permission_mode, logger=log)
         self._binary: str | None = None
         self._process: _Process | None = None
@@ -286,6 +355,8 @@ class ClaudeCodeBackend(StreamJsonBackend):
         if scripts not in path.split(os.pathsep):
             env["PATH"] = scripts + (os.pathsep + path if path else "")
         env.update(self.options.extra_env)
+        if sandbox_declared(env):
+            env["IS_SANDBOX"] = "1"  # the only spelling the CLI understands
         return env
 
     async def _pump(self) -> None:

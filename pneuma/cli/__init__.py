@@ -309,6 +309,9 @@ def skill_install(
               "then the one bundled with claude-agent-sdk).")
 @click.option("--action-timeout", type=float, default=60.0, show_default=True,
               help="Seconds to wait for the browser to answer a viewer action.")
+@click.option("--switch-mode", is_flag=True,
+              help="Run a workspace of another mode with this one (its conversation is "
+              "kept and resumes when you switch back).")
 @_param_option
 def run_command(
     mode_name: str,
@@ -323,13 +326,23 @@ def run_command(
     skip_skill: bool,
     claude_bin: str | None,
     action_timeout: float,
+    switch_mode: bool,
     params: tuple[str, ...],
 ) -> None:
     """Open a workspace in the browser with an agent beside it."""
     from pneuma.cli.launch_stamp import launch_key, stamp_is_current
     from pneuma.cli.runner import PortUnavailable, RunOptions, announce, run
+    from pneuma.cli.runner import interrupt_on_stop_signals, stop_signalled
+    from pneuma.cli.streams import guard_standard_streams
 
+    # The terminal or supervisor may go away at any moment: a message to
+    # a stream nobody reads, or its SIGHUP, must still end in a clean stop.
+    guard_standard_streams()
+    interrupt_on_stop_signals()
     provided = _parse_params(params)
+    if backend == "claude-code":
+        _check_root_permission_mode(permission_mode)
+    _claim_workspace(workspace, mode_name, switch_mode)
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
                    "they still need the token.", err=True)
@@ -357,18 +370,95 @@ def run_command(
             announced = announce(options)
             announced.publish(options.open_browser)
         options.mode, options.params = _start_checks(
-            mode_name, workspace, backend, provided, no_prompt, skip_skill, key)
+            mode_name, workspace, backend, provided, no_prompt, skip_skill, key, switch_mode)
+        if stop_signalled():  # its interrupt was swallowed somewhere in the checks
+            raise KeyboardInterrupt
+        if backend == "claude-code":
+            # The server passes the manifest's mode to the backend as if
+            # asked for: the choice for root is settled here.
+            options.permission_mode = _agent_notices(options.mode, permission_mode)
         if announced is None:
             announced = announce(options)
             announced.publish(options.open_browser)
     except PortUnavailable as exc:
         _fail(str(exc), 2)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the checks: nothing to save yet
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP during the checks: nothing to save yet
         if announced is not None:
             click.echo("[pneuma] stopping…", err=True)
             announced.save_unserved()
         sys.exit(0)
     sys.exit(run(options, announced))
+
+
+def _claim_workspace(workspace: Path, mode_name: str, switch_mode: bool,
+                     create: bool = False) -> None:
+    """Before anything is written: the workspace is served by no other
+    `pneuma run`, and belongs to this mode (or the switch was asked for).
+
+    Called first with ``create=False``: a workspace that has a ``.pneuma/``
+    is locked before any ready line; one that has none yet is locked by
+    the second call, from the checks, once the backend and mode are known
+    good and just before the first file is written."""
+    from pneuma.cli.workspace_lock import WorkspaceBusy, acquire, holds
+    from pneuma.workspace.mode_switch import switch_refusal, switch_sessions
+
+    if holds(workspace):  # claimed by the first call
+        return
+    try:
+        if not acquire(workspace, create=create):
+            return
+    except WorkspaceBusy as exc:
+        _fail(str(exc), 2)
+    except OSError as exc:
+        _fail(f"cannot lock {workspace}: {exc}", 2)
+    if not switch_mode:
+        refusal = switch_refusal(workspace, mode_name)
+        if refusal is not None:
+            _fail(refusal, 2)
+        return
+    try:
+        previous = switch_sessions(workspace, mode_name)
+    except OSError as exc:
+        _fail(f"cannot switch {workspace} to the {mode_name} mode: {exc}", 2)
+    if previous is not None:
+        click.echo(f"[pneuma] switched {workspace} from the {previous} mode to {mode_name}; "
+                   f"`pneuma run --mode {previous} --switch-mode` resumes its conversation",
+                   err=True)
+
+
+def _check_root_permission_mode(permission_mode: str | None) -> None:
+    """As root, an explicit bypassPermissions would only fail in the page:
+    refuse it here, with the fix, unless IS_SANDBOX declares a sandbox."""
+    if permission_mode != "bypassPermissions":
+        return  # and the quick start imports nothing more
+    import os
+
+    from pneuma.agents.claude_code import running_as_root, sandbox_declared
+
+    if running_as_root() and not sandbox_declared(os.environ):
+        _fail("Claude Code refuses --permission-mode bypassPermissions when run as root; "
+              "set IS_SANDBOX=1 if this machine is disposable, or use "
+              "--permission-mode acceptEdits", 2)
+
+
+def _agent_notices(mode: Any, permission_mode: str | None) -> str | None:
+    """One terminal line each for what would otherwise surface only in the
+    page: the permission mode chosen for root, missing credentials.
+    Returns the permission mode to run with (None: the mode's own)."""
+    import os
+
+    from pneuma.agents.claude_code import (
+        CREDENTIALS_NOTICE, ROOT_NOTICE, ROOT_PERMISSION_MODE, choose_permission_mode,
+        credentials_found,
+    )
+
+    manifest_mode = mode.manifest.agent.permission_mode
+    chosen = choose_permission_mode(permission_mode, manifest_mode, os.environ)
+    if chosen == ROOT_PERMISSION_MODE and (permission_mode or manifest_mode) != chosen:
+        click.echo(f"[pneuma] {ROOT_NOTICE}", err=True)
+    if not credentials_found(os.environ):
+        click.echo(f"[pneuma] warning: {CREDENTIALS_NOTICE}", err=True)
+    return permission_mode if chosen == (permission_mode or manifest_mode) else chosen
 
 
 def _start_checks(
@@ -379,6 +469,7 @@ def _start_checks(
     no_prompt: bool,
     skip_skill: bool,
     key: dict[str, Any],
+    switch_mode: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
     """Everything `pneuma run` makes sure of before serving: the backend
     and mode exist and agree, the workspace is seeded with its params, the
@@ -386,6 +477,7 @@ def _start_checks(
     launch stamp when all pass."""
     from pneuma.cli.launch_stamp import checked_paths, write_stamp
     from pneuma.cli.runner import find_backend
+    from pneuma.workspace.manifest_file import manifest_file_problem
 
     try:
         find_backend(backend)
@@ -396,12 +488,19 @@ def _start_checks(
         _fail(f"the {mode_name} mode does not support --backend {backend} "
               f"(it supports: {', '.join(supported)})", 2)
     workspace.mkdir(parents=True, exist_ok=True)
+    _claim_workspace(workspace, mode_name, switch_mode, create=True)
     mode, values = prepare_workspace(mode_name, workspace, provided, no_prompt)
     if not skip_skill:
         # Usually nothing changed since the last run: the fingerprint says so
         # without rendering anything.
         _install_skill(mode, workspace, values, reuse_fingerprint=True)
     write_stamp(workspace, key, checked_paths(mode, workspace))
+    # Not a reason to refuse the start (the agent can fix it), but the
+    # terminal must say so, not only the page.
+    problem = manifest_file_problem(mode, workspace)
+    if problem is not None:
+        click.echo(f"[pneuma] warning: {problem}; the viewer shows nothing until it is fixed",
+                   err=True)
     return mode, values
 
 

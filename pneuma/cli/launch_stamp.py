@@ -21,7 +21,9 @@ stops ``pneuma run`` with its usual message; the stamp only decides the
 order, never whether a check runs.
 
 Any doubt counts as a change: a missing or unreadable stamp, another
-Python, a stat that differs in size, mtime, inode or mode.
+Python, a stat that differs in size, mtime, inode or mode, a file that
+appeared or went away, and for the workspace's own files (config.toml,
+CLAUDE.md, the install's records) a content that differs.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 STAMP_FILE = ".pneuma/launch-stamp.json"
-STAMP_VERSION = 1
+STAMP_VERSION = 2
 
 
 def launch_key(
@@ -66,10 +68,31 @@ def _stat_line(path: str) -> str:
     return f"{path}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}"
 
 
-def _digest(paths: Iterable[str]) -> str:
+# Files of the workspace are small and a person edits them (or a tool
+# copies them in with their old times, and the file system reuses an
+# inode): their stat can stay the same while their content changed, so
+# their content counts too.
+CONTENT_LIMIT = 256 * 1024
+
+
+def _content_line(path: str) -> str:
+    try:
+        with open(path, "rb") as file:
+            data = file.read(CONTENT_LIMIT + 1)
+    except OSError:
+        return "-"
+    if len(data) > CONTENT_LIMIT:
+        return "large"
+    return hashlib.sha256(data).hexdigest()
+
+
+def _digest(paths: Iterable[str], workspace: Path) -> str:
+    inside = str(workspace.resolve()) + os.sep
     digest = hashlib.sha256()
     for path in paths:
         digest.update(_stat_line(path).encode("utf-8", "surrogateescape"))
+        if path.startswith(inside) and os.path.isfile(path):
+            digest.update(b"\0" + _content_line(path).encode())
         digest.update(b"\n")
     return digest.hexdigest()
 
@@ -152,7 +175,7 @@ def stamp_is_current(workspace: Path, key: Mapping[str, Any]) -> bool:
     paths = stored.get("paths")
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         return False
-    return stored.get("digest") == _digest(paths)
+    return stored.get("digest") == _digest(paths, workspace)
 
 
 def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str]) -> None:
@@ -161,7 +184,7 @@ def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str]) -
 
     ordered = list(dict.fromkeys(paths))
     target = workspace / STAMP_FILE
-    data = json.dumps({"key": dict(key), "paths": ordered, "digest": _digest(ordered)},
+    data = json.dumps({"key": dict(key), "paths": ordered, "digest": _digest(ordered, workspace)},
                       ensure_ascii=False, indent=1).encode("utf-8")
     try:
         if target.read_bytes() == data:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pneuma.cli.streams import guard_standard_streams
+
 DEFAULT_PORT = 17007
 PORT_TRIES = 50
 SHUTDOWN_SECONDS = 4.5
@@ -44,6 +46,36 @@ class RunOptions:
     def __post_init__(self) -> None:
         if not self.mode_name and self.mode is not None:
             self.mode_name = self.mode.name
+
+
+# The signals that stop `pneuma run`: Ctrl-C, a service manager, and the
+# terminal that started it closing.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+_stop_signalled = False
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    global _stop_signalled
+    _stop_signalled = True
+    raise KeyboardInterrupt
+
+
+def interrupt_on_stop_signals() -> None:
+    """Until the event loop handles them, the stop signals raise
+    ``KeyboardInterrupt`` (a clean stop) instead of killing the process.
+
+    They are also remembered: an interrupt raised where Python swallows it
+    (in a weakref callback of the import machinery, say: "Exception
+    ignored in ...") must not leave the process serving for ever."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _interrupt)
+
+
+def stop_signalled() -> bool:
+    """Whether a stop signal arrived before the event loop took over."""
+    return _stop_signalled
 
 
 class PortUnavailable(OSError):
@@ -101,6 +133,9 @@ class Announced:
     def publish(self, open_browser: bool) -> None:
         """Print the one ready line and open the browser (in a thread: it
         may take a while and must not hold up the server)."""
+        from pneuma.cli.workspace_lock import record_url
+
+        record_url(self.workspace, self.url)
         print(f"[pneuma] ready {self.url}", flush=True)
         if open_browser:
             import threading
@@ -127,16 +162,20 @@ def announce(options: RunOptions) -> Announced:
     """Bind, pick the session id and token (``Announced``); the caller
     then calls its ``publish``. Raises ``PortUnavailable``.
 
-    From here until the event loop takes over, SIGTERM stops start-up as
-    Ctrl-C does (``KeyboardInterrupt``), instead of killing the process
-    in the middle of writing a file."""
+    From here until the event loop takes over, SIGTERM and SIGHUP stop
+    start-up as Ctrl-C does (``KeyboardInterrupt``), instead of killing
+    the process in the middle of writing a file."""
     from pneuma.server.persistence import peek_session_id
 
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    interrupt_on_stop_signals()
     workspace = options.workspace.resolve()
     session_id, resumed = peek_session_id(workspace, options.mode_name, options.backend)
     sock = bind_socket(options.host, options.port)
     port = sock.getsockname()[1]
+    if options.port and port != options.port:
+        # Before the ready line: whoever expects the asked port learns why
+        # the URL names another.
+        print(f"[pneuma] port {options.port} is taken; using {port}", file=sys.stderr, flush=True)
     token = options.token or secrets.token_urlsafe(24)
     display_host = "127.0.0.1" if options.host in ("0.0.0.0", "::") else options.host
     if ":" in display_host:
@@ -168,11 +207,13 @@ async def serve(options: RunOptions, announced: Announced) -> int:
     # would kill the process without saving the session.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in STOP_SIGNALS:
         try:
             loop.add_signal_handler(signum, stop.set)
         except (NotImplementedError, RuntimeError):
             pass
+    if stop_signalled():  # one came during start-up and its interrupt got lost
+        stop.set()
 
     backend_spec = find_backend(options.backend)
     workspace = options.workspace.resolve()
@@ -224,7 +265,8 @@ async def serve(options: RunOptions, announced: Announced) -> int:
 
 
 def run(options: RunOptions, announced: Announced | None = None) -> int:
-    """Serve until SIGINT or SIGTERM (announcing first unless done already)."""
+    """Serve until SIGINT, SIGTERM or SIGHUP (announcing first unless done already)."""
+    guard_standard_streams()
     try:
         import asyncio
         import logging

@@ -1,0 +1,84 @@
+"""A workspace belongs to one mode.
+
+Running another mode on it rewrites CLAUDE.md, replaces the skill and the
+slash commands, and starts a new conversation, so `pneuma run` refuses
+unless asked with ``--switch-mode``. A switch parks the old mode's
+conversation (``session.json`` and ``history.json``) in
+``.pneuma/sessions/<mode>/`` and brings back the new mode's parked one, if
+any: switching back resumes where that mode's conversation stopped. The
+old mode's installed skill folder goes (the installer then writes the new
+mode's skill, CLAUDE.md sections and commands, and drops the old commands).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path, PurePosixPath
+
+STATE_DIR = ".pneuma"
+SESSION_FILES = ("session.json", "history.json")
+PARKED_DIR = ".pneuma/sessions"
+INSTALL_STATE = ".pneuma/installed.json"
+
+
+def workspace_mode(workspace: Path) -> str | None:
+    """The mode the workspace was last run (or installed) with, if any."""
+    for rel in (f"{STATE_DIR}/session.json", INSTALL_STATE):
+        try:
+            data = json.loads((workspace / rel).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("mode"), str) and data["mode"]:
+            return data["mode"]
+    return None
+
+
+def switch_refusal(workspace: Path, mode: str) -> str | None:
+    """Why running ``mode`` on ``workspace`` needs ``--switch-mode``, or None."""
+    current = workspace_mode(workspace)
+    if current is None or current == mode:
+        return None
+    return (f"{workspace} is a {current} workspace; running the {mode} mode would replace "
+            f"its CLAUDE.md, skill, commands and conversation. Run it with --mode {current}, "
+            f"or add --switch-mode to switch (the {current} conversation is kept and resumes "
+            f"when you switch back)")
+
+
+def switch_sessions(workspace: Path, to_mode: str) -> str | None:
+    """Park the current mode's conversation and restore ``to_mode``'s;
+    returns the mode switched from (None when there was nothing to do)."""
+    current = workspace_mode(workspace)
+    if current is None or current == to_mode:
+        return None
+    state = workspace / STATE_DIR
+    parked_old = workspace / PARKED_DIR / current
+    parked_old.mkdir(parents=True, exist_ok=True)
+    for name in SESSION_FILES:
+        if (state / name).exists():
+            os.replace(state / name, parked_old / name)
+    parked_new = workspace / PARKED_DIR / to_mode
+    for name in SESSION_FILES:
+        if (parked_new / name).exists():
+            os.replace(parked_new / name, state / name)
+    remove_old_skill(workspace)
+    return current
+
+
+def remove_old_skill(workspace: Path) -> None:
+    """Delete the skill folder the last install recorded (only ever a
+    folder under ``.claude/skills/``)."""
+    try:
+        data = json.loads((workspace / INSTALL_STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    rel = data.get("skill") if isinstance(data, dict) else None
+    if not isinstance(rel, str):
+        return
+    parts = PurePosixPath(rel).parts
+    if len(parts) != 3 or parts[:2] != (".claude", "skills") or parts[2] in ("", ".", ".."):
+        return
+    folder = workspace.joinpath(*parts)
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
