@@ -6,6 +6,7 @@ Failures are raised as ``ToolError`` and answered by the error middleware
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -22,6 +23,7 @@ from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
 from pneuma.server.errors import json_text
 from pneuma.server.routes_files import atomic_write, decode_content, read_json_body
 from pneuma.tools.errors import ToolError
+from pneuma.tools.files import write_in_workspace
 
 PROTECTED_PATHS = (".claude/**", ".claude", ".pneuma/**", ".pneuma", "CLAUDE.md", ".gitignore",
                    ".mcp.json", ".git/**")
@@ -202,12 +204,15 @@ async def scaffold(request: web.Request) -> web.Response:
             details={"decision": "declined", **({"message": message} if message else {})},
             hint="Do not scaffold again unasked; ask the person what they want instead."))
     self_writes = request.app[SELF_WRITES]
+    # By fd, like every file route: a symlink swapped since the dry run
+    # cannot move a delete or a write outside the workspace.
     for rel in doomed:
         self_writes.mark(rel)
-        (sandbox.root / rel).unlink(missing_ok=True)
-    for rel, path, data in writes:
+        with contextlib.suppress(FileNotFoundError):
+            sandbox.unlink(rel)
+    for rel, _path, data in writes:
         self_writes.mark(rel)
-        atomic_write(path, data)
+        write_in_workspace(sandbox, rel, data)
     return web.json_response({"success": True, "deleted": sorted(doomed),
                               "written": [w[0] for w in writes]})
 
