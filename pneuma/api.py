@@ -70,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "read_text": "pneuma.tools.files:read_text",
     "atomic_write_text": "pneuma.tools.files:atomic_write_text",
     "atomic_write_bytes": "pneuma.tools.files:atomic_write_bytes",
+    "write_in_workspace": "pneuma.tools.files:write_in_workspace",
     "content_hash": "pneuma.tools.files:content_hash",
     "line_diff": "pneuma.tools.diff:line_diff",
     "apply_line_diff": "pneuma.tools.diff:apply_line_diff",
@@ -140,7 +141,13 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.tools.context import Interaction, ToolContext
     from pneuma.tools.diff import apply_line_diff, line_diff
     from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS, ErrorCode, ToolError
-    from pneuma.tools.files import atomic_write_bytes, atomic_write_text, content_hash, read_text
+    from pneuma.tools.files import (
+        atomic_write_bytes,
+        atomic_write_text,
+        content_hash,
+        read_text,
+        write_in_workspace,
+    )
     from pneuma.tools.browser import is_local_url
     from pneuma.tools.runtime import forward_to_server
     from pneuma.tools.server_client import request_json

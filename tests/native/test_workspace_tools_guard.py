@@ -38,3 +38,15 @@ def test_a_write_leaves_no_temp_file_behind(tmp_path: Path):
                                           {"path": "plan/today.md", "content": "# Today\n"})
     assert not is_error and result == {"path": "plan/today.md", "bytes": 8}
     assert sorted(p.name for p in (workspace / "plan").iterdir()) == ["today.md"]
+
+
+def test_a_plain_file_is_read_and_a_missing_one_is_said_so(tmp_path: Path):
+    workspace = tmp_path / "ws"
+    (workspace / "plan").mkdir(parents=True)
+    (workspace / "plan" / "today.md").write_text("# Today\n", encoding="utf-8")
+    result, is_error = run_workspace_tool(workspace, "workspace_read_file",
+                                          {"path": "plan/today.md"})
+    assert not is_error and result == {"path": "plan/today.md", "content": "# Today\n"}
+    result, is_error = run_workspace_tool(workspace, "workspace_read_file",
+                                          {"path": "plan/none.md"})
+    assert is_error and result == {"error": "no file plan/none.md"}

@@ -24,8 +24,8 @@ from pneuma.api import (
     NoBrowserConnected,
     Sandbox,
     ToolError,
-    atomic_write_bytes,
     call_mode_tool,
+    write_in_workspace,
 )
 
 log = logging.getLogger(__name__)
@@ -209,27 +209,28 @@ def run_workspace_tool(workspace: Path, name: str, args: dict[str, Any]) -> tupl
                     break
             return {"files": files[:MAX_LIST], "truncated": len(files) >= MAX_LIST}, False
         if name == "workspace_read_file":
-            path = sandbox.resolve(args.get("path"))
-            if not path.is_file():
+            try:
+                # By fd, as every file route: a symlink swapped meanwhile
+                # cannot lead the read outside (hard links refused on the fd).
+                data, _ = sandbox.read_bytes(args.get("path"), MAX_READ_BYTES)
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                 return {"error": f"no file {args.get('path')}"}, True
-            sandbox.check_readable(path, sandbox.normalize(args.get("path")))
-            data = path.read_bytes()
             if len(data) > MAX_READ_BYTES:
                 return {"error": f"{args.get('path')} is larger than {MAX_READ_BYTES} bytes"}, True
             try:
-                return {"path": sandbox.relative(path), "content": data.decode("utf-8")}, False
+                return {"path": sandbox.normalize(args.get("path")), "content": data.decode("utf-8")}, False
             except UnicodeDecodeError:
                 return {"error": f"{args.get('path')} is not UTF-8 text"}, True
         if name == "workspace_write_file":
-            path = sandbox.resolve_writable(args.get("path"))
+            rel = sandbox.normalize(args.get("path"))
+            sandbox.resolve_writable(rel)  # .claude/ and .mcp.json: the installer's
             content = args.get("content")
             if not isinstance(content, str):
                 return {"error": "'content' must be a string"}, True
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # The host's one atomic write: its temp files are the ones
-            # `pneuma run` recognises and removes after a crash.
-            atomic_write_bytes(path, content.encode("utf-8"))
-            return {"path": sandbox.relative(path), "bytes": len(content.encode("utf-8"))}, False
+            # The host's one atomic write, by fd (missing folders made): its
+            # temp files are the ones `pneuma run` removes after a crash.
+            write_in_workspace(sandbox, rel, content.encode("utf-8"))
+            return {"path": rel, "bytes": len(content.encode("utf-8"))}, False
     except ToolError as exc:
         return {"error": exc.to_dict()}, True
     except OSError as exc:
