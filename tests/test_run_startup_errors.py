@@ -9,39 +9,15 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
-import pytest
-
 from pneuma.cli.launch_stamp import launch_key, stamp_is_current, write_stamp
-
-PNEUMA = str(Path(sys.executable).parent / "pneuma")
-_started: list[subprocess.Popen] = []
-
-
-@pytest.fixture(autouse=True)
-def _no_server_left():
-    """A failing test must not leave a `pneuma run` serving."""
-    yield
-    while _started:
-        proc = _started.pop()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(5)
+from tests.pneuma_process import no_server_left, start_run  # noqa: F401 (autouse fixture)
 
 
 def _run(workspace: Path, mode: str = "slide", *extra: str) -> subprocess.Popen:
-    env = {**os.environ, "PNEUMA_LOAD_PLUGINS": mode, "PYTHONUNBUFFERED": "1"}
-    env.pop("IS_SANDBOX", None)
-    proc = subprocess.Popen(
-        [PNEUMA, "run", "--mode", mode, "--workspace", str(workspace), "--backend", "none",
-         "--no-open", "--no-prompt", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )
-    _started.append(proc)
-    return proc
+    return start_run(workspace, mode, *extra, root_sandbox=False)
 
 
 def _start_and_stop(workspace: Path, mode: str = "slide", *extra: str) -> tuple[str, str]:

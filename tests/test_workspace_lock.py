@@ -4,38 +4,15 @@ it is refused with the URL of the first, and another mode only with
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
-PNEUMA = str(Path(sys.executable).parent / "pneuma")
-_started: list[subprocess.Popen] = []
-
-
-@pytest.fixture(autouse=True)
-def _no_server_left():
-    """A failing test must not leave a `pneuma run` serving."""
-    yield
-    while _started:
-        proc = _started.pop()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(5)
+from tests.pneuma_process import no_server_left, start_run  # noqa: F401 (autouse fixture)
 
 
 def _run(workspace: Path, mode: str, *extra: str) -> subprocess.Popen:
-    env = {**os.environ, "PNEUMA_LOAD_PLUGINS": "slide,doc", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [PNEUMA, "run", "--mode", mode, "--workspace", str(workspace), "--backend", "none",
-         "--no-open", "--no-prompt", "--port", "0", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )
-    _started.append(proc)
-    return proc
+    return start_run(workspace, mode, "--port", "0", *extra, plugins="slide,doc")
 
 
 def _ready(proc: subprocess.Popen) -> str:
