@@ -227,6 +227,12 @@ _CHUNK = 256 * 1024
 _TEXT_SUFFIXES = (".html", ".htm", ".css", ".js", ".mjs", ".svg", ".md", ".txt", ".json")
 
 
+def content_type_of(rel: str) -> str:
+    """The media type of a workspace file by its suffix alone: guessing from
+    the whole name would read ``0:.html`` as a URL with scheme ``0``."""
+    return mimetypes.guess_type("file" + Path(rel).suffix.lower())[0] or "application/octet-stream"
+
+
 def _byte_range(request: web.Request, size: int) -> tuple[int, int] | None:
     """``(start, end)`` (end exclusive) the Range header asks for, None for
     the whole file, ``(-1, -1)`` for a range the file does not have (416)."""
@@ -266,7 +272,7 @@ async def content(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(status=206 if span is not None else 200)
         response.headers["Cache-Control"] = "no-cache"
         response.headers["Accept-Ranges"] = "bytes"
-        response.content_type = mimetypes.guess_type(rel)[0] or "application/octet-stream"
+        response.content_type = content_type_of(rel)
         if span is not None:
             response.headers["Content-Range"] = f"bytes {start}-{stop - 1}/{size}"
         response.content_length = stop - start

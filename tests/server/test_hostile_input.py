@@ -218,3 +218,16 @@ async def test_any_text_in_any_field_is_answered_in_the_error_shape(tmp_path):
                 assert answer.get("error", {}).get("code", "").startswith("E_"), answer
 
         await asyncio.to_thread(property_holds)
+
+
+async def test_a_name_the_mimetypes_module_reads_as_a_url_is_served(tmp_path):
+    """Found by the stress run: ``0:.html`` looked like a URL with scheme
+    ``0``, got no media type, then a charset, and /content answered 500."""
+    from pneuma.testing import serve
+
+    async with serve("doc", tmp_path / "ws", backend="none", watch=False) as server:
+        (tmp_path / "ws" / "0:.html").write_text("<p>hi</p>", encoding="utf-8")
+        async with server.session.get(f"{server.url}/content/0:.html", headers=server.auth) as r:
+            assert r.status == 200
+            assert r.headers["Content-Type"] == "text/html; charset=utf-8"
+            assert await r.text() == "<p>hi</p>"
