@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -74,28 +75,47 @@ def _flipper(ws: Path, outside: Path, stop: threading.Event) -> threading.Thread
     return threading.Thread(target=flip, daemon=True)
 
 
-async def test_a_flipping_symlink_never_leads_outside(server, arena, notes_mode):
-    ws, outside = arena
+@dataclass
+class RaceResult:
+    """What a run of the race tried and what came back."""
+
+    rounds: int = 0
+    requests: int = 0
+    tool_calls: int = 0
+    answers: list[str] = field(default_factory=list)
+    outside_changed: bool = False
+
+    @property
+    def leaked(self) -> list[str]:
+        return [a for a in self.answers if OUTSIDE.strip() in a or OUTSIDE_ONLY_NAME in a]
+
+    def assert_nothing_escaped(self, at_least: int) -> None:
+        assert self.rounds > at_least, "too few rounds ran to mean anything"
+        assert sum(INSIDE.strip() in a for a in self.answers) > at_least, \
+            "the reads never got through"
+        assert not self.outside_changed, "a write or delete landed outside the workspace"
+        leaked = self.leaked
+        assert not leaked, f"{len(leaked)} answers held outside content, e.g. {leaked[0][:200]}"
+
+
+async def run_race(server, ws: Path, outside: Path, notes_mode, *, rounds: int,
+                   time_cap: float) -> RaceResult:
+    """Flip the symlinks in a thread while every door is used, ``rounds``
+    times at most and for ``time_cap`` seconds at most (also the stress
+    suite's run, with larger bounds)."""
     before = _tree(outside)
     runtime = ToolRuntime(notes_mode, ws, server_url="", server_token="",
                           policy_overrides={"writeRequiresDiff": False})
-    answers: list[str] = []
-
-    async def text(response) -> str:
-        body = await response.read()
-        return body.decode("utf-8", "replace")
-
+    result = RaceResult()
     stop = threading.Event()
     flipper = _flipper(ws, outside, stop)
     old_interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)  # let the flipper run between any two steps
     flipper.start()
-    deadline = time.monotonic() + TIME_CAP
+    deadline = time.monotonic() + time_cap
     try:
-        for round_ in range(ROUNDS):
-            if time.monotonic() > deadline:
-                break
-            body = f"written {round_}\n"
+        while result.rounds < rounds and time.monotonic() < deadline:
+            body = f"written {result.rounds}\n"
             requests = [
                 server.get("/api/files/read", params={"path": "link/secret.txt"}),
                 server.get("/content/link/secret.txt"),
@@ -109,23 +129,32 @@ async def test_a_flipping_symlink_never_leads_outside(server, arena, notes_mode)
                 server.get("/api/files/tree"),
                 server.post("/api/tools/list_files", json={"path": "link"}),
             ]
+            if result.rounds % 2:
+                # The other order, so the flip lands between other checks and uses.
+                requests.reverse()
             for response in await asyncio.gather(*requests):
-                answers.append(await text(response))
+                result.answers.append((await response.read()).decode("utf-8", "replace"))
+            result.requests += len(requests)
             for name, args in (("read_file", {"path": "flink"}),
                                ("write_to_file", {"path": "link/victim.txt", "content": body,
                                                   "mode": "overwrite", "dryRun": False}),
                                ("search_files", {"path": "link", "regex": "SECRET"}),
                                ("list_files", {"path": "link", "globs": ["**"]})):
-                answers.append(str(await asyncio.to_thread(runtime.call, name, args)))
+                result.answers.append(str(await asyncio.to_thread(runtime.call, name, args)))
+                result.tool_calls += 1
+            result.rounds += 1
     finally:
         stop.set()
         flipper.join(5)
         sys.setswitchinterval(old_interval)
-    assert round_ > 50, "too few rounds ran to mean anything"
-    assert sum(INSIDE.strip() in a for a in answers) > 50, "the reads never got through"
-    assert _tree(outside) == before, "a write or delete landed outside the workspace"
-    leaked = [a for a in answers if OUTSIDE.strip() in a or OUTSIDE_ONLY_NAME in a]
-    assert not leaked, f"{len(leaked)} answers held outside content, e.g. {leaked[0][:200]}"
+    result.outside_changed = _tree(outside) != before
+    return result
+
+
+async def test_a_flipping_symlink_never_leads_outside(server, arena, notes_mode):
+    ws, outside = arena
+    result = await run_race(server, ws, outside, notes_mode, rounds=ROUNDS, time_cap=TIME_CAP)
+    result.assert_nothing_escaped(at_least=50)
 
 
 def test_the_fd_walk_follows_inside_links_and_refuses_the_rest(tmp_path):
