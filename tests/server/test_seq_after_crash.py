@@ -85,69 +85,89 @@ def user_message(text: str) -> str:
     return json.dumps({"type": "user_message", "content": text, "client_msg_id": text})
 
 
-async def test_a_tab_from_before_a_kill_9_misses_nothing_of_the_next_run(tmp_path: Path) -> None:
-    workspace = tmp_path / "deck"
-    workspace.mkdir()
+EVENTS_BEFORE_KILL = 40
 
-    # Run 1: a tab keeps sending; the server is killed while events flow.
-    first = Run(workspace)
-    seen = 0
+
+async def talk_until_killed(run: Run) -> tuple[int, int]:
+    """A tab keeps sending until the run is killed at EVENTS_BEFORE_KILL
+    events seen; returns (the newest seq seen, messages sent)."""
+    seen = first = 0
+    sent = 0
     try:
-        async with tab(first, 0) as ws:
+        async with tab(run, 0) as ws:
             async def keep_sending() -> None:
+                nonlocal sent
                 for i in range(10_000):
                     await ws.send_str(user_message(f"before {i}"))
+                    sent += 1
                     await asyncio.sleep(0.005)
 
             sender = asyncio.create_task(keep_sending())
             try:
                 async for message in messages(ws):
-                    seen = max(seen, message.get("seq", 0))
-                    if seen >= 40 and first.proc.poll() is None:
-                        first.proc.send_signal(signal.SIGKILL)
+                    seq = message.get("seq", 0)
+                    first = first or seq
+                    seen = max(seen, seq)
+                    if seen - first >= EVENTS_BEFORE_KILL and run.proc.poll() is None:
+                        run.proc.send_signal(signal.SIGKILL)
             except (aiohttp.ClientError, ConnectionError):
                 pass
             finally:
                 sender.cancel()
                 await asyncio.gather(sender, return_exceptions=True)
-    finally:
-        first.proc.kill()
-        first.proc.wait()
-    assert first.proc.returncode == -signal.SIGKILL
-    assert seen >= 40
+    finally:  # killed, or never left serving by a failure
+        run.proc.kill()
+        run.proc.wait()
+    assert run.proc.returncode == -signal.SIGKILL
+    return seen, sent
 
-    # Run 2: another tab talks until the new run has broadcast past `seen`.
-    second = Run(workspace)
-    try:
-        sent: list[str] = []
-        async with tab(second, 0) as ws:
-            stream = messages(ws)
-            newest = 0
-            while newest <= seen + 4:
-                sent.append(f"after {len(sent)}")
-                await ws.send_str(user_message(sent[-1]))
-                async for message in stream:
-                    newest = max(newest, message.get("seq", 0))
-                    if message.get("type") == "error" and message.get("code") == "no_agent":
-                        break  # this message is through
 
-        # The tab from before the crash reconnects with what it saw.
-        got: list[dict[str, Any]] = []
-        async with tab(second, seen) as ws:
-            async for message in messages(ws):
-                got.append(message)
-                if message["type"] == "status_change" and "seq" not in message:
-                    break  # the end of what the subscription sends
-    finally:
-        second.stop()
-
+async def missed_after_reconnect(run: Run, stale_seq: int) -> tuple[list[str], int, bool]:
+    """Talks to ``run`` until its numbers pass ``stale_seq``, then reconnects
+    with it; returns (messages the reconnecting tab did not get, messages
+    sent, whether it got a full history)."""
+    sent: list[str] = []
+    async with tab(run, 0) as ws:
+        stream = messages(ws)
+        newest = 0
+        while newest <= stale_seq + 4:
+            sent.append(f"after {len(sent)}")
+            await ws.send_str(user_message(sent[-1]))
+            async for message in stream:
+                newest = max(newest, message.get("seq", 0))
+                if message.get("type") == "error" and message.get("code") == "no_agent":
+                    break
+    got = []
+    async with tab(run, stale_seq) as ws:
+        async for message in messages(ws):
+            got.append(message)
+            if message["type"] == "status_change" and "seq" not in message:
+                break
     shown = [m["content"] for m in got if m["type"] == "user_message"]
     for m in got:
         if m["type"] == "message_history":
             shown += [h["content"] for h in m["messages"] if h.get("type") == "user_message"]
-    missing = [text for text in sent if text not in shown]
+    history = any(m["type"] == "message_history" for m in got)
+    return [text for text in sent if text not in shown], len(sent), history
+
+
+async def test_a_tab_from_before_a_kill_9_misses_nothing_of_the_next_run(tmp_path: Path) -> None:
+    workspace = tmp_path / "deck"
+    workspace.mkdir()
+
+    # Run 1: a tab keeps sending; the server is killed while events flow.
+    seen, _ = await talk_until_killed(Run(workspace))
+    assert seen >= EVENTS_BEFORE_KILL
+
+    # Run 2: another tab talks until the new run has broadcast past `seen`;
+    # then the tab from before the crash reconnects with what it saw.
+    second = Run(workspace)
+    try:
+        missing, _, history = await missed_after_reconnect(second, seen)
+    finally:
+        second.stop()
     assert not missing, f"the reconnecting tab silently missed {missing}"
-    assert any(m["type"] == "message_history" for m in got)
+    assert history
 
 
 async def test_a_clean_restart_continues_the_numbering(tmp_path: Path) -> None:
