@@ -217,6 +217,12 @@ def stdio(tmp_path: Path) -> StdioFeed:
 @example(line=DEEP_IN_A_MESSAGE)
 @example(line=b'{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"\\ud800"}]}}')
 async def test_a_malformed_line_on_stdout_is_skipped_with_a_warning(stdio, line):
+    await malformed_on_stdout(stdio, line)
+
+
+async def malformed_on_stdout(stdio: StdioFeed, line: bytes) -> None:
+    """Feed one malformed line mid-turn: one bounded warning, the session as
+    it was, and the turn still ends (also the stress suite's check)."""
     stdio.bridge.begin_turn()  # a turn runs, as when the person sent a message
     before = snapshot(stdio.session)
     with Warnings("tests.bad_lines") as warnings:
@@ -232,12 +238,19 @@ async def test_a_malformed_line_on_stdout_is_skipped_with_a_warning(stdio, line)
 @given(line=any_line)
 @example(line=LISTED_TYPE)
 async def test_any_line_on_stdout_leaves_the_session_working(stdio, line):
+    await any_on_stdout(stdio, line)
+
+
+async def any_on_stdout(stdio: StdioFeed, line: bytes) -> bool:
+    """Feed one line of any shape mid-turn: the session stays sendable and
+    answers the next turn. Returns whether the line was skipped with a warning."""
     stdio.bridge.begin_turn()
-    with Warnings("tests.bad_lines"):
+    with Warnings("tests.bad_lines") as warnings:
         await stdio.feed(line + b"\n")
     assert isinstance(stdio.session.status, str)
     assert_encodable(stdio.session)
     await stdio.still_answers()
+    return bool(warnings.messages)
 
 
 FAKE_CLI = """\
@@ -349,6 +362,12 @@ class SocketSession:
 @example(line=DEEP_IN_A_MESSAGE)
 async def test_a_malformed_line_on_the_agent_socket_is_skipped_and_the_socket_stays_open(
         socket_session, line):
+    await malformed_on_socket(socket_session, line)
+
+
+async def malformed_on_socket(socket_session, line: bytes) -> None:
+    """The same over ``/ws/cli``: skipped with a warning, the session as it
+    was, the socket open and answering (also the stress suite's check)."""
     await socket_session.start_turn()
     before = snapshot(socket_session.session)
     with Warnings("pneuma.agents.socket_agent") as warnings:
@@ -364,8 +383,14 @@ async def test_a_malformed_line_on_the_agent_socket_is_skipped_and_the_socket_st
 @given(line=any_line)
 @example(line=LISTED_TYPE)
 async def test_any_line_on_the_agent_socket_leaves_the_session_working(socket_session, line):
+    await any_on_socket(socket_session, line)
+
+
+async def any_on_socket(socket_session, line: bytes) -> bool:
+    """The same over ``/ws/cli``; returns whether the line was skipped with a warning."""
     await socket_session.start_turn()
-    with Warnings("pneuma.agents.socket_agent"):
+    with Warnings("pneuma.agents.socket_agent") as warnings:
         await socket_session.send(line)
         await socket_session.still_answers()
     assert_encodable(socket_session.session)
+    return bool(warnings.messages)

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.stress.tally import count, record
 from tests.test_bad_agent_lines import (  # noqa: F401  (socket_session is a fixture)
-    MAX_WARNING, StdioFeed, Warnings, any_line, assert_encodable, malformed_line, snapshot,
-    socket_session)
+    StdioFeed, any_line, any_on_socket, any_on_stdout, malformed_line, malformed_on_socket,
+    malformed_on_stdout, socket_session)
 
 pytestmark = pytest.mark.stress
 
@@ -52,54 +52,32 @@ def tally(request):
 @_settings(STDIO_EXAMPLES)
 @given(line=malformed_line)
 async def test_malformed_lines_on_stdout_are_skipped(stdio, tally, line):
-    stdio.bridge.begin_turn()
-    before = snapshot(stdio.session)
-    with Warnings("tests.bad_lines") as warnings:
-        await stdio.feed(line + b"\n")
-    assert snapshot(stdio.session) == before
-    assert len(warnings.messages) == 1 and len(warnings.messages[0]) < MAX_WARNING
+    await malformed_on_stdout(stdio, line)
     tally["lines"] += 1
     tally["warned"] += 1
-    await stdio.still_answers()
 
 
 @_settings(STDIO_EXAMPLES)
 @given(line=any_line)
 async def test_any_line_on_stdout_leaves_the_session_working(stdio, tally, line):
-    stdio.bridge.begin_turn()
-    with Warnings("tests.bad_lines") as warnings:
-        await stdio.feed(line + b"\n")
-    assert_encodable(stdio.session)
+    warned = await any_on_stdout(stdio, line)
     tally["lines"] += 1
-    tally["warned"] += bool(warnings.messages)
-    await stdio.still_answers()
+    tally["warned"] += warned
 
 
 @_settings(SOCKET_EXAMPLES)
 @given(line=malformed_line)
 async def test_malformed_lines_on_the_agent_socket_are_skipped(socket_session, tally,
                                                                line):  # noqa: F811
-    await socket_session.start_turn()
-    before = snapshot(socket_session.session)
-    with Warnings("pneuma.agents.socket_agent") as warnings:
-        await socket_session.send(line)
-        await socket_session.until(lambda: warnings.messages, "the warning")
-        assert snapshot(socket_session.session) == before
-    assert warnings.messages[0].startswith("skipped an agent line that ")
-    assert len(warnings.messages[0]) < MAX_WARNING
+    await malformed_on_socket(socket_session, line)
     tally["lines"] += 1
     tally["warned"] += 1
-    await socket_session.still_answers()
 
 
 @_settings(SOCKET_EXAMPLES)
 @given(line=any_line)
 async def test_any_line_on_the_agent_socket_leaves_the_session_working(
         socket_session, tally, line):  # noqa: F811
-    await socket_session.start_turn()
-    with Warnings("pneuma.agents.socket_agent") as warnings:
-        await socket_session.send(line)
-        await socket_session.still_answers()
-    assert_encodable(socket_session.session)
+    warned = await any_on_socket(socket_session, line)
     tally["lines"] += 1
-    tally["warned"] += bool(warnings.messages)
+    tally["warned"] += warned
