@@ -21,7 +21,6 @@ import json
 import logging
 import stat
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +33,8 @@ from pneuma.agents.claude_code import ClaudeCodeBackend, read_lines
 from pneuma.agents.stream_json import PREVIEW_CHARS, AgentLink, StreamJsonBridge
 from pneuma.host.registry import get_mode
 from pneuma.server.session import Session
-from pneuma.workspace.params import init_workspace
 from tests.fakes.sink import RecordingSink
-from tests.server.harness import server_config, start_app_server
+from tests.server.harness import seeded_slide_workspace, server_config, start_app_server
 from tests.test_ws_cli import Server, backend_spec
 
 # The two lines of the issue.
@@ -302,10 +300,7 @@ async def test_the_issue_line_from_a_real_cli_process_does_not_wedge_the_turn(tm
 @pytest.fixture
 async def socket_session(pm, aiohttp_client, tmp_path):
     """One served slide session with a connected agent and a tab."""
-    mode = get_mode("slide")
-    workspace = (tmp_path / f"ws-{uuid.uuid4().hex[:6]}").resolve()
-    workspace.mkdir()
-    init_workspace(mode, workspace, {})
+    mode, workspace = seeded_slide_workspace(tmp_path)
     config = server_config(mode, workspace, backend=backend_spec("socket"))
     server = await start_app_server(aiohttp_client, config, Server)
     tab = await server.tab()

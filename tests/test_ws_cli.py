@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,10 +21,8 @@ import pytest
 
 from pneuma.agents.builtin import register_backends
 from pneuma.agents.socket_agent import SocketAgentBackend
-from pneuma.host.registry import get_mode
-from pneuma.workspace.params import init_workspace
 from pneuma.testing.browser import join_session
-from tests.server.harness import AppServer, server_config, start_app_server
+from tests.server.harness import AppServer, seeded_slide_workspace, server_config, start_app_server
 from tests.server.ws_client import TIMEOUT, FrameClient
 
 TRANSCRIPTS = Path("/work/shared/reference/claude-code-stream-json")
@@ -102,10 +99,7 @@ class Server(AppServer):
 @pytest.fixture
 def make_server(pm, aiohttp_client, tmp_path):
     async def make(backend: str = "socket", **config_kwargs: Any) -> Server:
-        mode = get_mode("slide")
-        workspace = (tmp_path / f"ws-{uuid.uuid4().hex[:6]}").resolve()
-        workspace.mkdir()
-        init_workspace(mode, workspace, {})
+        mode, workspace = seeded_slide_workspace(tmp_path)
         config = server_config(mode, workspace, backend=backend_spec(backend), **config_kwargs)
         return await start_app_server(aiohttp_client, config, Server)
 

@@ -74,6 +74,19 @@ class AppServer(SessionClient):
         await self.client.close()
 
 
+def seeded_slide_workspace(tmp_path: Path) -> tuple[LoadedMode, Path]:
+    """The slide mode and a fresh workspace of its own under ``tmp_path``,
+    seeded as ``pneuma init`` does (one per call, so a test may make several)."""
+    from pneuma.host.registry import get_mode
+    from pneuma.workspace.params import init_workspace
+
+    mode = get_mode("slide")
+    workspace = (tmp_path / f"ws-{uuid.uuid4().hex[:6]}").resolve()
+    workspace.mkdir()
+    init_workspace(mode, workspace, {})
+    return mode, workspace
+
+
 def server_config(mode: LoadedMode, workspace: Path, *, backend: BackendSpec | None = None,
                   session: Session | None = None, session_id: str | None = None,
                   token: str | None = None, **options: Any) -> ServerConfig:

@@ -8,7 +8,6 @@ whichever way the token comes."""
 from __future__ import annotations
 
 import time
-import uuid
 from pathlib import Path
 from urllib.parse import quote
 
@@ -16,11 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pneuma.host.registry import get_mode
 from pneuma.server.csp import CONTENT_POLICY
-from pneuma.workspace.params import init_workspace
 from tests.browser.test_content_isolation import ATTACK, PAGE, SLIDE, SVG
-from tests.server.harness import server_config, start_app_server
+from tests.server.harness import seeded_slide_workspace, server_config, start_app_server
 from tests.server.test_auth import all_routes
 from tests.stress.tally import count, record
 
@@ -41,10 +38,7 @@ def _bodies() -> st.SearchStrategy[bytes]:
 
 @pytest.fixture
 async def slide_server(pm, aiohttp_client, tmp_path):
-    mode = get_mode("slide")
-    workspace = (tmp_path / f"ws-{uuid.uuid4().hex[:6]}").resolve()
-    workspace.mkdir()
-    init_workspace(mode, workspace, {})
+    mode, workspace = seeded_slide_workspace(tmp_path)
     return await start_app_server(aiohttp_client, server_config(mode, workspace))
 
 
