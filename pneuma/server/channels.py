@@ -14,6 +14,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from pneuma.tools.errors import ToolError
+
 DEFAULT_ACTION_TIMEOUT = 60.0
 
 
@@ -23,6 +25,13 @@ class NoBrowserConnected(RuntimeError):
 
 class BrowserRequestTimeout(TimeoutError):
     pass
+
+
+def no_browser_error(exc: NoBrowserConnected) -> ToolError:
+    """How a request that found no tab open is answered, over HTTP and to a plugin."""
+    return ToolError("E_UNAVAILABLE", str(exc), details={"reason": "no_browser"},
+                     hint="Ask the person to open the Pneuma page (the URL `pneuma run` "
+                          "printed), then try again.")
 
 
 class _PendingRequests:

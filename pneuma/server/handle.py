@@ -19,7 +19,7 @@ from aiohttp import web
 
 from pneuma.agents.base import AgentBackend
 from pneuma.host.modes import LoadedMode
-from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected, no_browser_error
 from pneuma.server.config import ServerConfig
 from pneuma.server.session import Session
 from pneuma.server.watcher import SelfWrites
@@ -104,9 +104,7 @@ class Pneuma:
                 action_id, dict(params or {}), timeout or self.config.action_timeout)
         except NoBrowserConnected as exc:
             # The same answer as POST /api/viewer/action gives (docs/errors.md).
-            raise ToolError("E_UNAVAILABLE", str(exc), details={"reason": "no_browser"},
-                            hint="Ask the person to open the Pneuma page (the URL "
-                                 "`pneuma run` printed), then try again.") from None
+            raise no_browser_error(exc) from None
         except BrowserRequestTimeout as exc:
             raise ToolError("E_TIMEOUT", str(exc), details={"actionId": action_id}) from None
 

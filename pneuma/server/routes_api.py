@@ -19,7 +19,7 @@ from wcmatch import glob as wcglob
 
 from pneuma.host.paths import web_dir
 from pneuma.server.config import CONFIG, SANDBOX, SELF_WRITES, SESSION
-from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected, no_browser_error
 from pneuma.server.errors import json_text
 from pneuma.server.routes_files import atomic_write, decode_content, read_json_body
 from pneuma.tools.errors import ToolError
@@ -87,11 +87,6 @@ def _failed_action(error: ToolError) -> web.Response:
                              dumps=json_text)
 
 
-def _no_browser(exc: NoBrowserConnected) -> ToolError:
-    return ToolError("E_UNAVAILABLE", str(exc), details={"reason": "no_browser"},
-                     hint="Ask the person to open the Pneuma page (the URL `pneuma run` "
-                          "printed), then try again.")
-
 
 async def viewer_action(request: web.Request) -> web.Response:
     config = request.app[CONFIG]
@@ -129,7 +124,7 @@ async def viewer_action(request: web.Request) -> web.Response:
     try:
         result = await session.viewer_actions.request(action_id, params, timeout)
     except NoBrowserConnected as exc:
-        return _failed_action(_no_browser(exc))
+        return _failed_action(no_browser_error(exc))
     except BrowserRequestTimeout as exc:
         return _failed_action(ToolError(
             "E_TIMEOUT", f"'{action_id}' timed out: {exc}",
@@ -190,7 +185,7 @@ async def scaffold(request: web.Request) -> web.Response:
             timeout=config.action_timeout * 5,
         )
     except NoBrowserConnected as exc:
-        return _failed_action(_no_browser(exc))
+        return _failed_action(no_browser_error(exc))
     except BrowserRequestTimeout as exc:
         return _failed_action(ToolError(
             "E_TIMEOUT", f"no confirmation: {exc}",
