@@ -12,9 +12,8 @@ equals:
   pages from framing it. Images, styles, fonts and media stay open to the
   web: decks link web fonts and pictures, and none of these can call the
   API.
-* **Workspace content** (``/content/…`` and the WebGAL game files under
-  ``/webgal/game/…``): whatever the agent wrote, fetched or the user
-  dropped in. It is served with ``sandbox`` *without* ``allow-same-origin``:
+* **Workspace content** (``/content/…``): whatever the agent wrote,
+  fetched or the user dropped in. It is served with ``sandbox`` *without* ``allow-same-origin``:
   opened as a document it runs in an opaque origin, so the browser sends
   ``Origin: null`` with anything it tries against ``/api``, ``/ws`` or
   ``/content`` that could change state, and the security middleware refuses
@@ -23,9 +22,11 @@ equals:
   it). Scripts may still run there, so an HTML page or an animated SVG
   still works when opened on its own.
 
-The WebGAL engine page (``/webgal/``, ``/webgal/assets/…``) is Pneuma's
-own vendored engine, not workspace content; it needs ``eval`` (PIXI's
-shader compiler), so it gets only ``frame-ancestors 'self'``.
+The WebGAL engine, which needs ``eval`` (PIXI's shader compiler) and runs
+the game's scenes, is not served here at all: it runs on a site of its own,
+another origin (``plugins/webgal/pneuma_webgal/engine_site.py``), with the
+same sandbox policy on the game's files; this server's ``/webgal/`` page,
+Pneuma's own script, frames it and sets its own policy.
 """
 
 from __future__ import annotations
@@ -34,14 +35,11 @@ import re
 
 from aiohttp import web
 
-CONTENT_PREFIXES = ("/content/", "/webgal/game/")
-ENGINE_PREFIX = "/webgal/"
+CONTENT_PREFIXES = ("/content/",)
 
 # No allow-same-origin: the document gets an opaque origin. No allow-forms:
 # a form post would be a navigation the Origin check cannot see as a fetch.
 CONTENT_POLICY = "sandbox allow-scripts allow-popups allow-modals allow-downloads"
-
-ENGINE_POLICY = "frame-ancestors 'self'"
 
 _OPEN_SOURCES = "'self' data: blob: https: http:"
 _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
@@ -76,8 +74,6 @@ def shell_policy(host: str) -> str:
 def policy_for(path: str, host: str) -> str:
     if path.startswith(CONTENT_PREFIXES):
         return CONTENT_POLICY
-    if path == ENGINE_PREFIX.rstrip("/") or path.startswith(ENGINE_PREFIX):
-        return ENGINE_POLICY
     return shell_policy(host)
 
 

@@ -2,11 +2,15 @@
 
 Each test starts `pneuma run --mode webgal --backend none` on a freshly seeded
 workspace (tests/browser/conftest.py) and drives Debian's Chromium. The engine
-is npm webgal-engine 4.5.18, served by the plugin at /webgal/ with game/
-mapped to the workspace; it opens the editor-sync socket /api/webgalsync by
-itself, over which the server jumps it to a scene and line. Pages are
-authorised by the cookie the shell's first load sets. Every request the
-browser makes must stay on 127.0.0.1.
+is npm webgal-engine 4.5.18, served by the plugin on a site of its own (another
+port: the game is workspace content) at /webgal/ with game/ mapped to the
+workspace; it opens the editor-sync socket /api/webgalsync by itself, over
+which the server jumps it to a scene and line. The server's own /webgal/
+page frames it and speaks postMessage with it. The shell is authorised by
+the cookie its first load sets, the engine's site by its own token (traded
+for its own cookie). Every request the browser makes must stay on those two
+origins of 127.0.0.1 (tests/browser/test_webgal_isolation.py shows the
+engine cannot drive the server).
 
 Chromium runs with --disable-gpu, so the engine's 2560×1440 WebGL stage is
 drawn in software and is slow here: the waits are generous on purpose.
@@ -57,31 +61,54 @@ def dialogue(workspace: Path, scene: str, line: int) -> str:
     return statement.split(":", 1)[1].split(" -")[0].strip()
 
 
-def watch_requests(context: Any, base: str) -> list[str]:
-    """Every URL the pages of `context` request that is not on this server."""
+def watch_requests(context: Any, *bases: str) -> list[str]:
+    """Every URL the pages of `context` request that is not on these servers."""
     foreign: list[str] = []
+    sockets = tuple(base.replace("http", "ws", 1) + "/" for base in bases)
 
     def check(request: Any) -> None:
         url = request.url
-        if not (url.startswith(base + "/") or url.startswith(("data:", "blob:", "about:"))):
+        if not (url.startswith(tuple(base + "/" for base in bases))
+                or url.startswith(("data:", "blob:", "about:"))):
             foreign.append(url)
 
     context.on("request", check)
-    context.on("websocket", lambda ws: None if ws.url.startswith(base.replace("http", "ws", 1) + "/")
-               else foreign.append(ws.url))
+    context.on("websocket", lambda ws: None if ws.url.startswith(sockets) else foreign.append(ws.url))
     return foreign
 
 
+def engine_site(server: Any) -> tuple[str, str]:
+    """(origin, page URL with its own token) of the engine's site."""
+    status, body = api(server, "/api/webgal/status")
+    assert status == 200, body
+    origin, url = body["engine"]["origin"], body["url"]
+    assert origin.startswith("http://127.0.0.1:") and origin != server.base
+    assert url.startswith(origin + "/webgal/?token=") and server.token not in url
+    return origin, url
+
+
 def engine_page(server: Any, open_page: Any) -> tuple[Any, list[str]]:
-    """The shell (which sets the cookie), then /webgal/ in the same browser context."""
+    """The shell, then the engine's page (its own site, its own token) in the
+    same browser context."""
     shell = open_page(server, viewport={"width": 1280, "height": 720})
-    foreign = watch_requests(shell.context, server.base)
+    origin, url = engine_site(server)
+    foreign = watch_requests(shell.context, server.base, origin)
     page = shell.context.new_page()
-    page.goto(server.base + "/webgal/")
+    page.goto(url)
     page.wait_for_function(f"({STATE}) && {STATE}.connected && {STATE}.scene === 'start.txt'",
                            timeout=SLOW)
     shell.close()  # its viewer runs a second game; one is enough here
     return page, foreign
+
+
+def engine_frame(page: Any, origin: str) -> Any:
+    """The engine's frame in the server's /webgal/ page (or in the viewer's frame of it)."""
+    for _ in range(200):
+        for frame in page.frames:
+            if frame.url.startswith(origin + "/webgal/"):
+                return frame
+        page.wait_for_timeout(100)
+    raise AssertionError(f"no engine frame from {origin} in {[f.url for f in page.frames]}")
 
 
 def shows_text(page: Any, text: str, timeout: int = SLOW) -> None:
@@ -112,7 +139,7 @@ def shows_text(page: Any, text: str, timeout: int = SLOW) -> None:
     except Exception:
         box = page.evaluate("(document.querySelector('[class*=\"_TextBox_\"]') || {}).innerText")
         shot_path = Path("/tmp/pneuma-screenshots/webgal-shows-text-failed.png")
-        page.screenshot(path=str(shot_path))
+        getattr(page, "page", page).screenshot(path=str(shot_path))
         raise AssertionError(f"the game does not show {text!r}; state {page.evaluate(STATE)}, "
                              f"text box {box!r}; see {shot_path}") from None
 
@@ -158,7 +185,8 @@ def test_engine_plays_the_seed_game_from_the_workspace(pneuma_server: Any, open_
 
     # The game's files came from the workspace through /webgal/game/.
     status, body = api(server, "/api/webgal/status")
-    assert status == 200 and body["engine"] == {"available": True, "version": "4.5.18"}
+    assert status == 200 and body["engine"] == {"available": True, "version": "4.5.18",
+                                                "origin": engine_site(server)[0]}
     # The shell's own viewer may be running a second copy of the game.
     assert first in [p["text"] for p in body["previews"]], body["previews"]
     assert foreign == []
@@ -183,7 +211,9 @@ def test_preview_jump_lands_on_the_line(pneuma_server: Any, open_page: Any, shot
     assert result["preview"]["scene"] == "station_en.txt"
     assert result["preview"]["line"] == line
     assert result["preview"]["speaker"] == "Mio" and result["preview"]["text"] == expected
-    assert result["url"] == f"{server.base}/webgal/#scene=station_en.txt&line={line}"
+    # Its URL is the engine's site, with that site's token, never the server's.
+    origin, engine_url = engine_site(server)
+    assert result["url"] == f"{engine_url}#scene=station_en.txt&line={line}"
     shows_text(page, expected)
     shot(page, "webgal-jump-line10")
 
@@ -191,14 +221,21 @@ def test_preview_jump_lands_on_the_line(pneuma_server: Any, open_page: Any, shot
     status, error = api(server, "/api/webgal/jump", {"scene": "nowhere.txt"})
     assert status == 404 and error["error"]["code"] == "E_NOT_FOUND"
 
-    # The URL preview_scene hands out: the fragment names scene and line.
+    # The server's /webgal/ page passes its fragment (scene and line) on to
+    # the engine it frames, and reports the engine's position (postMessage).
     other = page.context.new_page()
     target = dialogue(server.workspace, "station_zh.txt", 12)
     other.goto(f"{server.base}/webgal/#scene=station_zh.txt&line=12")
-    shows_text(other, target)
+    frame = engine_frame(other, origin)
+    shows_text(frame, target)
     # The engine reports its position once a second.
-    other.wait_for_function(f"{STATE}.line === 12 && {STATE}.scene === 'station_zh.txt'",
-                            timeout=10_000)
+    try:
+        # A function, not an expression: the page's policy allows no eval.
+        other.wait_for_function(f"() => {STATE}.line === 12 && {STATE}.scene === 'station_zh.txt'",
+                                timeout=10_000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the page says {other.evaluate(STATE)}, its engine "
+                             f"{frame.evaluate(STATE)}") from None
     shot(other, "webgal-fragment-zh12")
     assert foreign == []
 
@@ -207,7 +244,7 @@ def test_viewer_scene_list_script_and_actions(pneuma_server: Any, open_page: Any
                                               shot: Any) -> None:
     server = pneuma_server("webgal", backend="none")
     page = open_page(server, viewport={"width": 1440, "height": 900})
-    foreign = watch_requests(page.context, server.base)
+    foreign = watch_requests(page.context, server.base, engine_site(server)[0])
     page.wait_for_selector(".wg-line", timeout=20_000)
 
     scenes = page.locator(".wg-scene[data-kind=scene]").all_inner_texts()
@@ -314,9 +351,10 @@ def test_preview_scene_through_the_server_with_no_tab_open(pneuma_server: Any, o
     status, result = api(server, "/api/tools/preview_scene",
                          {"scenePath": "station_en", "line": line})
     assert status == 200, result
-    # The URL opens in any browser: it carries the token (traded for the cookie).
-    assert result["url"] == \
-        f"{server.base}/webgal/?token={server.token}#scene=station_en.txt&line={line}"
+    # The URL opens in any browser: it is the engine's site and carries that
+    # site's own token (traded for its cookie), not the server's.
+    _, engine_url = engine_site(server)
+    assert result["url"] == f"{engine_url}#scene=station_en.txt&line={line}"
     assert any("no preview is open" in entry for entry in result["logs"]), result["logs"]
     status, body = api(server, "/api/webgal/status")
     assert body["previews"] == [] and body["pendingJump"]["scene"] == "station_en.txt"
@@ -337,7 +375,7 @@ def test_preview_scene_through_the_server_with_no_tab_open(pneuma_server: Any, o
     status, result = api(server, "/api/tools/preview_scene",
                          {"scenePath": "game/scene/station_en.txt", "line": 12})
     assert status == 200, result
-    assert result["url"] == f"{server.base}/webgal/?token={server.token}#scene=station_en.txt&line=12"
+    assert result["url"] == f"{engine_url}#scene=station_en.txt&line=12"
     assert any("landed on station_en.txt line 12" in e and target in e for e in result["logs"]), \
         result["logs"]
     shot(page, "webgal-preview-scene-tool")
@@ -350,7 +388,7 @@ def test_preview_scene_without_pneuma_run_opens_in_a_browser(browser: Any, tmp_p
     hands out opens the game at the line in a browser that has never seen
     the server (the token in the URL becomes its cookie, then leaves the
     address bar)."""
-    from pneuma.api import call_mode_tool, running_headless_server
+    from pneuma.api import call_mode_tool, request_json, running_headless_server
     from pneuma.host.registry import get_mode
     from pneuma.workspace.params import init_workspace
 
@@ -364,10 +402,14 @@ def test_preview_scene_without_pneuma_run_opens_in_a_browser(browser: Any, tmp_p
     server = running_headless_server("webgal", workspace)
     try:
         assert "error" not in result and server is not None, result
-        assert result["url"] == \
-            f"{server.url}/webgal/?token={server.token}#scene=station_en.txt&line=10"
+        status, body = request_json(server.url, "GET", "/api/webgal/status", token=server.token)
+        assert status == 200, body
+        origin, engine_url = body["engine"]["origin"], body["url"]
+        # The engine's own site and its own token: the URL cannot drive the server.
+        assert result["url"] == f"{engine_url}#scene=station_en.txt&line=10"
+        assert origin != server.url and server.token not in result["url"]
         context = browser.new_context(viewport={"width": 1280, "height": 720})
-        foreign = watch_requests(context, server.url)
+        foreign = watch_requests(context, server.url, origin)
         page = context.new_page()
         page.goto(result["url"])
         expected = dialogue(workspace, "station_en.txt", 10)

@@ -34,7 +34,11 @@ def preview_server(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> HeadlessSer
         result = call_tool("webgal", seeded, "preview_scene", {})
         assert "error" not in result, result
         server = running_headless_server("webgal", seeded)
-        assert server is not None and result["url"].startswith(server.url + "/webgal/?token=")
+        assert server is not None
+        # The URL it hands out is the engine's own site with that site's
+        # token (tests/webgal/test_engine_origin.py), never the server's token.
+        assert "/webgal/?token=" in result["url"] and server.token not in result["url"]
+        assert not result["url"].startswith(server.url + "/")
         return server
     # Without the engine preview_scene stops before it starts a server; the
     # server it would start is this one.
@@ -84,13 +88,15 @@ def leaks(server: HeadlessServer, text: str) -> list[str]:
 
 def test_the_routes_include_the_webgal_preview(seeded: Path) -> None:
     routes = route_patterns(seeded)
-    for expected in [("GET", "/webgal/"), ("GET", "/webgal/game/{path}"),
-                     ("GET", "/webgal/{path}"), ("GET", "/api/webgalsync"),
+    for expected in [("GET", "/webgal/"), ("GET", "/webgal/_pneuma/bridge.js"),
+                     ("GET", "/api/webgalsync"),
                      ("POST", "/api/webgal/jump"), ("GET", "/api/webgal/status"),
                      ("GET", "/api/config"), ("GET", "/ws/browser/{sid}")]:
         assert expected in routes, expected
     # The standalone server's health route (workspace path and pid for anyone) is gone.
     assert not any("health" in pattern for _, pattern in routes)
+    # The engine and the game's files are served on the engine's own site only.
+    assert not any(pattern.startswith("/webgal/game") for _, pattern in routes)
 
 
 async def test_every_route_refuses_a_request_without_the_token(preview_server) -> None:

@@ -95,19 +95,30 @@ def test_preview_scene_serves_the_engine_and_names_the_scene(seeded, monkeypatch
     assert "error" not in r, r
     server = running_headless_server("webgal", seeded)
     assert server is not None
-    # The URL opens in a browser as it is: it carries the server's token.
-    assert r["url"] == f"{server.url}/webgal/?token={server.token}#scene=station_zh.txt&line=1"
+    # The URL opens in a browser as it is: it is the engine's own site and
+    # carries that site's read-only token, not the server's.
+    status, body = get(server, "/api/webgal/status")
+    site = json.loads(body)
+    origin, engine_url = site["engine"]["origin"], site["url"]
+    assert origin != server.url and server.token not in r["url"]
+    assert r["url"] == f"{engine_url}#scene=station_zh.txt&line=1"
     with urllib.request.urlopen(r["url"], timeout=5) as page:
         assert page.status == 200 and b"_pneuma/launcher.js" in page.read()
-        assert f"pneuma_token_{server.port}=" in page.headers["Set-Cookie"]
-    # The game's files are the workspace's (the token is needed, as everywhere).
-    status, scene = get(server, "/webgal/game/scene/station_zh.txt")
-    assert status == 200
-    assert scene.decode("utf-8") == (seeded / "game/scene/station_zh.txt").read_text("utf-8")
-    assert get(server, "/webgal/game/scene/station_zh.txt", token=False)[0] == 401
+        assert f"pneuma_webgal_{origin.rsplit(':', 1)[1]}=" in page.headers["Set-Cookie"]
+    # The game's files are the workspace's, on the engine's site (its token
+    # is needed there, as the server's is everywhere on the server).
+    engine_token = engine_url.split("?token=", 1)[1]
+    request = urllib.request.Request(origin + "/webgal/game/scene/station_zh.txt",
+                                     headers={"Authorization": f"Bearer {engine_token}"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.read().decode("utf-8") == \
+            (seeded / "game/scene/station_zh.txt").read_text("utf-8")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(origin + "/webgal/game/scene/station_zh.txt", timeout=5)
+    assert refused.value.code == 401
     # Reused, not started again; the default scene is start.txt.
     again = call(seeded, "preview_scene", {})
-    assert again["url"] == f"{server.url}/webgal/?token={server.token}#scene=start.txt&line=1"
+    assert again["url"] == f"{engine_url}#scene=start.txt&line=1"
     assert any("reused" in line for line in again["logs"]), again["logs"]
     assert running_headless_server("webgal", seeded).pid == server.pid
     assert code(call(seeded, "preview_scene", {"scenePath": "nope.txt"})) == "E_NOT_FOUND"
@@ -199,3 +210,40 @@ def test_preview_server_stops_when_idle(seeded, monkeypatch):
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert running_headless_server("webgal", seeded) is None
+
+
+@needs_engine
+async def test_preview_server_stays_up_while_a_game_is_open(seeded, monkeypatch):
+    """An open game keeps the headless server up, though its socket goes to
+    the engine's own site, not to the server that counts its connections."""
+    import asyncio
+
+    import aiohttp
+
+    from pneuma_webgal import preview
+
+    monkeypatch.delenv("PNEUMA_API", raising=False)
+    monkeypatch.setattr(preview, "IDLE_SECONDS", 1.5)
+    monkeypatch.setenv("PNEUMA_WEBGAL_PREVIEW_IDLE", "1.5")  # the server process reads it
+    r = await asyncio.to_thread(call, seeded, "preview_scene", {})
+    server = running_headless_server("webgal", seeded)
+    origin, engine_token = r["url"].split("/webgal/?token=", 1)
+    engine_token = engine_token.split("#", 1)[0]
+    state = seeded / ".pneuma" / "headless-webgal.json"
+    async with aiohttp.ClientSession() as client:
+        async with client.ws_connect(origin.replace("http://", "ws://") + "/api/webgalsync",
+                                     headers={"Authorization": f"Bearer {engine_token}",
+                                              "Origin": origin}):
+            # Four idle times with the game's socket open and nothing else.
+            await asyncio.sleep(6.0)
+            assert state.exists()
+            os.kill(server.pid, 0)
+    # Closed: it stops on its own again.
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and state.exists():
+        await asyncio.sleep(0.2)
+    assert not state.exists()
+    try:
+        os.waitpid(server.pid, 0)
+    except ChildProcessError:
+        pass

@@ -2,7 +2,8 @@
 
 The engine is npm ``webgal-engine`` (4.5.18); ``scripts/build-web`` copies its
 ``dist/`` to ``static/engine/`` (``PNEUMA_WEBGAL_ENGINE_DIR`` points elsewhere).
-Its ``index.html`` is served with one ``<script>`` added, ``static/launcher.js``.
+Its ``index.html`` is served with one ``<script>`` added, ``static/launcher.js``,
+on the engine's own site (engine_site.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 LAUNCHER = PACKAGE_DIR / "static" / "launcher.js"
+BRIDGE = PACKAGE_DIR / "static" / "bridge.js"
 
 NOT_BUILT_PAGE = """<!doctype html><meta charset="utf-8"><title>WebGAL engine missing</title>
 <body style="font:15px system-ui;background:#111;color:#ddd;display:grid;place-items:center;height:100vh;margin:0">
@@ -48,11 +50,14 @@ def engine_version(engine: Path | None) -> str | None:
         return None
 
 
-def inject_launcher(html: str, language: str = "") -> str:
+def inject_launcher(html: str, language: str = "", parent_origins: str = "") -> str:
     """The engine's index.html with ``static/launcher.js`` added; a classic
-    script in ``<head>`` runs before the engine's module script."""
+    script in ``<head>`` runs before the engine's module script.
+    ``parent_origins`` (space-separated) are the pages it talks to with
+    ``postMessage``: the Pneuma server's, never ``*``."""
     tag = (f'<script src="./_pneuma/launcher.js" data-ui-language="'
-           f'{html_escape(language, quote=True)}"></script>')
+           f'{html_escape(language, quote=True)}" data-parent-origins="'
+           f'{html_escape(parent_origins, quote=True)}"></script>')
     if "</head>" in html:
         return html.replace("</head>", f"    {tag}\n  </head>", 1)
     return tag + html

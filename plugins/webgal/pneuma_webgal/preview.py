@@ -15,8 +15,10 @@ In this order:
 The engine has no URL per scene; the page URL names scene and line in its
 fragment (``#scene=beach_date.txt&line=12``, read by static/launcher.js), and
 the games already open (or the next one to open) are jumped through ``POST
-/api/webgal/jump``. A Pneuma URL carries ``?token=`` so that it opens in any
-browser; the page then drops it from the address bar.
+/api/webgal/jump``. A Pneuma URL is the engine's own site (engine_site.py),
+which the server names in its answer: it carries that site's read-only
+``?token=`` so that it opens in any browser (the page then drops it from the
+address bar), never the server's own token.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pneuma.api import (
 )
 
 from .engine import engine_candidates, engine_dir
-from .sync import jump_message, preview_url
+from .sync import jump_message, preview_url, scene_fragment
 
 IDLE_SECONDS = float(os.environ.get("PNEUMA_WEBGAL_PREVIEW_IDLE", "600"))
 PREVIEW_WAIT = 8.0  # seconds preview_scene waits for an open game to land
@@ -94,20 +96,35 @@ def jump_logs(answer: dict[str, Any], scene_file: str, line: int, url: str) -> l
     return [f"no preview is open: the first one to open ({url}) jumps to {scene_file} line {line}"]
 
 
+def engine_page_url(base: str, token: str | None, scene_file: str, line: int) -> str:
+    """The engine page at ``scene_file``/``line`` as the server names it in
+    ``GET /api/webgal/status`` (on the engine's own site, with that site's
+    token); the server's own ``/webgal/`` page when it does not answer."""
+    status, answer = request_json(base, "GET", "/api/webgal/status", token=token, timeout=10)
+    url = answer.get("url") if status == 200 and isinstance(answer, dict) else None
+    if isinstance(url, str) and url:
+        return url.split("#", 1)[0] + scene_fragment(scene_file, line)
+    return preview_url(base, scene_file, line)
+
+
 async def _jump(base: str, token: str | None, ctx: ToolContext, scene_file: str, line: int,
                 logs: list[str]) -> tuple[int, str]:
-    """Jump through ``base``; (HTTP status, the page URL for the line it took)."""
+    """Jump through ``base``; (HTTP status, the page URL for the line it took).
+    The page is the engine's own site, with that site's read-only token: it
+    opens in any browser, and never carries the server's token."""
     status, answer = await asyncio.to_thread(post_jump, base, token, scene_file, line,
                                              wait_seconds(ctx))
     if status == 200 and isinstance(answer, dict):
         line = int(answer.get("line") or line)
-        url = preview_url(base, scene_file, line, token=token)
+        url = answer.get("url")
+        if not isinstance(url, str) or not url:
+            url = await asyncio.to_thread(engine_page_url, base, token, scene_file, line)
         logs.extend(jump_logs(answer, scene_file, line, url))
         return status, url
     reason = (answer.get("error") or {}).get("message") if isinstance(answer, dict) else None
     logs.append(f"{base} could not jump the preview (status {status or 'no answer'}"
                 + (f": {reason}" if reason else "") + ")")
-    return status, preview_url(base, scene_file, line, token=token)
+    return status, await asyncio.to_thread(engine_page_url, base, token, scene_file, line)
 
 
 async def _pneuma_run_url(ctx: ToolContext, scene_file: str, line: int,

@@ -1,31 +1,44 @@
-"""The webgal mode's routes on the Pneuma server.
+"""The webgal mode's routes on the Pneuma server, and the engine's own site.
 
 ``register_routes`` hands them to the server that serves the webgal mode:
 ``pneuma run``, or the headless server ``preview_scene`` starts when no
 ``pneuma run`` is up (``pneuma.api.ensure_headless_server``): the same app
-either way, so every route sits behind the server's token, Host and Origin
-checks. A browser is authorised by the HttpOnly cookie the server set when
-it first loaded a page with ``?token=`` (the shell, or a URL ``preview_scene``
-handed out), so the engine's page and its WebSocket need no token in their URLs.
+either way, so every route here sits behind the server's token, Host and
+Origin checks.
+
+The engine itself (the game's scenes and assets are workspace content) is
+not served here: it runs on an origin of its own, ``EngineSite``
+(engine_site.py), a read-only site with its own token that the server
+starts and stops with itself. On that site:
 
 ``/webgal/``
     The real WebGAL engine (engine.py) with ``static/launcher.js`` added, which
-    reads a fragment ``#scene=<file under game/scene/>&line=<1-based line>``
-    and jumps there once the engine runs. ``/webgal/game/…`` is the
-    workspace's ``game/`` folder (through the sandbox).
+    reads a fragment ``#scene=<file under game/scene/>&line=<1-based line>``,
+    jumps there once the engine runs, and talks to the page framing it with
+    ``postMessage``. ``/webgal/game/…`` is the workspace's ``game/`` folder
+    (through the sandbox); ``/api/webgalsync`` the editor-sync socket the
+    engine opens by itself (sync.py).
+
+On the Pneuma server:
+
+``/webgal/``
+    The preview page the viewer frames: the engine's site in a frame, and
+    ``static/bridge.js``, which gives the viewer ``window.pneumaWebgal``
+    (state, jump) by ``postMessage`` to that frame. A fragment is passed on.
 
 ``/api/webgalsync``
-    The editor-sync WebSocket the engine opens by itself (sync.py).
+    The same editor-sync hub, for editors holding the server's token.
 
 ``POST /api/webgal/jump`` ``{scene, line?, wait?, pendingWait?, dedupe?}``
     Jump every open preview (or the next one to open) to a scene and line and,
     with ``wait`` seconds, report where it landed and the text it shows
-    (``pendingWait``: how long to wait when no game is open yet), plus the
-    page's ``url``.
+    (``pendingWait``: how long to wait when no game is open yet), plus
+    ``url``: the engine page at that line, with the engine site's own token
+    (it opens in any browser and can only read the game).
 
 ``GET /api/webgal/status``
-    The engine's availability and every connected preview's scene, line,
-    speaker and text.
+    The engine's availability, its page's ``url`` and every connected
+    preview's scene, line, speaker and text.
 
 Write confirmations (a dry run's diff with Apply/Reject) are the host's:
 ``write_to_file`` opens them itself.
@@ -35,6 +48,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +56,9 @@ from aiohttp import web
 
 from pneuma.api import Pneuma, ToolError
 
-from .engine import LAUNCHER, NOT_BUILT_PAGE, engine_dir, engine_version, inject_launcher
-from .sync import WebgalSync, jump_request, preview_url
+from .engine import BRIDGE, LAUNCHER, NOT_BUILT_PAGE, engine_dir, engine_version, inject_launcher
+from .engine_site import CONTENT_POLICY, ENGINE_PORT_FILE, EngineSite, engine_headers
+from .sync import WebgalSync, jump_request
 
 _TEXT_TYPES = {".txt": "text/plain", ".json": "application/json", ".css": "text/css",
                ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html"}
@@ -64,21 +79,101 @@ async def _json_body(request: web.Request) -> dict[str, Any]:
     return body
 
 
-def _file_response(path: Path, shown_as: str, cache: str = "no-cache") -> web.StreamResponse:
+def _file_response(path: Path, shown_as: str, cache: str = "no-cache", *,
+                   headers: dict[str, str] | None = None) -> web.StreamResponse:
     if not path.is_file():
         raise ToolError("E_NOT_FOUND", f"no file {shown_as}", details={"path": shown_as})
     ctype = _TEXT_TYPES.get(path.suffix.lower())
     ctype = f"{ctype}; charset=utf-8" if ctype else mimetypes.guess_type(path.name)[0]
-    headers = {"Cache-Control": cache}
+    headers = {**(headers or {}), "Cache-Control": cache}
     if ctype:
         headers["Content-Type"] = ctype
     return web.FileResponse(path, headers=headers)
 
 
+def relay_page(engine_src: str, engine_origin: str) -> tuple[str, str]:
+    """The Pneuma server's ``/webgal/`` page and its policy: the engine's site
+    in a frame, and bridge.js. Only Pneuma's own script runs on this origin."""
+    html = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>WebGAL preview</title>
+<style>html,body{{margin:0;height:100%;background:#000;overflow:hidden}}
+iframe{{display:block;border:0;width:100%;height:100%}}</style>
+<script defer src="/webgal/_pneuma/bridge.js" data-engine-src="{html_escape(engine_src, quote=True)}"
+ data-engine-origin="{html_escape(engine_origin, quote=True)}"></script>
+</head><body><iframe id="pneuma-webgal-engine" title="WebGAL game" allow="autoplay; fullscreen"></iframe></body></html>
+"""
+    policy = "; ".join((
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'unsafe-inline'",
+        f"frame-src {engine_origin}",
+        "frame-ancestors 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ))
+    return html, policy
+
+
 def routes(pneuma: Pneuma) -> list[web.RouteDef]:
-    """The webgal routes of one server; the sync hub lives as long as it does."""
+    """The webgal routes of one server; the sync hub and the engine's site
+    live as long as it does."""
     sync = WebgalSync(pneuma.workspace)
+    site = EngineSite(lambda: pneuma.api_url, pneuma.token,
+                      port_file=pneuma.workspace / ".pneuma" / ENGINE_PORT_FILE)
+    site.app.router.add_routes(engine_routes(pneuma, site, sync))
+    pneuma.on_startup(site.start)
+    # Shutdown callbacks run newest first: the games' sockets are closed
+    # before the site waits for its connections to end.
+    pneuma.on_shutdown(site.stop)
     pneuma.on_shutdown(sync.close)
+
+    async def redirect(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound("/webgal/" + (f"?{request.query_string}" if request.query_string else ""))
+
+    async def index(request: web.Request) -> web.StreamResponse:
+        if engine_dir() is None:
+            return web.Response(text=NOT_BUILT_PAGE, status=503, content_type="text/html")
+        if not site.running:
+            raise ToolError("E_UNAVAILABLE", "the WebGAL engine's site is not running")
+        # The engine frame is named as this page was opened (localhost or
+        # 127.0.0.1), so that it is same-site with it and keeps its cookie.
+        hostname = request.host.rpartition(":")[0] or request.host
+        html, policy = relay_page(site.page_url(hostname=hostname), site.origin(hostname))
+        return web.Response(text=html, content_type="text/html",
+                            headers={"Cache-Control": "no-store",
+                                     "Content-Security-Policy": policy})
+
+    async def bridge(request: web.Request) -> web.StreamResponse:
+        return _file_response(BRIDGE, "bridge.js")
+
+    async def sync_socket(request: web.Request) -> web.StreamResponse:
+        return await sync.handle(request)
+
+    async def jump(request: web.Request) -> web.Response:
+        result = await jump_request(sync, await _json_body(request))
+        result["url"] = site.page_url(result["scene"], result["line"])
+        return _json(result)
+
+    async def status(request: web.Request) -> web.Response:
+        engine = engine_dir()
+        return _json({"engine": {"available": engine is not None,
+                                 "version": engine_version(engine),
+                                 "origin": site.origin() if site.running else None},
+                      "url": site.page_url() if site.running else None, **sync.status()})
+
+    return [
+        web.get("/webgal", redirect),
+        web.get("/webgal/", index),
+        web.get("/webgal/index.html", index),
+        web.get("/webgal/_pneuma/bridge.js", bridge),
+        web.get("/api/webgalsync", sync_socket),
+        web.post("/api/webgal/jump", jump),
+        web.get("/api/webgal/status", status),
+    ]
+
+
+def engine_routes(pneuma: Pneuma, site: EngineSite, sync: WebgalSync) -> list[web.RouteDef]:
+    """The routes of the engine's own site (engine_site.py)."""
     cache: dict[str, Any] = {}
 
     def index_html() -> str | None:
@@ -87,10 +182,11 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
             return None
         index = engine / "index.html"
         language = str(pneuma.params.get("language") or "")
-        stamp = (str(index), index.stat().st_mtime_ns, language)
+        parents = " ".join(site.main_origins())
+        stamp = (str(index), index.stat().st_mtime_ns, language, parents)
         if cache.get("stamp") != stamp:
             cache.update(stamp=stamp, html=inject_launcher(index.read_text(encoding="utf-8"),
-                                                           language))
+                                                           language, parents))
         return cache["html"]
 
     async def redirect(request: web.Request) -> web.StreamResponse:
@@ -99,16 +195,18 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
     async def index(request: web.Request) -> web.StreamResponse:
         html = index_html()
         if html is None:
-            return web.Response(text=NOT_BUILT_PAGE, status=503, content_type="text/html")
+            return web.Response(text=NOT_BUILT_PAGE, status=503, content_type="text/html",
+                                headers=engine_headers(site))
         return web.Response(text=html, content_type="text/html",
-                            headers={"Cache-Control": "no-store"})
+                            headers=engine_headers(site, {"Cache-Control": "no-store"}))
 
     async def launcher(request: web.Request) -> web.StreamResponse:
-        return _file_response(LAUNCHER, "launcher.js")
+        return _file_response(LAUNCHER, "launcher.js", headers=engine_headers(site))
 
     async def game_file(request: web.Request) -> web.StreamResponse:
         rel = "game/" + request.match_info["path"]
-        return _file_response(pneuma.sandbox.resolve(rel), rel)
+        return _file_response(pneuma.sandbox.resolve(rel), rel, headers={
+            "Content-Security-Policy": CONTENT_POLICY, "X-Content-Type-Options": "nosniff"})
 
     async def engine_file(request: web.Request) -> web.StreamResponse:
         engine = engine_dir()
@@ -122,23 +220,13 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
             raise ToolError("E_NOT_FOUND", f"no engine file {rel}", details={"path": rel})
         # Hashed asset names never change content: let the browser keep them.
         return _file_response(target, rel, IMMUTABLE if target.parent == root / "assets"
-                              else "no-cache")
+                              else "no-cache", headers=engine_headers(site))
 
     async def sync_socket(request: web.Request) -> web.StreamResponse:
         return await sync.handle(request)
 
-    async def jump(request: web.Request) -> web.Response:
-        result = await jump_request(sync, await _json_body(request))
-        result["url"] = preview_url(pneuma.api_url, result["scene"], result["line"])
-        return _json(result)
-
-    async def status(request: web.Request) -> web.Response:
-        engine = engine_dir()
-        return _json({"engine": {"available": engine is not None,
-                                 "version": engine_version(engine)},
-                      "url": preview_url(pneuma.api_url), **sync.status()})
-
     return [
+        web.get("/", redirect),
         web.get("/webgal", redirect),
         web.get("/webgal/", index),
         web.get("/webgal/index.html", index),
@@ -146,6 +234,4 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
         web.get("/webgal/game/{path:.+}", game_file),
         web.get("/webgal/{path:.+}", engine_file),
         web.get("/api/webgalsync", sync_socket),
-        web.post("/api/webgal/jump", jump),
-        web.get("/api/webgal/status", status),
     ]

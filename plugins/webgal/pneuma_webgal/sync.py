@@ -62,20 +62,27 @@ def jump_message(scene: str, line: int, *, exp: bool = False) -> dict[str, Any]:
     }
 
 
+def scene_fragment(scene: str | None = None, line: int | None = None) -> str:
+    """``#scene=<scene>[&line=<line>]`` (empty without a scene): where
+    static/launcher.js jumps the engine page once it runs."""
+    if not scene:
+        return ""
+    fragment = "#scene=" + quote(normalize_scene(scene), safe="/-_.~")
+    if line:
+        fragment += f"&line={int(line)}"
+    return fragment
+
+
 def preview_url(base: str, scene: str | None = None, line: int | None = None, *,
                 token: str | None = None) -> str:
     """``<base>/webgal/[?token=…][#scene=<scene>[&line=<line>]]``: the engine's
-    page, which static/launcher.js jumps to the scene and line in its fragment.
-    With ``token`` the URL opens in any browser (the server trades it for its
-    session cookie)."""
+    page (``base`` the engine's site) or the server's preview page framing it.
+    With ``token`` the URL opens in any browser (the site trades it for its
+    cookie)."""
     url = base.rstrip("/") + "/webgal/"
     if token:
         url += "?token=" + quote(token, safe="")
-    if scene:
-        url += "#scene=" + quote(normalize_scene(scene), safe="/-_.~")
-        if line:
-            url += f"&line={int(line)}"
-    return url
+    return url + scene_fragment(scene, line)
 
 
 # --- the sync hub ---------------------------------------------------------------

@@ -1,4 +1,5 @@
-// Pneuma's launcher for the WebGAL engine page (/webgal/).
+// Pneuma's launcher for the WebGAL engine page (/webgal/ on the engine's own
+// site, engine_site.py: another origin than the Pneuma server's).
 //
 // The server adds this classic script to the engine's index.html, so it runs
 // before the engine's module. It does these things, without changing the
@@ -19,8 +20,14 @@
 //    browser's) so the engine's one-time language picker does not cover the
 //    preview; a game's own Default_Language in config.txt still wins.
 // 5. A `?token=` in the address (a URL preview_scene handed out) has become
-//    the server's HttpOnly cookie on this load: it is dropped from the
+//    the site's HttpOnly cookie on this load: it is dropped from the
 //    address bar, out of screenshots and history.
+// 6. Framed by the Pneuma server's preview page (static/bridge.js), it talks
+//    to it with postMessage only: every state change goes up as
+//    {source: 'pneuma-webgal', type: 'state', state}, and
+//    {source: 'pneuma-webgal', type: 'jump', scene, line} from that page
+//    jumps the game. Only a parent whose origin the server names in
+//    data-parent-origins is posted to or listened to.
 (function () {
   'use strict';
   if (window.pneumaWebgal) return;
@@ -55,10 +62,40 @@
   var readyResolve;
   var ready = new Promise(function (resolve) { readyResolve = resolve; });
 
+  var parentOrigins = String((script && script.dataset.parentOrigins) || '').split(/\s+/).filter(Boolean);
+  var framed = window.parent !== window;
+
+  // The framing page's origin, if it is one the server named: from the
+  // browser's ancestor list (or the referrer), else from its 'connect'.
+  var parentOrigin = null;
+  function allowedParent(origin) {
+    return parentOrigins.indexOf(origin) >= 0 ? origin : null;
+  }
+  if (framed) {
+    try {
+      var ancestors = window.location.ancestorOrigins;
+      if (ancestors && ancestors.length) parentOrigin = allowedParent(ancestors[0]);
+    } catch (error) { /* not offered by this browser */ }
+    try {
+      if (!parentOrigin && document.referrer) parentOrigin = allowedParent(new URL(document.referrer).origin);
+    } catch (error) { /* no referrer */ }
+  }
+
+  function postUp(message) {
+    if (!framed || !parentOrigin) return;
+    try { window.parent.postMessage(message, parentOrigin); } catch (error) { /* the page is gone */ }
+  }
+
+  function snapshot() {
+    return { connected: state.connected, scene: state.scene, line: state.line, speaker: state.speaker,
+      text: state.text, background: state.background, updatedAt: state.updatedAt };
+  }
+
   function notify() {
     for (var i = 0; i < listeners.length; i++) {
       try { listeners[i](state); } catch (error) { console.error(error); }
     }
+    postUp({ source: 'pneuma-webgal', type: 'state', state: snapshot() });
   }
 
   function record(raw) {
@@ -152,5 +189,17 @@
     },
   };
   window.addEventListener('hashchange', fromHash);
+  window.addEventListener('message', function (event) {
+    if (!framed || event.source !== window.parent || !allowedParent(event.origin)) return;
+    var data = event.data;
+    if (!data || data.source !== 'pneuma-webgal') return;
+    if (data.type === 'connect') {
+      parentOrigin = event.origin;
+      postUp({ source: 'pneuma-webgal', type: 'hello', state: snapshot() });
+    } else if (data.type === 'jump') {
+      jump(String(data.scene || ''), Number(data.line) || 1);
+    }
+  });
+  postUp({ source: 'pneuma-webgal', type: 'hello', state: snapshot() });
   fromHash();
 })();

@@ -1,15 +1,17 @@
 // The webgal mode's viewer (see docs/viewer-contract.md).
 //
 // Left: the scenes of game/scene/ (and config.txt). Right: the running game
-// (the real WebGAL engine served by this plugin at /webgal/, in a same-origin
-// frame) above the script of the open scene, with line numbers and the
+// (the real WebGAL engine, run on a site of its own because the game is
+// workspace content, framed by the server's /webgal/ page) above the script of the open scene, with line numbers and the
 // diagnostics of the validate_script tool. Clicking a line selects it and
 // jumps the game there; shift-click or a drag selects a range of lines, which
 // becomes the <viewer-context> of the person's next message.
 //
 // Jumps go through the server (POST /api/webgal/jump → the editor-sync socket
 // every running game keeps open); re-syncing after an edit goes straight to
-// this viewer's own frame (window.pneumaWebgal, set up by launcher.js).
+// this viewer's own frame (window.pneumaWebgal of the /webgal/ page, set up
+// by bridge.js, which speaks postMessage with the engine's launcher.js; this
+// viewer never touches the engine's page itself).
 
 import { h } from "/static/lib/viewer-helpers.js";
 
