@@ -6,9 +6,16 @@ event-loop turn once and hands the same bytes to every tab
 (``send_frame``): a tab that is keeping up gets them written at once (see
 ``_write_now``), a tab that is behind queues them. Messages for one tab
 alone (``send``, ``send_many``) are queued too. The writer task sends
-whatever has queued up as one frame. A browser that falls too far behind
-is disconnected; it reconnects with ``session_subscribe`` and gets exactly
+whatever has queued up as frames of at most MAX_FRAME_BYTES. A browser
+that falls too far behind (MAX_QUEUED_MESSAGES or MAX_QUEUED_BYTES) is
+disconnected; it reconnects with ``session_subscribe`` and gets exactly
 what it missed.
+
+Bounds, and why: a frame closes at MAX_FRAME_BYTES (one message may be
+bigger), because a browser handles a whole frame in one task and sees none
+of its messages before the last byte has arrived; and nothing waits for a
+slow tab: a write that would block is queued for that tab alone, so the
+others get the same bytes at once.
 """
 
 from __future__ import annotations
@@ -24,7 +31,14 @@ from aiohttp import WSMsgType, web
 log = logging.getLogger(__name__)
 
 MAX_QUEUED_MESSAGES = 50_000
-MAX_FRAME_BYTES = 1 << 20
+# What a tab that stopped reading may hold in memory before it is cut off
+# (4008): the message bound alone would let 50,000 big tool results pile up.
+MAX_QUEUED_BYTES = 64 << 20
+# A frame closes at this size. Small enough that a browser parses one in a
+# few milliseconds and its first message is not held back for long behind
+# the rest; big enough that one chunk of agent output (64 KiB of stdout, the
+# stream-json bridge's batch) is still one frame.
+MAX_FRAME_BYTES = 128 << 10
 
 _TEXT = WSMsgType.TEXT
 
@@ -39,22 +53,23 @@ def encode(text: str) -> bytes:
 
 
 def encode_frames(texts: list[str]) -> list[tuple[bytes, int]]:
-    """Messages joined by newlines into frames of about MAX_FRAME_BYTES at
-    most (one message may be bigger), encoded: ``(bytes, messages)``."""
+    """Messages joined by newlines into frames of at most MAX_FRAME_BYTES
+    (one message may be bigger), encoded: ``(bytes, messages)``."""
     data = encode("\n".join(texts))
     if len(data) <= MAX_FRAME_BYTES or len(texts) == 1:
         return [(data, len(texts))]
     frames: list[tuple[bytes, int]] = []
-    batch: list[str] = []
-    size = 0
+    batch: list[bytes] = []
+    size = -1  # bytes of the frame being filled: its messages and the newlines between
     for text in texts:
-        if batch and size + len(text) > MAX_FRAME_BYTES:
-            frames.append((encode("\n".join(batch)), len(batch)))
+        item = encode(text)
+        if batch and size + 1 + len(item) > MAX_FRAME_BYTES:
+            frames.append((b"\n".join(batch), len(batch)))
             batch = []
-            size = 0
-        batch.append(text)
-        size += len(text) + 1
-    frames.append((encode("\n".join(batch)), len(batch)))
+            size = -1
+        batch.append(item)
+        size += 1 + len(item)
+    frames.append((b"\n".join(batch), len(batch)))
     return frames
 
 
@@ -68,6 +83,7 @@ class BrowserConnection:
         self.before_send: Callable[[], None] | None = None
         self._queue: deque[tuple[bytes, int]] = deque()  # (frame bytes, messages in it)
         self._queued = 0  # messages in _queue
+        self._queued_bytes = 0  # bytes in _queue
         self._max_queued = MAX_QUEUED_MESSAGES if max_queued is None else max_queued
         self._wakeup = asyncio.Event()
         self._idle = False  # the writer waits for work (nothing of ours is being written)
@@ -105,15 +121,18 @@ class BrowserConnection:
             return
         self._queue.append((data, count))
         self._queued += count
-        if self._queued > self._max_queued:
+        self._queued_bytes += len(data)
+        if self._queued > self._max_queued or self._queued_bytes > MAX_QUEUED_BYTES:
             self._fell_behind()
             return
         self._wakeup.set()
 
     def _fell_behind(self) -> None:
-        log.warning("browser socket fell %d messages behind; disconnecting it", self._queued)
+        log.warning("browser socket fell %d messages (%d bytes) behind; disconnecting it",
+                    self._queued, self._queued_bytes)
         self._queue.clear()
         self._queued = 0
+        self._queued_bytes = 0
         self.closed = True
         asyncio.get_running_loop().create_task(
             self.ws.close(code=4008, message=b"too far behind; reconnect with session_subscribe")
@@ -159,17 +178,23 @@ class BrowserConnection:
                     unfinished, self._unfinished = self._unfinished, None
                     await unfinished
                 while queue:
+                    # What queued up goes out joined, in frames that close
+                    # at MAX_FRAME_BYTES (a tab that is behind catches up in
+                    # few frames, none of them unboundedly big).
                     frame, count = queue.popleft()
-                    if queue and len(frame) < MAX_FRAME_BYTES:
+                    taken = len(frame)  # queued bytes this frame takes
+                    if queue and taken + 1 + len(queue[0][0]) <= MAX_FRAME_BYTES:
                         parts = [frame]
-                        size = len(frame)
-                        while queue and size < MAX_FRAME_BYTES:
+                        size = taken
+                        while queue and size + 1 + len(queue[0][0]) <= MAX_FRAME_BYTES:
                             item, more = queue.popleft()
                             parts.append(item)
-                            size += len(item) + 1
+                            size += 1 + len(item)
+                            taken += len(item)
                             count += more
                         frame = b"\n".join(parts)
                     self._queued -= count
+                    self._queued_bytes -= taken
                     if self.ws.closed:
                         return
                     await self.ws.send_frame(frame, _TEXT)

@@ -23,7 +23,13 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 async def browser_socket(request: web.Request) -> web.StreamResponse:
     session = served_session(request)
-    ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
+    # No permessage-deflate, though every browser offers it: the socket is
+    # on 127.0.0.1, so compressing saves nothing, and it would cost a zlib
+    # pass per tab for every frame (each tab has its own compression
+    # context, so the frame the session encodes once for all tabs could
+    # not be shared) and move every write to aiohttp's locked path: with
+    # ten tabs that was most of the server's time in a stream.
+    ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES, compress=False)
     await ws.prepare(request)
     connection = BrowserConnection(ws)
     session.attach(connection)

@@ -3,7 +3,10 @@ chunk of agent output) broadcasts into one frame, encodes it once and hands
 the same bytes to every tab. Every tab still gets every message exactly
 once, in seq order; a tab that subscribes, gets an error or is sent a
 message of its own in the middle of a burst sees it in emit order; a tab
-that stops reading is cut off (4008) while the others go on."""
+that stops reading never holds back the others, catches up in frames no
+bigger than the frame budget, and is cut off (4008) when it holds too many
+messages or bytes while the others go on. Tabs that offer permessage-deflate
+(browsers do) get the same uncompressed bytes as the others."""
 
 from __future__ import annotations
 
@@ -25,9 +28,11 @@ class CountingTab(WSClient):
     def __init__(self, ws: aiohttp.ClientWebSocketResponse):
         super().__init__(ws)
         self.frames = 0
+        self.frame_sizes: list[tuple[int, int]] = []  # (bytes, messages) of each frame
 
     def _on_frame(self, data: str) -> None:
         self.frames += 1
+        self.frame_sizes.append((len(data.encode()), data.count("\n") + 1))
 
 
 async def open_tab(server, *, compress: int = 0) -> CountingTab:
@@ -93,6 +98,18 @@ async def test_every_tab_gets_every_message_once_in_order_under_bursts(server):
     assert all(tab.frames < 60 for tab in plain), [tab.frames for tab in plain]
 
 
+async def test_tabs_offering_deflate_as_browsers_do_get_the_frames_uncompressed(server):
+    # On 127.0.0.1 compression saves nothing and costs a zlib pass per tab
+    # per frame; every tab gets the same bytes.
+    tabs = [await open_tab(server, compress=15) for _ in range(3)]
+    for i in range(300):
+        server.session.emit(delta(i))
+    for tab in tabs:
+        assert tab.ws.compress == 0  # the server declined the extension
+        await read_until(tab, server.session.seq)
+        assert [m["seq"] for m in tab.received if "seq" in m] == list(range(1, 301))
+
+
 async def test_a_closed_tab_does_not_stop_the_others(server):
     tabs = [await open_tab(server) for _ in range(3)]
     await tabs[1].ws.close()
@@ -154,6 +171,69 @@ async def test_a_tab_that_stops_reading_is_cut_off_and_the_others_go_on(server, 
     await read_until(again, session.seq)
     replayed = [m["seq"] for m in again.received if "seq" in m]
     assert replayed == list(range(got[-1] + 1, session.seq + 1))
+
+
+async def stalled_pair(server) -> tuple[CountingTab, CountingTab, Any]:
+    """A tab that reads and a tab that (from now on) reads nothing, both
+    subscribed; and the server's connection of the stalled one."""
+    reader = await open_tab(server)
+    before = set(server.session.connections)
+    stalled = await open_tab(server)
+    (stalled_connection,) = set(server.session.connections) - before
+    return reader, stalled, stalled_connection
+
+
+async def test_a_stalled_tab_does_not_hold_back_the_others(server):
+    reader, stalled, stalled_connection = await stalled_pair(server)
+    session = server.session
+    big = "b" * 60_000  # a few MiB in all: more than the stalled socket's buffers hold
+    for n in range(150):
+        session.emit({"type": "system_note", "text": big, "n": n})
+        await asyncio.sleep(0)  # one frame each
+        # Every message reaches the reading tab while the other reads nothing.
+        await read_until(reader, session.seq)
+    assert not stalled_connection.closed  # still behind, not cut off
+    assert [m["n"] for m in reader.received if m.get("type") == "system_note"] == list(range(150))
+    # The stalled tab, reading again, gets everything: once each, in order.
+    await read_until(stalled, session.seq)
+    assert [m["n"] for m in stalled.received if m.get("type") == "system_note"] == list(range(150))
+
+
+async def test_a_tab_that_catches_up_gets_frames_no_bigger_than_the_budget(server):
+    reader, stalled, stalled_connection = await stalled_pair(server)
+    session = server.session
+    budget = connection_module.MAX_FRAME_BYTES
+    text = "c" * (budget * 6 // 10)  # two such messages do not fit in one frame
+    small = "s" * 200
+    # 16 MiB in all: most of it queues on the server for the stalled tab.
+    for n in range(400):
+        session.emit({"type": "system_note", "text": small if n % 2 else text, "n": n})
+        await asyncio.sleep(0)
+    await read_until(reader, session.seq)
+    stalled.frame_sizes.clear()  # (what it got before it stalled)
+    await read_until(stalled, session.seq)
+    assert [m["n"] for m in stalled.received if m.get("type") == "system_note"] == list(range(400))
+    joined = [size for size, count in stalled.frame_sizes if count > 1]
+    assert joined, "the backlog was not joined into frames"
+    assert max(joined) <= budget, (max(joined), budget)
+
+
+async def test_a_tab_holding_too_many_bytes_is_cut_off_and_the_others_go_on(server, monkeypatch):
+    monkeypatch.setattr(connection_module, "MAX_QUEUED_BYTES", 2 << 20)
+    reader, stalled, stalled_connection = await stalled_pair(server)
+    session = server.session
+    big = "z" * 100_000  # far fewer messages than MAX_QUEUED_MESSAGES
+    sent = 0
+    while not stalled_connection.closed:
+        assert sent < 400, "the stalled tab was never cut off"
+        session.emit({"type": "system_note", "text": big, "n": sent})
+        sent += 1
+        await asyncio.sleep(0)
+        await read_until(reader, session.seq)
+    assert [m["n"] for m in reader.received if m.get("type") == "system_note"] == list(range(sent))
+    with pytest.raises(ConnectionError, match="4008|CLOSE"):
+        await read_until(stalled, session.seq)
+    assert stalled.ws.close_code == 4008
 
 
 async def test_a_lone_surrogate_reaches_the_tab_as_the_same_string(server):
