@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE))
 
 from _common import machine_note, print_rows  # noqa: E402
 
-BENCHMARKS = ["fanout", "paced", "file_update", "startup"]
+BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog"]
 TIMEOUT = 180
 
 
@@ -31,7 +31,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="", help="comma-separated subset of " + ",".join(BENCHMARKS))
     args = parser.parse_args()
-    chosen = [b for b in BENCHMARKS if not args.only or b in args.only.split(",")]
+    wanted = [name for name in args.only.split(",") if name]
+    unknown = sorted(set(wanted) - set(BENCHMARKS))
+    if unknown:
+        parser.error(f"no benchmark {', '.join(unknown)}; there are {', '.join(BENCHMARKS)}")
+    chosen = [b for b in BENCHMARKS if not wanted or b in wanted]
     print(machine_note())
     rows: list[dict] = []
     failed: list[str] = []

@@ -244,17 +244,17 @@ def test_the_first_save_is_skipped_only_when_the_files_are_current(tmp_path):
 
     workspace = tmp_path
     values = dict(session_id="s1", mode="slide", backend="none", agent_session_id="a1",
-                  last_seq=3, history=[{"type": "user_message", "content": "hi"}])
+                  last_seq=3)
     assert not stored_state_matches(workspace, **values)  # nothing stored yet
     save_session(workspace, **values)
     stored = load_session(workspace, "slide", "none")
     assert stored_state_matches(workspace, session_id=stored.session_id, mode="slide",
                                 backend="none", agent_session_id=stored.agent_session_id,
-                                last_seq=stored.last_seq, history=stored.history)
-    for key, value in [("last_seq", 4), ("agent_session_id", None), ("history", []),
+                                last_seq=stored.last_seq)
+    for key, value in [("last_seq", 4), ("agent_session_id", None),
                        ("backend", "claude-code")]:
         assert not stored_state_matches(workspace, **{**values, key: value})
-    (workspace / ".pneuma" / "history.json").write_text("{broken")
+    (workspace / ".pneuma" / "session.json").write_text("{broken")
     assert not stored_state_matches(workspace, **values)
 
 

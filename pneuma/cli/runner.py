@@ -153,7 +153,7 @@ class Announced:
 
         try:
             save_session(self.workspace, session_id=self.session_id, mode=self.mode_name,
-                         backend=self.backend, agent_session_id=None, last_seq=0, history=[])
+                         backend=self.backend, agent_session_id=None, last_seq=0)
         except OSError as exc:
             print(f"[pneuma] could not save the session: {exc}", file=sys.stderr)
 
@@ -199,7 +199,7 @@ async def serve(options: RunOptions, announced: Announced) -> int:
     from aiohttp import web
 
     from pneuma.server.app import ServerConfig, create_app
-    from pneuma.server.persistence import load_session
+    from pneuma.server.persistence import load_session, open_conversation
     from pneuma.server.session import Session
 
     # Signal handlers first: a supervisor may send SIGTERM the moment the
@@ -224,7 +224,7 @@ async def serve(options: RunOptions, announced: Announced) -> int:
         mode=options.mode.name,
         workspace=workspace,
         backend_name=options.backend,
-        history=stored.history,
+        conversation=open_conversation(workspace, stored),
         last_seq=stored.last_seq,
         agent_session_id=stored.agent_session_id,
     )

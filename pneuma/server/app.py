@@ -24,7 +24,14 @@ from pneuma.server.config import (
 )
 from pneuma.server.errors import error_middleware
 from pneuma.server.handle import PNEUMA, Pneuma
-from pneuma.server.persistence import SeqReservation, encode_session, stale_files, write_files
+from pneuma.server.persistence import (
+    STATE_DIR,
+    SeqReservation,
+    encode_session,
+    stale_files,
+    try_open_log,
+    write_files,
+)
 from pneuma.server.security import allowed_hosts, make_security_middleware
 from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
 from pneuma.tools.files import remove_stale_temp_files
@@ -74,7 +81,12 @@ def create_app(config: ServerConfig) -> web.Application:
         app.cleanup_ctx.append(_watcher_ctx)
     if config.persist:
         # This run owns the workspace's state: it reserves seq numbers on
-        # disk before using them and clears what killed runs left behind.
+        # disk before using them, logs the conversation and clears what
+        # killed runs left behind.
+        if config.session.conversation is None:
+            conversation = try_open_log(config.workspace / STATE_DIR)
+            if conversation is not None:
+                config.session.use_conversation(conversation)
         config.session.use_seq_reservation(SeqReservation(config.workspace).reserve)
         app.cleanup_ctx.append(_leftovers_ctx)
         app.cleanup_ctx.append(_persistence_ctx)
@@ -106,7 +118,7 @@ async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:
     backend = None
     if config.backend is not None:
         manifest = config.mode.manifest
-        fresh = not session.history and session.agent_session_id is None
+        fresh = not session.has_history and session.agent_session_id is None
         options = BackendOptions(
             workspace=config.workspace,
             mode=config.mode,
@@ -198,7 +210,6 @@ def _encoded_state(app: web.Application) -> list[tuple[Path, bytes]]:
         backend=session.backend_name,
         agent_session_id=session.agent_session_id,
         last_seq=session.seq,
-        history=session.history,
     )
 
 
@@ -217,11 +228,15 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
         nonlocal writing
         while True:
             await asyncio.sleep(config.save_interval)
+            if session.conversation is not None and session.conversation.writes:
+                # The log's fsyncs, off the event loop (see conversation_log).
+                await loop.run_in_executor(None, session.conversation.checkpoint)
             if not session.dirty:
                 continue
             # Encoded here, where the session lives; written and fsynced in
-            # a worker thread: four fsyncs in the event loop would stall a
-            # streaming reply for as long as the disk takes.
+            # a worker thread: fsyncs in the event loop would stall a
+            # streaming reply for as long as the disk takes. (The
+            # conversation is not in it: its log writes each message.)
             files = _encoded_state(app)
             session.dirty = False
             writing = loop.run_in_executor(None, write_files, files)
@@ -231,8 +246,8 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
                 session.dirty = True
                 log.exception("could not save the session")
 
-    # A restart with nothing new finds both files holding exactly these
-    # bytes: rewriting them would cost fsyncs before the first answer.
+    # A restart with nothing new finds the file holding exactly these
+    # bytes: rewriting it would cost fsyncs before the first answer.
     write_files(stale_files(_encoded_state(app)))
     session.dirty = False
     task = loop.create_task(periodically())
@@ -243,5 +258,8 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
         await asyncio.wait([writing])
     await session.close()
     save_now(app)
+    if session.conversation is not None:
+        # What is queued is committed, the WAL folded back: one file at rest.
+        await loop.run_in_executor(None, session.conversation.close)
     # Saved: a restart goes on right after the last number used.
     SeqReservation(config.workspace).release(session.seq)

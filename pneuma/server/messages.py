@@ -78,6 +78,15 @@ class SessionAck(_Message):
     last_seq: int = Field(ge=0)
 
 
+class HistoryPage(_Message):
+    """The tab scrolled to the start of what it has: the conversation
+    before message ``before`` (a ``before`` cursor from ``message_history``
+    or an earlier ``history_page``), one page of it, for this tab only."""
+
+    type: Literal["history_page"]
+    before: int = Field(ge=0, le=2**63 - 1)  # a row id: SQLite's INTEGER
+
+
 class ViewerActionResult(_Message):
     model_config = ConfigDict(extra="allow", frozen=True)
     success: bool
@@ -115,13 +124,25 @@ BrowserMessage = Annotated[
     | SetModel
     | SessionSubscribe
     | SessionAck
+    | HistoryPage
     | ViewerActionResponse
     | ConfirmationResponse
     | SelectBrowser,
     Field(discriminator="type"),
 ]
 
-_adapter: TypeAdapter[BrowserMessage] = TypeAdapter(BrowserMessage)
+_adapter: TypeAdapter[BrowserMessage] | None = None
+
+
+def _browser_message_adapter() -> TypeAdapter[BrowserMessage]:
+    """The validator of browser messages, built on the first message: its
+    union's core schema takes tens of milliseconds to build, which
+    ``pneuma run`` would otherwise spend before its server answers."""
+    global _adapter
+    if _adapter is None:
+        _adapter = TypeAdapter(BrowserMessage)
+    return _adapter
+
 
 BROWSER_MESSAGE_TYPES = (
     "user_message",
@@ -130,6 +151,7 @@ BROWSER_MESSAGE_TYPES = (
     "set_model",
     "session_subscribe",
     "session_ack",
+    "history_page",
     "viewer_action_response",
     "confirmation_response",
     "select_browser",
@@ -143,7 +165,7 @@ class BadBrowserMessage(ValueError):
 def parse_browser_message(raw: str | bytes) -> BrowserMessage:
     """Parse one browser message, or raise BadBrowserMessage saying what is wrong."""
     try:
-        return _adapter.validate_json(raw)
+        return _browser_message_adapter().validate_json(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":

@@ -1,6 +1,11 @@
 """Per-workspace session state in ``W/.pneuma/``: ``session.json`` (ids for
-routing and ``--resume``) and ``history.json`` (the conversation), both
-written atomically so a crash leaves the old or the new file, never half.
+routing and ``--resume``, written atomically so a crash leaves the old or
+the new file, never half) and the conversation's append-only log
+(``conversation.db``, see ``conversation_log``).
+
+Earlier versions kept the conversation in ``history.json``, rewritten
+whole every few seconds; ``open_conversation`` imports such a file into the
+log on the first start and renames it ``history.json.imported``.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from pneuma.server.conversation_log import ConversationLog, ConversationLogError
+
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
@@ -19,7 +26,9 @@ log = logging.getLogger(__name__)
 
 STATE_DIR = ".pneuma"
 SESSION_FILE = "session.json"
+# The conversation before the log (read once, to import it).
 HISTORY_FILE = "history.json"
+IMPORTED_SUFFIX = ".imported"
 # The highest seq number a run may hand out before it writes a higher one
 # (see SeqReservation).
 SEQ_FILE = "seq.json"
@@ -36,6 +45,7 @@ class StoredSession:
     backend: str
     agent_session_id: str | None = None
     last_seq: int = 0
+    # The conversation of a ``history.json`` still to import into the log.
     history: list[dict[str, Any]] = field(default_factory=list)
     resumed: bool = False
 
@@ -48,7 +58,6 @@ class SessionState(TypedDict):
     backend: str
     agent_session_id: str | None
     last_seq: int
-    history: list[dict[str, Any]]
 
 
 # The conversation is the owner's alone, as the workspace config is.
@@ -155,13 +164,9 @@ def _session_meta(session_id: str, mode: str, backend: str, agent_session_id: st
     }
 
 
-def _history_doc(last_seq: int, history: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"version": 1, "lastSeq": last_seq, "messages": history}
-
-
 def stored_state_matches(workspace: Path, **state: Unpack[SessionState]) -> bool:
-    """Whether ``save_session`` with these values would write what both
-    files already hold (so the save can be skipped)."""
+    """Whether ``save_session`` with these values would write what the
+    file already holds (so the save can be skipped)."""
     return not stale_files(encode_session(workspace, **state))
 
 
@@ -186,22 +191,67 @@ def encode_session(
     backend: str,
     agent_session_id: str | None,
     last_seq: int,
-    history: list[dict[str, Any]],
 ) -> list[tuple[Path, bytes]]:
-    """The state files of a session as (path, bytes), history first: what
-    ``save_session`` writes, made where the session lives (the event loop)
-    so that the writing can happen elsewhere."""
+    """The state file of a session as (path, bytes): what ``save_session``
+    writes, made where the session lives (the event loop) so that the
+    writing can happen elsewhere. (The conversation is not in it: the log
+    writes each message as it happens.)"""
     state_dir = workspace / STATE_DIR
     return [
-        (state_dir / HISTORY_FILE, encode_json(_history_doc(last_seq, history))),
         (state_dir / SESSION_FILE,
          encode_json(_session_meta(session_id, mode, backend, agent_session_id, last_seq))),
     ]
 
 
 def save_session(workspace: Path, **state: Unpack[SessionState]) -> None:
-    """Write ``history.json`` and ``session.json`` (see ``encode_session``)."""
+    """Write ``session.json`` (see ``encode_session``)."""
     write_files(encode_session(workspace, **state))
+
+
+def try_open_log(state_dir: Path) -> ConversationLog | None:
+    """The conversation log in ``state_dir``; None, with a warning, when it
+    cannot be opened (a read-only folder): the session then goes on, its
+    chat kept in memory only."""
+    try:
+        return ConversationLog.open(state_dir)
+    except (OSError, ConversationLogError) as exc:
+        log.warning("the conversation cannot be saved: %s", exc)
+        return None
+
+
+def open_conversation(workspace: Path, stored: StoredSession) -> ConversationLog | None:
+    """The workspace's conversation log, with ``stored``'s ``history.json``
+    imported into it the first time (then renamed ``history.json.imported``,
+    kept for the user, never read again)."""
+    state_dir = workspace / STATE_DIR
+    conversation = try_open_log(state_dir)
+    if conversation is None:
+        return None
+    legacy = state_dir / HISTORY_FILE
+    if stored.history and conversation.is_empty(stored.session_id):
+        count = conversation.import_messages(stored.session_id, _legacy_rows(stored.history))
+        log.info("imported %d messages of %s into %s", count, legacy, conversation.path.name)
+    if legacy.exists():
+        try:
+            legacy.replace(legacy.with_name(HISTORY_FILE + IMPORTED_SUFFIX))
+        except OSError as exc:
+            log.warning("could not rename %s: %s", legacy, exc)
+    return conversation
+
+
+def _legacy_rows(messages: list[dict[str, Any]]) -> list[tuple[int, str | None, str, str]]:
+    """``history.json`` messages as log rows (seq, message id, kind, text),
+    an assistant message's blocks already merged there into one message."""
+    rows = []
+    for message in messages:
+        kind = message.get("type")
+        if not isinstance(kind, str):
+            continue
+        inner = message.get("message")
+        message_id = inner.get("id") if kind == "assistant" and isinstance(inner, dict) else None
+        rows.append((_as_seq(message.get("seq")), message_id if isinstance(message_id, str) else None,
+                     kind, encode_json(message).decode("utf-8", "surrogatepass")))
+    return rows
 
 
 def read_reserved_seq(workspace: Path) -> int:

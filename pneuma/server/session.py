@@ -2,9 +2,15 @@
 
 The session owns the browser protocol of ADR-002: every broadcast gets the
 next ``seq``; a replay buffer answers ``session_subscribe {last_seq}`` with
-exactly the missed events, or with the full history when the gap is older
+exactly the missed events, or with the conversation when the gap is older
 than the buffer; ``client_msg_id`` de-duplicates user messages; pending
 permission requests are re-sent to a tab that (re)connects.
+
+The conversation lives in the workspace's append-only log
+(``conversation_log``), written as each message is broadcast. In memory the
+session keeps only its newest part, bounded in bytes (the window): a new tab
+gets the window at once, and older pages from the log when it asks
+(``history_page``). Memory stays flat however long the session runs.
 """
 
 from __future__ import annotations
@@ -20,11 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pneuma.server.conversation_log import ConversationLog, LoggedMessage
+
 from pneuma.agents.base import AgentBackend
 from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
 from pneuma.server.connection import BrowserConnection, encode_frames
 from pneuma.server.messages import (
     ConfirmationResponse,
+    HistoryPage,
     Interrupt,
     PermissionResponse,
     SelectBrowser,
@@ -39,8 +48,20 @@ from pneuma.server.messages import (
 log = logging.getLogger(__name__)
 
 REPLAY_BUFFER_SIZE = 4096
+# The replay buffer is bounded in bytes too: a few long messages (a turn's
+# full text) must not pin megabytes.
+REPLAY_BUFFER_BYTES = 4 * 1024 * 1024
 DEDUPE_WINDOW = 1000
-HISTORY_LIMIT = 5000
+# The newest part of the conversation kept in memory and sent to a new tab
+# at once; the rest is read from the log, a page at a time.
+HISTORY_WINDOW_BYTES = 1024 * 1024
+HISTORY_PAGE_BYTES = 512 * 1024
+HISTORY_PAGE_COUNT = 500
+# A turn's final text is already in its assistant message: a result stores
+# it again only when it is short (an error message, say).
+RESULT_TEXT_KEPT = 1000
+# Assistant messages kept whole for merging the next block into them.
+ASSISTANT_CACHE = 4
 
 # Messages that make up the conversation shown after a reload.
 _HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note"}
@@ -101,6 +122,8 @@ class Session:
         last_seq: int = 0,
         agent_session_id: str | None = None,
         no_agent_reason: str | None = None,
+        conversation: ConversationLog | None = None,
+        history_window_bytes: int = HISTORY_WINDOW_BYTES,
     ):
         self.id = session_id
         self.mode = mode
@@ -117,14 +140,23 @@ class Session:
         # reserve_seqs runs first (see use_seq_reservation).
         self._seq_limit: float = math.inf
         self._reserve_seqs: Callable[[int], int] | None = None
-        self.replay: deque[tuple[int, str]] = deque(maxlen=replay_size)
-        self.history: list[dict[str, Any]] = list(history or [])
-        self._assistant_index: dict[str, int] = {
-            m["message"]["id"]: i
-            for i, m in enumerate(self.history)
-            if m.get("type") == "assistant" and isinstance(m.get("message"), dict)
-            and "id" in m["message"]
-        }
+        self.replay: deque[tuple[int, str]] = deque()
+        self._replay_size = replay_size
+        self._replay_bytes = 0
+        # The conversation: the log (None: kept in memory only, as far as
+        # the window reaches), and its newest messages (the window).
+        self.conversation: ConversationLog | None = None
+        self._window: deque[LoggedMessage] = deque()
+        self._window_bytes = 0
+        self._window_limit = history_window_bytes
+        self._window_by_message_id: dict[str, LoggedMessage] = {}
+        self._assistants: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._first_row_id: int | None = None
+        self._next_row_id = 1
+        for message in history or ():
+            self._record(message, _dumps(message))
+        if conversation is not None:
+            self.use_conversation(conversation)
         self.connections: set[BrowserConnection] = set()
         self.pending_permissions: dict[str, dict[str, Any]] = {}
         self._seen_client_ids: OrderedDict[str, None] = OrderedDict()
@@ -157,12 +189,23 @@ class Session:
             self._reserve(seq)
         message["seq"] = seq
         text = _dumps(message)
-        self.replay.append((seq, text))
+        self._remember(seq, text)
         if kind in _HISTORY_TYPES:
-            self._record(message)
+            self._record(message, text)
         self._pending.append(text)
         if not self._holds:
             self._open_turn()
+
+    def _remember(self, seq: int, text: str) -> None:
+        """Keep a broadcast for tabs that reconnect: the newest ones, at
+        most ``replay_size`` of them and ``REPLAY_BUFFER_BYTES`` in all (but
+        always the last)."""
+        replay = self.replay
+        replay.append((seq, text))
+        size = self._replay_bytes + len(text)
+        while len(replay) > self._replay_size or (size > REPLAY_BUFFER_BYTES and len(replay) > 1):
+            size -= len(replay.popleft()[1])
+        self._replay_bytes = size
 
     def use_seq_reservation(self, reserve_seqs: Callable[[int], int]) -> None:
         """Have ``reserve_seqs(seq)`` record (durably) that numbers from
@@ -212,7 +255,7 @@ class Session:
             self._reserve(seq)
         text = (f'{{"type":"stream_event","event":{event_json},'
                 f'"parent_tool_use_id":{parent_json},"seq":{seq}}}')
-        self.replay.append((seq, text))
+        self._remember(seq, text)
         self._pending.append(text)
         if not self._holds:
             self._open_turn()
@@ -273,50 +316,156 @@ class Session:
 
     # --- history ---
 
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The conversation's newest messages (the window), decoded: for
+        tests and tools; the session itself keeps only their text."""
+        return [json.loads(entry.text) for entry in self._window]
+
+    @property
+    def has_history(self) -> bool:
+        """Whether the conversation has any message (in memory or in the log)."""
+        return self._first_row_id is not None
+
     def _merge_assistant(self, message: dict[str, Any]) -> dict[str, Any]:
         """The CLI sends one ``assistant`` line per content block, all with
         the same message id: fold them into one message the browser replaces
         by id, never showing a block twice."""
         inner = message.get("message")
-        if not isinstance(inner, dict) or "id" not in inner:
+        if not isinstance(inner, dict) or not isinstance(inner.get("id"), str):
             return message
-        index = self._assistant_index.get(inner["id"])
-        if index is None:
-            return message
-        previous = self.history[index]["message"]
-        blocks = list(previous.get("content") or [])
-        for block in inner.get("content") or []:
-            if block not in blocks:
-                key = block.get("id") if isinstance(block, dict) else None
-                replaced = False
-                if key is not None:
-                    for i, existing in enumerate(blocks):
-                        if isinstance(existing, dict) and existing.get("id") == key:
-                            blocks[i] = block
-                            replaced = True
-                            break
-                if not replaced:
-                    blocks.append(block)
-        merged_inner = {**previous, **inner, "content": blocks}
-        return {**message, "message": merged_inner}
+        key = inner["id"]
+        previous_message = self._assistants.get(key)
+        if previous_message is None:
+            entry = self._window_by_message_id.get(key)
+            if entry is not None:  # e.g. the first block after a restart
+                previous_message = json.loads(entry.text)
+        if previous_message is None:
+            merged = message
+        else:
+            previous = previous_message["message"]
+            blocks = list(previous.get("content") or [])
+            for block in inner.get("content") or []:
+                if block not in blocks:
+                    block_id = block.get("id") if isinstance(block, dict) else None
+                    replaced = False
+                    if block_id is not None:
+                        for i, existing in enumerate(blocks):
+                            if isinstance(existing, dict) and existing.get("id") == block_id:
+                                blocks[i] = block
+                                replaced = True
+                                break
+                    if not replaced:
+                        blocks.append(block)
+            merged = {**message, "message": {**previous, **inner, "content": blocks}}
+        self._assistants[key] = merged
+        self._assistants.move_to_end(key)
+        while len(self._assistants) > ASSISTANT_CACHE:
+            self._assistants.popitem(last=False)
+        return merged
 
-    def _record(self, message: dict[str, Any]) -> None:
+    def _record(self, message: dict[str, Any], text: str) -> None:
+        """Add a broadcast (``text`` is its JSON) to the conversation: to the
+        window and to the log."""
         self.dirty = True
-        if message["type"] == "assistant":
+        kind = message["type"]
+        message_id: str | None = None
+        if kind == "assistant":
             inner = message.get("message")
-            if isinstance(inner, dict) and "id" in inner:
-                index = self._assistant_index.get(inner["id"])
-                if index is not None:
-                    self.history[index] = message
+            if isinstance(inner, dict) and isinstance(inner.get("id"), str):
+                message_id = inner["id"]
+                entry = self._window_by_message_id.get(message_id)
+                if entry is not None:
+                    # The next block of a message already logged: one row, updated.
+                    self._window_bytes += len(text) - len(entry.text)
+                    entry.text = text
+                    if self.conversation is not None:
+                        self.conversation.replace(entry.row_id, message.get("seq", 0), text)
+                    self._trim_window()
                     return
-                self._assistant_index[inner["id"]] = len(self.history)
-        self.history.append(message)
-        if len(self.history) > HISTORY_LIMIT:
-            drop = len(self.history) - HISTORY_LIMIT
-            del self.history[:drop]
-            self._assistant_index = {
-                key: i - drop for key, i in self._assistant_index.items() if i >= drop
-            }
+        elif kind == "result":
+            text = _without_result_text(message, text)
+            # The turn is over: its messages are complete.
+            self._assistants.clear()
+        row_id = self._next_row_id
+        self._next_row_id += 1
+        if self._first_row_id is None:
+            self._first_row_id = row_id
+        self._window_add(LoggedMessage(row_id, message_id, text))
+        if self.conversation is not None:
+            self.conversation.append(self.id, row_id, message.get("seq", 0), kind, message_id, text)
+        self._trim_window()
+
+    def use_conversation(self, conversation: ConversationLog) -> None:
+        """Keep the conversation in ``conversation`` from now on (called
+        before serving). When it has nothing of this session yet, the
+        messages the session was created with go into it; otherwise its
+        newest messages are the session's window."""
+        if self._window and conversation.is_empty(self.id):
+            rows = []
+            for entry in self._window:
+                message = json.loads(entry.text)
+                rows.append((int(message.get("seq") or 0), entry.message_id,
+                             str(message.get("type")), entry.text))
+            conversation.import_messages(self.id, rows)
+        tail = conversation.tail(self.id, self._window_limit)
+        self.conversation = conversation
+        self._window.clear()
+        self._window_bytes = 0
+        self._window_by_message_id.clear()
+        self._first_row_id = tail.first_row_id
+        self._next_row_id = tail.next_row_id
+        for entry in tail.messages:
+            self._window_add(entry)
+
+    def _window_add(self, entry: LoggedMessage) -> None:
+        self._window.append(entry)
+        self._window_bytes += len(entry.text)
+        if entry.message_id is not None:
+            self._window_by_message_id[entry.message_id] = entry
+
+    def _trim_window(self) -> None:
+        """Forget the oldest messages beyond the byte budget (the newest is
+        always kept). Without a log they are gone for good, as they were
+        for a session that persists nothing."""
+        window = self._window
+        while self._window_bytes > self._window_limit and len(window) > 1:
+            entry = window.popleft()
+            self._window_bytes -= len(entry.text)
+            if entry.message_id is not None \
+                    and self._window_by_message_id.get(entry.message_id) is entry:
+                del self._window_by_message_id[entry.message_id]
+        if self.conversation is None and window:
+            self._first_row_id = window[0].row_id
+
+    def _history_cursor(self) -> tuple[int | None, bool]:
+        """Where the window starts, and whether older messages exist."""
+        if not self._window:
+            return None, False
+        oldest = self._window[0].row_id
+        return oldest, self._first_row_id is not None and oldest > self._first_row_id
+
+    async def history_page(self, connection: BrowserConnection, before: int) -> None:
+        """Send one tab the messages before row ``before``, a page of them."""
+        texts: list[str] = []
+        first: int | None = None
+        has_more = False
+        if self.conversation is not None:
+            loop = asyncio.get_running_loop()
+            try:
+                page = await loop.run_in_executor(
+                    None, self.conversation.read_page, self.id, before,
+                    HISTORY_PAGE_BYTES, HISTORY_PAGE_COUNT)
+            except Exception as exc:
+                log.warning("could not read the conversation log: %s", exc)
+                self.error_to(connection, "the earlier conversation could not be read",
+                              "history_unavailable")
+                return
+            texts, first, has_more = page.texts, page.first_row_id, page.has_more
+        connection.send(
+            '{"type":"history_page","messages":[' + ",".join(texts) + '],"has_more":'
+            + ("true" if has_more else "false") + ',"before":'
+            + ("null" if first is None else str(first)) + "}")
 
     # --- browser connections ---
 
@@ -372,17 +521,18 @@ class Session:
         else:
             # Open prompts are not part of the conversation but a fresh tab
             # must show them.
-            connection.send(
-                _dumps(
-                    {
-                        "type": "message_history",
-                        "messages": self.history,
-                        "pending_permissions": list(self.pending_permissions.values()),
-                        "pending_confirmations": list(self.confirmations.open_requests.values()),
-                        "last_seq": self.seq,
-                    }
-                )
-            )
+            # The window as the texts it holds, not re-encoded; older pages
+            # on request (history_page).
+            before, has_more = self._history_cursor()
+            rest = _dumps({
+                "has_more": has_more,
+                "before": before,
+                "pending_permissions": list(self.pending_permissions.values()),
+                "pending_confirmations": list(self.confirmations.open_requests.values()),
+                "last_seq": self.seq,
+            })
+            connection.send('{"type":"message_history","messages":['
+                            + ",".join(entry.text for entry in self._window) + "]," + rest[1:])
         connection.subscribed = True
         # A snapshot for this tab only, hence no seq: seq numbers belong to
         # broadcasts, each counted exactly once.
@@ -408,6 +558,9 @@ class Session:
     async def handle(self, connection: BrowserConnection, msg: Any) -> None:
         if isinstance(msg, SessionSubscribe):
             self.subscribe(connection, msg.last_seq)
+            return
+        if isinstance(msg, HistoryPage):
+            await self.history_page(connection, msg.before)
             return
         if isinstance(msg, SessionAck):
             self.last_ack_seq = max(self.last_ack_seq, msg.last_seq)
@@ -511,3 +664,17 @@ class Session:
             await connection.drain(0.5)
             await connection.close()
         self.connections.clear()
+
+
+def _without_result_text(message: dict[str, Any], text: str) -> str:
+    """A ``result`` as the conversation keeps it: its ``result`` text, a
+    copy of the turn's last assistant text, replaced by its length when long."""
+    data = message.get("data")
+    if not isinstance(data, dict):
+        return text
+    result = data.get("result")
+    if not isinstance(result, str) or len(result) <= RESULT_TEXT_KEPT:
+        return text
+    slim = {key: value for key, value in data.items() if key != "result"}
+    slim["result_length"] = len(result)
+    return _dumps({**message, "data": slim})

@@ -4,12 +4,15 @@ The server coalesces queued messages into one text frame, one JSON message
 per line; ``FrameClient`` splits every frame and hands the messages out one
 at a time, keeping all of them in ``received``. ``BrowserTab`` is the tab
 the page opens, and also checks that seq numbers only grow (the promise the
-replay logic makes to every page).
+replay logic makes to every page); ``BrowserTab.full_history`` reads the
+whole conversation, the newest part from ``message_history`` and the rest
+a ``history_page`` at a time, as a page that scrolls to the top does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections import deque
 from collections.abc import Callable
@@ -77,6 +80,32 @@ class FrameClient:
             if predicate(message):
                 return message
 
+    async def _take(self, predicate: Callable[[dict[str, Any]], bool],
+                   timeout: float = TIMEOUT, what: str = "matching message") -> dict[str, Any]:
+        """The first message, read or still to come, that matches
+        ``predicate``; unlike ``wait_until`` the others stay to be read, in
+        order (by ``recv``, ``wait_for``, ...)."""
+        for message in self._pending:
+            if predicate(message):
+                self._pending.remove(message)
+                return message
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            seen = len(self._pending)
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(f"no {what} within {timeout} s; got "
+                                     f"{[m.get('type') for m in self.received]}")
+            try:
+                await self._read_frame(remaining)
+            except asyncio.TimeoutError:
+                continue
+            for message in list(itertools.islice(self._pending, seen, None)):
+                if predicate(message):
+                    self._pending.remove(message)
+                    return message
+
     async def drain(self, quiet: float = 0.15) -> list[dict[str, Any]]:
         """Everything that arrives until the socket is quiet for ``quiet`` s."""
         got = []
@@ -129,6 +158,42 @@ class BrowserTab(FrameClient):
     async def say(self, text: str, **fields: Any) -> None:
         """Send the person's chat message, as the page does (``user_message``)."""
         await self.send({"type": "user_message", "content": text, **fields})
+
+    async def full_history(self, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
+        """The whole conversation, oldest first, as a reloaded page shows it
+        once scrolled to the very top.
+
+        The server sends a new tab only the newest part of a long
+        conversation (``message_history``, with ``has_more`` and a
+        ``before`` cursor); this subscribes again from 0 for it, then asks
+        for ``history_page`` after ``history_page`` until ``has_more`` is
+        false. Everything else that arrives meanwhile (live broadcasts)
+        stays to be read, in order; the subscription's status snapshot is
+        consumed. Fails (AssertionError) if the server cannot read its
+        log (``error`` ``history_unavailable``) or does not answer within
+        ``timeout`` seconds a step.
+        """
+        # Replies to what this sends, not a history or snapshot still unread.
+        unread = {id(m) for m in self._pending}
+        await self.send({"type": "session_subscribe", "last_seq": 0})
+        history = await self._take(
+            lambda m: m.get("type") == "message_history" and id(m) not in unread, timeout,
+            "message_history")
+        await self._take(
+            lambda m: m.get("type") == "status_change" and "seq" not in m and id(m) not in unread,
+            timeout, "status snapshot")
+        messages = list(history["messages"])
+        before = history.get("before") if history.get("has_more") else None
+        while before is not None:
+            await self.send({"type": "history_page", "before": before})
+            page = await self._take(
+                lambda m: m.get("type") == "history_page"
+                or (m.get("type") == "error" and "seq" not in m), timeout, "history_page")
+            if page["type"] == "error":
+                raise AssertionError(f"asking for the history before {before} failed: {page}")
+            messages[:0] = page["messages"]
+            before = page.get("before") if page.get("has_more") else None
+        return messages
 
     def broadcasts(self) -> list[dict[str, Any]]:
         """The messages received that carry a seq (the session's broadcasts)."""

@@ -337,7 +337,10 @@ function formatDuration(ms) {
 
 function ResultLine({ item }) {
   const d = item.data || {};
-  const interrupted = d.subtype === 'error_during_execution' && !d.result;
+  // A result from the log may carry only the length of its text (the text
+  // is the turn's last assistant message): that turn did produce one.
+  const hadResult = !!d.result || (typeof d.result_length === 'number' && d.result_length > 0);
+  const interrupted = d.subtype === 'error_during_execution' && !hadResult;
   const parts = [];
   if (typeof d.num_turns === 'number') parts.push(`${d.num_turns} turn${d.num_turns === 1 ? '' : 's'}`);
   const cost = formatCost(d.total_cost_usd);
@@ -413,26 +416,94 @@ function EmptyState() {
   </div>`;
 }
 
+// Older messages load this close (px) to the top of the list.
+const EARLIER_MARGIN = 120;
+
+function loadEarlier() {
+  // While disconnected nothing is asked (the page would not come); the
+  // list asks again once the connection is back, if it is still at the top.
+  if (store.state.connection.state !== 'open') return;
+  const before = store.requestHistoryPage();
+  if (before == null) return;
+  if (!ui.socket.send({ type: 'history_page', before })) store.cancelHistoryPage();
+}
+
+function EarlierMessages() {
+  const state = store.state;
+  if (!state.historyHasMore && !state.historyError) return null;
+  const loading = state.historyRequested != null;
+  // One button throughout (its text changes), so keyboard focus stays on it.
+  return html`<div class="earlier">
+    ${state.historyError && html`<div class="earlier-error" role="alert"><${Icon} name="warn" size=${13} />${state.historyError}</div>`}
+    ${state.historyHasMore && html`<button class="link load-earlier" onClick=${loadEarlier}
+        aria-disabled=${loading ? 'true' : 'false'} aria-busy=${loading ? 'true' : 'false'}>
+      ${loading ? html`<span class="spinner" />Loading earlier messages…` : state.historyError ? 'Try again' : 'Load earlier messages'}
+    </button>`}
+  </div>`;
+}
+
+/** The message rows on screen and where they are, to keep them there. The
+ *  first of them still in the list after an update is the anchor (a tool
+ *  result shown on its own leaves when its tool call arrives). */
+function scrollAnchors(list) {
+  const top = list.getBoundingClientRect().top;
+  const bottom = top + list.clientHeight;
+  const anchors = [];
+  for (const child of list.children) {
+    if (child.classList.contains('earlier')) continue;
+    const box = child.getBoundingClientRect();
+    if (box.top >= bottom) break;
+    if (box.bottom > top) anchors.push({ node: child, offset: box.top - top });
+  }
+  return anchors;
+}
+
 function MessageList() {
   const state = store.state;
   const ref = useRef(null);
   const stick = useRef(true);
+  const prepends = useRef(state.historyPrepends);
+  const anchors = useRef(null);
   const [showJump, setShowJump] = useState(false);
+  const nearTop = () => {
+    const el = ref.current;
+    return !!el && el.scrollTop <= EARLIER_MARGIN;
+  };
   const onScroll = useCallback(() => {
     const el = ref.current;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     stick.current = atBottom;
     setShowJump(!atBottom);
+    if (nearTop() && store.state.historyHasMore && !store.state.historyError) loadEarlier();
   }, []);
+  // Older messages are about to be put in front: remember which row is at
+  // the top of the view (the DOM is still the old one while rendering).
+  if (state.historyPrepends !== prepends.current) {
+    prepends.current = state.historyPrepends;
+    anchors.current = ref.current ? scrollAnchors(ref.current) : null;
+  }
   useLayoutEffect(() => {
     const el = ref.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    const kept = anchors.current && anchors.current.find((a) => a.node.isConnected);
+    anchors.current = null;
+    if (kept) {
+      // The row the person was reading stays where it was.
+      const top = el.getBoundingClientRect().top;
+      el.scrollTop += kept.node.getBoundingClientRect().top - top - kept.offset;
+    } else if (stick.current) {
+      el.scrollTop = el.scrollHeight;
+    }
+    // At the top (or nothing to scroll yet) with older messages in the log:
+    // fetch them without waiting for a scroll that cannot happen.
+    if (state.historyLoaded && state.historyHasMore && !state.historyError && nearTop()) loadEarlier();
   });
   const items = state.items;
   const last = items[items.length - 1];
   const waiting = isRunning() && !(last && last.kind === 'assistant' && last.streaming);
   return html`<div class="messages-wrap">
     <div class="messages" ref=${ref} onScroll=${onScroll} role="log" aria-live="polite">
+      <${EarlierMessages} />
       ${!hasAgent() && html`<${NoAgentBanner} />`}
       ${items.length === 0 && state.historyLoaded && html`<${EmptyState} />`}
       ${items.map((item) => html`<${ChatItem} key=${item.key} item=${item} />`)}

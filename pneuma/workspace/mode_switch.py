@@ -3,11 +3,12 @@
 Running another mode on it rewrites CLAUDE.md, replaces the skill and the
 slash commands, and starts a new conversation, so `pneuma run` refuses
 unless asked with ``--switch-mode``. A switch parks the old mode's
-conversation (``session.json`` and ``history.json``) in
-``.pneuma/sessions/<mode>/`` and brings back the new mode's parked one, if
-any: switching back resumes where that mode's conversation stopped. The
-old mode's installed skill folder goes (the installer then writes the new
-mode's skill, CLAUDE.md sections and commands, and drops the old commands).
+conversation (``SESSION_FILES``: ``session.json``, the conversation log and
+its SQLite side files) in ``.pneuma/sessions/<mode>/`` and brings back the
+new mode's parked one, if any: switching back resumes where that mode's
+conversation stopped. The old mode's installed skill folder goes (the
+installer then writes the new mode's skill, CLAUDE.md sections and
+commands, and drops the old commands).
 """
 
 from __future__ import annotations
@@ -18,7 +19,17 @@ import shutil
 from pathlib import Path, PurePosixPath
 
 STATE_DIR = ".pneuma"
-SESSION_FILES = ("session.json", "history.json")
+# One mode's conversation: its ids, and its log (``history.json``, or the
+# append-only ``conversation.db`` with the ``-wal``/``-shm`` files SQLite
+# keeps beside it; after a crash the last messages may be only in the
+# ``-wal``, so the three always move together).
+SESSION_FILES = (
+    "session.json",
+    "history.json",
+    "conversation.db",
+    "conversation.db-wal",
+    "conversation.db-shm",
+)
 PARKED_DIR = ".pneuma/sessions"
 INSTALL_STATE = ".pneuma/installed.json"
 
@@ -55,15 +66,24 @@ def switch_sessions(workspace: Path, to_mode: str) -> str | None:
     state = workspace / STATE_DIR
     parked_old = workspace / PARKED_DIR / current
     parked_old.mkdir(parents=True, exist_ok=True)
-    for name in SESSION_FILES:
-        if (state / name).exists():
-            os.replace(state / name, parked_old / name)
+    _move_session(state, parked_old)
     parked_new = workspace / PARKED_DIR / to_mode
-    for name in SESSION_FILES:
-        if (parked_new / name).exists():
-            os.replace(parked_new / name, state / name)
+    if parked_new.is_dir():
+        _move_session(parked_new, state)
     remove_old_skill(workspace)
     return current
+
+
+def _move_session(source: Path, target: Path) -> None:
+    """Move the session files in ``source`` to ``target``. A name that
+    ``source`` lacks is removed from ``target``, so the set there is exactly
+    the one moved: a ``-wal`` left over from another database (say, by a
+    switch a crash interrupted) must never be replayed into this one."""
+    for name in SESSION_FILES:
+        if (source / name).exists():
+            os.replace(source / name, target / name)
+        else:
+            (target / name).unlink(missing_ok=True)
 
 
 def remove_old_skill(workspace: Path) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from tests.stored_conversation import logged
+
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 READY = re.compile(r"^\[pneuma\] ready http://127\.0\.0\.1:(\d+)/\?session=([\w-]+)&token=(\S+)$")
 
@@ -130,7 +132,7 @@ async def test_ready_line_page_cookie_and_no_agent_session_init(tmp_path, runs):
                    if line.startswith("[pneuma] ready")]
     assert ready_lines == [run.line.rstrip("\n")]
     assert (run.line + out).strip() == run.line.strip()  # nothing else on stdout
-    saved = json.loads((workspace / ".pneuma" / "history.json").read_text())["messages"]
+    saved = logged(workspace)
     assert [m.get("content") for m in saved if m["type"] == "user_message"] == ["remember me"]
     assert (workspace / "manifest.json").exists()  # seeded
     assert (workspace / "CLAUDE.md").exists()  # skill installed
@@ -159,9 +161,7 @@ def test_signals_save_and_exit_0_quickly_and_the_next_run_resumes(tmp_path, runs
         assert code == 0, err
         assert run.elapsed < 5
         assert "Traceback" not in err
-        history = workspace / ".pneuma" / "history.json"
-        assert history.exists()
-        assert json.loads(history.read_text())["messages"] == []
+        assert logged(workspace) == []
         meta = json.loads((workspace / ".pneuma" / "session.json").read_text())
         assert meta["sessionId"] == run.session_id
     # The second run reported the same session (and got a new token).

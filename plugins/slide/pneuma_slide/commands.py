@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -14,6 +15,24 @@ def _workspace_mode(workspace: Path) -> str | None:
         return json.loads((workspace / ".pneuma" / "session.json").read_text("utf-8")).get("mode")
     except (OSError, ValueError, AttributeError):
         return None
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    click.echo(f"pneuma: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _not_slide_message(workspace: Path, mode_name: str, asked: bool) -> str:
+    """Why there is nothing to export, and what to do instead."""
+    if asked:
+        return f"pneuma export supports --mode slide only (got {mode_name!r})"
+    if (workspace / "manifest.json").is_file():
+        # A deck that `pneuma run --switch-mode` last ran with another mode:
+        # its slides are still there, only the mode recorded is not slide.
+        return (f"{workspace} is switched to the {mode_name} mode; switch it back with "
+                f"`pneuma run --mode slide --switch-mode -w {workspace}`, or export its "
+                f"deck as it is with `pneuma export --mode slide`")
+    return f"{workspace} is a {mode_name} workspace; pneuma export exports slide decks only"
 
 
 @click.command("export")
@@ -30,19 +49,18 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str, output: Pat
     """Export the workspace's deck as a PDF or a self-contained HTML file."""
     from pneuma_slide.export import ExportError, export_deck
 
+    asked = mode_name is not None
     mode_name = mode_name or _workspace_mode(workspace) or "slide"
     if mode_name != "slide":
-        click.echo(f"Error: pneuma export supports --mode slide only (got {mode_name!r})",
-                   err=True)
-        sys.exit(2)
+        _fail(_not_slide_message(workspace, str(mode_name), asked), 2)
     if not workspace.is_dir():
-        click.echo(f"Error: {workspace} is not a directory", err=True)
-        sys.exit(2)
+        _fail(f"{workspace} is not a directory", 2)
     try:
         result = export_deck(workspace, fmt, output)
     except ExportError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
+        _fail(str(exc), 1)
+    except OSError as exc:  # the output could not be written there
+        _fail(f"cannot write {exc.filename or output}: {exc.strerror or exc}", 1)
     for rel in result.missing_assets:
         click.echo(f"[pneuma] warning: {rel} is referenced by a slide but does not exist",
                    err=True)

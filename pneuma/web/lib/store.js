@@ -3,7 +3,11 @@
 // Never show a message twice:
 //   * every broadcast carries `seq`; one at or below the last applied seq
 //     is dropped (a replay after reconnect overlaps what we saw);
-//   * `message_history` replaces the whole conversation;
+//   * `message_history` replaces the whole conversation (its newest part:
+//     older messages come a page at a time, `history_page`, prepended);
+//   * a `history_page` is applied only in answer to the request for it
+//     (its cursor is older than the one asked for), so a page that arrives
+//     twice is shown once;
 //   * assistant messages are keyed by `message.id`: the same id again
 //     replaces the blocks (the final message also replaces what was
 //     streamed for it);
@@ -30,6 +34,14 @@ export function createStore() {
     browser: { selection: null, clients: [], selectedClientId: null, twins: {}, task: null },
     streamByParent: new Map(), // parent_tool_use_id|'' -> assistant item being streamed
     historyLoaded: false,
+    // Older messages than the first item, in the server's log: whether
+    // there are any, the cursor to ask for them with, the cursor of the
+    // page asked for and not answered yet, and why the last ask failed.
+    historyHasMore: false,
+    historyBefore: null,
+    historyRequested: null,
+    historyError: null,
+    historyPrepends: 0, // counts prepended pages (the list keeps its scroll anchor)
     lastResult: null,
     version: 0,
   };
@@ -212,6 +224,10 @@ export function createStore() {
       case 'message_history':
         resetConversation();
         for (const m of msg.messages || []) apply(m, { replaying: true });
+        state.historyHasMore = !!msg.has_more && msg.before != null;
+        state.historyBefore = msg.before ?? null;
+        state.historyRequested = null;
+        state.historyError = null;
         for (const p of msg.pending_permissions || []) apply(p, { replaying: true });
         // Open confirmations are not history, but a reloaded tab must still show them.
         state.confirmations = state.confirmations.filter((c) => c.local);
@@ -276,7 +292,16 @@ export function createStore() {
         });
         return;
       }
+      case 'history_page':
+        onHistoryPage(msg);
+        return;
       case 'error':
+        if (msg.code === 'history_unavailable') {
+          // About the page this tab asked for: shown where the older messages would be.
+          state.historyRequested = null;
+          state.historyError = msg.message || 'The earlier conversation could not be read.';
+          return;
+        }
         state.items.push({ kind: 'error', key: newKey('e'), code: msg.code, message: msg.message, rev: 0 });
         return;
       case 'system_note':
@@ -294,6 +319,34 @@ export function createStore() {
       default:
         return;
     }
+  }
+
+  /** Older messages, before the first item: built on their own (replaying,
+   *  so they touch nothing live) and put in front of what is shown. */
+  function onHistoryPage(msg) {
+    const requested = state.historyRequested;
+    // Only the answer to the outstanding request: its oldest message is
+    // older than the cursor asked for. A repeat of a page already applied
+    // (or one asked for on an earlier connection) is not.
+    if (requested == null || (msg.before != null && !(msg.before < requested))) return;
+    state.historyRequested = null;
+    state.historyError = null;
+    const shown = state.items;
+    const live = { streams: state.streamByParent, lastResult: state.lastResult };
+    state.items = [];
+    // A page's `result` ends the streams of its own (none), never the live ones.
+    state.streamByParent = new Map();
+    for (const m of msg.messages || []) apply(m, { replaying: true });
+    const older = state.items;
+    state.streamByParent = live.streams;
+    state.lastResult = live.lastResult;
+    // Tool results shown on their own because their tool call was not
+    // loaded yet now belong to its card.
+    const kept = shown.filter((i) => !(i.kind === 'orphan_result' && state.toolUses.has(i.toolUseId)));
+    state.items = older.concat(kept);
+    state.historyHasMore = !!msg.has_more && msg.before != null;
+    state.historyBefore = msg.before ?? null;
+    if (older.length) state.historyPrepends += 1;
   }
 
   function resetConversation() {
@@ -330,6 +383,22 @@ export function createStore() {
     },
     setConnection(connection) {
       state.connection = connection;
+      // A page asked for on a connection that dropped will never come.
+      if (connection.state !== 'open') state.historyRequested = null;
+      notify();
+    },
+    /** Mark the next older page as asked for; its cursor, or null when
+     *  there is nothing to ask for or a request is already out. */
+    requestHistoryPage() {
+      if (!state.historyHasMore || state.historyBefore == null || state.historyRequested != null) return null;
+      state.historyRequested = state.historyBefore;
+      state.historyError = null;
+      notify();
+      return state.historyRequested;
+    },
+    /** The request could not be sent (the socket is down): ask again later. */
+    cancelHistoryPage() {
+      state.historyRequested = null;
       notify();
     },
     addPendingUser({ content, images, viewerContext, clientId }) {

@@ -1,0 +1,106 @@
+"""The memory baseline: a bare aiohttp relay from a fake agent CLI to the
+browser sockets, keeping nothing.
+
+Run as its own process (so its RSS is its own): ``python _bare_relay.py
+--cli <script>`` starts ``<script>`` (a fake Claude Code CLI) on a pipe,
+serves ``/ws`` on 127.0.0.1 and prints ``ready ws://127.0.0.1:<port>/ws``.
+A ``user_message`` from a socket becomes a user line on the CLI's stdin;
+each stdout line is parsed, reshaped as pneuma's browser message
+(``stream_event``, ``assistant``, ``result``), numbered, serialised once and
+written with ``await ws.send_str`` to every socket. No history, no replay
+buffer, no state files: what any relay of these lines must hold, and no
+more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from aiohttp import web
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class Relay:
+    def __init__(self, cli: str) -> None:
+        self.cli_script = cli
+        self.sockets: set[web.WebSocketResponse] = set()
+        self.seq = 0
+        self.cli: asyncio.subprocess.Process | None = None
+
+    async def start_cli(self) -> None:
+        self.cli = await asyncio.create_subprocess_exec(
+            sys.executable, self.cli_script, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, limit=64 * 1024 * 1024)
+        asyncio.get_running_loop().create_task(self.read_cli())
+
+    async def read_cli(self) -> None:
+        assert self.cli is not None and self.cli.stdout is not None
+        while True:
+            raw = await self.cli.stdout.readline()
+            if not raw:
+                return
+            line = json.loads(raw)
+            kind = line.get("type")
+            if kind == "stream_event":
+                message: dict[str, Any] = {"type": "stream_event", "event": line.get("event"),
+                                           "parent_tool_use_id": line.get("parent_tool_use_id")}
+            elif kind == "assistant":
+                message = {"type": "assistant", "message": line.get("message"),
+                           "parent_tool_use_id": line.get("parent_tool_use_id")}
+            elif kind == "result":
+                message = {"type": "result", "data": {k: line.get(k) for k in (
+                    "subtype", "is_error", "duration_ms", "num_turns", "total_cost_usd",
+                    "result", "usage")}}
+            else:
+                continue
+            self.seq += 1
+            message["seq"] = self.seq
+            text = _dumps(message)
+            for ws in list(self.sockets):
+                await ws.send_str(text)
+
+    async def to_cli(self, content: str) -> None:
+        assert self.cli is not None and self.cli.stdin is not None
+        line = {"type": "user", "message": {"role": "user", "content": content},
+                "parent_tool_use_id": None, "session_id": ""}
+        self.cli.stdin.write((json.dumps(line) + "\n").encode())
+        await self.cli.stdin.drain()
+
+    async def handler(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        self.sockets.add(ws)
+        try:
+            async for frame in ws:
+                data = json.loads(frame.data)
+                if data.get("type") == "user_message":
+                    await self.to_cli(data.get("content", ""))
+        finally:
+            self.sockets.discard(ws)
+        return ws
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    args = parser.parse_args()
+    relay = Relay(args.cli)
+    await relay.start_cli()
+    app = web.Application()
+    app.router.add_get("/ws", relay.handler)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=0.5)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    print(f"ready ws://127.0.0.1:{port}/ws", flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
