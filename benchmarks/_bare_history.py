@@ -20,6 +20,8 @@ from pathlib import Path
 
 from aiohttp import web
 
+from _common import serve_forever
+
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -48,13 +50,7 @@ async def main() -> None:
     app = web.Application()
     app.router.add_get("/api/session", session)
     app.router.add_get("/ws", browser)
-    runner = web.AppRunner(app, handle_signals=False, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=0.5)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    print(f"ready http://127.0.0.1:{port}/", flush=True)
-    await asyncio.Event().wait()
+    await serve_forever(app, "ready http://127.0.0.1:{port}/")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from typing import Any
 
 from aiohttp import web
 
+from _common import serve_forever
+
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -93,13 +95,7 @@ async def main() -> None:
     await relay.start_cli()
     app = web.Application()
     app.router.add_get("/ws", relay.handler)
-    runner = web.AppRunner(app, handle_signals=False, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=0.5)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    print(f"ready ws://127.0.0.1:{port}/ws", flush=True)
-    await asyncio.Event().wait()
+    await serve_forever(app, "ready ws://127.0.0.1:{port}/ws")
 
 
 if __name__ == "__main__":

@@ -85,13 +85,40 @@ def rss_kib(pid: int) -> int:
 # --- fake CLI ------------------------------------------------------------------
 
 
-def make_claude_wrapper(directory: Path) -> Path:
-    """An executable ``claude`` that runs the streaming fake CLI."""
+def make_claude_wrapper(directory: Path, script: Path = STREAM_CLI) -> Path:
+    """An executable ``claude`` that runs a fake CLI (the streaming one
+    unless ``script`` names another)."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "claude"
-    path.write_text(f'#!/bin/sh\nexec "{PYTHON}" "{STREAM_CLI}" "$@"\n')
+    path.write_text(f'#!/bin/sh\nexec "{PYTHON}" "{script}" "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
+
+
+async def serve_forever(app: Any, ready: str) -> None:
+    """Serve the aiohttp ``app`` on a free 127.0.0.1 port until killed,
+    after printing ``ready`` (formatted with ``port``): the bare baselines'
+    main loop."""
+    from aiohttp import web
+
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=0.5)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    print(ready.format(port=port), flush=True)
+    await asyncio.Event().wait()
+
+
+async def stop_process(proc: asyncio.subprocess.Process, timeout: float = 6) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; waits for the exit."""
+    if proc.returncode is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), timeout)
+        except asyncio.TimeoutError:
+            proc.kill()
+            await proc.wait()
 
 
 # 1 + 19 + 1 + 43 = 64 bytes of delta text, as _stream_cli.py writes them.
@@ -285,13 +312,7 @@ async def pneuma_run(workspace: Path, backend: str = "none", claude_bin: Path | 
             raise RuntimeError(f"pneuma did not start: {line!r}")
         yield proc, line[len(READY_PREFIX):]
     finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 6)
-            except asyncio.TimeoutError:
-                proc.kill()
-                await proc.wait()
+        await stop_process(proc)
 
 
 @asynccontextmanager

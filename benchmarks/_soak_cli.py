@@ -20,6 +20,8 @@ import os
 import sys
 import uuid
 
+from _stream_cli import prompts
+
 SESSION = str(uuid.uuid4())
 MODEL = "claude-soak"
 # "%08d " + 55 filler bytes = 64 bytes of text per delta.
@@ -73,25 +75,7 @@ def main() -> None:
                "uuid": str(uuid.uuid4())})
         out.flush()
 
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        message = json.loads(raw)
-        kind = message.get("type")
-        if kind == "control_request":
-            request = message.get("request") or {}
-            response: dict = {}
-            if request.get("subtype") == "initialize":
-                response = {"commands": [], "models": [{"value": MODEL}]}
-            write({"type": "control_response", "response": {
-                "subtype": "success", "request_id": message["request_id"], "response": response}})
-            out.flush()
-            continue
-        if kind != "user":
-            continue
-        content = message["message"]["content"]
-        prompt = content if isinstance(content, str) else " ".join(
-            b.get("text", "") for b in content if isinstance(b, dict))
+    for prompt in prompts(write, out.flush, MODEL):
         words = dict(w.split("=", 1) for w in prompt.split() if "=" in w)
         if "soak" in prompt.split() and "n" in words:
             reply(["%08d %s" % (i, FILLER) for i in range(int(words["n"]))])

@@ -18,9 +18,35 @@ import os
 import sys
 import time
 import uuid
+from collections.abc import Callable, Iterator
 
 SESSION = str(uuid.uuid4())
 FILLER = "x" * 43  # 1 + 19 + 1 + 43 = 64 bytes of text
+
+
+def prompts(write: Callable[[dict], None], flush: Callable[[], None], model: str
+            ) -> Iterator[str]:
+    """A fake CLI's stdin: control requests answered (``model`` the one it
+    offers), the text of each user message yielded."""
+    for raw in sys.stdin.buffer:
+        if not raw.strip():
+            continue
+        message = json.loads(raw)
+        kind = message.get("type")
+        if kind == "control_request":
+            request = message.get("request") or {}
+            response: dict = {}
+            if request.get("subtype") == "initialize":
+                response = {"commands": [], "models": [{"value": model}]}
+            write({"type": "control_response", "response": {
+                "subtype": "success", "request_id": message["request_id"], "response": response}})
+            flush()
+            continue
+        if kind != "user":
+            continue
+        content = message["message"]["content"]
+        yield content if isinstance(content, str) else " ".join(
+            b.get("text", "") for b in content if isinstance(b, dict))
 
 
 def main() -> None:
@@ -72,25 +98,7 @@ def main() -> None:
         write({"type": "stream_event", "event": {"type": "message_stop"},
                "parent_tool_use_id": None, "session_id": SESSION})
 
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        message = json.loads(raw)
-        kind = message.get("type")
-        if kind == "control_request":
-            request = message.get("request") or {}
-            response: dict = {}
-            if request.get("subtype") == "initialize":
-                response = {"commands": [], "models": [{"value": "claude-bench"}]}
-            write({"type": "control_response", "response": {
-                "subtype": "success", "request_id": message["request_id"], "response": response}})
-            out.flush()
-            continue
-        if kind != "user":
-            continue
-        content = message["message"]["content"]
-        prompt = content if isinstance(content, str) else " ".join(
-            b.get("text", "") for b in content if isinstance(b, dict))
+    for prompt in prompts(write, out.flush, "claude-bench"):
         init()
         words = dict(w.split("=", 1) for w in prompt.split() if "=" in w)
         if prompt.startswith("bench") and "n" in words:

@@ -34,8 +34,6 @@ import argparse
 import asyncio
 import json
 import shutil
-import signal
-import stat
 import sys
 import time
 from pathlib import Path
@@ -50,10 +48,12 @@ from _common import (  # noqa: E402
     browser_tab,
     finish,
     machine_note,
+    make_claude_wrapper,
     median,
     pneuma_run,
-    rss_kib,
     row,
+    rss_kib,
+    stop_process,
     temp_dir,
 )
 
@@ -70,11 +70,7 @@ RESULT = '"type":"result"'
 
 def soak_wrapper(directory: Path) -> Path:
     """An executable ``claude`` that runs ``_soak_cli.py``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "claude"
-    path.write_text(f'#!/bin/sh\nexec "{PYTHON}" "{SOAK_CLI}" "$@"\n')
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
+    return make_claude_wrapper(directory, SOAK_CLI)
 
 
 def vm_kib(pid: int, field: str) -> int:
@@ -127,13 +123,7 @@ async def start_relay() -> tuple[asyncio.subprocess.Process, str]:
 
 
 async def stop(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(proc.wait(), 6)
-        except asyncio.TimeoutError:
-            proc.kill()
-            await proc.wait()
+    await stop_process(proc)
 
 
 def state_bytes(workspace: Path) -> int:

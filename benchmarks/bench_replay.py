@@ -33,7 +33,6 @@ import asyncio
 import json
 import random
 import shutil
-import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -54,8 +53,9 @@ from _common import (  # noqa: E402
     pneuma_run,
     pneuma_run_cmd,
     pneuma_ws_url,
-    rss_kib,
     row,
+    rss_kib,
+    stop_process,
     temp_dir,
 )
 
@@ -233,13 +233,7 @@ async def open_once(http: aiohttp.ClientSession, cmd: list[str], ready_marker: s
             rss = rss_kib(proc.pid)
         return Opened(ready_ms, answer_ms, first_ms, all_ms, pages, count, received, rss)
     finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 6)
-            except asyncio.TimeoutError:
-                proc.kill()
-                await proc.wait()
+        await stop_process(proc)
 
 
 async def seed(workspace: Path) -> str:

@@ -85,6 +85,19 @@ def user_message(text: str) -> str:
     return json.dumps({"type": "user_message", "content": text, "client_msg_id": text})
 
 
+async def say(run: Run, text: str) -> int:
+    """One user message from a new tab, read until the server's no-agent
+    answer; returns the newest seq the tab saw."""
+    last = 0
+    async with tab(run, 0) as ws:
+        await ws.send_str(user_message(text))
+        async for message in messages(ws):
+            last = max(last, message.get("seq", 0))
+            if message.get("type") == "error" and message.get("code") == "no_agent":
+                break
+    return last
+
+
 EVENTS_BEFORE_KILL = 40
 
 
@@ -177,13 +190,7 @@ async def test_a_clean_restart_continues_the_numbering(tmp_path: Path) -> None:
     workspace.mkdir()
     first = Run(workspace)
     try:
-        async with tab(first, 0) as ws:
-            await ws.send_str(user_message("hello"))
-            last = 0
-            async for message in messages(ws):
-                last = max(last, message.get("seq", 0))
-                if message.get("type") == "error" and message.get("code") == "no_agent":
-                    break
+        last = await say(first, "hello")
     finally:
         first.stop()
     assert first.proc.returncode == 0
