@@ -144,7 +144,8 @@ def test_a_stamp_that_lies_does_not_skip_the_checks(tmp_path):
     subprocess.run(
         [sys.executable, "-c",
          "import json, sys, pathlib; from pneuma.cli.launch_stamp import write_stamp; "
-         "s = json.loads(sys.argv[2]); write_stamp(pathlib.Path(sys.argv[1]), s['key'], s['paths'])",
+         "s = json.loads(sys.argv[2]); "
+         "write_stamp(pathlib.Path(sys.argv[1]), s['key'], s['paths'], s.get('first'))",
          str(workspace), json.dumps(stamp)],
         check=True,
     )

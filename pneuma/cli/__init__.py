@@ -330,7 +330,7 @@ def run_command(
     params: tuple[str, ...],
 ) -> None:
     """Open a workspace in the browser with an agent beside it."""
-    from pneuma.cli.launch_stamp import launch_key, stamp_is_current
+    from pneuma.cli.launch_stamp import current_stamp, first_answers, launch_key
     from pneuma.cli.runner import PortUnavailable, RunOptions, announce, run
     from pneuma.cli.runner import interrupt_on_stop_signals, stop_signalled
     from pneuma.cli.streams import guard_standard_streams
@@ -365,9 +365,12 @@ def run_command(
     try:
         # When the last start's checks saw exactly these files, the ready
         # line goes out first and the same checks run while the browser
-        # comes up (pneuma.cli.launch_stamp); otherwise they run first.
-        if stamp_is_current(workspace, key):
+        # comes up (pneuma.cli.launch_stamp), its first requests answered
+        # meanwhile from what the stamp recorded; otherwise they run first.
+        stamp = current_stamp(workspace, key)
+        if stamp is not None:
             announced = announce(options)
+            announced.serve_early(first_answers(stamp), options.action_timeout)
             announced.publish(options.open_browser)
         options.mode, options.params = _start_checks(
             mode_name, workspace, backend, provided, no_prompt, skip_skill, key, switch_mode)
@@ -379,6 +382,10 @@ def run_command(
             options.permission_mode = _agent_notices(options.mode, permission_mode)
         if announced is None:
             announced = announce(options)
+            # Checked just now: the same first answers serve the browser
+            # while the server is imported.
+            announced.serve_early(_first_answers(options.mode, options.params),
+                                  options.action_timeout)
             announced.publish(options.open_browser)
     except PortUnavailable as exc:
         _fail(str(exc), 2)
@@ -494,7 +501,8 @@ def _start_checks(
         # Usually nothing changed since the last run: the fingerprint says so
         # without rendering anything.
         _install_skill(mode, workspace, values, reuse_fingerprint=True)
-    write_stamp(workspace, key, checked_paths(mode, workspace))
+    write_stamp(workspace, key, checked_paths(mode, workspace),
+                first=_first_answers(mode, values).to_json())
     # Not a reason to refuse the start (the agent can fix it), but the
     # terminal must say so, not only the page.
     problem = manifest_file_problem(mode, workspace)
@@ -502,6 +510,16 @@ def _start_checks(
         click.echo(f"[pneuma] warning: {problem}; the viewer shows nothing until it is fixed",
                    err=True)
     return mode, values
+
+
+def _first_answers(mode: Any, values: dict[str, Any]) -> Any:
+    """What the early server of the next warm start answers with: the
+    manifest and params exactly as ``/api/config`` shows them."""
+    from pneuma.server.early_server import FirstAnswers
+    from pneuma.workspace.params import redact_params
+
+    return FirstAnswers(mode_json=mode.manifest.to_json(), params=redact_params(mode, values),
+                        static_dir=str(mode.static_dir))
 
 
 # --- pneuma tool / pneuma mcp ---

@@ -20,6 +20,14 @@ checks while the browser is on its way. A check that fails then still
 stops ``pneuma run`` with its usual message; the stamp only decides the
 order, never whether a check runs.
 
+The stamp also keeps what the browser's first requests need from those
+checks (the validated manifest as ``/api/config`` shows it, the redacted
+params, the mode's static folder: ``first``): with it, the early server
+(``pneuma.server.early_server``) answers the page, its static files,
+``/api/session`` and ``/api/config`` while the real server is still being
+imported. It is derived from the covered files, so a current stamp's
+``first`` is what the checks would compute again.
+
 Any doubt counts as a change: a missing or unreadable stamp, another
 Python, a stat that differs in size, mtime, inode or mode, a file that
 appeared or went away, and for the workspace's own files (config.toml,
@@ -37,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 STAMP_FILE = ".pneuma/launch-stamp.json"
-STAMP_VERSION = 2
+STAMP_VERSION = 3
 
 
 def launch_key(
@@ -163,29 +171,51 @@ def checked_paths(mode: Any, workspace: Path) -> list[str]:
     return paths
 
 
-def stamp_is_current(workspace: Path, key: Mapping[str, Any]) -> bool:
-    """Whether the checks of the last successful start would find what
-    they found then. Never raises: any problem means "run them first"."""
+def current_stamp(workspace: Path, key: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The stamp when the checks of the last successful start would find
+    what they found then, else None. Never raises: any problem means "run
+    them first"."""
     try:
         stored = json.loads((workspace / STAMP_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
+        return None
     if not isinstance(stored, dict) or stored.get("key") != dict(key):
-        return False
+        return None
     paths = stored.get("paths")
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        return False
-    return stored.get("digest") == _digest(paths, workspace)
+        return None
+    if stored.get("digest") != _digest(paths, workspace):
+        return None
+    return stored
 
 
-def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str]) -> None:
-    """Record a start whose checks passed (only rewritten when different)."""
+def stamp_is_current(workspace: Path, key: Mapping[str, Any]) -> bool:
+    return current_stamp(workspace, key) is not None
+
+
+def first_answers(stamp: Mapping[str, Any] | None) -> Any:
+    """The early server's data a current stamp holds (a
+    ``pneuma.server.early_server.FirstAnswers``), or None."""
+    if stamp is None or "first" not in stamp:
+        return None
+    from pneuma.server.early_server import FirstAnswers
+
+    return FirstAnswers.from_json(stamp["first"])
+
+
+def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str],
+                first: Mapping[str, Any] | None = None) -> None:
+    """Record a start whose checks passed (only rewritten when different),
+    with ``first``, the early server's data (``FirstAnswers.to_json()``)."""
     from pneuma.tools.files import atomic_write_bytes
 
     ordered = list(dict.fromkeys(paths))
     target = workspace / STAMP_FILE
-    data = json.dumps({"key": dict(key), "paths": ordered, "digest": _digest(ordered, workspace)},
-                      ensure_ascii=False, indent=1).encode("utf-8")
+    record: dict[str, Any] = {"key": dict(key), "paths": ordered,
+                              "digest": _digest(ordered, workspace)}
+    if first is not None:
+        record["first"] = dict(first)
+    data = json.dumps(record, ensure_ascii=False, indent=1).encode("utf-8")
     try:
         if target.read_bytes() == data:
             return

@@ -5,7 +5,12 @@ id and token, prints the ready line and sends the browser on its way,
 with nothing but the standard library imported; ``run`` then builds the
 server (aiohttp, the session, the agent, the watcher) and serves on the
 socket ``announce`` bound. A browser that connects in between waits in
-the socket's accept queue and is answered as soon as the server is up.
+the socket's accept queue and is answered as soon as the server is up,
+except for its first requests (the page, its static files, the session
+and config): ``Announced.serve_early`` answers those meanwhile
+(``pneuma.server.early_server``), from the launch stamp on a warm start
+or from the checks just run, and hands every other connection, its
+request unread, to the real server once it is up.
 """
 
 from __future__ import annotations
@@ -67,10 +72,40 @@ def interrupt_on_stop_signals() -> None:
     ``KeyboardInterrupt`` (a clean stop) instead of killing the process.
 
     They are also remembered: an interrupt raised where Python swallows it
-    (in a weakref callback of the import machinery, say: "Exception
-    ignored in ...") must not leave the process serving for ever."""
+    (in a weakref callback of the import machinery, say) must not leave the
+    process serving for ever. Such a swallowed interrupt is not reported
+    either ("Exception ignored in ..." and a traceback, on a clean stop):
+    the start-up acts on it at its next check of ``stop_signalled``."""
     for signum in STOP_SIGNALS:
         signal.signal(signum, _interrupt)
+    if sys.unraisablehook is not _quiet_about_lost_interrupts:
+        global _report_unraisable
+        _report_unraisable = sys.unraisablehook
+        sys.unraisablehook = _quiet_about_lost_interrupts
+
+
+_report_unraisable = sys.unraisablehook
+
+
+def _quiet_about_lost_interrupts(unraisable: Any) -> None:
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _stop_signalled:
+        return
+    _report_unraisable(unraisable)
+
+
+def _remember(signum: int, frame: Any) -> None:
+    global _stop_signalled
+    _stop_signalled = True
+
+
+def remember_stop_signals() -> None:
+    """From here until ``serve`` installs the event loop's handlers, a stop
+    signal is only remembered, and ``serve`` stops as soon as they are in
+    place. A ``KeyboardInterrupt`` raised in the middle of building the
+    event loop (``asyncio.run``) would leave a half-made loop whose
+    finaliser fails with a traceback on the terminal."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _remember)
 
 
 def stop_signalled() -> bool:
@@ -127,8 +162,25 @@ class Announced:
     token: str
     url: str
     workspace: Path
+    host: str
     mode_name: str
     backend: str
+    early: Any = None  # the EarlyServer answering until the real server is up
+
+    def serve_early(self, answers: Any, action_timeout: float) -> None:
+        """Answer the browser's first requests from a thread, from
+        ``answers`` (the launch stamp's ``FirstAnswers``), until ``serve``
+        takes over. Nothing to answer from (an old stamp): the browser
+        waits for the real server, as on a cold start."""
+        if answers is None:
+            return
+        from pneuma.server.early_server import EarlyServer, EarlySite
+
+        self.early = EarlyServer(self.sock, EarlySite(
+            token=self.token, host=self.host, port=self.port, workspace=self.workspace,
+            session_id=self.session_id, mode_name=self.mode_name, backend=self.backend,
+            action_timeout=action_timeout, answers=answers))
+        self.early.start()
 
     def publish(self, open_browser: bool) -> None:
         """Print the one ready line and open the browser (in a thread: it
@@ -181,8 +233,8 @@ def announce(options: RunOptions) -> Announced:
     if ":" in display_host:
         display_host = f"[{display_host}]"
     url = f"http://{display_host}:{port}/?session={session_id}&token={token}"
-    return Announced(sock, port, session_id, resumed, token, url, workspace, options.mode_name,
-                     options.backend)
+    return Announced(sock, port, session_id, resumed, token, url, workspace, options.host,
+                     options.mode_name, options.backend)
 
 
 def _open_browser(url: str) -> None:
@@ -191,12 +243,77 @@ def _open_browser(url: str) -> None:
     webbrowser.open(url)
 
 
+def import_aiohttp_web() -> Any:
+    """``aiohttp.web``, with the CA certificates of the client contexts
+    that ``aiohttp.connector`` builds at import (``load_default_certs``,
+    ``set_default_verify_paths``: the system's bundle, read twice) loaded
+    when first used instead: they cost tens of milliseconds of start-up,
+    and a server on 127.0.0.1 mostly never makes an HTTPS request with
+    them. The contexts are otherwise the standard library's, unchanged."""
+    if "aiohttp.connector" in sys.modules:
+        from aiohttp import web
+
+        return web
+    import ssl
+    import threading
+
+    deferred = ("load_default_certs", "set_default_verify_paths")
+    originals = {name: getattr(ssl.SSLContext, name) for name in deferred}
+    loading = threading.Lock()
+
+    class CertificatesOnFirstUse(ssl.SSLContext):
+        pending: list[tuple[str, tuple[Any, ...]]]
+
+        def _load_pending(self) -> None:
+            with loading:
+                while self.pending:
+                    name, args = self.pending.pop(0)
+                    originals[name](self, *args)
+
+        def wrap_socket(self, *args: Any, **kwargs: Any) -> Any:
+            self._load_pending()
+            return super().wrap_socket(*args, **kwargs)
+
+        def wrap_bio(self, *args: Any, **kwargs: Any) -> Any:
+            self._load_pending()
+            return super().wrap_bio(*args, **kwargs)
+
+        def get_ca_certs(self, binary_form: bool = False) -> Any:
+            self._load_pending()
+            return super().get_ca_certs(binary_form)
+
+        def cert_store_stats(self) -> Any:
+            self._load_pending()
+            return super().cert_store_stats()
+
+    def later(name: str) -> Any:
+        def defer(self: ssl.SSLContext, *args: Any) -> None:
+            if type(self) is ssl.SSLContext:
+                self.__class__ = CertificatesOnFirstUse
+                self.pending = []  # type: ignore[attr-defined]
+            if isinstance(self, CertificatesOnFirstUse):
+                self.pending.append((name, args))
+            else:
+                originals[name](self, *args)
+
+        return defer
+
+    for name in deferred:
+        setattr(ssl.SSLContext, name, later(name))
+    try:
+        from aiohttp import web
+    finally:
+        for name, method in originals.items():
+            setattr(ssl.SSLContext, name, method)
+    return web
+
+
 async def serve(options: RunOptions, announced: Announced) -> int:
     import asyncio
     import gc
     import logging
 
-    from aiohttp import web
+    web = import_aiohttp_web()
 
     from pneuma.server.app import ServerConfig, create_app
     from pneuma.server.persistence import load_session, open_conversation
@@ -212,7 +329,7 @@ async def serve(options: RunOptions, announced: Announced) -> int:
             loop.add_signal_handler(signum, stop.set)
         except (NotImplementedError, RuntimeError):
             pass
-    if stop_signalled():  # one came during start-up and its interrupt got lost
+    if stop_signalled():  # one came during start-up (remembered, or its interrupt lost)
         stop.set()
 
     backend_spec = find_backend(options.backend)
@@ -246,8 +363,16 @@ async def serve(options: RunOptions, announced: Announced) -> int:
     app = create_app(config)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
+    # The early server stops at a request boundary: what it accepted and
+    # did not answer is served from here on, its next request unread.
+    held = announced.early.stop() if announced.early is not None else []
     site = web.SockSite(runner, announced.sock, shutdown_timeout=1.0)
     await site.start()
+    for conn in held:
+        try:
+            await loop.connect_accepted_socket(runner.server, conn)
+        except OSError:
+            conn.close()  # the browser went away meanwhile
     # Everything start-up made (modules, the app, pydantic's validators)
     # lives until exit: move it out of the collector's sight, so that a
     # full collection during a stream walks only what the session made
@@ -276,6 +401,7 @@ def run(options: RunOptions, announced: Announced | None = None) -> int:
         if announced is None:
             announced = announce(options)
             announced.publish(options.open_browser)
+        remember_stop_signals()
         return asyncio.run(serve(options, announced))
     except PortUnavailable as exc:
         print(f"pneuma: error: {exc}", file=sys.stderr)

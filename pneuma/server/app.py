@@ -22,6 +22,7 @@ from pneuma.server.config import (
     STOP_EVENT,
     ServerConfig,
 )
+from pneuma.server.early_server import no_agent_text
 from pneuma.server.errors import error_middleware
 from pneuma.server.handle import PNEUMA, Pneuma
 from pneuma.server.persistence import (
@@ -134,12 +135,7 @@ async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:
         )
         backend = config.backend.factory(options, session)
         if backend is None and session.no_agent_reason is None:
-            session.no_agent_reason = (
-                f"This session runs without an agent (--backend {config.backend.name}): "
-                "the viewer works, the chat does not. Restart with --backend claude-code "
-                "to talk to an agent, or with --backend socket and connect one to "
-                f"/ws/cli/{session.id}."
-            )
+            session.no_agent_reason = no_agent_text(config.backend.name, session.id)
     session.backend = backend
     if backend is not None:
         try:

@@ -32,8 +32,12 @@ Pneuma's own script, frames it and sets its own policy.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from aiohttp import web
+if TYPE_CHECKING:
+    # Annotations only: the early server (early_server.py) uses this module
+    # before aiohttp is imported.
+    from aiohttp import web
 
 CONTENT_PREFIXES = ("/content/",)
 

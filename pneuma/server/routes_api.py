@@ -20,6 +20,7 @@ from wcmatch import glob as wcglob
 from pneuma.host.paths import web_dir
 from pneuma.server.config import CONFIG, SANDBOX, SELF_WRITES, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected, no_browser_error
+from pneuma.server.early_server import config_answer
 from pneuma.server.errors import json_text
 from pneuma.server.routes_files import atomic_write, decode_content, read_json_body
 from pneuma.tools.errors import ToolError
@@ -46,16 +47,14 @@ async def get_config(request: web.Request) -> web.Response:
     from pneuma.workspace.params import redact_params
 
     config = request.app[CONFIG]
-    return web.json_response(
-        {
-            "mode": config.mode.manifest.to_json(),
-            "modeStaticUrl": f"/modes/{config.mode.name}/",
-            "params": redact_params(config.mode, config.params),
-            "workspace": str(config.workspace),
-            "backend": config.backend.name if config.backend else "none",
-            "actionTimeout": config.action_timeout,
-        }
-    )
+    return web.json_response(config_answer(
+        mode_json=config.mode.manifest.to_json(),
+        mode_name=config.mode.name,
+        params=redact_params(config.mode, config.params),
+        workspace=config.workspace,
+        backend_name=config.backend.name if config.backend else "none",
+        action_timeout=config.action_timeout,
+    ))
 
 
 def _check_action_params(action: Any, params: dict[str, Any]) -> str | None:

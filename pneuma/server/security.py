@@ -10,12 +10,15 @@ cookie the first page load sets), and a request whose ``Host`` or
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING
 
-from aiohttp import web
+if TYPE_CHECKING:
+    from aiohttp import web
 
-from pneuma.server.errors import error_response
-from pneuma.tools.errors import ToolError
+# aiohttp is imported by the middleware only: `pneuma run` answers its
+# first requests (pneuma.server.early_server) with these same checks before
+# aiohttp is loaded.
 
 COOKIE_PREFIX = "pneuma_token"
 
@@ -29,7 +32,7 @@ def cookie_name(host: str) -> str:
     port = host.rpartition(":")[2] if ":" in host.rpartition("]")[2] else "80"
     return f"{COOKIE_PREFIX}_{port}"
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Handler = Callable[["web.Request"], Awaitable["web.StreamResponse"]]
 
 
 def allowed_hosts(host: str, port: int) -> set[str]:
@@ -39,20 +42,35 @@ def allowed_hosts(host: str, port: int) -> set[str]:
     return {f"{name}:{port}" for name in names} | ({host} if port == 80 else set())
 
 
-def presented_token(request: web.Request) -> tuple[str | None, str]:
-    header = request.headers.get("Authorization", "")
-    if header.startswith("Bearer "):
-        return header[7:].strip(), "header"
-    query = request.query.get("token")
-    if query:
-        return query, "query"
-    cookie = request.cookies.get(cookie_name(request.headers.get("Host", "")))
+def choose_token(authorization: str, query_token: str | None,
+                 cookies: Mapping[str, str], host: str) -> tuple[str | None, str]:
+    """The token a request presents and where: the ``Authorization`` header
+    first, then ``?token=``, then this server's cookie."""
+    if authorization.startswith("Bearer "):
+        return authorization[7:].strip(), "header"
+    if query_token:
+        return query_token, "query"
+    cookie = cookies.get(cookie_name(host))
     if cookie:
         return cookie, "cookie"
     return None, "none"
 
 
+def presented_token(request: web.Request) -> tuple[str | None, str]:
+    return choose_token(request.headers.get("Authorization", ""), request.query.get("token"),
+                        request.cookies, request.headers.get("Host", ""))
+
+
+def token_matches(presented: str, token: str) -> bool:
+    return hmac.compare_digest(presented.encode(), token.encode())
+
+
 def make_security_middleware(token: str, hosts: Callable[[], set[str]]):
+    from aiohttp import web
+
+    from pneuma.server.errors import error_response
+    from pneuma.tools.errors import ToolError
+
     @web.middleware
     async def security(request: web.Request, handler: Handler) -> web.StreamResponse:
         allowed = hosts()
@@ -69,7 +87,7 @@ def make_security_middleware(token: str, hosts: Callable[[], set[str]]):
                 details={"reason": "origin", "origin": origin},
                 hint="only pages served by this Pneuma server may call it"))
         presented, source = presented_token(request)
-        if presented is None or not hmac.compare_digest(presented.encode(), token.encode()):
+        if presented is None or not token_matches(presented, token):
             return error_response(ToolError(
                 "E_UNAUTHORIZED",
                 "a valid session token is required" if presented is None
