@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from pneuma import __version__
+from pneuma.cli.checkpoints import checkpoints
 
 
 class PneumaGroup(click.Group):
@@ -648,6 +649,11 @@ def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path)
                f"  pip install -e {project}\n"
                f"  pneuma run --mode {names.name}\n"
                f"  cd {project} && python -m pytest")
+
+
+# --- pneuma checkpoints (pneuma/cli/checkpoints.py) ---
+
+cli.add_command(checkpoints)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,6 +13,7 @@ from aiohttp import web
 from pneuma.agents.base import BackendOptions
 from pneuma.host.plugins import get_plugin_manager
 from pneuma.server import csp, routes_api, routes_files, routes_tools, ws_browser, ws_cli
+from pneuma.checkpoints import Checkpoints
 from pneuma.server.config import (
     CONFIG,
     FILE_FILTER,
@@ -89,6 +90,9 @@ def create_app(config: ServerConfig) -> web.Application:
             if conversation is not None:
                 config.session.use_conversation(conversation)
         config.session.use_seq_reservation(SeqReservation(config.workspace).reserve)
+        if config.session.checkpoints is None:
+            config.session.checkpoints = Checkpoints(
+                config.workspace, manifest.viewer.watch_patterns, manifest.viewer.ignore_patterns)
         app.cleanup_ctx.append(_leftovers_ctx)
         app.cleanup_ctx.append(_persistence_ctx)
     app.cleanup_ctx.append(_agent_ctx)

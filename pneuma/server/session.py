@@ -146,6 +146,9 @@ class Session:
         # The conversation: the log (None: kept in memory only, as far as
         # the window reaches), and its newest messages (the window).
         self.conversation: ConversationLog | None = None
+        # Per-turn checkpoints of the workspace (pneuma.checkpoints): None
+        # for a session that persists nothing.
+        self.checkpoints: Any = None
         self._window: deque[LoggedMessage] = deque()
         self._window_bytes = 0
         self._window_limit = history_window_bytes
@@ -241,6 +244,7 @@ class Session:
             self.pending_permissions.clear()
         elif kind == "result":
             self.status = "idle"
+            self._turn_ended()
         return message
 
     def emit_stream(self, event_json: str, parent_json: str = "null") -> None:
@@ -628,9 +632,42 @@ class Session:
             return
         text = f"{context}\n\n{msg.content}" if context else msg.content
         self.emit({"type": "status_change", "status": "running"})
+        await self._checkpoint_before_turn(msg.content)
         await self.backend.send_user_message(
             text, [{"media_type": i.media_type, "data": i.data} for i in msg.images]
         )
+
+    async def _checkpoint_before_turn(self, message: str) -> None:
+        """Record the workspace before the turn reaches the agent, so that
+        it can be rewound to (``pneuma checkpoints``). In a worker thread;
+        a failure is logged and the turn goes on: the conversation matters
+        more than its checkpoint."""
+        if self.checkpoints is None:
+            return
+        try:
+            await asyncio.to_thread(self.checkpoints.record, message, conversation=self.id)
+        except Exception as exc:
+            log.warning("could not record a checkpoint before the turn: %s", exc)
+
+    def _turn_ended(self) -> None:
+        """The agent's turn is over: what changes after it is someone
+        else's (a hand edit that a rewind must not overwrite silently)."""
+        if self.checkpoints is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        async def record() -> None:
+            try:
+                await asyncio.to_thread(self.checkpoints.turn_ended)
+            except Exception as exc:
+                log.warning("could not record the end of the turn: %s", exc)
+
+        task = loop.create_task(record())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _permission_response(
         self, connection: BrowserConnection, msg: PermissionResponse

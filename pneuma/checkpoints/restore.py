@@ -1,0 +1,228 @@
+"""Putting the watched files back as they were at a checkpoint.
+
+The plan compares the checkpoint with the workspace now: files to write
+(changed since), to create (deleted since) and to delete (added since).
+A planned file is a *conflict* when it changed outside the agent's turns
+after the checkpoint: between a turn's end (``Checkpoints.turn_ended``) and
+the next checkpoint, or since the newest turn ended. Such a change is
+someone's hand edit (or another program's), so it is never overwritten
+unless the caller names the file in ``overwrite_conflicts``; with
+``keep_conflicts`` the rest is restored and those files stay as they are.
+Changes within a turn whose end was not recorded count as the turn's.
+
+Before writing anything the restore records an undo point (``u<k>``) of the
+workspace as it is, so the restore itself can be restored away.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pneuma.checkpoints.compare import changes, differs
+from pneuma.checkpoints.model import Checkpoint, FileEntry, FileMap
+from pneuma.checkpoints.store import Checkpoints, WatchedFiles, _now_ms, _why
+from pneuma.tools.errors import ToolError
+from pneuma.tools.files import atomic_write_at
+
+Action = Literal["create", "write", "delete"]
+
+
+@dataclass
+class Step:
+    path: str
+    action: Action
+    conflict: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "action": self.action, "conflict": self.conflict}
+
+
+@dataclass
+class RestorePlan:
+    target: str  # the ref restored to
+    steps: list[Step] = field(default_factory=list)
+    # Files the restore cannot bring back, and why (too big to keep, ...).
+    left_as_is: list[dict[str, str]] = field(default_factory=list)
+
+    def paths(self, action: Action) -> list[str]:
+        return [s.path for s in self.steps if s.action == action]
+
+    @property
+    def conflicts(self) -> list[str]:
+        return [s.path for s in self.steps if s.conflict]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target, "create": self.paths("create"),
+                "write": self.paths("write"), "delete": self.paths("delete"),
+                "conflicts": self.conflicts, "leftAsIs": self.left_as_is}
+
+
+@dataclass
+class RestoreResult:
+    plan: RestorePlan
+    dry_run: bool
+    undo: str | None = None  # the undo point recorded before writing
+    restored: list[str] = field(default_factory=list)
+    kept_conflicts: list[str] = field(default_factory=list)
+    failed: list[dict[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.plan.to_json(), "dryRun": self.dry_run, "undo": self.undo,
+                "restored": self.restored, "keptConflicts": self.kept_conflicts,
+                "failed": self.failed}
+
+    def agent_note(self) -> str:
+        """What to tell the agent in its next message, so the conversation
+        matches the files again."""
+        if not self.restored:
+            return ""
+        return (f"The user restored the workspace to before turn {self.plan.target}; these "
+                f"files changed on disk and should be read again before editing: "
+                + ", ".join(self.restored) + ".")
+
+
+def plan_restore(store: Checkpoints, ref: str | int) -> RestorePlan:
+    all_ = store.checkpoints()
+    target = store.get(ref)
+    # Only what the checkpoint itself watched: a file the mode watches only
+    # since (a switch of mode, a new pattern) was not "added after" it and
+    # must not be deleted.
+    watched_then = WatchedFiles(target.watch or ["**/*"], target.ignore)
+    now = {path: entry for path, entry in store.current().items() if watched_then(path)}
+    return _plan(target, [c for c in all_ if c.seq >= target.seq], now)
+
+
+def _plan(target: Checkpoint, from_target: list[Checkpoint], now: FileMap) -> RestorePlan:
+    plan = RestorePlan(target=target.ref)
+    by_hand = _changed_between_turns(from_target, now)
+    wanted = target.files
+    for path in sorted(wanted.keys() | now.keys()):
+        want, have = wanted.get(path), now.get(path)
+        if not differs(wanted, now, path):
+            continue
+        if want is not None and want.hash is None:
+            plan.left_as_is.append({"path": path, "reason": want.skipped or "not_kept",
+                                    "why": _why(want.skipped)})
+            continue
+        if have is not None and have.skipped == "hard_link":
+            plan.left_as_is.append({"path": path, "reason": "hard_link",
+                                    "why": "a hard-linked file is not replaced"})
+            continue
+        action: Action = "delete" if want is None else "create" if have is None else "write"
+        plan.steps.append(Step(path, action, conflict=path in by_hand))
+    return plan
+
+
+def _changed_between_turns(from_target: list[Checkpoint], now: FileMap) -> set[str]:
+    """Paths changed after a turn ended and before the next checkpoint (or
+    now): not by the agent's turns."""
+    found: set[str] = set()
+    for index, checkpoint in enumerate(from_target):
+        if checkpoint.after is None:
+            continue
+        following = from_target[index + 1].files if index + 1 < len(from_target) else now
+        found |= changes(checkpoint.after, following).paths()
+    return found
+
+
+def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
+            overwrite_conflicts: Iterable[str] = (), keep_conflicts: bool = False
+            ) -> RestoreResult:
+    """Restore the watched files to checkpoint ``ref`` (see the module's
+    docstring). ``E_CONFLICT`` when a conflict is neither in
+    ``overwrite_conflicts`` nor ``keep_conflicts`` allows leaving it."""
+    overwrite = set(overwrite_conflicts)
+    with store._locked():
+        plan = plan_restore(store, ref)
+        result = RestoreResult(plan=plan, dry_run=dry_run)
+        unknown = overwrite - set(plan.conflicts)
+        if unknown:
+            raise ToolError("E_BAD_ARGS", "not a conflict of this restore: "
+                            + ", ".join(sorted(unknown)), details={"paths": sorted(unknown)})
+        unresolved = [p for p in plan.conflicts if p not in overwrite]
+        if dry_run:
+            return result
+        if unresolved and not keep_conflicts:
+            raise ToolError(
+                "E_CONFLICT", f"{len(unresolved)} file(s) changed by hand after the turn and "
+                "would be overwritten: " + ", ".join(unresolved),
+                details={"conflicts": unresolved, "plan": plan.to_json()},
+                hint="Name each one to overwrite it (--overwrite PATH), or keep them as they "
+                     "are and restore the rest (--keep-conflicts).")
+        names = store._names()
+        undos = [int(n.split("-", 1)[1][1:-5]) for n in names if "-u" in n]
+        message = f"before restoring to {_label(plan.target)}"
+        undo = store._take("undo", max(undos, default=0) + 1, message, names,
+                           restored_to=plan.target)
+        result.undo = undo.ref
+        target = store.get(plan.target)
+        # Deletions first, deepest first: a file that becomes a folder's
+        # name (or the reverse) needs the other out of the way.
+        ordered = sorted((s for s in plan.steps if s.action == "delete"),
+                         key=lambda s: s.path.count("/"), reverse=True) + \
+            [s for s in plan.steps if s.action != "delete"]
+        for step in ordered:
+            if step.conflict and step.path not in overwrite:
+                result.kept_conflicts.append(step.path)
+                continue
+            try:
+                _apply(store, step, target.files.get(step.path))
+            except (ToolError, OSError) as exc:
+                why = exc.message if isinstance(exc, ToolError) else (exc.strerror or str(exc))
+                result.failed.append({"path": step.path, "error": why})
+                continue
+            result.restored.append(step.path)
+        # What the restore left is where the next hand edit is measured from.
+        undo.after = store._scan_stored(undo.files)
+        undo.after_timestamp_ms = _now_ms()
+        store._write(undo)
+        store._prune()
+        return result
+
+
+def _label(ref: str) -> str:
+    return f"undo point {ref}" if ref.startswith("u") else f"turn {ref}"
+
+
+def _apply(store: Checkpoints, step: Step, entry: FileEntry | None) -> None:
+    sandbox = store.sandbox
+    if step.action == "delete":
+        try:
+            sandbox.unlink(step.path)
+        except FileNotFoundError:
+            return
+        _remove_empty_parents(store, step.path)
+        return
+    assert entry is not None and entry.hash is not None
+    data = store.read_blob(entry.hash, step.path)
+    # follow_final=False: a symlink now at the name is replaced by the file
+    # (rename replaces the entry), never written through.
+    with sandbox.locate(step.path, write=True, follow_final=False,
+                        create_dirs=True) as located:
+        try:
+            atomic_write_at(located.dir_fd, located.name, data, mode=entry.mode)
+        except IsADirectoryError:
+            raise ToolError("E_CONFLICT", f"{step.path} is a folder now",
+                            details={"path": step.path}) from None
+        except OSError as exc:
+            if exc.errno == errno.EISDIR:
+                raise ToolError("E_CONFLICT", f"{step.path} is a folder now",
+                                details={"path": step.path}) from None
+            raise
+
+
+def _remove_empty_parents(store: Checkpoints, rel: str) -> None:
+    """Folders the restore emptied go too (rmdir removes only empty ones)."""
+    parts = rel.split("/")[:-1]
+    while parts:
+        try:
+            with store.sandbox.locate("/".join(parts), write=True,
+                                      follow_final=False) as located:
+                os.rmdir(located.name, dir_fd=located.dir_fd)
+        except (OSError, ToolError):
+            return
+        parts.pop()

@@ -1,0 +1,154 @@
+"""``pneuma checkpoints list|restore``: the workspace's per-turn
+checkpoints from the terminal (pneuma.checkpoints; docs/checkpoints.md).
+
+Errors are one line, ``pneuma: error: …``, and exit status 2, as the other
+commands'.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+_WORKSPACE = click.option("-w", "--workspace", type=click.Path(path_type=Path),
+                          required=True, help="The workspace folder.")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"pneuma: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _open(workspace: Path) -> Any:
+    from pneuma.checkpoints import Checkpoints
+
+    return Checkpoints.open_existing(workspace)
+
+
+def _when(timestamp_ms: int) -> str:
+    return datetime.fromtimestamp(timestamp_ms / 1000).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+@click.group()
+def checkpoints() -> None:
+    """List the workspace's per-turn checkpoints, or restore one."""
+
+
+@checkpoints.command("list")
+@_WORKSPACE
+@_JSON
+def list_command(workspace: Path, as_json: bool) -> None:
+    """Each checkpoint: turn, time, the message's first words, what the turn changed."""
+    from pneuma.checkpoints.compare import changes
+    from pneuma.tools.errors import ToolError
+
+    try:
+        store = _open(workspace)
+        kept = store.checkpoints()
+        now = store.current() if kept else {}
+    except ToolError as exc:
+        _fail(exc.message)
+    rows = []
+    for index, checkpoint in enumerate(kept):
+        after = store.state_after(checkpoint, kept[index + 1:], now)
+        rows.append((checkpoint, changes(checkpoint.files, after)))
+    if as_json:
+        click.echo(json.dumps({"workspace": str(store.workspace), "checkpoints": [
+            {"ref": c.ref, "kind": c.kind, "seq": c.seq, "timestamp": c.timestamp_ms,
+             "time": datetime.fromtimestamp(c.timestamp_ms / 1000).astimezone().isoformat(
+                 timespec="seconds"),
+             "message": c.message, "files": len(c.files), "restoredTo": c.restored_to,
+             "conversation": c.conversation,
+             "changes": ch.to_json()} for c, ch in rows]}, ensure_ascii=False, indent=1))
+        return
+    if not rows:
+        click.echo(f"No checkpoints in {store.workspace} yet (one is recorded before each "
+                   "turn of `pneuma run`).")
+        return
+    click.echo(f"{'TURN':<6} {'TIME':<16}  {'CHANGES':<12}  MESSAGE")
+    for checkpoint, change in rows:
+        message = checkpoint.message if checkpoint.kind == "turn" else f"({checkpoint.message})"
+        click.echo(f"{checkpoint.ref:<6} {_when(checkpoint.timestamp_ms):<16}  "
+                   f"{change.summary():<12}  {message}")
+    click.echo("\n`pneuma checkpoints restore N -w DIR` puts the files back as they were "
+               "before turn N (u1, u2...: as before a restore).")
+
+
+@checkpoints.command("restore")
+@click.argument("ref")
+@_WORKSPACE
+@click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
+@_JSON
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before changing files.")
+@click.option("--overwrite", "overwrite", multiple=True, metavar="PATH",
+              help="Overwrite this conflicting file (changed by hand after the turn).")
+@click.option("--keep-conflicts", is_flag=True,
+              help="Restore the rest and leave conflicting files as they are.")
+def restore_command(ref: str, workspace: Path, dry_run: bool, as_json: bool, yes: bool,
+                    overwrite: tuple[str, ...], keep_conflicts: bool) -> None:
+    """Restore the watched files to before turn REF (a number, or u1, u2... to undo a restore)."""
+    from pneuma.checkpoints import plan_restore, restore
+    from pneuma.tools.errors import ToolError
+
+    try:
+        store = _open(workspace)
+        plan = plan_restore(store, ref)
+        if not dry_run and not yes and not as_json:
+            _print_plan(plan, heading=True)
+            if not plan.steps:
+                return
+            unresolved = [p for p in plan.conflicts if p not in overwrite]
+            if unresolved and not keep_conflicts:
+                _fail(f"{len(unresolved)} file(s) changed by hand after the turn would be "
+                      "overwritten; add --overwrite PATH for each, or --keep-conflicts")
+            if not click.confirm("Restore these files?", default=False, err=True):
+                click.echo("Nothing changed.", err=True)
+                sys.exit(1)
+        result = restore(store, ref, dry_run=dry_run, overwrite_conflicts=overwrite,
+                         keep_conflicts=keep_conflicts)
+    except ToolError as exc:
+        _fail(exc.message)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
+        return
+    if dry_run or yes:
+        _print_plan(result.plan, heading=True, dry_run=dry_run)
+    if dry_run:
+        return
+    _print_result(result, store.workspace)
+
+
+def _print_plan(plan: Any, *, heading: bool, dry_run: bool = False) -> None:
+    what = "before turn " + plan.target if not plan.target.startswith("u") \
+        else "before the restore that left undo point " + plan.target
+    if heading:
+        verb = "would" if dry_run else "will"
+        click.echo(f"Restoring to {what} {verb} change {len(plan.steps)} file(s)"
+                   + (" (dry run: nothing is changed)." if dry_run else "."))
+    labels = {"write": "restore", "create": "recreate", "delete": "delete"}
+    for step in plan.steps:
+        mark = "  CONFLICT: changed by hand after the turn" if step.conflict else ""
+        click.echo(f"  {labels[step.action]:<9} {step.path}{mark}")
+    for item in plan.left_as_is:
+        click.echo(f"  left as is {item['path']}: {item['why']}")
+    if plan.conflicts:
+        click.echo(f"{len(plan.conflicts)} conflict(s): these were edited after the agent's "
+                   "turn; they are overwritten only with --overwrite PATH.")
+
+
+def _print_result(result: Any, workspace: Path) -> None:
+    click.echo(f"Restored {len(result.restored)} file(s).")
+    for path in result.kept_conflicts:
+        click.echo(f"  kept as it is (conflict): {path}")
+    for item in result.failed:
+        click.echo(f"  FAILED {item['path']}: {item['error']}")
+    if result.undo:
+        click.echo(f"Undo this with: pneuma checkpoints restore {result.undo} -w {workspace}")
+    if result.failed:
+        sys.exit(1)
