@@ -10,14 +10,16 @@ import { createStore } from './lib/store.js';
 import { SessionSocket } from './lib/socket.js';
 import { api, ViewerHost, localized, selectionLabel } from './lib/viewer-host.js';
 import { renderMarkdown, escapeHtml, highlight, languageOf } from './lib/markdown.js';
+import { t, getLocale, setLocale, onLocaleChange, LOCALES, LOCALE_NAMES, formatCost, formatDuration } from './lib/i18n.js';
 
 const ACCEPTED_IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 const MAX_IMAGE_BYTES = 3.7 * 1024 * 1024; // the API's 5 MB base64 limit, with room
 const MODEL_CHOICES = [
-  { value: 'default', label: 'Default', hint: 'what Claude Code picks' },
-  { value: 'opus', label: 'Opus', hint: 'most capable' },
-  { value: 'sonnet', label: 'Sonnet', hint: 'fast and capable' },
-  { value: 'haiku', label: 'Haiku', hint: 'fastest' },
+  // labels and hints are catalogue keys (t() at render time)
+  { value: 'default', label: 'model.default', hint: 'model.default.hint' },
+  { value: 'opus', label: 'Opus', hint: 'model.opus.hint' },
+  { value: 'sonnet', label: 'Sonnet', hint: 'model.sonnet.hint' },
+  { value: 'haiku', label: 'Haiku', hint: 'model.haiku.hint' },
 ];
 
 const store = createStore();
@@ -67,7 +69,7 @@ const shell = {
   },
   answerPermission(request, behavior, message) {
     const answer = { type: 'permission_response', request_id: request.request_id, behavior };
-    if (behavior === 'deny') answer.message = message || 'The person denied this in the Pneuma page.';
+    if (behavior === 'deny') answer.message = message || 'The person denied this in the Pneuma page.'; // for the agent: stays English
     ui.socket.send(answer, { queue: true });
     store.markDecided(request.tool_use_id, behavior);
     store.dropPermission(request.request_id);
@@ -117,7 +119,7 @@ async function onSocketMessage(message) {
   } else if (message.type === 'viewer_action_request') {
     const result = ui.host
       ? await ui.host.runAction(message.action_id, message.params || {})
-      : { success: false, message: 'the viewer is not loaded yet' };
+      : { success: false, message: 'the viewer is not loaded yet' }; // for the agent
     ui.socket.send({ type: 'viewer_action_response', request_id: message.request_id, result });
   }
 }
@@ -166,12 +168,12 @@ function toolSummary(name, input) {
   const pick = input.file_path || input.notebook_path || input.path;
   if (pick) return shortPath(pick);
   if (input.command) return String(input.command).split('\n')[0];
-  if (input.pattern) return `${input.pattern}${input.path ? ` in ${shortPath(input.path)}` : ''}`;
+  if (input.pattern) return input.path ? t('tool.patternIn', { pattern: input.pattern, path: shortPath(input.path) }) : String(input.pattern);
   if (input.url) return input.url;
   if (input.query) return input.query;
   if (input.description) return input.description;
   if (input.prompt) return String(input.prompt).split('\n')[0];
-  if (Array.isArray(input.todos)) return `${input.todos.length} to-dos`;
+  if (Array.isArray(input.todos)) return t('tool.todos', { count: input.todos.length });
   const first = Object.values(input).find((v) => typeof v === 'string');
   return first ? first.split('\n')[0] : '';
 }
@@ -180,7 +182,7 @@ function resultText(content) {
   if (content == null) return '';
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((b) => (b && b.type === 'text' ? b.text : b && b.type === 'image' ? '[image]' : JSON.stringify(b))).join('\n');
+    return content.map((b) => (b && b.type === 'text' ? b.text : b && b.type === 'image' ? t('tool.imagePlaceholder') : JSON.stringify(b))).join('\n');
   }
   return JSON.stringify(content, null, 2);
 }
@@ -196,7 +198,7 @@ function Clipped({ text, lines = 14, language = null }) {
   const shown = all || !long ? text : rows.slice(0, lines).join('\n');
   return html`<div class="clipped">
     <${Code} code=${shown} language=${language} />
-    ${long && html`<button class="link" onClick=${() => setAll(!all)}>${all ? 'Show less' : `Show all ${rows.length} lines`}</button>`}
+    ${long && html`<button class="link" onClick=${() => setAll(!all)}>${all ? t('clip.showLess') : t('clip.showAll', { count: rows.length })}</button>`}
   </div>`;
 }
 
@@ -204,18 +206,18 @@ function Clipped({ text, lines = 14, language = null }) {
 function ToolInput({ name, input }) {
   if (!input || typeof input !== 'object') return null;
   if (input.command) {
-    return html`<div class="tool-io"><div class="io-label">Command</div><${Code} code=${String(input.command)} language="bash" />
+    return html`<div class="tool-io"><div class="io-label">${t('tool.command')}</div><${Code} code=${String(input.command)} language="bash" />
       ${input.description && html`<div class="io-note">${input.description}</div>`}</div>`;
   }
   if (typeof input.content === 'string' && (input.file_path || input.path)) {
-    return html`<div class="tool-io"><div class="io-label">Write <code>${shortPath(input.file_path || input.path)}</code></div>
+    return html`<div class="tool-io"><div class="io-label">${t('tool.write')} <code>${shortPath(input.file_path || input.path)}</code></div>
       <${Clipped} text=${input.content} language=${languageOf(input.file_path || input.path)} /></div>`;
   }
   if (typeof input.old_string === 'string') {
-    return html`<div class="tool-io"><div class="io-label">Edit <code>${shortPath(input.file_path)}</code>${input.replace_all ? ' (every occurrence)' : ''}</div>
+    return html`<div class="tool-io"><div class="io-label">${t('tool.edit')} <code>${shortPath(input.file_path)}</code>${input.replace_all ? ` ${t('tool.everyOccurrence')}` : ''}</div>
       <div class="diff"><${Clipped} text=${input.old_string} lines=${8} /><${Clipped} text=${input.new_string || ''} lines=${8} /></div></div>`;
   }
-  return html`<div class="tool-io"><div class="io-label">Input</div><${Clipped} text=${JSON.stringify(input, null, 2)} language="json" /></div>`;
+  return html`<div class="tool-io"><div class="io-label">${t('tool.input')}</div><${Clipped} text=${JSON.stringify(input, null, 2)} language="json" /></div>`;
 }
 
 function ToolCard({ block, parentRunning }) {
@@ -225,16 +227,16 @@ function ToolCard({ block, parentRunning }) {
   const permission = [...state.permissions.values()].find((p) => p.tool_use_id === block.id);
   const decided = state.decided.get(block.id);
   let status = 'running';
-  let statusText = 'running';
+  let statusText = t('tool.status.running');
   if (result) {
     status = result.is_error ? 'error' : 'done';
-    statusText = result.is_error ? 'error' : 'done';
+    statusText = result.is_error ? t('tool.status.error') : t('tool.status.done');
   } else if (permission) {
     status = 'ask';
-    statusText = 'needs your OK';
+    statusText = t('tool.status.ask');
   } else if (decided === 'deny') {
     status = 'error';
-    statusText = 'denied';
+    statusText = t('tool.status.denied');
   } else if (!parentRunning) {
     status = 'idle';
     statusText = '';
@@ -250,8 +252,8 @@ function ToolCard({ block, parentRunning }) {
     ${!open && result && result.is_error && text && html`<div class="tool-error-line">${text.split('\n')[0].slice(0, 200)}</div>`}
     ${open && html`<div class="tool-body">
       <${ToolInput} name=${block.name} input=${block.input} />
-      ${result && html`<div class="tool-io"><div class="io-label">${result.is_error ? 'Error' : 'Result'}</div>
-        <div class=${result.is_error ? 'result-error' : ''}><${Clipped} text=${text || '(empty)'} lines=${16} /></div></div>`}
+      ${result && html`<div class="tool-io"><div class="io-label">${result.is_error ? t('tool.error') : t('tool.result')}</div>
+        <div class=${result.is_error ? 'result-error' : ''}><${Clipped} text=${text || t('tool.empty')} lines=${16} /></div></div>`}
     </div>`}
   </div>`;
 }
@@ -259,7 +261,7 @@ function ToolCard({ block, parentRunning }) {
 function Thinking({ text }) {
   const [open, setOpen] = useState(false);
   return html`<div class=${`thinking${open ? ' open' : ''}`}>
-    <button class="link" onClick=${() => setOpen(!open)}>${open ? 'Hide thinking' : 'Thinking…'}</button>
+    <button class="link" onClick=${() => setOpen(!open)}>${open ? t('thinking.hide') : t('thinking.show')}</button>
     ${open && html`<div class="thinking-body">${text}</div>`}
   </div>`;
 }
@@ -284,7 +286,7 @@ function AssistantMessage({ item }) {
   }
   if (!blocks.length && !item.streaming) return null;
   return html`<div class=${`msg assistant${item.parent ? ' sub' : ''}${item.error ? ' api-error' : ''}`}>
-    ${item.parent && html`<div class="sub-label">subagent</div>`}
+    ${item.parent && html`<div class="sub-label">${t('msg.subagent')}</div>`}
     ${blocks.length ? blocks : html`<div class="typing"><span /><span /><span /></div>`}
   </div>`;
 }
@@ -302,37 +304,23 @@ function UserMessage({ item }) {
     ${item.viewerContext && html`<div class="ctx-chip small" title=${item.viewerContext}><${Icon} name="target" size=${12} /><span class="ctx-text">${contextLabel(item.viewerContext)}</span></div>`}
     ${item.images && item.images.length > 0 && html`<div class="msg-images">
       ${item.images.map((img, i) => img.url
-        ? html`<img key=${i} src=${img.url} alt="attached image" />`
-        : html`<span key=${i} class="img-placeholder">image · ${img.media_type.split('/')[1]}</span>`)}
+        ? html`<img key=${i} src=${img.url} alt=${t('msg.attachedImage')} />`
+        : html`<span key=${i} class="img-placeholder">${t('msg.imageType', { type: img.media_type.split('/')[1] })}</span>`)}
     </div>`}
     ${item.content && html`<div class="bubble">${item.content}</div>`}
-    ${item.pending && html`<div class="msg-meta">${store.state.connection.state === 'open' ? 'sending…' : 'waiting for the connection…'}</div>`}
+    ${item.pending && html`<div class="msg-meta">${store.state.connection.state === 'open' ? t('msg.sending') : t('msg.waitingConnection')}</div>`}
   </div>`;
 }
 
 function contextLabel(text) {
   const m = /<viewer-context([^>]*)>([\s\S]*?)<\/viewer-context>/.exec(text || '');
-  if (!m) return 'viewer context';
+  if (!m) return t('msg.viewerContext');
   const attrs = {};
   m[1].replace(/([\w-]+)="([^"]*)"/g, (_, k, v) => { attrs[k] = v; return ''; });
   const body = m[2].replace(/\s+/g, ' ').trim();
   const where = attrs.file || attrs.slide || attrs.view || attrs.mode || '';
   const short = body.length > 60 ? `${body.slice(0, 59)}…` : body;
   return [where.split('/').pop(), short].filter(Boolean).join(' · ');
-}
-
-function formatCost(usd) {
-  if (typeof usd !== 'number') return null;
-  if (usd === 0) return '$0';
-  if (usd < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
-}
-
-function formatDuration(ms) {
-  if (typeof ms !== 'number') return null;
-  if (ms < 1000) return `${ms} ms`;
-  const s = ms / 1000;
-  return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
 
 function ResultLine({ item }) {
@@ -342,30 +330,33 @@ function ResultLine({ item }) {
   const hadResult = !!d.result || (typeof d.result_length === 'number' && d.result_length > 0);
   const interrupted = d.subtype === 'error_during_execution' && !hadResult;
   const parts = [];
-  if (typeof d.num_turns === 'number') parts.push(`${d.num_turns} turn${d.num_turns === 1 ? '' : 's'}`);
+  if (typeof d.num_turns === 'number') parts.push(t('result.turns', { count: d.num_turns }));
   const cost = formatCost(d.total_cost_usd);
   if (cost) parts.push(cost);
   const took = formatDuration(d.duration_ms);
   if (took) parts.push(took);
-  const label = d.is_error ? (interrupted ? 'Stopped' : 'Ended with an error') : 'Done';
-  return html`<div class=${`result-line${d.is_error ? ' is-error' : ''}`} title=${d.usage ? `tokens: ${JSON.stringify(d.usage)}` : ''}>
+  const label = d.is_error ? (interrupted ? t('result.stopped') : t('result.error')) : t('result.done');
+  return html`<div class=${`result-line${d.is_error ? ' is-error' : ''}`} title=${d.usage ? t('result.tokens', { usage: JSON.stringify(d.usage) }) : ''}>
     <span class="result-label">${label}</span>${parts.map((p) => html`<span class="sep">·</span><span>${p}</span>`)}
   </div>`;
 }
 
+// Catalogue keys: [title, hint or null].
 const ERROR_TITLES = {
-  agent_not_found: ['Claude Code was not found', null],
-  auth_failed: ['Claude Code could not sign in', null],
-  agent_start_failed: ['The agent failed to start', 'Check the terminal where `pneuma run` runs for details.'],
-  no_agent: ['No agent in this session', null],
-  api_retry: ['The Anthropic API is having trouble', null],
-  bad_message: ['The server did not understand the page', 'Reload the page; if it keeps happening, this is a bug in Pneuma.'],
-  internal: ['Something went wrong in the server', 'Look at the terminal where `pneuma run` runs.'],
-  unknown_request: ['That request was already answered', null],
+  agent_not_found: ['error.agentNotFound', null],
+  auth_failed: ['error.authFailed', null],
+  agent_start_failed: ['error.agentStartFailed', 'error.agentStartFailed.hint'],
+  no_agent: ['error.noAgent', null],
+  api_retry: ['error.apiRetry', null],
+  bad_message: ['error.badMessage', 'error.badMessage.hint'],
+  internal: ['error.internal', 'error.internal.hint'],
+  unknown_request: ['error.unknownRequest', null],
 };
 
 function ErrorCard({ item }) {
-  const [title, hint] = ERROR_TITLES[item.code] || ['Error', null];
+  const [titleKey, hintKey] = ERROR_TITLES[item.code] || ['tool.error', null];
+  const title = t(titleKey);
+  const hint = hintKey && t(hintKey);
   const warn = item.code === 'api_retry' || item.code === 'unknown_request';
   return html`<div class=${`notice ${warn ? 'warn' : 'error'}`} data-code=${item.code}>
     <div class="notice-title"><${Icon} name="warn" size=${14} />${title}</div>
@@ -374,12 +365,17 @@ function ErrorCard({ item }) {
   </div>`;
 }
 
+/** A note's text: a string, or a function translating it now (lib/store.js). */
+function shown(text) {
+  return typeof text === 'function' ? text() : text;
+}
+
 function Note({ item }) {
   const [open, setOpen] = useState(false);
   return html`<div class=${`notice ${item.tone || 'quiet'}`}>
-    <div class="notice-title">${item.tone === 'warn' && html`<${Icon} name="warn" size=${14} />`}${item.text}</div>
-    ${item.hint && html`<div class="notice-hint">${item.hint}</div>`}
-    ${item.detail && html`<button class="link" onClick=${() => setOpen(!open)}>${open ? 'Hide output' : 'Show output'}</button>
+    <div class="notice-title">${item.tone === 'warn' && html`<${Icon} name="warn" size=${14} />`}${shown(item.text)}</div>
+    ${item.hint && html`<div class="notice-hint">${shown(item.hint)}</div>`}
+    ${item.detail && html`<button class="link" onClick=${() => setOpen(!open)}>${open ? t('note.hideOutput') : t('note.showOutput')}</button>
       ${open && html`<pre class="stderr">${item.detail}</pre>`}`}
   </div>`;
 }
@@ -388,7 +384,7 @@ function OrphanResult({ item }) {
   if (store.state.toolUses.has(item.toolUseId)) return null;
   const result = store.state.toolResults.get(item.toolUseId);
   if (!result) return null;
-  return html`<div class="msg assistant"><${ToolCard} block=${{ id: item.toolUseId, name: 'Tool result', input: {} }} parentRunning=${false} /></div>`;
+  return html`<div class="msg assistant"><${ToolCard} block=${{ id: item.toolUseId, name: t('tool.orphanResult'), input: {} }} parentRunning=${false} /></div>`;
 }
 
 function ChatItem({ item }) {
@@ -412,7 +408,7 @@ function EmptyState() {
     <div class="empty-mark" />
     <h2>${localized(mode.displayName) || mode.name}</h2>
     <p>${localized(mode.description)}</p>
-    <p class="muted">Ask for a change, or select something in the viewer and ask about it.${commands.length ? ' Or start with a shortcut below.' : ''}</p>
+    <p class="muted">${t('empty.hint')}${commands.length ? ` ${t('empty.shortcuts')}` : ''}</p>
   </div>`;
 }
 
@@ -437,7 +433,7 @@ function EarlierMessages() {
     ${state.historyError && html`<div class="earlier-error" role="alert"><${Icon} name="warn" size=${13} />${state.historyError}</div>`}
     ${state.historyHasMore && html`<button class="link load-earlier" onClick=${loadEarlier}
         aria-disabled=${loading ? 'true' : 'false'} aria-busy=${loading ? 'true' : 'false'}>
-      ${loading ? html`<span class="spinner" />Loading earlier messages…` : state.historyError ? 'Try again' : 'Load earlier messages'}
+      ${loading ? html`<span class="spinner" />${t('history.loading')}` : state.historyError ? t('history.retry') : t('history.load')}
     </button>`}
   </div>`;
 }
@@ -507,17 +503,17 @@ function MessageList() {
       ${!hasAgent() && html`<${NoAgentBanner} />`}
       ${items.length === 0 && state.historyLoaded && html`<${EmptyState} />`}
       ${items.map((item) => html`<${ChatItem} key=${item.key} item=${item} />`)}
-      ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? 'Waiting for your OK…' : state.status === 'compacting' ? 'Compacting the conversation…' : 'Working…'}</div>`}
+      ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? t('working.permission') : state.status === 'compacting' ? t('working.compacting') : t('working.busy')}</div>`}
     </div>
-    ${showJump && html`<button class="jump" onClick=${() => { stick.current = true; ref.current.scrollTop = ref.current.scrollHeight; }}><${Icon} name="down" size=${14} /> Latest</button>`}
+    ${showJump && html`<button class="jump" onClick=${() => { stick.current = true; ref.current.scrollTop = ref.current.scrollHeight; }}><${Icon} name="down" size=${14} /> ${t('chat.latest')}</button>`}
   </div>`;
 }
 
 function NoAgentBanner() {
   const session = store.state.session || {};
-  const reason = session.no_agent_reason || 'This session runs without an agent: the viewer works, the chat does not.';
+  const reason = session.no_agent_reason || t('noAgent.reason');
   return html`<div class="notice info no-agent">
-    <div class="notice-title">No agent in this session</div>
+    <div class="notice-title">${t('error.noAgent')}</div>
     <div class="notice-body">${reason}</div>
   </div>`;
 }
@@ -527,18 +523,18 @@ function PermissionCard({ request }) {
   const [denying, setDenying] = useState(false);
   return html`<div class="permission" data-request=${request.request_id}>
     <div class="perm-head">
-      <span class="perm-badge">Permission</span>
+      <span class="perm-badge">${t('perm.badge')}</span>
       <span class="perm-title">${request.tool_name}${request.description ? html` · <span class="muted">${request.description}</span>` : ''}</span>
     </div>
     <${ToolInput} name=${request.tool_name} input=${request.input} />
-    ${denying && html`<input class="perm-note" placeholder="Tell the agent why, or what to do instead (optional)" value=${note}
+    ${denying && html`<input class="perm-note" placeholder=${t('perm.denyNote')} value=${note}
       onInput=${(e) => setNote(e.target.value)} onKeyDown=${(e) => { if (e.key === 'Enter') shell.answerPermission(request, 'deny', note); }} autofocus />`}
     <div class="perm-actions">
       ${denying
-        ? html`<button class="btn" onClick=${() => setDenying(false)}>Back</button>
-               <button class="btn danger" onClick=${() => shell.answerPermission(request, 'deny', note)}>Deny</button>`
-        : html`<button class="btn" onClick=${() => setDenying(true)}>Deny…</button>
-               <button class="btn primary allow" onClick=${() => shell.answerPermission(request, 'allow')}>Allow</button>`}
+        ? html`<button class="btn" onClick=${() => setDenying(false)}>${t('perm.back')}</button>
+               <button class="btn danger" onClick=${() => shell.answerPermission(request, 'deny', note)}>${t('perm.deny')}</button>`
+        : html`<button class="btn" onClick=${() => setDenying(true)}>${t('perm.denyMore')}</button>
+               <button class="btn primary allow" onClick=${() => shell.answerPermission(request, 'allow')}>${t('perm.allow')}</button>`}
     </div>
   </div>`;
 }
@@ -571,12 +567,12 @@ async function shrink(dataUrl) {
 }
 
 async function toAttachment(file) {
-  if (!ACCEPTED_IMAGES.includes(file.type)) throw new Error(`${file.name || 'this file'}: only PNG, JPEG, GIF and WebP images can be attached`);
+  if (!ACCEPTED_IMAGES.includes(file.type)) throw new Error(t('composer.badImage', { name: file.name || t('composer.thisFile') }));
   let url = await readImage(file);
   if (file.size > MAX_IMAGE_BYTES && file.type !== 'image/gif') url = await shrink(url);
   const [head, data] = url.split(',', 2);
   const media_type = head.slice(5).split(';')[0];
-  return { media_type, data, url, name: file.name || 'pasted image' };
+  return { media_type, data, url, name: file.name || t('composer.pastedImage') };
 }
 
 function Composer() {
@@ -651,35 +647,35 @@ function Composer() {
         title=${c.description || c.prompt} onClick=${() => shell.send(c.prompt)}><${Icon} name="bolt" size=${12} />${localized(c.label)}</button>`)}
     </div>`}
     ${selection != null && html`<div class="ctx-row">
-      <span class="ctx-chip" title="Sent with your next message so the agent knows what you mean">
+      <span class="ctx-chip" title=${t('composer.selectionTitle')}>
         <${Icon} name="target" size=${12} /><span class="ctx-text">${selectionLabel(selection)}</span>
-        <button class="chip-x" aria-label="Remove the selection" onClick=${() => shell.clearSelection()}><${Icon} name="x" size=${12} /></button>
+        <button class="chip-x" aria-label=${t('composer.removeSelection')} onClick=${() => shell.clearSelection()}><${Icon} name="x" size=${12} /></button>
       </span>
     </div>`}
     ${images.length > 0 && html`<div class="attachments">
       ${images.map((img, i) => html`<span class="thumb" key=${i} title=${img.name}><img src=${img.url} alt=${img.name} />
-        <button class="chip-x" aria-label="Remove image" onClick=${() => setImages(images.filter((_, j) => j !== i))}><${Icon} name="x" size=${11} /></button></span>`)}
+        <button class="chip-x" aria-label=${t('composer.removeImage')} onClick=${() => setImages(images.filter((_, j) => j !== i))}><${Icon} name="x" size=${11} /></button></span>`)}
     </div>`}
     ${problem && html`<div class="composer-problem">${problem}</div>`}
     <div class=${`composer${agent ? '' : ' disabled'}`}>
-      <button class="icon-btn" title="Attach images (or paste / drop them)" disabled=${!agent} onClick=${() => fileInput.current.click()}><${Icon} name="clip" /></button>
+      <button class="icon-btn" title=${t('composer.attach')} disabled=${!agent} onClick=${() => fileInput.current.click()}><${Icon} name="clip" /></button>
       <input type="file" accept=${ACCEPTED_IMAGES.join(',')} multiple hidden ref=${fileInput}
         onChange=${(e) => { addFiles([...e.target.files]); e.target.value = ''; }} />
       <textarea ref=${textarea} rows="1" value=${draft} disabled=${!agent}
-        placeholder=${agent ? (running ? 'Queue a follow-up…' : 'Message the agent…') : 'No agent in this session'}
-        onInput=${(e) => setDraft(e.target.value)} onKeyDown=${onKeyDown} onPaste=${onPaste} aria-label="Message" />
+        placeholder=${agent ? (running ? t('composer.queue') : t('composer.placeholder')) : t('error.noAgent')}
+        onInput=${(e) => setDraft(e.target.value)} onKeyDown=${onKeyDown} onPaste=${onPaste} aria-label=${t('composer.message')} />
       ${running
-        ? html`<button class="send stop" title="Interrupt (Esc)" onClick=${() => shell.interrupt()} disabled=${ui.stopping}>
-            <${Icon} name="stop" size=${14} /><span>${ui.stopping ? 'Stopping…' : 'Stop'}</span></button>`
-        : html`<button class="send" title="Send (Enter)" disabled=${!agent || (!draft.trim() && !images.length)} onClick=${submit}><${Icon} name="send" size=${15} /></button>`}
+        ? html`<button class="send stop" title=${t('composer.interrupt')} onClick=${() => shell.interrupt()} disabled=${ui.stopping}>
+            <${Icon} name="stop" size=${14} /><span>${ui.stopping ? t('composer.stopping') : t('composer.stop')}</span></button>`
+        : html`<button class="send" title=${t('composer.send')} disabled=${!agent || (!draft.trim() && !images.length)} onClick=${submit}><${Icon} name="send" size=${15} /></button>`}
     </div>
-    <div class="composer-hint">${running ? 'Esc interrupts · ' : ''}Enter sends · Shift+Enter new line · paste or drop images</div>
+    <div class="composer-hint">${running ? t('composer.hintEsc') : ''}${t('composer.hint')}</div>
   </div>`;
 }
 
 function ChatPanel({ floating, onClose }) {
-  return html`<section class=${`chat${floating ? ' floating' : ''}`} aria-label="Chat">
-    ${floating && html`<div class="float-head"><span>Chat</span><button class="icon-btn" aria-label="Hide chat" onClick=${onClose}><${Icon} name="x" size=${14} /></button></div>`}
+  return html`<section class=${`chat${floating ? ' floating' : ''}`} aria-label=${t('chat.label')}>
+    ${floating && html`<div class="float-head"><span>${t('chat.label')}</span><button class="icon-btn" aria-label=${t('chat.hide')} onClick=${onClose}><${Icon} name="x" size=${14} /></button></div>`}
     <${MessageList} />
     <${PermissionDock} />
     <${Composer} />
@@ -698,25 +694,25 @@ function StatusPill() {
     return () => clearInterval(timer);
   }, [conn.state]);
   let tone = 'ok';
-  let label = 'Connected · idle';
-  let title = 'Connected to the session; the agent is waiting for you';
+  let label = t('status.idle');
+  let title = t('status.idle.title');
   if (conn.state === 'reconnecting') {
     const secs = Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000));
     tone = 'bad';
-    label = secs > 0 ? `Disconnected · reconnecting in ${secs}s` : 'Disconnected · reconnecting…';
-    title = 'The connection to `pneuma run` dropped. Click to retry now.';
+    label = secs > 0 ? t('status.reconnectingIn', { seconds: secs }) : t('status.reconnecting');
+    title = t('status.reconnecting.title');
   } else if (conn.state === 'connecting') {
     tone = 'wait';
-    label = 'Connecting…';
-    title = 'Connecting to the session';
+    label = t('status.connecting');
+    title = t('status.connecting.title');
   } else if (!hasAgent()) {
     tone = 'off';
-    label = 'Connected · no agent';
-    title = 'The viewer works; there is no agent to chat with';
+    label = t('status.noAgent');
+    title = t('status.noAgent.title');
   } else if (isRunning()) {
     tone = 'busy';
-    label = state.status === 'compacting' ? 'Agent compacting' : 'Agent running';
-    title = 'The agent is working. Esc or Stop interrupts it.';
+    label = state.status === 'compacting' ? t('status.compacting') : t('status.running');
+    title = t('status.running.title');
   }
   return html`<button class=${`pill ${tone}`} data-state=${conn.state} data-status=${state.status} title=${title}
       onClick=${() => ui.socket.reconnectNow()}>
@@ -742,16 +738,26 @@ function ModelMenu() {
     if (value && value !== current) shell.setModel(value);
   };
   return html`<div class="menu" ref=${ref}>
-    <button class="model-btn" onClick=${() => setOpen(!open)} title="Switch the model" aria-haspopup="menu" aria-expanded=${open}>
-      <span class="muted">Model</span> <span class="model-name">${current}</span>
+    <button class="model-btn" onClick=${() => setOpen(!open)} title=${t('model.switch')} aria-haspopup="menu" aria-expanded=${open}>
+      <span class="muted">${t('model.label')}</span> <span class="model-name">${current === 'default' ? t('model.default') : current}</span>
     </button>
     ${open && html`<div class="menu-pop" role="menu">
       ${MODEL_CHOICES.map((m) => html`<button role="menuitem" class=${`menu-item${m.value === current ? ' current' : ''}`} data-model=${m.value} onClick=${() => choose(m.value)}>
-        <span>${m.label}</span><span class="muted">${m.hint}</span></button>`)}
+        <span>${m.label.startsWith('model.') ? t(m.label) : m.label}</span><span class="muted">${t(m.hint)}</span></button>`)}
       <form class="menu-custom" onSubmit=${(e) => { e.preventDefault(); choose(custom.trim()); setCustom(''); }}>
-        <input placeholder="Other model id, e.g. claude-sonnet-4-5" value=${custom} onInput=${(e) => setCustom(e.target.value)} />
+        <input placeholder=${t('model.custom')} value=${custom} onInput=${(e) => setCustom(e.target.value)} />
       </form>
     </div>`}
+  </div>`;
+}
+
+/** English / 中文: each language named in itself; the choice is kept (lib/i18n.js). */
+function LanguageSwitch() {
+  const locale = getLocale();
+  return html`<div class="lang-switch" role="group" aria-label=${t('lang.label')}>
+    ${LOCALES.map((code) => html`<button key=${code} class=${`lang-btn${code === locale ? ' current' : ''}`}
+      lang=${code} data-locale=${code} aria-pressed=${code === locale}
+      onClick=${() => setLocale(code).catch((error) => console.error('pneuma: switching the language failed', error))}>${LOCALE_NAMES[code]}</button>`)}
   </div>`;
 }
 
@@ -771,7 +777,8 @@ function Header({ chatHidden, toggleChat }) {
     <${BrowserTwin} />
     <${StatusPill} />
     <${ModelMenu} />
-    <button class="icon-btn" title=${chatHidden ? 'Show the chat' : 'Hide the chat'} onClick=${toggleChat} aria-pressed=${!chatHidden}>
+    <${LanguageSwitch} />
+    <button class="icon-btn" title=${chatHidden ? t('chat.showTitle') : t('chat.hideTitle')} onClick=${toggleChat} aria-pressed=${!chatHidden}>
       <${Icon} name=${mode.layout === 'app' ? 'chat' : 'sidebar'} />
     </button>
   </header>`;
@@ -785,13 +792,13 @@ function DetailList({ details }) {
   const hidden = new Set(['taskId', 'clientId']); // ids for the machines, not the person
   const entries = Object.entries(details).filter(([k, v]) => !hidden.has(k) && !(Array.isArray(v) && v.length === 0) && v != null && v !== '');
   const titles = {
-    delete: 'Deletes', write: 'Writes', unusualPatterns: 'Outside the mode’s usual patterns',
-    client: 'Browser', url: 'Page', actions: 'Steps', tool: 'Tool', input: 'Input',
+    delete: t('details.delete'), write: t('details.write'), unusualPatterns: t('details.unusualPatterns'),
+    client: t('details.client'), url: t('details.url'), actions: t('details.actions'), tool: t('details.tool'), input: t('tool.input'),
   };
   return html`<div class="details">${entries.map(([key, value]) => html`<div class=${`detail detail-${key}`}>
     <div class="detail-key">${titles[key] || key}${Array.isArray(value) ? ` (${value.length})` : ''}</div>
     ${Array.isArray(value)
-      ? html`<ul class="detail-list">${value.slice(0, 200).map((v) => html`<li>${typeof v === 'string' ? v : JSON.stringify(v)}</li>`)}${value.length > 200 ? html`<li class="muted">… ${value.length - 200} more</li>` : ''}</ul>`
+      ? html`<ul class="detail-list">${value.slice(0, 200).map((v) => html`<li>${typeof v === 'string' ? v : JSON.stringify(v)}</li>`)}${value.length > 200 ? html`<li class="muted">${t('details.more', { count: value.length - 200 })}</li>` : ''}</ul>`
       : html`<div class="detail-value">${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</div>`}
   </div>`)}</div>`;
 }
@@ -801,8 +808,8 @@ function DiffView({ path, diff }) {
   const hunks = (diff && Array.isArray(diff.hunks)) ? diff.hunks : [];
   const row = (cls, mark, n, text) => html`<div class=${`diff-line ${cls}`}><span class="diff-num">${n}</span><span class="diff-mark">${mark}</span><span class="diff-text">${text}</span></div>`;
   return html`<div class="details"><div class="detail detail-diff">
-    <div class="detail-key">${path || 'File'}</div>
-    <div class="diff-view">${hunks.length === 0 ? html`<div class="diff-line muted">No change</div>` : hunks.slice(0, 200).map((h) => html`<div class="diff-hunk">
+    <div class="detail-key">${path || t('diff.file')}</div>
+    <div class="diff-view">${hunks.length === 0 ? html`<div class="diff-line muted">${t('diff.noChange')}</div>` : hunks.slice(0, 200).map((h) => html`<div class="diff-hunk">
       <div class="diff-line diff-head">@@ −${h.startOld},${h.lenOld} +${h.startNew},${h.lenNew} @@</div>
       ${(h.linesOld || []).map((t, i) => row('diff-del', '−', h.startOld + i, t))}
       ${(h.linesNew || []).map((t, i) => row('diff-add', '+', h.startNew + i, t))}
@@ -815,7 +822,8 @@ function ConfirmDialog() {
   const approve = useRef(null);
   useEffect(() => { if (confirmation && approve.current) approve.current.focus(); }, [confirmation && confirmation.request_id]);
   if (!confirmation) return null;
-  const kindTitle = { scaffold: 'Start the workspace over?', write: 'Apply this change?', question: 'The agent asks', viewer: 'Please confirm', browser_task: 'Let the agent use your browser?' }[confirmation.kind] || 'Please confirm';
+  const kindKey = { scaffold: 'confirm.scaffold', write: 'confirm.write', question: 'confirm.question', viewer: 'confirm.viewer', browser_task: 'confirm.browserTask' }[confirmation.kind] || 'confirm.viewer';
+  const kindTitle = t(kindKey);
   const danger = confirmation.details && Array.isArray(confirmation.details.delete) && confirmation.details.delete.length > 0;
   // A write_to_file dry run (pneuma/tools/confirm.py): the diff, Apply / Reject.
   const isWrite = confirmation.kind === 'write' && confirmation.details && confirmation.details.diff && typeof confirmation.details.diff === 'object';
@@ -825,8 +833,8 @@ function ConfirmDialog() {
       <p class="modal-summary">${confirmation.summary}</p>
       ${isWrite ? html`<${DiffView} path=${confirmation.details.path} diff=${confirmation.details.diff} />` : html`<${DetailList} details=${confirmation.details} />`}
       <div class="modal-actions">
-        <button class="btn" onClick=${() => shell.answerConfirmation(confirmation, false)}>${isWrite ? 'Reject' : 'Decline'}</button>
-        <button class=${`btn ${danger ? 'danger' : 'primary'}`} ref=${approve} onClick=${() => shell.answerConfirmation(confirmation, true)}>${isWrite ? 'Apply' : 'Approve'}</button>
+        <button class="btn" onClick=${() => shell.answerConfirmation(confirmation, false)}>${isWrite ? t('confirm.reject') : t('confirm.decline')}</button>
+        <button class=${`btn ${danger ? 'danger' : 'primary'}`} ref=${approve} onClick=${() => shell.answerConfirmation(confirmation, true)}>${isWrite ? t('confirm.apply') : t('confirm.approve')}</button>
       </div>
     </div>
   </div>`;
@@ -852,17 +860,17 @@ function BrowserPicker() {
   const about = (c) => [c.metadata && c.metadata.kind, c.metadata && c.metadata.browserVersion].filter(Boolean).join(' · ');
   return html`<div class="modal-backdrop">
     <div class="modal" role="dialog" aria-modal="true" aria-labelledby="picker-title" data-kind="browser-picker">
-      <h2 id="picker-title">Which browser should the agent use?</h2>
-      <p class="modal-summary">This task needs a browser. Pick a connected client; it stays selected for this session.</p>
-      ${clients.length === 0 && html`<p class="muted">No browser client is connected. Start one with
+      <h2 id="picker-title">${t('picker.title')}</h2>
+      <p class="modal-summary">${t('picker.summary')}</p>
+      ${clients.length === 0 && html`<p class="muted">${t('picker.none')}
         <code>pneuma browser-client --server ${location.origin} --token …</code></p>`}
       <ul class="browser-clients">${clients.map((c) => html`<li>
         <button class=${`browser-client${c.online ? '' : ' offline'}`} disabled=${!c.online} onClick=${() => pick(c.clientId)}>
           <span class="dot" /><span class="client-name">${c.name}</span>
-          <span class="muted">${c.online ? 'online' : 'offline'}${about(c) ? ` · ${about(c)}` : ''}</span>
+          <span class="muted">${c.online ? t('picker.online') : t('picker.offline')}${about(c) ? ` · ${about(c)}` : ''}</span>
         </button></li>`)}</ul>
       ${problem && html`<p class="muted">${problem}</p>`}
-      <div class="modal-actions"><button class="btn" onClick=${() => shell.interrupt()}>Cancel the task</button></div>
+      <div class="modal-actions"><button class="btn" onClick=${() => shell.interrupt()}>${t('picker.cancel')}</button></div>
     </div>
   </div>`;
 }
@@ -874,7 +882,7 @@ function BrowserTwin() {
   const client = clients.find((c) => c.clientId === selectedClientId);
   const online = !client || client.online;
   return html`<details class=${`browser-twin${online ? '' : ' offline'}`}>
-    <summary title="The tabs of the browser the agent uses"><span class="dot" />${client ? client.name : selectedClientId}${online ? '' : ' (offline)'} · ${twin.tabs.length} tab${twin.tabs.length === 1 ? '' : 's'}</summary>
+    <summary title=${t('twin.title')}><span class="dot" />${client ? client.name : selectedClientId}${online ? '' : ` ${t('twin.offline')}`} · ${t('twin.tabs', { count: twin.tabs.length })}</summary>
     <ul>${twin.tabs.map((t) => html`<li class=${t.id === twin.activeTabId ? 'active' : ''} title=${t.url}>
       <span class="tab-title">${t.title || t.url}</span><span class="tab-url">${t.url}</span></li>`)}</ul>
   </details>`;
@@ -905,7 +913,7 @@ function Splitter({ width, setWidth }) {
     if (e.key === 'ArrowRight') setWidth(Math.max(300, width - 24));
   };
   return html`<div class="splitter" role="separator" aria-orientation="vertical" tabindex="0"
-    title="Drag to resize" onPointerDown=${onPointerDown} onKeyDown=${onKeyDown} />`;
+    title=${t('layout.resize')} onPointerDown=${onPointerDown} onKeyDown=${onKeyDown} />`;
 }
 
 function App() {
@@ -969,15 +977,15 @@ function App() {
       style=${appLayout ? '' : `--chat-width: ${width}px`}>
     <${Header} chatHidden=${chatHidden} toggleChat=${toggleChat} />
     <main class="workspace">
-      <section class="viewer-panel" aria-label="Viewer">
+      <section class="viewer-panel" aria-label=${t('layout.viewer')}>
         ${ui.viewerNotice && html`<div class="viewer-notice"><${Icon} name="warn" size=${14} />${ui.viewerNotice}
-          <button class="chip-x" aria-label="Dismiss" onClick=${() => { ui.viewerNotice = null; store.notify(); }}><${Icon} name="x" size=${12} /></button></div>`}
-        ${!ui.viewerReady && html`<div class="viewer-loading"><span class="spinner" />Loading the viewer…</div>`}
+          <button class="chip-x" aria-label=${t('layout.dismiss')} onClick=${() => { ui.viewerNotice = null; store.notify(); }}><${Icon} name="x" size=${12} /></button></div>`}
+        ${!ui.viewerReady && html`<div class="viewer-loading"><span class="spinner" />${t('layout.loadingViewer')}</div>`}
         <div class="viewer-root" ref=${viewerRef} />
       </section>
       ${!appLayout && !chatHidden && html`<${Splitter} width=${width} setWidth=${setWidth} />`}
       ${!chatHidden && html`<${ChatPanel} floating=${appLayout} onClose=${toggleChat} />`}
-      ${appLayout && chatHidden && html`<button class=${`chat-fab${isRunning() ? ' busy' : ''}`} onClick=${toggleChat} aria-label="Open the chat"><${Icon} name="chat" size=${20} /></button>`}
+      ${appLayout && chatHidden && html`<button class=${`chat-fab${isRunning() ? ' busy' : ''}`} onClick=${toggleChat} aria-label=${t('chat.open')}><${Icon} name="chat" size=${20} /></button>`}
     </main>
     <${ConfirmDialog} />
     <${BrowserPicker} />
@@ -1011,7 +1019,7 @@ export async function start(root) {
   try {
     [config, info] = await Promise.all([api.json('/api/config'), api.json('/api/session')]);
   } catch (error) {
-    throw new Error(`could not read the session (${error.message})`);
+    throw new Error(t('start.noSession', { message: error.message }));
   }
   ui.config = config;
   const sessionId = params.get('session') || info.session_id;
@@ -1041,6 +1049,8 @@ export async function start(root) {
   if (info.backend === 'native') loadBrowserClients();
 
   root.replaceChildren();
+  // A language switch re-renders everything from the store.
+  onLocaleChange(() => store.notify());
   render(html`<${App} />`, root);
   ui.socket.connect();
   window.pneuma = { store, ui, shell }; // for debugging and the browser tests

@@ -17,8 +17,11 @@ let modeName = 'generic';
 export const genericViewer = {
   mount(element, ctx) {
     modeName = (ctx.mode && ctx.mode.name) || modeName;
+    // The shell's translator (viewer contract, "Language"): this viewer's
+    // labels follow the page's language, and switch with it.
+    const t = ctx.t;
     let current = null;
-    const list = h('nav', { class: 'gv-list', 'aria-label': 'Files' });
+    const list = h('nav', { class: 'gv-list', 'aria-label': t('gv.files') });
     const title = h('div', { class: 'gv-title' });
     const body = h('div', { class: 'gv-body' });
     const root = h('div', { class: 'generic-viewer' }, list, h('section', { class: 'gv-main' }, title, body));
@@ -41,18 +44,18 @@ export const genericViewer = {
           onclick: () => show(f.path),
         }, h('span', { class: 'gv-dir' }, f.path.includes('/') ? `${f.path.slice(0, f.path.lastIndexOf('/') + 1)}` : ''),
         h('span', { class: 'gv-name' }, f.path.split('/').pop())))
-          : [h('p', { class: 'gv-empty' }, 'No files yet. They appear here as soon as they are written.')]),
+          : [h('p', { class: 'gv-empty' }, t('gv.noFiles'))]),
       );
       const file = files.find((f) => f.path === current);
       title.replaceChildren(file ? h('span', {}, file.path) : '');
       if (!file) {
-        body.replaceChildren(h('div', { class: 'gv-placeholder' }, files.length ? 'Pick a file.' : 'The workspace has no watched files yet.'));
+        body.replaceChildren(h('div', { class: 'gv-placeholder' }, files.length ? t('gv.pick') : t('gv.noWatched')));
         return;
       }
       if (IMAGE.test(file.path)) {
         body.replaceChildren(h('div', { class: 'gv-image' }, h('img', { src: ctx.contentUrl(file.path), alt: file.path })));
       } else if (file.binary || file.content == null) {
-        body.replaceChildren(h('div', { class: 'gv-placeholder' }, 'A binary file: no preview.'));
+        body.replaceChildren(h('div', { class: 'gv-placeholder' }, t('gv.binary')));
       } else {
         const code = h('code', { class: 'hljs' });
         code.innerHTML = highlight(file.content, languageOf(file.path));
@@ -67,6 +70,10 @@ export const genericViewer = {
     body.addEventListener('mouseup', onMouseUp);
 
     render();
+    const stopListening = ctx.onLocaleChange(() => {
+      list.setAttribute('aria-label', t('gv.files'));
+      render();
+    });
 
     return {
       update() {
@@ -91,6 +98,7 @@ export const genericViewer = {
       },
       destroy() {
         body.removeEventListener('mouseup', onMouseUp);
+        stopListening();
         root.remove();
       },
     };

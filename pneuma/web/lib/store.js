@@ -14,6 +14,10 @@
 //   * the person's own message is shown at once (pending) and matched to the
 //     server's echo by `client_msg_id`.
 
+import { t } from './i18n.js';
+
+// Note texts may be functions: they are translated when shown, so a
+// language switch changes notes already in the chat too.
 export function createStore() {
   const listeners = new Set();
   let scheduled = false;
@@ -217,7 +221,7 @@ export function createStore() {
         state.session = { ...(state.session || {}), ...(msg.updates || {}) };
         const model = msg.updates && msg.updates.model;
         if (model && previous && model !== previous && !replaying && state.historyLoaded) {
-          state.items.push({ kind: 'note', key: newKey('n'), tone: 'quiet', text: `Model switched to ${model}` });
+          state.items.push({ kind: 'note', key: newKey('n'), tone: 'quiet', text: () => t('note.modelSwitched', { model }) });
         }
         return;
       }
@@ -286,9 +290,9 @@ export function createStore() {
         if ((code === 0 || code == null) && !stderr.length) return;
         state.items.push({
           kind: 'note', key: newKey('n'), tone: 'warn',
-          text: code == null ? 'The agent process stopped.' : `The agent process exited with code ${code}.`,
+          text: () => (code == null ? t('note.agentStopped') : t('note.agentExited', { code: String(code) })),
           detail: stderr.join('\n'),
-          hint: 'Your next message starts it again.',
+          hint: () => t('note.agentRestart'),
         });
         return;
       }
@@ -299,7 +303,7 @@ export function createStore() {
         if (msg.code === 'history_unavailable') {
           // About the page this tab asked for: shown where the older messages would be.
           state.historyRequested = null;
-          state.historyError = msg.message || 'The earlier conversation could not be read.';
+          state.historyError = msg.message || t('history.unreadable');
           return;
         }
         state.items.push({ kind: 'error', key: newKey('e'), code: msg.code, message: msg.message, rev: 0 });

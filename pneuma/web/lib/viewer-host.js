@@ -4,6 +4,7 @@
 
 import { genericViewer } from './generic-viewer.js';
 import { fetchJson } from './viewer-helpers.js';
+import { t, getLocale, onLocaleChange } from './i18n.js';
 
 // The shell's JSON calls; a failure carries the server's one error shape
 // (docs/errors.md) on the thrown Error (see fetchJson).
@@ -14,7 +15,8 @@ export { api };
 export function localized(text) {
   if (text == null) return '';
   if (typeof text === 'string') return text;
-  const langs = [...(navigator.languages || []), navigator.language, 'en'];
+  // The page's language first (the person may have switched it), then the browser's.
+  const langs = [getLocale(), ...(navigator.languages || []), navigator.language, 'en'];
   for (const lang of langs) {
     if (!lang) continue;
     if (text[lang]) return text[lang];
@@ -78,9 +80,9 @@ export function selectionLabel(selection) {
     const t = String(text).replace(/\s+/g, ' ').trim();
     parts.push(`“${t.length > 48 ? `${t.slice(0, 47)}…` : t}”`);
   } else if (Array.isArray(selection.ids) && selection.ids.length) {
-    parts.push(`${selection.ids.length} selected`);
+    parts.push(t('selection.count', { count: selection.ids.length }));
   }
-  return parts.join(' · ') || 'Selection';
+  return parts.join(' · ') || t('selection.label');
 }
 
 /**
@@ -124,6 +126,16 @@ export class ViewerHost {
     this.queue = []; // what arrived before the viewer was mounted
     this.loadError = null;
     this.generic = false;
+    this.localeListeners = new Set(); // ctx.onLocaleChange callbacks of the mounted viewer
+    this.stopLocale = onLocaleChange((locale) => {
+      for (const listener of [...this.localeListeners]) {
+        try {
+          listener(locale);
+        } catch (error) {
+          console.error('pneuma: a viewer locale listener failed', error);
+        }
+      }
+    });
   }
 
   ctx() {
@@ -148,6 +160,14 @@ export class ViewerHost {
       saveCapture: (name, dataUrl) => api.json('/api/captures', { method: 'POST', json: { name, data: dataUrl } }),
       confirm: (summary, details) => host.shell.confirm(summary, details),
       sendMessage: (text) => host.shell.sendMessage(text),
+      // Language (viewer contract, "Language"): the shell's translator, the
+      // locale in use ("en" or "zh-CN"), and a callback after each switch.
+      t: (key, params) => t(key, params),
+      get locale() { return getLocale(); },
+      onLocaleChange: (listener) => {
+        host.localeListeners.add(listener);
+        return () => host.localeListeners.delete(listener);
+      },
     };
   }
 
@@ -175,14 +195,14 @@ export class ViewerHost {
         if (typeof module.mount !== 'function') throw new Error(`${spec} has no default export with mount()`);
       } catch (error) {
         console.error(`pneuma: the ${this.mode.name} viewer failed to load`, error);
-        this.loadError = `The ${localized(this.mode.displayName) || this.mode.name} viewer failed to load (${error.message}); showing the files instead.`;
+        this.loadError = t('viewer.loadFailed', { name: localized(this.mode.displayName) || this.mode.name, message: error.message });
         module = null;
       }
     }
     try {
       this.files = await filesPromise;
     } catch (error) {
-      this.loadError = `Could not list the workspace files: ${error.message}`;
+      this.loadError = t('viewer.listFailed', { message: error.message });
       this.files = [];
     }
     for (const f of this.files) this.versions.set(f.path, f.mtime || 0);
@@ -196,7 +216,7 @@ export class ViewerHost {
       this.instance = await module.mount(this.element, this.ctx());
     } catch (error) {
       console.error('pneuma: mounting the viewer failed', error);
-      this.loadError = `The viewer failed to start (${error.message}); showing the files instead.`;
+      this.loadError = t('viewer.mountFailed', { message: error.message });
       this.module = genericViewer;
       this.generic = true;
       this.element.replaceChildren();
@@ -299,6 +319,8 @@ export class ViewerHost {
   }
 
   destroy() {
+    this.stopLocale();
+    this.localeListeners.clear();
     try {
       this.instance && this.instance.destroy && this.instance.destroy();
     } catch (error) {

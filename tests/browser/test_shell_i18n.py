@@ -1,0 +1,215 @@
+"""The shell in the person's language: a browser set to Chinese gets the
+page in Chinese, the English / 中文 control switches it (and the switch is
+remembered across a reload), and no English label is left in the page's
+own chrome while Chinese is on.
+
+Real Chromium against `pneuma run --mode slide` with the fake CLI
+(tests/browser/conftest.py); the browser's language is the Playwright
+context's `locale`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+TURN = 15_000  # ms a fake CLI turn may take in the page
+
+# Names that stay as they are in every language: the product, the agent and
+# its models, keys on the keyboard, the other language's own name, codes.
+ALLOWED_WORDS = {
+    "Pneuma", "Claude", "Code", "Anthropic", "API", "Opus", "Sonnet", "Haiku",
+    "Esc", "Enter", "Shift", "English", "US", "token", "PNG", "JPEG", "GIF", "WebP", "id",
+}  # fmt: skip
+
+# The page's chrome, without what the person or the agent wrote (chat
+# messages), the mode's viewer and what it selected (the chip's text),
+# manifest texts (shortcut labels: not the shell's own words) and names of
+# things (folder, file, model id).
+VISIBLE_CHROME_TEXTS = """() => {
+  const skip = '.msg, .viewer-root, .commands, .ctx-text, .ws, .active-file, .model-name, code, pre';
+  const texts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || el.closest(skip) || !el.checkVisibility()) continue;
+    const text = node.textContent.trim();
+    if (text) texts.push(text);
+  }
+  for (const el of document.body.querySelectorAll('[title], [placeholder], [aria-label], [alt]')) {
+    // The result line's title is the token usage as JSON (field names).
+    if (el.closest(skip) || el.matches('.result-line')) continue;
+    for (const name of ['title', 'placeholder', 'aria-label', 'alt']) {
+      const value = el.getAttribute(name);
+      if (value) texts.push(value);
+    }
+  }
+  texts.push(document.title);
+  return texts;
+}"""
+
+
+def english_words(texts: list[str]) -> list[str]:
+    found = []
+    for text in texts:
+        prose = re.sub(r"`[^`]*`", "", text)  # `pneuma run` is a command, not prose
+        prose = re.sub(r"\b[a-z]+(?:-[a-z0-9]+)+\b", "", prose)  # ids such as claude-sonnet-4-5
+        found += [w for w in re.findall(r"[A-Za-z]{2,}", prose) if w not in ALLOWED_WORDS]
+    return found
+
+
+@pytest.fixture
+def open_in_locale(browser: Any) -> Iterator[Callable[..., Any]]:
+    """``open_in_locale(server, "zh-CN", before_goto=None)``: the shell in a
+    fresh browser context whose language is ``locale``, once connected."""
+    contexts: list[Any] = []
+
+    def open_(server: Any, locale: str, before_goto: Callable[[Any], None] | None = None,
+              wait_connected: bool = True) -> Any:
+        context = browser.new_context(locale=locale, viewport={"width": 1360, "height": 820},
+                                      color_scheme="light")
+        contexts.append(context)
+        page = context.new_page()
+        page.console_errors = []
+        page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: page.console_errors.append(f"pageerror: {e}"))
+        if before_goto is not None:
+            before_goto(page)
+        page.goto(server.url)
+        if wait_connected:
+            page.wait_for_selector('.pill[data-state="open"]', timeout=10_000)
+        return page
+
+    yield open_
+    for context in contexts:
+        try:
+            context.close()
+        except Exception:
+            pass
+
+
+def wait_greeting(page: Any) -> None:
+    expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)
+    expect(page.locator(".pill")).to_have_attribute("data-status", "idle")
+
+
+def expect_chinese(page: Any) -> None:
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(page.locator(".composer textarea")).to_have_attribute("placeholder", "给智能体发消息…")
+    expect(page.locator(".pill")).to_have_text("已连接 · 空闲")
+    expect(page.locator(".topbar .mode-name")).to_have_text("幻灯片")
+    expect(page.locator(".model-btn")).to_contain_text("模型")
+    expect(page.locator(".lang-btn.current")).to_have_text("中文")
+    expect(page.locator(".result-line .result-label")).to_have_text("完成")
+    expect(page.locator(".result-line")).to_contain_text("1 轮")
+
+
+def expect_english(page: Any) -> None:
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator(".composer textarea")).to_have_attribute("placeholder", "Message the agent…")
+    expect(page.locator(".pill")).to_have_text("Connected · idle")
+    expect(page.locator(".topbar .mode-name")).to_have_text("Slides")
+    expect(page.locator(".lang-btn.current")).to_have_text("English")
+    expect(page.locator(".result-line .result-label")).to_have_text("Done")
+    expect(page.locator(".result-line")).to_contain_text("1 turn")
+
+
+def test_a_chinese_browser_gets_the_shell_in_chinese_and_can_switch(
+        pneuma_server, fake_claude, open_in_locale, shot):
+    server = pneuma_server("slide", claude_bin=fake_claude.bin)
+    page = open_in_locale(server, "zh-CN")
+    wait_greeting(page)
+    expect_chinese(page)
+    shot(page, "shell-zh-CN")
+
+    page.locator(".lang-btn[data-locale='en']").click()
+    expect_english(page)
+    page.reload()
+    page.wait_for_selector('.pill[data-state="open"]', timeout=10_000)
+    expect_english(page)  # the choice outlives the page, although the browser asks for Chinese
+
+    page.locator(".lang-btn[data-locale='zh-CN']").click()
+    expect_chinese(page)
+    page.reload()
+    page.wait_for_selector('.pill[data-state="open"]', timeout=10_000)
+    expect_chinese(page)
+    assert page.console_errors == []
+
+
+def test_no_english_is_left_in_the_chinese_chrome(pneuma_server, fake_claude, open_in_locale):
+    server = pneuma_server("slide", claude_bin=fake_claude.bin)
+    page = open_in_locale(server, "zh-CN")
+    wait_greeting(page)
+    expect_chinese(page)
+    # The model menu's items and the custom id field are chrome too.
+    page.locator(".model-btn").click()
+    expect(page.locator(".menu-pop")).to_be_visible()
+    texts = page.evaluate(VISIBLE_CHROME_TEXTS)
+    assert any("模型" in text for text in texts), texts  # the scan does see the header
+    words = english_words(texts)
+    assert not words, f"English words {words} in the Chinese page: {texts}"
+
+
+def test_an_english_browser_keeps_the_english_shell(pneuma_server, fake_claude, open_in_locale):
+    server = pneuma_server("slide", claude_bin=fake_claude.bin)
+    page = open_in_locale(server, "en-GB")
+    wait_greeting(page)
+    expect_english(page)
+
+
+def test_the_viewer_gets_the_language_and_follows_a_switch(pneuma_server, fake_claude, open_in_locale):
+    # Without its module the slide mode falls back to the generic file
+    # viewer, which labels itself with ctx.t and listens to ctx.onLocaleChange.
+    server = pneuma_server("slide", claude_bin=fake_claude.bin)
+
+    def hide_viewer_module(page: Any) -> None:
+        page.route("**/modes/slide/viewer.js", lambda route: route.fulfill(status=404, body="{}"))
+
+    page = open_in_locale(server, "zh-CN", before_goto=hide_viewer_module)
+    wait_greeting(page)
+    expect(page.locator(".viewer-notice")).to_contain_text("幻灯片 查看器加载失败")
+    file_list = page.locator(".generic-viewer .gv-list")
+    expect(file_list).to_have_attribute("aria-label", "文件")
+    # What any viewer's ctx offers (docs/viewer-contract.md, "Language").
+    seen = page.evaluate("""() => {
+      const ctx = window.pneuma.ui.host.ctx();
+      window.localesSeen = [];
+      ctx.onLocaleChange((locale) => window.localesSeen.push([locale, ctx.locale, ctx.t('chat.label')]));
+      return [ctx.locale, ctx.t('chat.label'), ctx.t('result.turns', { count: 2 })];
+    }""")
+    assert seen == ["zh-CN", "聊天", "2 轮"]
+
+    page.locator(".lang-btn[data-locale='en']").click()
+    expect(file_list).to_have_attribute("aria-label", "Files")
+    assert page.evaluate("() => window.localesSeen") == [["en", "en", "Chat"]]
+    assert page.evaluate("() => window.pneuma.ui.host.ctx().t('result.turns', { count: 2 })") == "2 turns"
+
+
+def test_start_up_problems_are_explained_in_chinese(pneuma_server, open_in_locale):
+    server = pneuma_server("slide", backend="none")
+
+    def hide_vendor(page: Any) -> None:
+        page.route("**/static/vendor/**", lambda route: route.fulfill(status=404, body="{}"))
+
+    page = open_in_locale(server, "zh-CN", before_goto=hide_vendor, wait_connected=False)
+    expect(page.locator(".boot-problem h1")).to_have_text("浏览器端代码尚未安装")
+    expect(page.locator(".boot-problem pre")).to_have_text("scripts/build-web")
+
+
+def test_a_refused_page_still_explains_itself(pneuma_server, open_in_locale):
+    # The session cookie is gone (the server restarted with a new token):
+    # the server refuses the texts too, so the page falls back to the
+    # English it carries rather than showing raw keys.
+    server = pneuma_server("slide", backend="none")
+
+    def refuse_static(page: Any) -> None:
+        for pattern in ("**/static/vendor/**", "**/static/i18n/**"):
+            page.route(pattern, lambda route: route.fulfill(status=401, body="{}"))
+
+    page = open_in_locale(server, "zh-CN", before_goto=refuse_static, wait_connected=False)
+    expect(page.locator(".boot-problem h1")).to_have_text("This page needs the session link")
+    expect(page.locator(".boot-problem p")).to_contain_text("?session=")
