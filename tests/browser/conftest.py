@@ -262,9 +262,11 @@ def open_page(browser: Any) -> Iterator[Callable[..., Any]]:
     contexts: list[Any] = []
 
     def open_(server: Record, *, color_scheme: str = "light", viewport: dict[str, int] | None = None,
-              wait_connected: bool = True, before_goto: Callable[[Any], None] | None = None) -> Any:
+              wait_connected: bool = True, before_goto: Callable[[Any], None] | None = None,
+              locale: str | None = None) -> Any:
         context = browser.new_context(
-            viewport=viewport or {"width": 1360, "height": 820}, color_scheme=color_scheme
+            viewport=viewport or {"width": 1360, "height": 820}, color_scheme=color_scheme,
+            **({"locale": locale} if locale else {}),
         )
         contexts.append(context)
         context.on("page", _poll_without_eval)

@@ -11,7 +11,7 @@ context's `locale`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -63,33 +63,15 @@ def english_words(texts: list[str]) -> list[str]:
 
 
 @pytest.fixture
-def open_in_locale(browser: Any) -> Iterator[Callable[..., Any]]:
+def open_in_locale(open_page: Callable[..., Any]) -> Callable[..., Any]:
     """``open_in_locale(server, "zh-CN", before_goto=None)``: the shell in a
     fresh browser context whose language is ``locale``, once connected."""
-    contexts: list[Any] = []
-
     def open_(server: Any, locale: str, before_goto: Callable[[Any], None] | None = None,
               wait_connected: bool = True) -> Any:
-        context = browser.new_context(locale=locale, viewport={"width": 1360, "height": 820},
-                                      color_scheme="light")
-        contexts.append(context)
-        page = context.new_page()
-        page.console_errors = []
-        page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: page.console_errors.append(f"pageerror: {e}"))
-        if before_goto is not None:
-            before_goto(page)
-        page.goto(server.url)
-        if wait_connected:
-            page.wait_for_selector('.pill[data-state="open"]', timeout=10_000)
-        return page
+        return open_page(server, locale=locale, before_goto=before_goto,
+                         wait_connected=wait_connected)
 
-    yield open_
-    for context in contexts:
-        try:
-            context.close()
-        except Exception:
-            pass
+    return open_
 
 
 def wait_greeting(page: Any) -> None:
