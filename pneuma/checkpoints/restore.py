@@ -181,6 +181,9 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
         undo.after_timestamp_ms = _now_ms()
         store._write(undo)
         store._prune()
+        # The agent still believes the files are as it left them: its next
+        # message says which changed (Session takes the note).
+        store._leave_agent_note(result.agent_note())
         return result
 
 

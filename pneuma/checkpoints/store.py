@@ -36,6 +36,8 @@ from pneuma.tools.files import atomic_write_bytes
 from pneuma.tools.sandbox import Sandbox
 
 STORE_DIR = ".pneuma/checkpoints"
+# In STORE_DIR: what the next message to the agent must say about restores.
+AGENT_NOTE = "agent-note.txt"
 MESSAGE_CHARS = 80
 _MANIFEST_NAME = re.compile(r"^(\d{8})-(\d+|u\d+)\.json$")
 _REF = re.compile(r"^(?:\d+|u\d+)$")
@@ -311,6 +313,34 @@ class Checkpoints:
         name = f"{checkpoint.seq:08d}-{checkpoint.ref}.json"
         data = json.dumps(checkpoint.to_json(), ensure_ascii=False, separators=(",", ":"))
         atomic_write_bytes(self.manifests / name, data.encode("utf-8"), mode=0o600)
+
+    # --- telling the agent ---
+
+    @property
+    def _note_path(self) -> Path:
+        return self.directory / AGENT_NOTE
+
+    def _leave_agent_note(self, note: str) -> None:
+        """Keep ``note`` for the agent's next message (under the lock; a
+        second restore before that message adds its own line)."""
+        if not note:
+            return
+        try:
+            earlier = self._note_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            earlier = ""
+        atomic_write_bytes(self._note_path, (earlier + note + "\n").encode("utf-8"), 0o600)
+
+    def take_agent_note(self) -> str:
+        """What restores since the agent's last message left for it to know
+        (which files changed on disk), once: the note is gone afterwards."""
+        with self._locked():
+            try:
+                note = self._note_path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                return ""
+            self._note_path.unlink(missing_ok=True)
+        return note.strip()
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

@@ -632,22 +632,34 @@ class Session:
             return
         text = f"{context}\n\n{msg.content}" if context else msg.content
         self.emit({"type": "status_change", "status": "running"})
-        await self._checkpoint_before_turn(msg.content)
+        note = await self._checkpoint_before_turn(msg.content)
+        if note:
+            text = f"<workspace-restored>{note}</workspace-restored>\n\n{text}"
         await self.backend.send_user_message(
             text, [{"media_type": i.media_type, "data": i.data} for i in msg.images]
         )
 
-    async def _checkpoint_before_turn(self, message: str) -> None:
+    async def _checkpoint_before_turn(self, message: str) -> str:
         """Record the workspace before the turn reaches the agent, so that
-        it can be rewound to (``pneuma checkpoints``). In a worker thread;
-        a failure is logged and the turn goes on: the conversation matters
-        more than its checkpoint."""
-        if self.checkpoints is None:
-            return
+        it can be rewound to (``pneuma checkpoints``), and return what a
+        restore since the agent's last turn left for it to know (the files
+        it changed on disk; "" when none). In a worker thread; a failure is
+        logged and the turn goes on: the conversation matters more than its
+        checkpoint."""
+        store = self.checkpoints
+        if store is None:
+            return ""
+
+        def before_turn() -> str:
+            note = store.take_agent_note()
+            store.record(message, conversation=self.id)
+            return note
+
         try:
-            await asyncio.to_thread(self.checkpoints.record, message, conversation=self.id)
+            return await asyncio.to_thread(before_turn)
         except Exception as exc:
             log.warning("could not record a checkpoint before the turn: %s", exc)
+            return ""
 
     def _turn_ended(self) -> None:
         """The agent's turn is over: what changes after it is someone

@@ -63,3 +63,15 @@ async def test_each_turn_can_be_rewound_and_a_hand_edit_is_a_conflict(make_serve
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert target.read_text() == original
+
+    # The agent still believes the slide says LOUDER: its next message
+    # tells it which files changed on disk, once.
+    await tab.send({"type": "user_message", "content": "now the subtitle",
+                    "client_msg_id": "c2"})
+    await tab.send({"type": "user_message", "content": "and the footer",
+                    "client_msg_id": "c3"})
+    calls = await server.backend.wait_call("send_user_message", 3)
+    told, later = calls[1][1], calls[2][1]
+    assert told.startswith("<workspace-restored>") and rel in told and "turn 1" in told
+    assert told.endswith("now the subtitle")
+    assert "workspace-restored" not in later
