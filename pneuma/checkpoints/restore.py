@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 from pneuma.checkpoints.compare import changes, differs
 from pneuma.checkpoints.model import Checkpoint, FileEntry, FileMap
-from pneuma.checkpoints.store import Checkpoints, WatchedFiles, _now_ms, _why
+from pneuma.checkpoints.store import Checkpoints, _now_ms, _why
+from pneuma.server.watcher import FileFilter
 from pneuma.tools.errors import ToolError
 from pneuma.tools.files import atomic_write_at
 
@@ -91,7 +92,7 @@ def plan_restore(store: Checkpoints, ref: str | int) -> RestorePlan:
     # Only what the checkpoint itself watched: a file the mode watches only
     # since (a switch of mode, a new pattern) was not "added after" it and
     # must not be deleted.
-    watched_then = WatchedFiles(target.watch or ["**/*"], target.ignore)
+    watched_then = FileFilter(target.watch or ["**/*"], target.ignore)
     now = {path: entry for path, entry in store.current().items() if watched_then(path)}
     return _plan(target, [c for c in all_ if c.seq >= target.seq], now)
 

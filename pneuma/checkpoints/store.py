@@ -23,14 +23,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from wcmatch import glob as wcglob
 
 from pneuma.checkpoints.blobs import BlobStore
 from pneuma.checkpoints.compare import Changes, changes, unified_diff
 from pneuma.checkpoints.model import Checkpoint, FileMap, Kind
 from pneuma.checkpoints.policy import StorePolicy
 from pneuma.checkpoints.scan import scan
-from pneuma.server.watcher import GLOB_FLAGS, FileFilter
+from pneuma.server.watcher import FileFilter
 from pneuma.tools.errors import ToolError
 from pneuma.tools.files import atomic_write_bytes
 from pneuma.tools.sandbox import Sandbox
@@ -41,21 +40,6 @@ AGENT_NOTE = "agent-note.txt"
 MESSAGE_CHARS = 80
 _MANIFEST_NAME = re.compile(r"^(\d{8})-(\d+|u\d+)\.json$")
 _REF = re.compile(r"^(?:\d+|u\d+)$")
-
-
-class WatchedFiles:
-    """``FileFilter``'s decision (the watcher's patterns and its own
-    ignores), with the globs compiled once: ``FileFilter`` compiles them at
-    every call, which costs more than the stat when a recording looks at
-    thousands of files."""
-
-    def __init__(self, watch: list[str], ignore: list[str]):
-        reference = FileFilter(watch, ignore)
-        self._watch = wcglob.compile(reference.watch, flags=GLOB_FLAGS)
-        self._ignore = wcglob.compile(reference.ignore, flags=GLOB_FLAGS)
-
-    def __call__(self, rel: str) -> bool:
-        return not self._ignore.match(rel) and bool(self._watch.match(rel))
 
 
 def first_words(message: str, limit: int = MESSAGE_CHARS) -> str:
@@ -78,7 +62,7 @@ class Checkpoints:
         self.ignore = list(ignore)
         self.policy = policy or StorePolicy()
         self.sandbox = Sandbox(self.workspace)
-        self.watched = WatchedFiles(self.watch, self.ignore)
+        self.watched = FileFilter(self.watch, self.ignore)
         self.directory = self.workspace / STORE_DIR
         self.manifests = self.directory / "manifests"
         self.blobs = BlobStore(self.directory / "blobs")
@@ -93,7 +77,7 @@ class Checkpoints:
         if newest:
             latest = store._load(newest[0])
             store.watch, store.ignore = latest.watch or ["**/*"], latest.ignore
-            store.watched = WatchedFiles(store.watch, store.ignore)
+            store.watched = FileFilter(store.watch, store.ignore)
         return store
 
     # --- recording ---

@@ -41,14 +41,19 @@ TEXT_SUFFIXES = {
 
 
 class FileFilter:
+    """Which workspace paths the viewer watches: ``watch`` minus ``ignore``
+    and the host's own ignores. The globs are compiled once: a checkpoint
+    asks this of thousands of files, and compiling them per call cost more
+    than the stat."""
+
     def __init__(self, watch: Iterable[str], ignore: Iterable[str]):
         self.watch = list(watch) or ["**/*"]
         self.ignore = list(ALWAYS_IGNORED) + list(ignore)
+        self._watch = wcglob.compile(self.watch, flags=GLOB_FLAGS)
+        self._ignore = wcglob.compile(self.ignore, flags=GLOB_FLAGS)
 
     def __call__(self, rel: str) -> bool:
-        if wcglob.globmatch(rel, self.ignore, flags=GLOB_FLAGS):
-            return False
-        return wcglob.globmatch(rel, self.watch, flags=GLOB_FLAGS)
+        return not self._ignore.match(rel) and bool(self._watch.match(rel))
 
 
 def is_text_path(path: str) -> bool:
