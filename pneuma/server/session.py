@@ -24,9 +24,12 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pneuma.server.conversation_log import ConversationLog, LoggedMessage
+
+if TYPE_CHECKING:
+    from pneuma.checkpoints import Checkpoints
 
 from pneuma.agents.base import AgentBackend
 from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
@@ -148,7 +151,7 @@ class Session:
         self.conversation: ConversationLog | None = None
         # Per-turn checkpoints of the workspace (pneuma.checkpoints): None
         # for a session that persists nothing.
-        self.checkpoints: Any = None
+        self.checkpoints: Checkpoints | None = None
         self._window: deque[LoggedMessage] = deque()
         self._window_bytes = 0
         self._window_limit = history_window_bytes
@@ -664,22 +667,17 @@ class Session:
     def _turn_ended(self) -> None:
         """The agent's turn is over: what changes after it is someone
         else's (a hand edit that a rewind must not overwrite silently)."""
-        if self.checkpoints is None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        store = self.checkpoints
+        if store is None:
             return
 
         async def record() -> None:
             try:
-                await asyncio.to_thread(self.checkpoints.turn_ended)
+                await asyncio.to_thread(store.turn_ended)
             except Exception as exc:
                 log.warning("could not record the end of the turn: %s", exc)
 
-        task = loop.create_task(record())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.spawn(record())
 
     async def _permission_response(
         self, connection: BrowserConnection, msg: PermissionResponse
