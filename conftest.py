@@ -50,5 +50,17 @@ def _reexec_in_namespace(config) -> None:
     )
 
 
+def _private_pneuma_home() -> None:
+    """Every `pneuma run` a test starts records its workspace in the list of
+    recent workspaces ($PNEUMA_HOME/workspaces.json): keep that list in a
+    folder of the run's own, never the user's. Tests that look at the list
+    set PNEUMA_HOME themselves."""
+    if "PNEUMA_HOME" not in os.environ:
+        import tempfile
+
+        os.environ["PNEUMA_HOME"] = tempfile.mkdtemp(prefix="pneuma-test-home-")
+
+
 def pytest_configure(config) -> None:
     _reexec_in_namespace(config)
+    _private_pneuma_home()

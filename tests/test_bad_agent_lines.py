@@ -343,10 +343,17 @@ class SocketSession:
     async def still_answers(self) -> None:
         marker = f"done {self.turns}"
         await self.agent.ws.send_bytes(result_line(marker))
-        await self.until(lambda: self.session.status == "idle" and self.session.history
-                         and self.session.history[-1]["type"] == "result"
-                         and self.session.history[-1]["data"]["result"] == marker,
-                         "the result after the bad line")  # fmt: skip
+
+        def answered() -> bool:
+            # The newest message but the session's own record of what the
+            # turn changed (it follows the result, from a worker thread).
+            said = [m for m in self.session.history if m["type"] != "turn_changes"]
+            return (self.session.status == "idle" and bool(said) and said[-1]["type"] == "result"
+                    and said[-1]["data"]["result"] == marker)
+
+        await self.until(answered, "the result after the bad line")
+        # That record lands now, not in the middle of the next example's checks.
+        await self.session.settle()
         assert not self.agent.ws.closed and self.session.agent_connected
 
 

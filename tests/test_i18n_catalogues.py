@@ -22,7 +22,8 @@ WEB = Path(__file__).resolve().parent.parent / "pneuma" / "web"
 CATALOGUES = WEB / "i18n"
 LOCALES = ("en", "zh-CN")
 # The shell's own code (not vendor/ nor node_modules/).
-SOURCES = [WEB / "app.js", WEB / "boot.js", *sorted((WEB / "lib").glob("*.js"))]
+SOURCES = [WEB / "app.js", WEB / "boot.js", WEB / "launcher.js",
+           *sorted((WEB / "lib").glob("*.js"))]
 
 T_CALL = re.compile(r"""\bt\(\s*(['"])([^'"\\]+)\1""")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -110,12 +111,13 @@ LABEL_ATTRIBUTE = re.compile(r"""\b(title|placeholder|aria-label|alt)=(["'])([^"
 ALLOWED_LITERALS = {"Pneuma", "pneuma browser-client --server"}
 
 
-def test_the_shell_templates_have_no_hard_coded_english() -> None:
-    app = (WEB / "app.js").read_text(encoding="utf-8")
+@pytest.mark.parametrize("page", ["app.js", "launcher.js"])
+def test_the_shell_templates_have_no_hard_coded_english(page: str) -> None:
+    app = (WEB / page).read_text(encoding="utf-8")
     templates = re.findall(r"html`(.*?)`", app, flags=re.S)
     found = []
     for template in templates:
         found += [m.group(1).strip() for m in TEMPLATE_TEXT.finditer(template)]
         found += [m.group(0) for m in LABEL_ATTRIBUTE.finditer(template)]
     found = [text for text in found if text not in ALLOWED_LITERALS]
-    assert not found, f"English in app.js templates, not in the catalogues: {found}"
+    assert not found, f"English in {page} templates, not in the catalogues: {found}"

@@ -207,6 +207,25 @@ class Checkpoints:
             new = self._text_in(self.get(to_ref).files, canonical, str(to_ref))
         return unified_diff(canonical, old, new)
 
+    def turn_file_diff(self, ref: str | int, path: str, to: str = "after") -> str:
+        """A unified diff of one text file from before turn ``ref`` to what
+        the turn left (``to="after"``) or to the workspace now (``"now"``);
+        "" when it is the same. A turn still running (nothing recorded after
+        it) compares with the workspace now."""
+        if to not in ("after", "now"):
+            raise ToolError("E_BAD_ARGS", "'to' is 'after' (what the turn left) or 'now'",
+                            details={"to": to})
+        canonical = self.sandbox.normalize(path)
+        all_ = self.checkpoints()
+        checkpoint = self.get(ref)
+        old = self._text_in(checkpoint.files, canonical, checkpoint.ref)
+        following = [c for c in all_ if c.seq > checkpoint.seq]
+        if to == "now" or (checkpoint.after is None and not following):
+            return unified_diff(canonical, old, self._text_now(canonical))
+        after = self.state_after(checkpoint, following)
+        return unified_diff(canonical, old,
+                            self._text_in(after, canonical, f"{checkpoint.ref} (after)"))
+
     def _text_in(self, files: FileMap, path: str, ref: str) -> str | None:
         entry = files.get(path)
         if entry is None:

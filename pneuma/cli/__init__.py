@@ -15,6 +15,7 @@ import click
 
 from pneuma import __version__
 from pneuma.cli.checkpoints import checkpoints
+from pneuma.cli.conversations import conversations
 
 
 class PneumaGroup(click.Group):
@@ -68,10 +69,16 @@ class PneumaGroup(click.Group):
         return super().list_commands(ctx)
 
 
-@click.group(cls=PneumaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=PneumaGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pneuma")
-def cli() -> None:
-    """Pneuma: make things with a code agent and watch them live in the browser."""
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Pneuma: make things with a code agent and watch them live in the browser.
+
+    With no command, opens the launcher (`pneuma open`)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(open_command)
 
 
 def main() -> None:
@@ -83,31 +90,30 @@ def _fail(message: str, code: int = 1) -> None:
     sys.exit(code)
 
 
+def _echo_notice(line: str) -> None:
+    click.echo(f"[pneuma] {line}", err=True)
+
+
 def _install_skill(mode: Any, workspace: Path, values: dict[str, Any], **options: Any) -> Any:
     """Install (or with ``check=True`` compare) the mode's skill; a marker or
     install problem ends the command with status 2, warnings go to stderr."""
-    from pneuma.workspace.claude_md import MarkerError
-    from pneuma.workspace.skill import SkillInstallError, install_skill
+    from pneuma.cli.start_checks import StartProblem, install_skill
 
     try:
-        result = install_skill(mode, workspace, values, **options)
-    except (MarkerError, SkillInstallError) as exc:
-        _fail(str(exc), 2)
-    for warning in result.warnings:
-        click.echo(f"[pneuma] warning: {warning}", err=True)
-    return result
+        return install_skill(mode, workspace, values, _echo_notice, **options)
+    except StartProblem as exc:
+        _fail(exc.message, exc.code)
 
 
 def _load_mode(name: str, *, schema_cache: bool = True):
-    """The mode for a command. Tool schemas known valid from an earlier run
-    are not re-checked (start-up time); ``pneuma modes`` checks everything."""
-    from pneuma.host.modes import UnknownModeError
-    from pneuma.host.registry import get_mode
+    """The mode for a command (pneuma.cli.start_checks.load_mode); an
+    unknown one ends the command with status 2."""
+    from pneuma.cli.start_checks import StartProblem, load_mode
 
     try:
-        return get_mode(name, schema_cache=schema_cache)
-    except UnknownModeError as exc:
-        _fail(str(exc), 2)
+        return load_mode(name, schema_cache=schema_cache)
+    except StartProblem as exc:
+        _fail(exc.message, exc.code)
 
 
 def _parse_params(raw: tuple[str, ...]) -> dict[str, str]:
@@ -210,23 +216,20 @@ def prepare_workspace(
     mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool
 ) -> tuple[Any, dict[str, Any]]:
     """Seed the workspace and settle params; shared by init, skill install and run."""
-    from pneuma.workspace.params import WorkspaceError, click_prompter, init_workspace
+    from pneuma.cli.start_checks import StartProblem
+    from pneuma.cli.start_checks import prepare_workspace as prepare
 
-    mode = _load_mode(mode_name)
-    interactive = not no_prompt and sys.stdin.isatty()
     try:
-        result = init_workspace(
-            mode, workspace, params, prompt=click_prompter if interactive else None
-        )
-    except WorkspaceError as exc:
-        _fail(str(exc), 2)
-    if result.seeded:
-        click.echo(
-            f"[pneuma] seeded {len(result.seeded)} file(s) from the {mode.name} mode into "
-            f"{workspace}",
-            err=True,
-        )
-    return mode, result.params
+        return prepare(mode_name, workspace, params, _prompter(no_prompt), _echo_notice)
+    except StartProblem as exc:
+        _fail(exc.message, exc.code)
+
+
+def _prompter(no_prompt: bool) -> Any:
+    """Asks for a missing param in a terminal, unless told not to."""
+    from pneuma.workspace.params import click_prompter
+
+    return click_prompter if not no_prompt and sys.stdin.isatty() else None
 
 
 @cli.command("init")
@@ -400,73 +403,30 @@ def run_command(
 
 def _claim_workspace(workspace: Path, mode_name: str, switch_mode: bool,
                      create: bool = False) -> None:
-    """Before anything is written: the workspace is served by no other
-    `pneuma run`, and belongs to this mode (or the switch was asked for).
+    """pneuma.cli.start_checks.claim_workspace, ending the command on a problem."""
+    from pneuma.cli.start_checks import StartProblem, claim_workspace
 
-    Called first with ``create=False``: a workspace that has a ``.pneuma/``
-    is locked before any ready line; one that has none yet is locked by
-    the second call, from the checks, once the backend and mode are known
-    good and just before the first file is written."""
-    from pneuma.cli.workspace_lock import WorkspaceBusy, acquire, holds
-    from pneuma.workspace.mode_switch import switch_refusal, switch_sessions
-
-    if holds(workspace):  # claimed by the first call
-        return
     try:
-        if not acquire(workspace, create=create):
-            return
-    except WorkspaceBusy as exc:
-        _fail(str(exc), 2)
-    except OSError as exc:
-        _fail(f"cannot lock {workspace}: {exc}", 2)
-    if not switch_mode:
-        refusal = switch_refusal(workspace, mode_name)
-        if refusal is not None:
-            _fail(refusal, 2)
-        return
-    try:
-        previous = switch_sessions(workspace, mode_name)
-    except OSError as exc:
-        _fail(f"cannot switch {workspace} to the {mode_name} mode: {exc}", 2)
-    if previous is not None:
-        click.echo(f"[pneuma] switched {workspace} from the {previous} mode to {mode_name}; "
-                   f"`pneuma run --mode {previous} --switch-mode` resumes its conversation",
-                   err=True)
+        claim_workspace(workspace, mode_name, switch_mode, create, _echo_notice)
+    except StartProblem as exc:
+        _fail(exc.message, exc.code)
 
 
 def _check_root_permission_mode(permission_mode: str | None) -> None:
-    """As root, an explicit bypassPermissions would only fail in the page:
-    refuse it here, with the fix, unless IS_SANDBOX declares a sandbox."""
     if permission_mode != "bypassPermissions":
         return  # and the quick start imports nothing more
-    import os
+    from pneuma.cli.start_checks import StartProblem, check_root_permission_mode
 
-    from pneuma.agents.claude_code import running_as_root, sandbox_declared
-
-    if running_as_root() and not sandbox_declared(os.environ):
-        _fail("Claude Code refuses --permission-mode bypassPermissions when run as root; "
-              "set IS_SANDBOX=1 if this machine is disposable, or use "
-              "--permission-mode acceptEdits", 2)
+    try:
+        check_root_permission_mode(permission_mode)
+    except StartProblem as exc:
+        _fail(exc.message, exc.code)
 
 
 def _agent_notices(mode: Any, permission_mode: str | None) -> str | None:
-    """One terminal line each for what would otherwise surface only in the
-    page: the permission mode chosen for root, missing credentials.
-    Returns the permission mode to run with (None: the mode's own)."""
-    import os
+    from pneuma.cli.start_checks import agent_notices
 
-    from pneuma.agents.claude_code import (
-        CREDENTIALS_NOTICE, ROOT_NOTICE, ROOT_PERMISSION_MODE, choose_permission_mode,
-        credentials_found,
-    )
-
-    manifest_mode = mode.manifest.agent.permission_mode
-    chosen = choose_permission_mode(permission_mode, manifest_mode, os.environ)
-    if chosen == ROOT_PERMISSION_MODE and (permission_mode or manifest_mode) != chosen:
-        click.echo(f"[pneuma] {ROOT_NOTICE}", err=True)
-    if not credentials_found(os.environ):
-        click.echo(f"[pneuma] warning: {CREDENTIALS_NOTICE}", err=True)
-    return permission_mode if chosen == (permission_mode or manifest_mode) else chosen
+    return agent_notices(mode, permission_mode, _echo_notice)
 
 
 def _start_checks(
@@ -479,48 +439,70 @@ def _start_checks(
     key: dict[str, Any],
     switch_mode: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
-    """Everything `pneuma run` makes sure of before serving: the backend
-    and mode exist and agree, the workspace is seeded with its params, the
-    skill is installed. Exits with a message when one fails; records the
-    launch stamp when all pass."""
-    from pneuma.cli.launch_stamp import checked_paths, write_stamp
-    from pneuma.cli.runner import find_backend
-    from pneuma.workspace.manifest_file import manifest_file_problem
+    """pneuma.cli.start_checks.start_checks for `pneuma run`: a problem ends
+    the command with its message and status."""
+    from pneuma.cli.start_checks import StartProblem, start_checks
 
     try:
-        find_backend(backend)
-    except LookupError as exc:
-        _fail(str(exc), 2)
-    supported = _load_mode(mode_name).manifest.supported_backends
-    if backend in ("claude-code", "native", "socket", "none") and backend not in supported:
-        _fail(f"the {mode_name} mode does not support --backend {backend} "
-              f"(it supports: {', '.join(supported)})", 2)
-    workspace.mkdir(parents=True, exist_ok=True)
-    _claim_workspace(workspace, mode_name, switch_mode, create=True)
-    mode, values = prepare_workspace(mode_name, workspace, provided, no_prompt)
-    if not skip_skill:
-        # Usually nothing changed since the last run: the fingerprint says so
-        # without rendering anything.
-        _install_skill(mode, workspace, values, reuse_fingerprint=True)
-    write_stamp(workspace, key, checked_paths(mode, workspace),
-                first=_first_answers(mode, values).to_json())
-    # Not a reason to refuse the start (the agent can fix it), but the
-    # terminal must say so, not only the page.
-    problem = manifest_file_problem(mode, workspace)
-    if problem is not None:
-        click.echo(f"[pneuma] warning: {problem}; the viewer shows nothing until it is fixed",
-                   err=True)
-    return mode, values
+        return start_checks(mode_name, workspace, backend, provided,
+                            prompt=_prompter(no_prompt), skip_skill=skip_skill, key=key,
+                            switch_mode=switch_mode, notify=_echo_notice)
+    except StartProblem as exc:
+        _fail(exc.message, exc.code)
+    raise AssertionError("unreachable")  # _fail exits
 
 
 def _first_answers(mode: Any, values: dict[str, Any]) -> Any:
-    """What the early server of the next warm start answers with: the
-    manifest and params exactly as ``/api/config`` shows them."""
-    from pneuma.server.early_server import FirstAnswers
-    from pneuma.workspace.params import redact_params
+    from pneuma.cli.start_checks import first_answers
 
-    return FirstAnswers(mode_json=mode.manifest.to_json(), params=redact_params(mode, values),
-                        static_dir=str(mode.static_dir))
+    return first_answers(mode, values)
+
+
+# --- pneuma open (the launcher) ---
+
+
+@cli.command("open")
+@click.option("--port", type=click.IntRange(0, 65535), default=17000, show_default=True,
+              help="First port to try; the next free one is used if it is taken (0: any).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind. Anything but loopback exposes the agents to your network.")
+@click.option("--no-open", is_flag=True, help="Do not open the browser.")
+@click.option("--backend", default="claude-code", show_default=True,
+              help="Agent backend of the workspaces it opens: claude-code, socket, native or none.")
+@click.option("--claude-bin", default=None, type=click.Path(dir_okay=False),
+              help="Path of the Claude Code CLI (as for `pneuma run`).")
+@click.option("--model", default=None, help="Model for the agents.")
+@click.option("--permission-mode",
+              type=click.Choice(["default", "acceptEdits", "bypassPermissions", "plan"]),
+              default=None, help="Override each mode's agent.permissionMode.")
+def open_command(port: int = 17000, host: str = "127.0.0.1", no_open: bool = False,
+                 backend: str = "claude-code", claude_bin: str | None = None,
+                 model: str | None = None, permission_mode: str | None = None) -> None:
+    """Open the launcher: the modes, your recent workspaces, new ones; one
+    process serves every workspace you open from it."""
+    from pneuma.cli.runner import find_backend, interrupt_on_stop_signals
+    from pneuma.cli.streams import guard_standard_streams
+    from pneuma.launcher.hosting import AgentDefaults
+    from pneuma.launcher.main import LauncherOptions, run_launcher
+
+    guard_standard_streams()
+    interrupt_on_stop_signals()
+    try:
+        try:
+            find_backend(backend)
+        except LookupError as exc:
+            _fail(str(exc), 2)
+        if backend == "claude-code":
+            _check_root_permission_mode(permission_mode)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            click.echo(f"[pneuma] warning: binding {host} lets other machines reach the "
+                       "launcher and its agents; they still need the tokens.", err=True)
+    except KeyboardInterrupt:
+        sys.exit(0)
+    agent = AgentDefaults(backend=backend, claude_bin=claude_bin, model=model,
+                          permission_mode=permission_mode)
+    sys.exit(run_launcher(LauncherOptions(host=host, port=port, open_browser=not no_open,
+                                          agent=agent)))
 
 
 # --- pneuma tool / pneuma mcp ---
@@ -654,6 +636,7 @@ def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path)
 # --- pneuma checkpoints (pneuma/cli/checkpoints.py) ---
 
 cli.add_command(checkpoints)
+cli.add_command(conversations)  # pneuma/cli/conversations.py
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,9 +22,12 @@ import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pneuma.cli.streams import guard_standard_streams
+
+if TYPE_CHECKING:
+    import asyncio
 
 DEFAULT_PORT = 17007
 PORT_TRIES = 50
@@ -229,10 +232,7 @@ def announce(options: RunOptions) -> Announced:
         # the URL names another.
         print(f"[pneuma] port {options.port} is taken; using {port}", file=sys.stderr, flush=True)
     token = options.token or secrets.token_urlsafe(24)
-    display_host = "127.0.0.1" if options.host in ("0.0.0.0", "::") else options.host
-    if ":" in display_host:
-        display_host = f"[{display_host}]"
-    url = f"http://{display_host}:{port}/?session={session_id}&token={token}"
+    url = session_url(options.host, port, session_id, token)
     return Announced(sock, port, session_id, resumed, token, url, workspace, options.host,
                      options.mode_name, options.backend)
 
@@ -311,56 +311,14 @@ def import_aiohttp_web() -> Any:
 async def serve(options: RunOptions, announced: Announced) -> int:
     import asyncio
     import gc
-    import logging
 
     web = import_aiohttp_web()
 
-    from pneuma.server.app import ServerConfig, create_app
-    from pneuma.server.persistence import load_session, open_conversation
-    from pneuma.server.session import Session
-
-    # Signal handlers first: a supervisor may send SIGTERM the moment the
-    # ready line appears (or during start-up), and the default handler
-    # would kill the process without saving the session.
-    stop = asyncio.Event()
+    stop = stop_event_on_signals()
     loop = asyncio.get_running_loop()
-    for signum in STOP_SIGNALS:
-        try:
-            loop.add_signal_handler(signum, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
-    if stop_signalled():  # one came during start-up (remembered, or its interrupt lost)
-        stop.set()
 
-    backend_spec = find_backend(options.backend)
-    workspace = options.workspace.resolve()
-    stored = load_session(workspace, options.mode.name, options.backend,
-                          new_session_id=announced.session_id)
-    session = Session(
-        stored.session_id,
-        mode=options.mode.name,
-        workspace=workspace,
-        backend_name=options.backend,
-        conversation=open_conversation(workspace, stored),
-        last_seq=stored.last_seq,
-        agent_session_id=stored.agent_session_id,
-    )
-    config = ServerConfig(
-        mode=options.mode,
-        workspace=workspace,
-        token=announced.token,
-        session=session,
-        host=options.host,
-        port=announced.port,
-        params=options.params,
-        action_timeout=options.action_timeout,
-        backend=backend_spec,
-        model=options.model,
-        permission_mode=options.permission_mode,
-        claude_bin=options.claude_bin,
-        agent_env=options.agent_env,
-    )
-    app = create_app(config)
+    app = build_session_app(options, session_id=announced.session_id, token=announced.token,
+                            port=announced.port)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
     # The early server stops at a request boundary: what it accepted and
@@ -379,14 +337,114 @@ async def serve(options: RunOptions, announced: Announced) -> int:
     # since (such a pause is the worst latency a browser sees).
     gc.freeze()
 
+    # The launcher's list of recent workspaces names this one; in a worker
+    # thread, after everything a browser waits for, and never a reason to stop.
+    recording = loop.run_in_executor(None, record_recent, options.workspace, options.mode.name)
+
     await stop.wait()
     print("[pneuma] stopping…", file=sys.stderr, flush=True)
+    await stop_app_runner(runner)
+    await asyncio.wait([recording], timeout=1.0)
+    return 0
+
+
+def build_session_app(options: RunOptions, *, session_id: str, token: str, port: int) -> Any:
+    """The aiohttp application of one workspace's session (its stored
+    session resumed, or a new one under ``session_id``), for `pneuma run`
+    and for each workspace the launcher serves (pneuma.launcher.hosting).
+    ``options.mode`` must be the checked mode."""
+    from pneuma.server.app import ServerConfig, create_app
+    from pneuma.server.persistence import load_session, open_conversation
+    from pneuma.server.session import Session
+
+    backend_spec = find_backend(options.backend)
+    workspace = options.workspace.resolve()
+    stored = load_session(workspace, options.mode.name, options.backend,
+                          new_session_id=session_id)
+    session = Session(
+        stored.session_id,
+        mode=options.mode.name,
+        workspace=workspace,
+        backend_name=options.backend,
+        conversation=open_conversation(workspace, stored),
+        last_seq=stored.last_seq,
+        agent_session_id=stored.agent_session_id,
+        conversation_id=stored.conversation_id,
+    )
+    config = ServerConfig(
+        mode=options.mode,
+        workspace=workspace,
+        token=token,
+        session=session,
+        host=options.host,
+        port=port,
+        params=options.params,
+        action_timeout=options.action_timeout,
+        backend=backend_spec,
+        model=options.model,
+        permission_mode=options.permission_mode,
+        claude_bin=options.claude_bin,
+        agent_env=options.agent_env,
+    )
+    return create_app(config)
+
+
+async def stop_app_runner(runner: Any) -> None:
+    """Stop a served session: its tabs closed, its agent stopped, its state
+    saved (the app's cleanup), giving up after ``SHUTDOWN_SECONDS``."""
+    import asyncio
+    import logging
+
     try:
         await asyncio.wait_for(runner.cleanup(), SHUTDOWN_SECONDS)
     except asyncio.TimeoutError:
         logging.getLogger("pneuma").warning(
             "shutdown took longer than %.1f s; exiting anyway", SHUTDOWN_SECONDS)
-    return 0
+
+
+def record_recent(workspace: Path, mode_name: str) -> None:
+    """Add the workspace to the launcher's list of recent ones; a failure is
+    one warning, never a reason to stop serving."""
+    try:
+        from pneuma.launcher.recent import RecentWorkspaces
+
+        RecentWorkspaces().record(workspace, mode_name)
+    except Exception as exc:  # the list is a convenience: never fail the run for it
+        print(f"[pneuma] warning: could not add {workspace} to the recent workspaces: {exc}",
+              file=sys.stderr, flush=True)
+
+
+def page_url(host: str, port: int, query: str) -> str:
+    """A page of this server as a browser must ask for it: a wildcard bind
+    is reached on 127.0.0.1, an IPv6 address in brackets."""
+    display_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    if ":" in display_host:
+        display_host = f"[{display_host}]"
+    return f"http://{display_host}:{port}/?{query}"
+
+
+def session_url(host: str, port: int, session_id: str, token: str) -> str:
+    """The page of a session, as the ready line prints it."""
+    return page_url(host, port, f"session={session_id}&token={token}")
+
+
+def stop_event_on_signals() -> asyncio.Event:
+    """An event the stop signals set, from the running loop's own handlers
+    (installed first thing: a supervisor may send SIGTERM the moment the
+    ready line appears, and the default handler would kill the process
+    without saving anything); already set when one came during start-up."""
+    import asyncio
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in STOP_SIGNALS:
+        try:
+            loop.add_signal_handler(signum, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    if stop_signalled():  # one came during start-up (remembered, or its interrupt lost)
+        stop.set()
+    return stop
 
 
 def run(options: RunOptions, announced: Announced | None = None) -> int:

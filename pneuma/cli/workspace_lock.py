@@ -69,6 +69,82 @@ def holds(workspace: Path) -> bool:
     return str(workspace.resolve()) in _held
 
 
+def release(workspace: Path) -> None:
+    """Give up this process's lock on ``workspace`` (the launcher closing
+    one of the workspaces it serves); nothing happens when it holds none."""
+    fd = _held.pop(str(workspace.resolve()), None)
+    if fd is None:
+        return
+    try:
+        os.ftruncate(fd, 0)  # names no holder any more
+    except OSError:
+        pass
+    os.close(fd)  # closing the descriptor drops the flock
+
+
+def holder(workspace: Path) -> dict[str, object] | None:
+    """What the lock file of ``workspace`` says about its holder (pid, URL),
+    without touching the lock; None when it names none. Whether the lock
+    is held at all is ``is_locked``'s question."""
+    try:
+        data = (workspace / LOCK_FILE).read_bytes()[:64 * 1024]
+        info = json.loads(data.decode("utf-8", "replace")) if data.strip() else None
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def is_locked(workspace: Path) -> bool:
+    """Whether some process holds the lock of ``workspace`` now.
+
+    Answered from ``/proc/locks`` rather than by trying the lock: even a
+    shared lock taken for a moment would make a `pneuma run` starting at
+    that instant refuse the workspace as busy. Without ``/proc/locks`` (not
+    Linux) the holder's pid is asked instead (``os.kill(pid, 0)``)."""
+    try:
+        st = (workspace / LOCK_FILE).stat()
+    except OSError:
+        return False
+    if str(workspace.resolve()) in _held:
+        return True
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            lines = locks.read().splitlines()
+    except OSError:
+        lines = None
+    if lines is not None:
+        for line in lines:
+            fields = line.split()
+            # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF" ("->" marks a waiter)
+            if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
+                continue
+            if _same_file(fields[5], st):
+                return True
+        return False
+    info = holder(workspace)
+    pid = info.get("pid") if info else None
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _same_file(device_inode: str, st: os.stat_result) -> bool:
+    """Whether /proc/locks' "MAJOR:MINOR:INODE" (device numbers in hex)
+    names the file of ``st``: the inode alone may repeat on another device."""
+    try:
+        major, minor, inode = device_inode.split(":")
+        return (int(inode) == st.st_ino and int(major, 16) == os.major(st.st_dev)
+                and int(minor, 16) == os.minor(st.st_dev))
+    except ValueError:
+        return False
+
+
 def record_url(workspace: Path, url: str) -> None:
     """Name the ready URL in the lock file (the URL carries the token: the
     file is the owner's alone, as the session files are)."""

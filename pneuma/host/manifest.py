@@ -255,7 +255,9 @@ class ViewerCommand(_Model):
     id: str = Field(pattern=_ID.pattern)
     label: LocalizedText
     prompt: str = Field(min_length=1)
-    description: str = ""
+    # The button's tooltip: person-facing, so localized like the label (the
+    # prompt itself goes to the agent and stays as written).
+    description: LocalizedText = ""
 
 
 class ScaffoldSpec(_Model):

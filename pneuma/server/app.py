@@ -13,6 +13,7 @@ from aiohttp import web
 from pneuma.agents.base import BackendOptions
 from pneuma.host.plugins import get_plugin_manager
 from pneuma.server import csp, routes_api, routes_files, routes_tools, ws_browser, ws_cli
+from pneuma.server import routes_checkpoints
 from pneuma.checkpoints import Checkpoints
 from pneuma.server.config import (
     CONFIG,
@@ -65,6 +66,7 @@ def create_app(config: ServerConfig) -> web.Application:
     routes_api.setup(app)
     routes_files.setup(app)
     routes_tools.setup(app)
+    routes_checkpoints.setup(app)
     ws_browser.setup(app)
     ws_cli.setup(app)
 
@@ -118,6 +120,31 @@ async def _close_tabs(app: web.Application) -> None:
 
 
 async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:
+    session = app[SESSION]
+    running: list[Any] = []  # the backend started last (none, or one)
+
+    async def start() -> None:
+        backend = await _start_agent(app)
+        running[:] = [backend] if backend is not None else []
+
+    async def stop() -> None:
+        stopping = running[:]
+        running.clear()
+        session.backend = None
+        for backend in stopping:
+            await _stop_agent(backend)
+
+    # Switching conversations stops the agent and starts it again, resuming
+    # the other conversation's agent session (pneuma.server.conversation_control).
+    session.conversations.stop_agent = stop
+    session.conversations.start_agent = start
+    await start()
+    yield
+    await stop()
+
+
+async def _start_agent(app: web.Application) -> Any:
+    """Build and start the backend for the session's current conversation."""
     config = app[CONFIG]
     session = app[SESSION]
     backend = None
@@ -148,12 +175,14 @@ async def _agent_ctx(app: web.Application) -> AsyncIterator[None]:
             log.exception("the agent failed to start")
             session.emit({"type": "error", "code": "agent_start_failed",
                           "message": f"The agent failed to start: {exc}"})
-    yield
-    if backend is not None:
-        try:
-            await asyncio.wait_for(backend.stop(), 4)
-        except Exception:
-            log.exception("stopping the agent failed")
+    return backend
+
+
+async def _stop_agent(backend: Any) -> None:
+    try:
+        await asyncio.wait_for(backend.stop(), 4)
+    except Exception:
+        log.exception("stopping the agent failed")
 
 
 async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -210,6 +239,7 @@ def _encoded_state(app: web.Application) -> list[tuple[Path, bytes]]:
         backend=session.backend_name,
         agent_session_id=session.agent_session_id,
         last_seq=session.seq,
+        conversation_id=session.conversation_id,
     )
 
 
@@ -250,6 +280,14 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
     # bytes: rewriting it would cost fsyncs before the first answer.
     write_files(stale_files(_encoded_state(app)))
     session.dirty = False
+
+    async def save_soon() -> None:
+        files = _encoded_state(app)
+        session.dirty = False
+        await loop.run_in_executor(None, write_files, files)
+
+    # A switch of conversation is saved at once: a restart resumes that one.
+    session.conversations.save_state = save_soon
     task = loop.create_task(periodically())
     yield
     task.cancel()

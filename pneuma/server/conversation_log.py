@@ -27,9 +27,13 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from pneuma.server import conversations as catalogue
+from pneuma.server.conversations import Conversation
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +101,12 @@ class ConversationLog:
             raise ConversationLogError(f"{path}: {exc}") from exc
         self._reader: sqlite3.Connection | None = None
         self._reader_lock = threading.Lock()
+        # The writer connection is used from the event loop, and closed from
+        # a worker thread at exit: SQLite crashes the process (not an
+        # exception) when a connection is closed while another thread is
+        # using it, so each use and the close hold this lock. Uncontended,
+        # as it almost always is, it costs well under a microsecond.
+        self._db_lock = threading.RLock()
         self._closed = False
         self.writes = 0  # since the last checkpoint
 
@@ -180,11 +190,12 @@ class ConversationLog:
                     (seq, _storable(text), row_id))
 
     def _write(self, sql: str, params: tuple[object, ...]) -> None:
-        if self._closed:
-            return
         try:
-            with self._db:
-                self._db.execute(sql, params)
+            with self._db_lock:
+                if self._closed:
+                    return  # a message after the exit began: the log is already at rest
+                with self._db:
+                    self._db.execute(sql, params)
         except (sqlite3.Error, OSError) as exc:
             # A full disk: the chat goes on (in memory), the log says why.
             log.warning("conversation log: could not write a message: %s", exc)
@@ -214,6 +225,83 @@ class ConversationLog:
         texts.reverse()
         return LogPage(texts, oldest, len(texts) < len(rows))
 
+    # --- the list of conversations (pneuma.server.conversations) ---
+    #
+    # Rare writes (a new conversation, a title, a rename), committed at
+    # once in the event loop like the messages.
+
+    def list_conversations(self) -> list[Conversation]:
+        """Every conversation, most recently updated first; conversations
+        of an older log that has no list yet are listed first."""
+        with self._db_lock:
+            self._check_open()
+            catalogue.adopt_unlisted(self._db)
+            return catalogue.listed(self._db)
+
+    def get_conversation(self, conversation_id: str) -> Conversation | None:
+        with self._db_lock:
+            self._check_open()
+            row = self._db.execute(
+                "SELECT id, title, created, updated, agent_session_id FROM conversations"
+                " WHERE id = ?", (conversation_id,)).fetchone()
+        return Conversation(*row[:4], agent_session_id=row[4]) if row is not None else None
+
+    def ensure_conversation(self, conversation_id: str,
+                            agent_session_id: str | None = None) -> Conversation:
+        """The conversation ``conversation_id``, listed now if it was not
+        (a new one, or one of an older log); an ``agent_session_id`` given
+        fills in one the list does not know yet (a ``session.json`` from
+        before the list)."""
+        with self._db_lock:
+            self._check_open()
+            catalogue.adopt_unlisted(self._db)
+            found = self.get_conversation(conversation_id)
+            if found is None:
+                now = time.time()
+                found = Conversation(conversation_id, "", now, now,
+                                     agent_session_id=agent_session_id)
+                with self._db:
+                    self._db.execute("INSERT INTO conversations (id, title, created, updated,"
+                                     " agent_session_id) VALUES (?, ?, ?, ?, ?)",
+                                     (conversation_id, "", now, now, agent_session_id))
+            elif found.agent_session_id is None and agent_session_id is not None:
+                self.update_conversation(conversation_id, agent_session_id=agent_session_id)
+                found.agent_session_id = agent_session_id
+            return found
+
+    def update_conversation(self, conversation_id: str, *, title: str | None = None,
+                            updated: float | None = None,
+                            agent_session_id: str | None | object = catalogue.KEEP) -> None:
+        """Change what is given of one conversation's entry."""
+        sets: list[str] = []
+        params: list[object] = []
+        if title is not None:
+            sets.append("title = ?")
+            params.append(title)
+        if updated is not None:
+            sets.append("updated = ?")
+            params.append(updated)
+        if agent_session_id is not catalogue.KEEP:
+            sets.append("agent_session_id = ?")
+            params.append(agent_session_id)
+        if not sets:
+            return
+        with self._db_lock:
+            if self._closed:
+                return
+            with self._db:
+                self._db.execute(f"UPDATE conversations SET {', '.join(sets)} WHERE id = ?",
+                                 (*params, conversation_id))
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Remove a conversation: its entry and every message of it."""
+        with self._db_lock:
+            self._check_open()
+            with self._db:
+                self._db.execute("DELETE FROM messages WHERE session_id = ?", (conversation_id,))
+                self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+        self.writes += 1
+
     def checkpoint(self) -> None:
         """Fold the WAL into the database, fsynced: what makes the log
         durable against a power loss. For a worker thread; a no-op when
@@ -229,6 +317,10 @@ class ConversationLog:
             except sqlite3.Error as exc:
                 log.warning("conversation log: checkpoint failed: %s", exc)
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConversationLogError("the conversation log is closed")
+
     def _reader_connection(self) -> sqlite3.Connection:
         if self._reader is None:
             self._reader = sqlite3.connect(self.path, check_same_thread=False)
@@ -236,7 +328,7 @@ class ConversationLog:
 
     def close(self) -> None:
         """Checkpoint and close (idempotent): one file at rest, no WAL."""
-        with self._reader_lock:
+        with self._reader_lock, self._db_lock:
             if self._closed:
                 return
             self._closed = True
@@ -277,7 +369,9 @@ def _connect(path: Path) -> sqlite3.Connection:
         if version > SCHEMA_VERSION:
             raise sqlite3.DatabaseError(
                 f"written by a newer Pneuma (log format {version}, this one reads {SCHEMA_VERSION})")
-        db.executescript(_SCHEMA)
+        # The list of conversations is a table beside the messages (no new
+        # format version: a Pneuma that predates it ignores the table).
+        db.executescript(_SCHEMA + catalogue.TABLE_SCHEMA)
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:
         db.close()

@@ -377,6 +377,9 @@ class EarlyServer:
                               new_session_id=site.session_id)
         return {
             "session_id": stored.session_id,
+            # The current conversation (docs/conversations.md): the first
+            # one's id is the session's own.
+            "conversation_id": stored.conversation_id or stored.session_id,
             "agent_session_id": stored.agent_session_id,
             "mode": site.mode_name,
             "backend": site.backend,

@@ -117,6 +117,44 @@ class SelectBrowser(_Message):
     client_msg_id: str | None = None
 
 
+# --- the workspace's conversations (docs/conversations.md) ---
+
+_CONVERSATION_ID = Field(min_length=1, max_length=200)
+
+
+class ConversationList(_Message):
+    """Send this tab the list of conversations (``conversations``)."""
+
+    type: Literal["conversation_list"]
+
+
+class ConversationNew(_Message):
+    """Start a new conversation and make it current (every tab follows)."""
+
+    type: Literal["conversation_new"]
+
+
+class ConversationSwitch(_Message):
+    """Make another conversation current: the agent resumes it."""
+
+    type: Literal["conversation_switch"]
+    conversation_id: str = _CONVERSATION_ID
+
+
+class ConversationRename(_Message):
+    type: Literal["conversation_rename"]
+    conversation_id: str = _CONVERSATION_ID
+    title: str = Field(max_length=1000)
+
+
+class ConversationDelete(_Message):
+    """Delete a conversation and its messages; deleting the current one
+    switches to the most recent other (or a new one)."""
+
+    type: Literal["conversation_delete"]
+    conversation_id: str = _CONVERSATION_ID
+
+
 BrowserMessage = Annotated[
     UserMessage
     | PermissionResponse
@@ -127,7 +165,12 @@ BrowserMessage = Annotated[
     | HistoryPage
     | ViewerActionResponse
     | ConfirmationResponse
-    | SelectBrowser,
+    | SelectBrowser
+    | ConversationList
+    | ConversationNew
+    | ConversationSwitch
+    | ConversationRename
+    | ConversationDelete,
     Field(discriminator="type"),
 ]
 
@@ -155,6 +198,11 @@ BROWSER_MESSAGE_TYPES = (
     "viewer_action_response",
     "confirmation_response",
     "select_browser",
+    "conversation_list",
+    "conversation_new",
+    "conversation_switch",
+    "conversation_rename",
+    "conversation_delete",
 )
 
 

@@ -15,7 +15,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from pneuma.server.conversation_log import ConversationLog, ConversationLogError
 
@@ -48,6 +48,10 @@ class StoredSession:
     # The conversation of a ``history.json`` still to import into the log.
     history: list[dict[str, Any]] = field(default_factory=list)
     resumed: bool = False
+    # The workspace's current conversation (docs/conversations.md); None:
+    # the one whose id is the session's (a session.json from before there
+    # were several, or a new session).
+    conversation_id: str | None = None
 
 
 class SessionState(TypedDict):
@@ -58,6 +62,7 @@ class SessionState(TypedDict):
     backend: str
     agent_session_id: str | None
     last_seq: int
+    conversation_id: NotRequired[str | None]
 
 
 # The conversation is the owner's alone, as the workspace config is.
@@ -148,20 +153,27 @@ def load_session(workspace: Path, mode: str, backend: str,
             last_seq=last_seq,
             history=messages,
             resumed=True,
+            conversation_id=meta.get("conversationId")
+            if isinstance(meta.get("conversationId"), str) else None,
         )
     return StoredSession(session_id=new_session_id or str(uuid.uuid4()), mode=mode,
                          backend=backend)
 
 
 def _session_meta(session_id: str, mode: str, backend: str, agent_session_id: str | None,
-                  last_seq: int) -> dict[str, Any]:
-    return {
+                  last_seq: int, conversation_id: str | None) -> dict[str, Any]:
+    meta = {
         "sessionId": session_id,
         "agentSessionId": agent_session_id,
         "mode": mode,
         "backend": backend,
         "lastSeq": last_seq,
     }
+    # Written only when it is not the session's own id, so that a workspace
+    # with one conversation keeps the file it always had.
+    if conversation_id is not None and conversation_id != session_id:
+        meta["conversationId"] = conversation_id
+    return meta
 
 
 def stored_state_matches(workspace: Path, **state: Unpack[SessionState]) -> bool:
@@ -191,6 +203,7 @@ def encode_session(
     backend: str,
     agent_session_id: str | None,
     last_seq: int,
+    conversation_id: str | None = None,
 ) -> list[tuple[Path, bytes]]:
     """The state file of a session as (path, bytes): what ``save_session``
     writes, made where the session lives (the event loop) so that the
@@ -199,7 +212,8 @@ def encode_session(
     state_dir = workspace / STATE_DIR
     return [
         (state_dir / SESSION_FILE,
-         encode_json(_session_meta(session_id, mode, backend, agent_session_id, last_seq))),
+         encode_json(_session_meta(session_id, mode, backend, agent_session_id, last_seq,
+                                   conversation_id))),
     ]
 
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 from pneuma.agents.base import AgentBackend
 from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
+from pneuma.server.conversation_control import CONVERSATION_MESSAGES, SessionConversations
 from pneuma.server.connection import BrowserConnection, encode_frames
 from pneuma.server.messages import (
     ConfirmationResponse,
@@ -67,7 +68,9 @@ RESULT_TEXT_KEPT = 1000
 ASSISTANT_CACHE = 4
 
 # Messages that make up the conversation shown after a reload.
-_HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note"}
+_HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note",
+                  # per-turn checkpoints: what each turn changed, and rewinds
+                  "turn_checkpoint", "turn_changes", "workspace_restored"}
 
 # A stream_event as the backends build it: emit encodes only the event.
 _STREAM_KEYS = ("type", "event", "parent_tool_use_id")
@@ -127,8 +130,13 @@ class Session:
         no_agent_reason: str | None = None,
         conversation: ConversationLog | None = None,
         history_window_bytes: int = HISTORY_WINDOW_BYTES,
+        conversation_id: str | None = None,
     ):
         self.id = session_id
+        # The conversation shown and logged (docs/conversations.md): the
+        # session's own id unless another was made current.
+        self.conversation_id = conversation_id or session_id
+        self.conversations = SessionConversations(self)
         self.mode = mode
         self.workspace = workspace
         self.backend_name = backend_name
@@ -152,6 +160,9 @@ class Session:
         # Per-turn checkpoints of the workspace (pneuma.checkpoints): None
         # for a session that persists nothing.
         self.checkpoints: Checkpoints | None = None
+        # Turns recorded before they reached the agent and not ended yet: a
+        # turn of no message of the person's (the greeting) ends none.
+        self._turns_checkpointed = 0
         self._window: deque[LoggedMessage] = deque()
         self._window_bytes = 0
         self._window_limit = history_window_bytes
@@ -317,6 +328,7 @@ class Session:
         if agent_session_id != self.agent_session_id:
             self.agent_session_id = agent_session_id
             self.dirty = True
+            self.conversations.agent_session_changed(agent_session_id)
 
     def set_agent_state(self, **state: Any) -> None:
         self.agent_state.update({k: v for k, v in state.items() if v is not None})
@@ -400,7 +412,10 @@ class Session:
             self._first_row_id = row_id
         self._window_add(LoggedMessage(row_id, message_id, text))
         if self.conversation is not None:
-            self.conversation.append(self.id, row_id, message.get("seq", 0), kind, message_id, text)
+            self.conversation.append(self.conversation_id, row_id, message.get("seq", 0), kind,
+                                     message_id, text)
+            if kind == "user_message":
+                self.conversations.user_message_logged(message)
         self._trim_window()
 
     def use_conversation(self, conversation: ConversationLog) -> None:
@@ -408,15 +423,22 @@ class Session:
         before serving). When it has nothing of this session yet, the
         messages the session was created with go into it; otherwise its
         newest messages are the session's window."""
-        if self._window and conversation.is_empty(self.id):
+        if self._window and conversation.is_empty(self.conversation_id):
             rows = []
             for entry in self._window:
                 message = json.loads(entry.text)
                 rows.append((int(message.get("seq") or 0), entry.message_id,
                              str(message.get("type")), entry.text))
-            conversation.import_messages(self.id, rows)
-        tail = conversation.tail(self.id, self._window_limit)
+            conversation.import_messages(self.conversation_id, rows)
         self.conversation = conversation
+        self.conversations.opened()
+        self._show_tail()
+
+    def _show_tail(self) -> None:
+        """Make the current conversation's newest messages the window."""
+        assert self.conversation is not None
+        tail = self.conversation.tail(self.conversation_id, self._window_limit)
+        self._assistants.clear()
         self._window.clear()
         self._window_bytes = 0
         self._window_by_message_id.clear()
@@ -461,7 +483,7 @@ class Session:
             loop = asyncio.get_running_loop()
             try:
                 page = await loop.run_in_executor(
-                    None, self.conversation.read_page, self.id, before,
+                    None, self.conversation.read_page, self.conversation_id, before,
                     HISTORY_PAGE_BYTES, HISTORY_PAGE_COUNT)
             except Exception as exc:
                 log.warning("could not read the conversation log: %s", exc)
@@ -474,6 +496,41 @@ class Session:
             + ("true" if has_more else "false") + ',"before":'
             + ("null" if first is None else str(first)) + "}")
 
+    def show_conversation(self, conversation_id: str, listing: list[dict[str, Any]]) -> None:
+        """Make ``conversation_id`` the one shown and logged, and show it
+        to every tab: one ``conversation_switched`` broadcast carrying its
+        newest messages (as ``message_history`` does) and the list. The
+        replay buffer starts again with it (it carries the history): a
+        tab that missed the switch is never brought up to date with events
+        of the other conversation; it is replayed this broadcast, or, with
+        an older ``last_seq``, gets the whole history. Seq numbers go on
+        counting."""
+        self.flush()
+        self.conversation_id = conversation_id
+        self.pending_permissions.clear()
+        self._show_tail()
+        self.replay.clear()
+        self._replay_bytes = 0
+        self.seq = seq = self.seq + 1
+        if seq > self._seq_limit:
+            self._reserve(seq)
+        before, has_more = self._history_cursor()
+        rest = _dumps({
+            "has_more": has_more,
+            "before": before,
+            "conversation": self.conversations.current_public(),
+            "conversations": listing,
+            "pending_permissions": [],
+            "pending_confirmations": list(self.confirmations.open_requests.values()),
+            "seq": seq,
+        })
+        text = ('{"type":"conversation_switched","messages":['
+                + ",".join(entry.text for entry in self._window) + "]," + rest[1:])
+        self._remember(seq, text)
+        self._pending.append(text)
+        self.dirty = True
+        self.flush()
+
     # --- browser connections ---
 
     def _subscribed_count(self) -> int:
@@ -482,6 +539,7 @@ class Session:
     def session_info(self) -> dict[str, Any]:
         return {
             "session_id": self.id,
+            "conversation_id": self.conversation_id,
             "agent_session_id": self.agent_session_id,
             "mode": self.mode,
             "backend": self.backend_name,
@@ -537,6 +595,7 @@ class Session:
                 "pending_permissions": list(self.pending_permissions.values()),
                 "pending_confirmations": list(self.confirmations.open_requests.values()),
                 "last_seq": self.seq,
+                "conversation": self.conversations.current_public(),
             })
             connection.send('{"type":"message_history","messages":['
                             + ",".join(entry.text for entry in self._window) + "]," + rest[1:])
@@ -568,6 +627,9 @@ class Session:
             return
         if isinstance(msg, HistoryPage):
             await self.history_page(connection, msg.before)
+            return
+        if isinstance(msg, CONVERSATION_MESSAGES):
+            await self.conversations.handle(connection, msg)
             return
         if isinstance(msg, SessionAck):
             self.last_ack_seq = max(self.last_ack_seq, msg.last_seq)
@@ -635,47 +697,67 @@ class Session:
             return
         text = f"{context}\n\n{msg.content}" if context else msg.content
         self.emit({"type": "status_change", "status": "running"})
-        note = await self._checkpoint_before_turn(msg.content)
+        note = await self._checkpoint_before_turn(msg.content, echo)
         if note:
             text = f"<workspace-restored>{note}</workspace-restored>\n\n{text}"
         await self.backend.send_user_message(
             text, [{"media_type": i.media_type, "data": i.data} for i in msg.images]
         )
 
-    async def _checkpoint_before_turn(self, message: str) -> str:
+    async def _checkpoint_before_turn(self, message: str, echo: dict[str, Any]) -> str:
         """Record the workspace before the turn reaches the agent, so that
-        it can be rewound to (``pneuma checkpoints``), and return what a
-        restore since the agent's last turn left for it to know (the files
-        it changed on disk; "" when none). In a worker thread; a failure is
-        logged and the turn goes on: the conversation matters more than its
-        checkpoint."""
+        it can be rewound to (``pneuma checkpoints``, the chat's "Rewind to
+        here"), tell the chat which user message (``echo``) it belongs to,
+        and return what a restore since the agent's last turn left for it
+        to know (the files it changed on disk; "" when none). In a worker
+        thread; a failure is logged and the turn goes on: the conversation
+        matters more than its checkpoint."""
         store = self.checkpoints
         if store is None:
             return ""
 
-        def before_turn() -> str:
+        def before_turn() -> tuple[str, str]:
             note = store.take_agent_note()
-            store.record(message, conversation=self.id)
-            return note
+            return note, store.record(message, conversation=self.conversation_id).ref
 
         try:
-            return await asyncio.to_thread(before_turn)
+            note, ref = await asyncio.to_thread(before_turn)
         except Exception as exc:
             log.warning("could not record a checkpoint before the turn: %s", exc)
             return ""
+        self._turns_checkpointed += 1
+        # The user message is found by its client_msg_id, else its timestamp.
+        self.emit({"type": "turn_checkpoint", "ref": ref,
+                   "client_msg_id": echo.get("client_msg_id"),
+                   "user_seq": echo.get("seq"), "user_timestamp": echo.get("timestamp")})
+        return note
 
     def _turn_ended(self) -> None:
         """The agent's turn is over: what changes after it is someone
         else's (a hand edit that a rewind must not overwrite silently)."""
         store = self.checkpoints
-        if store is None:
+        if store is None or not self._turns_checkpointed:
+            # Not a turn of the person's (a greeting): recording its end
+            # would mark the last turn's end later than it was, and a hand
+            # edit made in between as the agent's work.
             return
+        self._turns_checkpointed -= 1
+
+        def end_and_compare() -> dict[str, Any] | None:
+            checkpoint = store.turn_ended()
+            if checkpoint is None or checkpoint.after is None:
+                return None
+            return {"ref": checkpoint.ref, "changes": store.changes_of(checkpoint.ref).to_json()}
 
         async def record() -> None:
             try:
-                await asyncio.to_thread(store.turn_ended)
+                ended = await asyncio.to_thread(end_and_compare)
             except Exception as exc:
                 log.warning("could not record the end of the turn: %s", exc)
+                return
+            if ended is not None:
+                # The chat shows under the user's message what the turn changed.
+                self.emit({"type": "turn_changes", **ended})
 
         self.spawn(record())
 
@@ -703,7 +785,17 @@ class Session:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Let the session's own background work finish (the end of the
+        last turn's checkpoint), so that what it broadcasts is logged in
+        the conversation it is about, before another is shown."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
+
     async def close(self) -> None:
+        # What a turn that just ended still has to say (what it changed) is
+        # said, and logged, before the tabs and the log are closed.
+        await self.settle(2.0)
         self.viewer_actions.cancel_all("the server is shutting down")
         self.confirmations.cancel_all("the server is shutting down")
         self.flush()

@@ -8,9 +8,12 @@
 import { html, render, useState, useEffect, useLayoutEffect, useRef, useCallback } from './vendor/preact-htm.js';
 import { createStore } from './lib/store.js';
 import { SessionSocket } from './lib/socket.js';
+import { ConversationMenu } from './lib/conversations.js';
 import { api, ViewerHost, localized, selectionLabel } from './lib/viewer-host.js';
 import { renderMarkdown, escapeHtml, highlight, languageOf } from './lib/markdown.js';
-import { t, getLocale, setLocale, onLocaleChange, LOCALES, LOCALE_NAMES, formatCost, formatDuration } from './lib/i18n.js';
+import { t, getLocale, onLocaleChange, formatCost, formatDuration } from './lib/i18n.js';
+import { LanguageSwitch, glyphsFor } from './lib/language-switch.js';
+import { rewind, TurnChanges, RewindNote } from './lib/rewind.js';
 
 const ACCEPTED_IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 const MAX_IMAGE_BYTES = 3.7 * 1024 * 1024; // the API's 5 MB base64 limit, with room
@@ -111,6 +114,7 @@ function hasAgent() {
 
 async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
+  rewind.receive(store, message); // per-turn checkpoints: lib/rewind.js
   if (message.type === 'status_change' && message.status === 'idle') ui.stopping = false;
   if (message.type === 'content_update' && ui.host) {
     ui.host.contentUpdate(message.files || []);
@@ -309,6 +313,7 @@ function UserMessage({ item }) {
     </div>`}
     ${item.content && html`<div class="bubble">${item.content}</div>`}
     ${item.pending && html`<div class="msg-meta">${store.state.connection.state === 'open' ? t('msg.sending') : t('msg.waitingConnection')}</div>`}
+    ${!item.pending && html`<${TurnChanges} item=${item} store=${store} />`}
   </div>`;
 }
 
@@ -395,6 +400,7 @@ function ChatItem({ item }) {
     case 'error': return html`<${ErrorCard} item=${item} />`;
     case 'note': return html`<${Note} item=${item} />`;
     case 'orphan_result': return html`<${OrphanResult} item=${item} />`;
+    case 'rewind': return html`<${RewindNote} item=${item} store=${store} />`;
     default: return null;
   }
 }
@@ -511,7 +517,10 @@ function MessageList() {
 
 function NoAgentBanner() {
   const session = store.state.session || {};
-  const reason = session.no_agent_reason || t('noAgent.reason');
+  // The server's reason is English (the terminal's words, with the exact
+  // restart options); a page in another language says it in its own words.
+  const reason = getLocale() === 'en' && session.no_agent_reason
+    ? session.no_agent_reason : `${t('noAgent.reason')} ${t('noAgent.restart')}`;
   return html`<div class="notice info no-agent">
     <div class="notice-title">${t('error.noAgent')}</div>
     <div class="notice-body">${reason}</div>
@@ -644,7 +653,7 @@ function Composer() {
       onDragLeave=${() => setDragOver(false)} onDrop=${onDrop}>
     ${commands.length > 0 && html`<div class="commands">
       ${commands.map((c) => html`<button key=${c.id} class="command" data-command=${c.id} disabled=${!agent}
-        title=${c.description || c.prompt} onClick=${() => shell.send(c.prompt)}><${Icon} name="bolt" size=${12} />${localized(c.label)}</button>`)}
+        title=${localized(c.description) || c.prompt} onClick=${() => shell.send(c.prompt)}><${Icon} name="bolt" size=${12} />${localized(c.label)}</button>`)}
     </div>`}
     ${selection != null && html`<div class="ctx-row">
       <span class="ctx-chip" title=${t('composer.selectionTitle')}>
@@ -676,6 +685,7 @@ function Composer() {
 function ChatPanel({ floating, onClose }) {
   return html`<section class=${`chat${floating ? ' floating' : ''}`} aria-label=${t('chat.label')}>
     ${floating && html`<div class="float-head"><span>${t('chat.label')}</span><button class="icon-btn" aria-label=${t('chat.hide')} onClick=${onClose}><${Icon} name="x" size=${14} /></button></div>`}
+    <${ConversationMenu} store=${store} running=${isRunning()} send=${(message) => ui.socket.send(message, { queue: true })} />
     <${MessageList} />
     <${PermissionDock} />
     <${Composer} />
@@ -751,15 +761,6 @@ function ModelMenu() {
   </div>`;
 }
 
-/** English / 中文: each language named in itself; the choice is kept (lib/i18n.js). */
-function LanguageSwitch() {
-  const locale = getLocale();
-  return html`<div class="lang-switch" role="group" aria-label=${t('lang.label')}>
-    ${LOCALES.map((code) => html`<button key=${code} class=${`lang-btn${code === locale ? ' current' : ''}`}
-      lang=${code} data-locale=${code} aria-pressed=${code === locale}
-      onClick=${() => setLocale(code).catch((error) => console.error('pneuma: switching the language failed', error))}>${LOCALE_NAMES[code]}</button>`)}
-  </div>`;
-}
 
 function Header({ chatHidden, toggleChat }) {
   const mode = ui.config.mode;
@@ -1048,6 +1049,9 @@ export async function start(root) {
 
   if (info.backend === 'native') loadBrowserClients();
 
+  // The Chinese glyphs of the header and the first labels, before they are laid out.
+  await glyphsFor([ui.config.mode && localized(ui.config.mode.displayName), t('chat.label'),
+    t('status.idle'), t('composer.placeholder')].join(''));
   root.replaceChildren();
   // A language switch re-renders everything from the store.
   onLocaleChange(() => store.notify());

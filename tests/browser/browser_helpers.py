@@ -155,3 +155,104 @@ def send_and_read(page: Any, fake_claude: Any, text: str, *, turns: int, timeout
     send(page, text)
     expect(page.locator(".result-line")).to_have_count(turns, timeout=timeout)
     return fake_claude.user_texts()[-1]
+
+
+# --- English left in a Chinese page -------------------------------------------------
+
+# Names that stay as they are in every language: the product, the agent and
+# its models, keys on the keyboard, the other language's own name, codes.
+ALLOWED_WORDS = {
+    "Pneuma", "Claude", "Code", "Anthropic", "API", "Opus", "Sonnet", "Haiku",
+    "Esc", "Enter", "Shift", "English", "US", "token", "PNG", "JPEG", "GIF", "WebP", "id",
+}  # fmt: skip
+
+# Every text the person can see on the page, and its tooltips, placeholders
+# and accessible names, except inside the elements `skip` (a CSS selector)
+# matches: what the person or the agent wrote, names of things, code.
+VISIBLE_TEXTS = """(skip) => {
+  const texts = [];
+  const skipped = (el) => Boolean(skip) && Boolean(el.closest(skip));
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || skipped(el) || !el.checkVisibility()) continue;
+    const text = node.textContent.trim();
+    if (text) texts.push(text);
+  }
+  for (const el of document.body.querySelectorAll('[title], [placeholder], [aria-label], [alt]')) {
+    // The result line's title is the token usage as JSON (field names).
+    if (skipped(el) || el.matches('.result-line')) continue;
+    for (const name of ['title', 'placeholder', 'aria-label', 'alt']) {
+      const value = el.getAttribute(name);
+      if (value) texts.push(value);
+    }
+  }
+  texts.push(document.title);
+  return texts;
+}"""
+
+
+def visible_texts(page: Any, skip: str) -> list[str]:
+    """The page's visible texts and labels outside ``skip`` (VISIBLE_TEXTS)."""
+    return page.evaluate(VISIBLE_TEXTS, skip)
+
+
+def english_words(texts: list[str], allowed: set[str] | frozenset[str] = frozenset(ALLOWED_WORDS)) -> list[str]:
+    """The English words in ``texts``, less commands in `backticks`, ids such
+    as claude-sonnet-4-5 and the ``allowed`` names."""
+    found = []
+    for text in texts:
+        prose = re.sub(r"`[^`]*`", "", text)  # `pneuma run` is a command, not prose
+        prose = re.sub(r"\b[a-z]+(?:-[a-z0-9]+)+\b", "", prose)  # ids such as claude-sonnet-4-5
+        found += [w for w in re.findall(r"[A-Za-z]{2,}", prose) if w not in allowed]
+    return found
+
+
+# --- Chinese drawn as glyphs, not as empty boxes -----------------------------------
+
+# Used with page.evaluate(GLYPH_RENDERING, {"selectors": [...], "sample": "站台"}).
+# Whether a string drew as glyphs or as empty boxes ("tofu") is told by
+# drawing it on a canvas with the element's own font: boxes all look alike,
+# whatever the character, and like the box of U+10FFFD, a code point no font has.
+# For each selector: the element's font at a size where glyphs differ
+# plainly, then the pixels of the sample, of each of its characters, and of
+# as many U+10FFFD (tofu for sure) drawn with it.
+GLYPH_RENDERING = """async ({selectors, sample}) => {
+  await document.fonts.ready;
+  const canvas = document.createElement('canvas');
+  canvas.width = 160; canvas.height = 64;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = (font, text) => {
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.font = font;
+    ctx.fillStyle = '#000';
+    ctx.fillText(text, 4, 48);
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    let ink = 0;
+    const alpha = [];
+    for (let i = 3; i < data.length; i += 4) { alpha.push(data[i]); if (data[i]) ink += 1; }
+    return {key: alpha.join(','), ink, width: ctx.measureText(text).width};
+  };
+  const tofu = String.fromCodePoint(0x10FFFD);
+  const out = {};
+  for (const selector of selectors) {
+    const el = document.querySelector(selector);
+    if (!el) { out[selector] = null; continue; }
+    const cs = getComputedStyle(el);
+    const font = `${cs.fontStyle} ${cs.fontWeight} 40px ${cs.fontFamily}`;
+    // What the browser does for any text shown in this font: fetch the faces
+    // (the slices) that cover it.
+    await document.fonts.load(font, sample);
+    const whole = draw(font, sample), boxes = draw(font, tofu.repeat([...sample].length));
+    const chars = [...sample].map((ch) => draw(font, ch));
+    out[selector] = {
+      family: cs.fontFamily,
+      checked: document.fonts.check(font, sample),
+      inked: whole.ink > 0,
+      differsFromTofu: whole.key !== boxes.key,
+      charsDiffer: chars[0].key !== chars[1].key,
+      charDiffersFromTofu: chars[0].key !== draw(font, tofu).key,
+    };
+  }
+  return out;
+}"""

@@ -10,56 +10,22 @@ context's `locale`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-TURN = 15_000  # ms a fake CLI turn may take in the page
+from tests.browser.browser_helpers import english_words, visible_texts
 
-# Names that stay as they are in every language: the product, the agent and
-# its models, keys on the keyboard, the other language's own name, codes.
-ALLOWED_WORDS = {
-    "Pneuma", "Claude", "Code", "Anthropic", "API", "Opus", "Sonnet", "Haiku",
-    "Esc", "Enter", "Shift", "English", "US", "token", "PNG", "JPEG", "GIF", "WebP", "id",
-}  # fmt: skip
+TURN = 15_000  # ms a fake CLI turn may take in the page
 
 # The page's chrome, without what the person or the agent wrote (chat
 # messages), the mode's viewer and what it selected (the chip's text),
 # manifest texts (shortcut labels: not the shell's own words) and names of
-# things (folder, file, model id).
-VISIBLE_CHROME_TEXTS = """() => {
-  const skip = '.msg, .viewer-root, .commands, .ctx-text, .ws, .active-file, .model-name, code, pre';
-  const texts = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const el = node.parentElement;
-    if (!el || el.closest(skip) || !el.checkVisibility()) continue;
-    const text = node.textContent.trim();
-    if (text) texts.push(text);
-  }
-  for (const el of document.body.querySelectorAll('[title], [placeholder], [aria-label], [alt]')) {
-    // The result line's title is the token usage as JSON (field names).
-    if (el.closest(skip) || el.matches('.result-line')) continue;
-    for (const name of ['title', 'placeholder', 'aria-label', 'alt']) {
-      const value = el.getAttribute(name);
-      if (value) texts.push(value);
-    }
-  }
-  texts.push(document.title);
-  return texts;
-}"""
-
-
-def english_words(texts: list[str]) -> list[str]:
-    found = []
-    for text in texts:
-        prose = re.sub(r"`[^`]*`", "", text)  # `pneuma run` is a command, not prose
-        prose = re.sub(r"\b[a-z]+(?:-[a-z0-9]+)+\b", "", prose)  # ids such as claude-sonnet-4-5
-        found += [w for w in re.findall(r"[A-Za-z]{2,}", prose) if w not in ALLOWED_WORDS]
-    return found
+# things (folder, file, model id). tests/browser/test_zh_cn_everywhere.py
+# checks the viewers and the manifest texts.
+CHROME_SKIP = ".msg, .viewer-root, .commands, .ctx-text, .ws, .active-file, .model-name, code, pre"
 
 
 @pytest.fixture
@@ -130,7 +96,7 @@ def test_no_english_is_left_in_the_chinese_chrome(pneuma_server, fake_claude, op
     # The model menu's items and the custom id field are chrome too.
     page.locator(".model-btn").click()
     expect(page.locator(".menu-pop")).to_be_visible()
-    texts = page.evaluate(VISIBLE_CHROME_TEXTS)
+    texts = visible_texts(page, CHROME_SKIP)
     assert any("模型" in text for text in texts), texts  # the scan does see the header
     words = english_words(texts)
     assert not words, f"English words {words} in the Chinese page: {texts}"

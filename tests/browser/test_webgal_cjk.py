@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser.browser_helpers import GLYPH_RENDERING
+
 REPO = Path(__file__).resolve().parents[2]
 STATIC = REPO / "plugins" / "webgal" / "pneuma_webgal" / "static"
 ENGINE = STATIC / "engine" / "index.html"
@@ -31,49 +33,6 @@ SAMPLE = "站台"  # on line 6 of the seed scene
 # Text the viewer draws, each with its own font rule in viewer.css.
 PARTS = (".wg-code", ".wg-scene-name", ".wg-list-title", ".wg-file-title", ".wg-game-status",
          ".wg-btn")  # fmt: skip
-
-# For each selector: the element's font at a size where glyphs differ
-# plainly, then the pixels of the sample, of each of its characters, and of
-# as many U+10FFFD (tofu for sure) drawn with it.
-RENDERING = """async ({selectors, sample}) => {
-  await document.fonts.ready;
-  const canvas = document.createElement('canvas');
-  canvas.width = 160; canvas.height = 64;
-  const ctx = canvas.getContext('2d', {willReadFrequently: true});
-  const draw = (font, text) => {
-    ctx.clearRect(0, 0, canvas.width, canvas.height);
-    ctx.font = font;
-    ctx.fillStyle = '#000';
-    ctx.fillText(text, 4, 48);
-    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-    let ink = 0;
-    const alpha = [];
-    for (let i = 3; i < data.length; i += 4) { alpha.push(data[i]); if (data[i]) ink += 1; }
-    return {key: alpha.join(','), ink, width: ctx.measureText(text).width};
-  };
-  const tofu = String.fromCodePoint(0x10FFFD);
-  const out = {};
-  for (const selector of selectors) {
-    const el = document.querySelector(selector);
-    if (!el) { out[selector] = null; continue; }
-    const cs = getComputedStyle(el);
-    const font = `${cs.fontStyle} ${cs.fontWeight} 40px ${cs.fontFamily}`;
-    // What the browser does for any text shown in this font: fetch the faces
-    // (the slices) that cover it.
-    await document.fonts.load(font, sample);
-    const whole = draw(font, sample), boxes = draw(font, tofu.repeat([...sample].length));
-    const chars = [...sample].map((ch) => draw(font, ch));
-    out[selector] = {
-      family: cs.fontFamily,
-      checked: document.fonts.check(font, sample),
-      inked: whole.ink > 0,
-      differsFromTofu: whole.key !== boxes.key,
-      charsDiffer: chars[0].key !== chars[1].key,
-      charDiffersFromTofu: chars[0].key !== draw(font, tofu).key,
-    };
-  }
-  return out;
-}"""
 
 
 def test_the_viewer_draws_chinese_with_real_glyphs(pneuma_server: Any, open_page: Any,
@@ -92,7 +51,7 @@ def test_the_viewer_draws_chinese_with_real_glyphs(pneuma_server: Any, open_page
     line = page.locator('.wg-line[data-line="6"] .wg-code')
     assert SAMPLE in line.inner_text()
 
-    result = page.evaluate(RENDERING, {"selectors": list(PARTS), "sample": SAMPLE})
+    result = page.evaluate(GLYPH_RENDERING, {"selectors": list(PARTS), "sample": SAMPLE})
     shot(page, "webgal-cjk")
     for selector in PARTS:
         drawn = result[selector]

@@ -18,6 +18,10 @@ does for a user message depends on words in the prompt:
     garbage           a line that is not JSON, then a normal reply
     noise             keep_alive, rate_limit_event, an unknown type, then a normal reply
     slow              streams deltas until an interrupt control_request arrives
+    write P TEXT      a line of the prompt "write <relative-path> <text…>" (one per line,
+                      any number): writes TEXT and a newline to P under its cwd, creating
+                      folders, as the real CLI's Write tool does, and answers with the
+                      matching Write tool_use, its tool_result and a short reply
 
 Environment:
     FAKE_CLAUDE_LOG         append {"argv"...} at start and {"stdin": msg} per line (JSON lines)
@@ -262,6 +266,10 @@ class FakeCLI:
         if "slow" in words:
             self.slow()
             return
+        writes = re.findall(r"(?m)^write[ \t]+(\S+)[ \t]+(.*)$", prompt)
+        if writes:
+            self.write_files(writes)
+            return
         if "withdraw" in words:
             request_id = str(uuid.uuid4())
             out({"type": "control_request", "request_id": request_id,
@@ -295,6 +303,26 @@ class FakeCLI:
         ]}, "parent_tool_use_id": None, "tool_use_result": {"type": "create"}, **self.base()})
         self.text_reply("done")
         self.result("done", turns=2)
+
+    def write_files(self, writes: list[tuple[str, str]]) -> None:
+        """Each (path, text) as the Write tool does it: the file written,
+        then a tool_use and its tool_result naming its absolute path."""
+        self.turn += 1
+        message_id = f"msg_write_{uuid.uuid4().hex[:12]}"
+        self.assistant(message_id, {"type": "text", "text": "Writing the file(s)."})
+        for index, (rel, text) in enumerate(writes, 1):
+            path = os.path.join(os.getcwd(), rel)
+            existed = os.path.exists(path)
+            tool_id = f"toolu_write_{uuid.uuid4().hex[:8]}_{index}"
+            self.assistant(message_id, {"type": "tool_use", "id": tool_id, "name": "Write",
+                                        "input": {"file_path": path, "content": text + "\n"}})
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+            self.tool_result(tool_id, f"The file {path} has been updated successfully." if existed
+                             else f"File created successfully at: {path}")
+        self.text_reply(f"Wrote {len(writes)} file(s).")
+        self.result(f"Wrote {len(writes)} file(s).", turns=2)
 
     def permission(self) -> None:
         self.turn += 1

@@ -44,7 +44,31 @@ async def talk(server):
         "content": [{"type": "tool_use", "id": "t1", "name": "Write", "input": {}}]}})
     server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
     server.session.set_agent_session_id("cli-session-42")
+    # The end of the turn is recorded in a worker thread; its changes come after.
+    for _ in range(500):
+        if any(m["type"] == "turn_changes" for m in server.session.history):
+            break
+        await asyncio.sleep(0.01)
     return tab
+
+
+async def test_a_turn_that_ends_as_the_server_stops_keeps_what_it_changed(make_server):
+    # The end of a turn is recorded in a worker thread and then logged; a
+    # server stopping at that moment used to close the log under it (SQLite
+    # then crashed the process). Now the stop waits for it: after a
+    # restart the chat still shows what the turn changed.
+    server = await make_server()
+    tab = await server.tab()
+    await tab.send({"type": "user_message", "content": "retitle the deck", "client_msg_id": "c1"})
+    await server.backend.wait_call("send_user_message")
+    slide = server.workspace / "slides" / "01-title.html"
+    slide.write_text(slide.read_text() + "\n<h1>New title</h1>\n")
+    server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
+    await server.close()  # at once: the turn's end is still being recorded
+    kinds = [m["type"] for m in logged(server.workspace)]
+    assert kinds[-1] == "turn_changes", kinds
+    changes = logged(server.workspace)[-1]["changes"]
+    assert changes["modified"] == ["slides/01-title.html"], changes
 
 
 async def test_shutdown_saves_and_the_next_run_resumes(make_server):
@@ -61,8 +85,12 @@ async def test_shutdown_saves_and_the_next_run_resumes(make_server):
     assert meta["agentSessionId"] == "cli-session-42"
     assert meta["mode"] == "slide" and meta["backend"] == "fake"
     assert logged(workspace) == history
-    assert [m["type"] for m in history] == ["user_message", "assistant", "result"]
-    assert len(history[1]["message"]["content"]) == 2  # merged, not two entries
+    # The turn's checkpoint follows the message that started it, what the
+    # turn changed follows its result.
+    assert [m["type"] for m in history] == [
+        "user_message", "turn_checkpoint", "assistant", "result", "turn_changes"]
+    assistant = next(m for m in history if m["type"] == "assistant")
+    assert len(assistant["message"]["content"]) == 2  # merged, not two entries
     assert not [n for n in state_files(workspace) if n.endswith(".tmp")]
     # Closed cleanly: the log is one file again, no WAL left beside it.
     assert "conversation.db-wal" not in state_files(workspace)

@@ -103,6 +103,23 @@ export function onLocaleChange(listener) {
   return () => listeners.delete(listener);
 }
 
+/**
+ * A manifest's localized text (a string, or {locale: text}) in `locale`
+ * (default: the page's): the exact locale, then the same language
+ * (zh → zh-CN), then English, then the first entry — as `localize` does in
+ * Python (pneuma/host/manifest.py).
+ */
+export function localized(text, locale = current) {
+  if (text == null) return '';
+  if (typeof text !== 'object') return String(text);
+  if (text[locale]) return text[locale];
+  const language = String(locale).split('-')[0];
+  const sameLanguage = Object.keys(text).find((key) => key.split('-')[0] === language && text[key]);
+  if (sameLanguage) return text[sameLanguage];
+  if (text.en) return text.en;
+  return Object.values(text).find(Boolean) || '';
+}
+
 function lookup(locale, key) {
   const catalogue = catalogues.get(locale);
   return catalogue ? catalogue[key] : undefined;

@@ -47,6 +47,11 @@ export function createStore() {
     historyError: null,
     historyPrepends: 0, // counts prepended pages (the list keeps its scroll anchor)
     lastResult: null,
+    // The workspace's conversations (lib/conversations.js): the one shown
+    // {id, title}, and the list [{id, title, created, updated, messages,
+    // current}] once asked for or announced (null before).
+    conversation: null,
+    conversations: null,
     version: 0,
   };
 
@@ -225,7 +230,20 @@ export function createStore() {
         }
         return;
       }
+      case 'conversation_switched':
+        // Another conversation is shown (every tab follows): its history
+        // replaces this one, exactly as a message_history would.
+        state.conversations = msg.conversations || state.conversations;
+        apply({ ...msg, type: 'message_history', last_seq: msg.seq }, { replaying });
+        return;
+      case 'conversations': {
+        state.conversations = msg.conversations || [];
+        const shown = state.conversations.find((c) => c.id === msg.current);
+        if (shown) state.conversation = { id: shown.id, title: shown.title };
+        return;
+      }
       case 'message_history':
+        if (msg.conversation) state.conversation = msg.conversation;
         resetConversation();
         for (const m of msg.messages || []) apply(m, { replaying: true });
         state.historyHasMore = !!msg.has_more && msg.before != null;

@@ -1,5 +1,5 @@
 // Small helpers a mode's viewer may import from the shell instead of writing
-// its own: `import { h, sharedStylesheet, fetchJson } from "/static/lib/viewer-helpers.js"`.
+// its own: `import { h, sharedStylesheet, fetchJson, translator } from "/static/lib/viewer-helpers.js"`.
 // They are part of the viewer contract (docs/viewer-contract.md, "Shared
 // helpers") and keep pneuma.api's compatibility promise: add names or
 // optional arguments; never change or remove one outside a major version.
@@ -99,4 +99,21 @@ export async function fetchJson(url, options = {}) {
     throw failure;
   }
   return body;
+}
+
+/**
+ * A viewer's own translator over its label table `messages`
+ * (`{"en": {key: text}, "zh-CN": {…}}`, docs/viewer-contract.md,
+ * "Language"): `t(key, params, fallback)` looks the key up in the locale
+ * `getLocale()` names now, then in English, then answers `fallback` (the
+ * key itself unless given); `{name}` placeholders are filled from `params`
+ * and a placeholder without a value is left as it is.
+ */
+export function translator(messages, getLocale) {
+  const english = messages.en || {};
+  return (key, params = {}, fallback = key) => {
+    const table = messages[getLocale()] || english;
+    const text = table[key] ?? english[key] ?? fallback;
+    return String(text).replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  };
 }

@@ -4,28 +4,16 @@
 
 import { genericViewer } from './generic-viewer.js';
 import { fetchJson } from './viewer-helpers.js';
-import { t, getLocale, onLocaleChange } from './i18n.js';
+import { t, getLocale, onLocaleChange, localized } from './i18n.js';
 
 // The shell's JSON calls; a failure carries the server's one error shape
 // (docs/errors.md) on the thrown Error (see fetchJson).
 const api = { json: fetchJson };
 export { api };
 
-/** The label shown for a localized manifest text ("x" or {en, zh-CN}). */
-export function localized(text) {
-  if (text == null) return '';
-  if (typeof text === 'string') return text;
-  // The page's language first (the person may have switched it), then the browser's.
-  const langs = [getLocale(), ...(navigator.languages || []), navigator.language, 'en'];
-  for (const lang of langs) {
-    if (!lang) continue;
-    if (text[lang]) return text[lang];
-    const short = lang.split('-')[0];
-    const match = Object.keys(text).find((k) => k === short || k.startsWith(`${short}-`));
-    if (match) return text[match];
-  }
-  return Object.values(text)[0] || '';
-}
+// The label shown for a localized manifest text ("x" or {en, zh-CN}) in the
+// page's language; kept exported here for the modules that import it from here.
+export { localized };
 
 /** Workspace items derived from viewerApi.workspace (viewer contract §3.1). */
 export function deriveItems(workspace, files) {

@@ -9,6 +9,7 @@
 // broadcast by routes.py), and the viewer reloads what it touches.
 
 import { fetchJson, sharedStylesheet } from "/static/lib/viewer-helpers.js";
+import { translator } from "./i18n.js";
 
 const MODE = "coauthor";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
@@ -18,20 +19,21 @@ const NAV_WAIT_MS = 2500; // navigate-to waits this long for a file still being 
 const MAX_CONTEXT_CHARS = 4000;
 const DONE_SHOWN = 30;
 
+// Each column's label and hint are the catalogue's col.<id> and col.<id>.hint.
 const COLUMNS = [
-  { id: "blocked", label: "Blocked", hint: "a question for you", statuses: ["blocked"] },
-  { id: "review", label: "Awaiting review", hint: "a patch for you", statuses: ["awaiting_review"] },
-  { id: "working", label: "In progress", hint: "the agent's move", statuses: ["in_progress", "claimed"] },
-  { id: "open", label: "Open", hint: "not started", statuses: ["open"] },
-  { id: "done", label: "Done", hint: "done or canceled", statuses: ["done", "canceled"] },
+  { id: "blocked", statuses: ["blocked"] },
+  { id: "review", statuses: ["awaiting_review"] },
+  { id: "working", statuses: ["in_progress", "claimed"] },
+  { id: "open", statuses: ["open"] },
+  { id: "done", statuses: ["done", "canceled"] },
 ];
+// What the agent reads (action results) stays English.
 const STATUS_LABEL = {
   open: "open", claimed: "claimed", in_progress: "in progress", awaiting_review: "awaiting review",
   done: "done", blocked: "blocked", canceled: "canceled",
 };
-const PLAN_PARTS = [
-  ["issues", "Issues"], ["strategy", "Strategy"], ["scope", "Scope"], ["risks", "Risks"],
-];
+const PLAN_PARTS = ["issues", "strategy", "scope", "risks"]; // catalogue: plan.<part>
+const AGENT_WORDS = translator(() => "en"); // action results are read by the agent: English
 
 // --- small helpers ---------------------------------------------------------------
 
@@ -44,22 +46,22 @@ function attr(s) {
 function baseName(path) {
   return String(path).split("/").pop();
 }
-function lineLabel(a, b) {
-  return a === b ? `line ${a}` : `lines ${a}–${b}`;
+function lineLabel(t, a, b) {
+  return a === b ? t("lines.one", { line: a }) : t("lines.range", { start: a, end: b });
 }
 function refLabel(ref) {
   if (!ref.range) return ref.path;
   const { lineStart: a, lineEnd: b } = ref.range;
   return `${ref.path}:${a === b ? a : `${a}–${b}`}`;
 }
-function ago(iso) {
-  const t = Date.parse(iso);
-  if (!Number.isFinite(t)) return "";
-  const s = Math.max(0, (Date.now() - t) / 1000);
-  if (s < 50) return "just now";
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return new Date(t).toLocaleDateString();
+function ago(t, iso) {
+  const when = Date.parse(iso);
+  if (!Number.isFinite(when)) return "";
+  const s = Math.max(0, (Date.now() - when) / 1000);
+  if (s < 50) return t("time.now");
+  if (s < 3600) return t("time.minutes", { count: Math.round(s / 60) });
+  if (s < 86400) return t("time.hours", { count: Math.round(s / 3600) });
+  return new Date(when).toLocaleDateString(document.documentElement.lang || undefined);
 }
 function clock(iso) {
   const t = Date.parse(iso);
@@ -233,10 +235,11 @@ function paperFiles(files) {
 class CoAuthorViewer {
   constructor(element, ctx) {
     this.ctx = ctx;
+    this.t = translator(() => ctx.locale || "en");
     this.root = document.createElement("div");
     this.root.className = "ca-root";
     this.root.innerHTML = `
-      <aside class="ca-side" aria-label="CoAuthor navigation"></aside>
+      <aside class="ca-side"></aside>
       <section class="ca-main">
         <header class="ca-head"></header>
         <div class="ca-notice" hidden></div>
@@ -247,6 +250,7 @@ class CoAuthorViewer {
     this.head = this.root.querySelector(".ca-head");
     this.noticeEl = this.root.querySelector(".ca-notice");
     this.body = this.root.querySelector(".ca-body");
+    this.side.setAttribute("aria-label", this.t("nav.label"));
     this.state = {
       view: "board", file: null, source: false,
       taskId: null, patchId: null, detail: null,
@@ -274,13 +278,24 @@ class CoAuthorViewer {
     this.root.addEventListener("mousedown", this.onMouseDown);
     this.root.addEventListener("mouseover", this.onMouseOver);
     document.addEventListener("mouseup", this.onMouseUp);
+    // A switch of the page's language: everything is drawn again from state.
+    this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
+  }
+
+  relabel() {
+    if (this.destroyed) return;
+    this.side.setAttribute("aria-label", this.t("nav.label"));
+    if (this.noticeText) this.noticeEl.textContent = this.noticeText();
+    const sel = this.state.sel;
+    if (sel) this.setLines(sel.file, sel.lines[0], sel.lines[1]);
+    this.render();
   }
 
   async start() {
     try {
       await this.loadBoard();
     } catch (error) {
-      this.notice("bad", `Could not read the billboard: ${error.message}`);
+      this.notice("bad", () => this.t("notice.readFailed", { message: error.message }));
     }
     this.render();
     return this;
@@ -323,7 +338,7 @@ class CoAuthorViewer {
           await this.refresh(events);
         } catch (error) {
           if (this.destroyed || error.name === "AbortError") return;
-          this.notice("bad", `Could not read the billboard: ${error.message}`);
+          this.notice("bad", () => this.t("notice.readFailed", { message: error.message }));
         }
       }
     } finally {
@@ -345,10 +360,14 @@ class CoAuthorViewer {
 
   // -- rendering --------------------------------------------------------------------------
 
+  /** `text` is a string (a message from elsewhere) or a function giving
+   * ours, so that a switch of language can say it again. */
   notice(kind, text) {
-    this.noticeEl.hidden = !text;
+    this.noticeText = typeof text === "function" ? text : null;
+    const shown = typeof text === "function" ? text() : text;
+    this.noticeEl.hidden = !shown;
     this.noticeEl.className = `ca-notice ca-notice-${kind}`;
-    this.noticeEl.textContent = text || "";
+    this.noticeEl.textContent = shown || "";
   }
 
   render() {
@@ -379,6 +398,7 @@ class CoAuthorViewer {
 
   renderSide() {
     const s = this.state;
+    const t = this.t;
     const count = (statuses) => s.tasks.filter((t) => statuses.includes(t.status)).length;
     const needs = count(["blocked", "awaiting_review"]);
     const files = paperFiles(this.ctx.files);
@@ -395,7 +415,7 @@ class CoAuthorViewer {
       const n = refCounts.get(f.path);
       const nested = f.path.includes("/");
       return `<button class="ca-nav ca-nav-file${nested ? " ca-nav-nested" : ""}" data-act="open-file" data-path="${attr(f.path)}"${cur("file", f.path)} title="${attr(f.path)}">
-        <span class="ca-nav-name">${esc(nested ? baseName(f.path) : f.path)}</span>${n ? `<span class="ca-count" title="${n} open task(s) point here">${n}</span>` : ""}</button>`;
+        <span class="ca-nav-name">${esc(nested ? baseName(f.path) : f.path)}</span>${n ? `<span class="ca-count" title="${attr(n === 1 ? t("nav.pointingOne") : t("nav.pointing", { count: n }))}">${n}</span>` : ""}</button>`;
     };
     // Files in folders under a folder heading: "sections/" then abstract.tex, method.tex, …
     const grouped = (list) => {
@@ -409,20 +429,21 @@ class CoAuthorViewer {
     };
     this.side.innerHTML = `
       <button class="ca-nav ca-nav-board" data-act="board"${cur("board")}${s.view === "task" ? ' aria-current="true"' : ""}>
-        <span class="ca-nav-name">Task board</span>${needs ? `<span class="ca-count ca-count-hot" title="tasks waiting on you">${needs}</span>` : ""}</button>
-      <div class="ca-side-h">Plan</div>
-      ${docs.map(fileButton).join("") || '<div class="ca-side-empty">no OUTLINE.md yet</div>'}
-      <div class="ca-side-h">Paper</div>
-      ${grouped(sources) || '<div class="ca-side-empty">no .tex files yet</div>'}`;
+        <span class="ca-nav-name">${esc(t("nav.board"))}</span>${needs ? `<span class="ca-count ca-count-hot" title="${attr(t("nav.waiting"))}">${needs}</span>` : ""}</button>
+      <div class="ca-side-h">${esc(t("nav.plan"))}</div>
+      ${docs.map(fileButton).join("") || `<div class="ca-side-empty">${esc(t("nav.noOutline"))}</div>`}
+      <div class="ca-side-h">${esc(t("nav.paper"))}</div>
+      ${grouped(sources) || `<div class="ca-side-empty">${esc(t("nav.noTex"))}</div>`}`;
   }
 
   renderBoard() {
     const s = this.state;
+    const t = this.t;
     this.head.innerHTML = `
-      <h2 class="ca-title">Task board</h2>
-      <span class="ca-head-meta">${s.tasks.length} task${s.tasks.length === 1 ? "" : "s"}</span>
+      <h2 class="ca-title">${esc(t("board.title"))}</h2>
+      <span class="ca-head-meta">${esc(s.tasks.length === 1 ? t("board.tasksOne") : t("board.tasks", { count: s.tasks.length }))}</span>
       <span class="ca-spacer"></span>
-      ${s.forms.newTask === undefined ? '<button class="ca-btn ca-btn-primary" data-act="new-task">New task</button>' : ""}`;
+      ${s.forms.newTask === undefined ? `<button class="ca-btn ca-btn-primary" data-act="new-task">${esc(t("board.new"))}</button>` : ""}`;
     const form = s.forms.newTask === undefined ? "" : this.newTaskForm(null);
     const columns = COLUMNS.map((col) => {
       let tasks = s.tasks.filter((t) => col.statuses.includes(t.status));
@@ -433,78 +454,95 @@ class CoAuthorViewer {
         tasks = tasks.slice(0, DONE_SHOWN);
       }
       return `<section class="ca-col ca-col-${col.id}" data-column="${col.id}">
-        <h3><span>${col.label}</span><span class="ca-col-n">${tasks.length + more}</span></h3>
-        <div class="ca-col-hint">${col.hint}</div>
-        ${tasks.map((t) => this.card(t, col.statuses.length > 1)).join("") || '<div class="ca-col-empty">none</div>'}
-        ${more ? `<div class="ca-col-empty">and ${more} older</div>` : ""}
+        <h3><span>${esc(t(`col.${col.id}`))}</span><span class="ca-col-n">${tasks.length + more}</span></h3>
+        <div class="ca-col-hint">${esc(t(`col.${col.id}.hint`))}</div>
+        ${tasks.map((task) => this.card(task, col.statuses.length > 1)).join("") || `<div class="ca-col-empty">${esc(t("col.none"))}</div>`}
+        ${more ? `<div class="ca-col-empty">${esc(t("col.older", { count: more }))}</div>` : ""}
       </section>`;
     }).join("");
     this.body.innerHTML = `${form}<div class="ca-board">${columns}</div>`;
   }
 
-  card(t, showStatus) {
-    const pending = Object.values(t.proposals || {}).filter((p) => p.state === "proposed").length;
-    const refs = (t.artifactRefs || []).map((r) => `<span class="ca-ref-chip">${esc(refLabel(r).replace(/^sections\//, ""))}</span>`).join("");
-    const waiting = t.waitingOn === "person" ? '<span class="ca-you">your move</span>' : "";
-    return `<article class="ca-card ca-prio-${t.priority}" data-act="open-task" data-task="${attr(t.taskId)}" tabindex="0" data-status="${t.status}">
-      <div class="ca-card-top"><span class="ca-id">${esc(t.taskId)}</span>
-        ${showStatus ? `<span class="ca-pill ca-st-${t.status}">${STATUS_LABEL[t.status] || t.status}</span>` : ""}
-        <span class="ca-prio" title="priority">${esc(t.priority)}</span>${waiting}</div>
-      <div class="ca-intent">${esc(t.intent)}</div>
+  /** A task's status, priority or a patch's state in the page's language. */
+  statusText(status) {
+    return this.t(`status.${status}`, {}, status);
+  }
+
+  priorityText(priority) {
+    return this.t(`priority.${priority}`, {}, priority);
+  }
+
+  patchStateText(state) {
+    return this.t(`patch.${state}`, {}, String(state).replace("_", " "));
+  }
+
+  card(task, showStatus) {
+    const t = this.t;
+    const pending = Object.values(task.proposals || {}).filter((p) => p.state === "proposed").length;
+    const questions = task.plan && task.plan.questions ? task.plan.questions.length : 0;
+    const refs = (task.artifactRefs || []).map((r) => `<span class="ca-ref-chip">${esc(refLabel(r).replace(/^sections\//, ""))}</span>`).join("");
+    const waiting = task.waitingOn === "person" ? `<span class="ca-you">${esc(t("card.yourMove"))}</span>` : "";
+    return `<article class="ca-card ca-prio-${task.priority}" data-act="open-task" data-task="${attr(task.taskId)}" tabindex="0" data-status="${task.status}">
+      <div class="ca-card-top"><span class="ca-id">${esc(task.taskId)}</span>
+        ${showStatus ? `<span class="ca-pill ca-st-${task.status}">${esc(this.statusText(task.status))}</span>` : ""}
+        <span class="ca-prio" title="${attr(t("priority.title"))}">${esc(this.priorityText(task.priority))}</span>${waiting}</div>
+      <div class="ca-intent">${esc(task.intent)}</div>
       ${refs ? `<div class="ca-refs">${refs}</div>` : ""}
-      <div class="ca-card-foot"><span class="ca-owner" title="assigned to">${esc(t.assignedTo || "unassigned")}</span>
-        ${pending ? `<span class="ca-badge">${pending} patch${pending > 1 ? "es" : ""}</span>` : ""}
-        ${t.plan && t.plan.questions && t.plan.questions.length && t.status === "blocked" ? `<span class="ca-badge ca-badge-warn">${t.plan.questions.length} question${t.plan.questions.length > 1 ? "s" : ""}</span>` : ""}
-        <span class="ca-when">${esc(ago(t.updatedAt))}</span></div>
+      <div class="ca-card-foot"><span class="ca-owner" title="${attr(t("card.assignedTo"))}">${esc(task.assignedTo || t("card.unassigned"))}</span>
+        ${pending ? `<span class="ca-badge">${esc(pending === 1 ? t("card.patchesOne") : t("card.patches", { count: pending }))}</span>` : ""}
+        ${questions && task.status === "blocked" ? `<span class="ca-badge ca-badge-warn">${esc(questions === 1 ? t("card.questionsOne") : t("card.questions", { count: questions }))}</span>` : ""}
+        <span class="ca-when">${esc(ago(t, task.updatedAt))}</span></div>
     </article>`;
   }
 
   newTaskForm(sel) {
-    const where = sel ? ` on ${esc(baseName(sel.file))} ${lineLabel(sel.lines[0], sel.lines[1])}` : "";
+    const t = this.t;
+    const title = sel ? t("form.newTaskOn", { file: baseName(sel.file), lines: lineLabel(t, sel.lines[0], sel.lines[1]) }) : t("form.newTask");
     return `<form class="ca-form ca-form-new" data-form="new-task">
-      <label>New task${where}</label>
-      <textarea data-field="newTask" rows="2" placeholder="What should change? e.g. Tighten this paragraph to three sentences">${esc(this.state.forms.newTask || "")}</textarea>
-      <div class="ca-form-row"><span class="ca-form-hint">The agent plans it, then proposes a patch for you to review.</span>
+      <label>${esc(title)}</label>
+      <textarea data-field="newTask" rows="2" placeholder="${attr(t("form.newTaskPlaceholder"))}">${esc(this.state.forms.newTask || "")}</textarea>
+      <div class="ca-form-row"><span class="ca-form-hint">${esc(t("form.newTaskHint"))}</span>
         <span class="ca-spacer"></span>
-        <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="newTask">Cancel</button>
-        <button type="submit" class="ca-btn ca-btn-primary" data-act="create-task">Create task</button></div>
+        <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="newTask">${esc(t("form.cancel"))}</button>
+        <button type="submit" class="ca-btn ca-btn-primary" data-act="create-task">${esc(t("form.create"))}</button></div>
     </form>`;
   }
 
   renderTask() {
     const s = this.state;
     const d = s.detail;
+    const tr = this.t;
     if (!d || d.task.taskId !== s.taskId) {
-      this.head.innerHTML = `<button class="ca-btn ca-btn-ghost" data-act="board">← Board</button><h2 class="ca-title">${esc(s.taskId)}</h2>`;
-      this.body.innerHTML = '<div class="ca-empty">Loading…</div>';
+      this.head.innerHTML = `<button class="ca-btn ca-btn-ghost" data-act="board">${esc(tr("task.back"))}</button><h2 class="ca-title">${esc(s.taskId)}</h2>`;
+      this.body.innerHTML = `<div class="ca-empty">${esc(tr("task.loading"))}</div>`;
       return;
     }
     const t = d.task;
     const patchId = s.patchId && d.patches[s.patchId] ? s.patchId : d.currentPatchId || Object.keys(d.patches).pop() || null;
     const patch = patchId ? d.patches[patchId] : null;
     this.head.innerHTML = `
-      <button class="ca-btn ca-btn-ghost" data-act="board" title="Back to the board">← Board</button>
+      <button class="ca-btn ca-btn-ghost" data-act="board" title="${attr(tr("task.backTitle"))}">${esc(tr("task.back"))}</button>
       <h2 class="ca-title"><span class="ca-id">${esc(t.taskId)}</span></h2>
-      <span class="ca-pill ca-st-${t.status}">${STATUS_LABEL[t.status] || t.status}</span>
-      <span class="ca-prio">${esc(t.priority)}</span>
-      <span class="ca-head-meta">${esc(t.assignedTo || "unassigned")} · ${t.waitingOn === "person" ? "<b>waiting on you</b>" : t.waitingOn === "agent" ? "agent's move" : "closed"}</span>
+      <span class="ca-pill ca-st-${t.status}">${esc(this.statusText(t.status))}</span>
+      <span class="ca-prio" title="${attr(tr("priority.title"))}">${esc(this.priorityText(t.priority))}</span>
+      <span class="ca-head-meta">${esc(t.assignedTo || tr("card.unassigned"))} · ${t.waitingOn === "person" ? `<b>${esc(tr("task.waitingOnYou"))}</b>` : esc(t.waitingOn === "agent" ? tr("task.agentsMove") : tr("task.closed"))}</span>
       <span class="ca-spacer"></span>
-      ${["done", "canceled"].includes(t.status) ? "" : '<button class="ca-btn ca-btn-ghost" data-act="cancel-task">Cancel task</button>'}`;
+      ${["done", "canceled"].includes(t.status) ? "" : `<button class="ca-btn ca-btn-ghost" data-act="cancel-task">${esc(tr("task.cancel"))}</button>`}`;
     const refs = (t.artifactRefs || []).map((r) => `<a class="ca-ref-chip ca-link" data-act="open-file" data-path="${attr(r.path)}" data-line="${r.range ? r.range.lineStart : ""}">${esc(refLabel(r))}</a>`).join("");
     const warn = [];
-    if (t.failure) warn.push(`<div class="ca-warn">The agent stopped: ${esc(t.failure)}</div>`);
-    if (t.needsRebase) warn.push('<div class="ca-warn">A file changed after the patch was proposed; nothing was written. The agent rebases on your version.</div>');
+    if (t.failure) warn.push(`<div class="ca-warn">${esc(tr("task.stopped", { reason: t.failure }))}</div>`);
+    if (t.needsRebase) warn.push(`<div class="ca-warn">${esc(tr("task.needsRebase"))}</div>`);
     if (t.summary && t.status === "done") warn.push(`<div class="ca-ok">${esc(t.summary)}</div>`);
     const others = Object.values(d.patches).filter((p) => p.patchId !== patchId);
     this.body.innerHTML = `
       <div class="ca-task" data-task="${attr(t.taskId)}">
         <p class="ca-task-intent">${esc(t.intent)}</p>
-        <div class="ca-task-meta">${refs}<span class="ca-head-meta">created by ${esc(t.createdBy)} ${esc(ago(t.createdAt))}</span></div>
+        <div class="ca-task-meta">${refs}<span class="ca-head-meta">${esc(tr("task.createdBy", { who: t.createdBy, when: ago(tr, t.createdAt) }))}</span></div>
         ${warn.join("")}
-        ${patch ? this.patchPanel(t, patch) : '<section class="ca-panel ca-panel-muted"><h3>Patch</h3><p class="ca-muted">No patch yet. The agent proposes one after its plan.</p></section>'}
-        ${others.length ? `<section class="ca-panel"><h3>Other patches</h3><ul class="ca-plist">${others.map((p) => `
+        ${patch ? this.patchPanel(t, patch) : `<section class="ca-panel ca-panel-muted"><h3>${esc(tr("task.patch"))}</h3><p class="ca-muted">${esc(tr("task.noPatch"))}</p></section>`}
+        ${others.length ? `<section class="ca-panel"><h3>${esc(tr("task.otherPatches"))}</h3><ul class="ca-plist">${others.map((p) => `
           <li><a class="ca-link" data-act="select-patch" data-patch="${attr(p.patchId)}">${esc(p.patchId)}</a>
-          <span class="ca-pill ca-ps-${p.state}">${esc(p.state.replace("_", " "))}</span> ${esc(p.summary)}${p.reason ? ` <span class="ca-muted">— ${esc(p.reason)}</span>` : ""}</li>`).join("")}</ul></section>` : ""}
+          <span class="ca-pill ca-ps-${p.state}">${esc(this.patchStateText(p.state))}</span> ${esc(p.summary)}${p.reason ? ` <span class="ca-muted">— ${esc(p.reason)}</span>` : ""}</li>`).join("")}</ul></section>` : ""}
         ${this.planPanel(t)}
         ${this.threadPanel(d.thread)}
       </div>`;
@@ -512,15 +550,16 @@ class CoAuthorViewer {
 
   patchPanel(t, p) {
     const s = this.state;
+    const tr = this.t;
     const open = p.state === "proposed" && !["done", "canceled"].includes(t.status);
     const drift = p.files.filter((f) => f.drifted);
     const files = p.sideBySide.map((f) => `
       <div class="ca-sbs-file">
         <div class="ca-sbs-name"><a class="ca-link" data-act="open-file" data-path="${attr(f.path)}">${esc(f.path)}</a>
-          <span class="ca-add">+${f.added}</span> <span class="ca-del">−${f.removed}</span>${f.creates ? " <em>new file</em>" : ""}${f.deletes ? " <em>deleted</em>" : ""}</div>
+          <span class="ca-add">+${f.added}</span> <span class="ca-del">−${f.removed}</span>${f.creates ? ` <em>${esc(tr("patch.newFile"))}</em>` : ""}${f.deletes ? ` <em>${esc(tr("patch.deleted"))}</em>` : ""}</div>
         <table class="ca-sbs" data-path="${attr(f.path)}">
           <colgroup><col class="ca-sbs-n"><col><col class="ca-sbs-n"><col></colgroup>
-          <thead><tr><th colspan="2">Before</th><th colspan="2">After</th></tr></thead>
+          <thead><tr><th colspan="2">${esc(tr("patch.before"))}</th><th colspan="2">${esc(tr("patch.after"))}</th></tr></thead>
           <tbody>${f.rows.map(sbsRow).join("")}</tbody>
         </table>
       </div>`).join("");
@@ -528,35 +567,35 @@ class CoAuthorViewer {
     if (open) {
       if (s.forms.reject !== undefined) {
         actions = `<form class="ca-form ca-form-reject" data-form="reject">
-          <label>Why reject ${esc(p.patchId)}? The agent plans again from your reason.</label>
-          <textarea data-field="reject" rows="2" placeholder="e.g. Keep the second sentence; only cut the first">${esc(s.forms.reject)}</textarea>
+          <label>${esc(tr("patch.rejectWhy", { patch: p.patchId }))}</label>
+          <textarea data-field="reject" rows="2" placeholder="${attr(tr("patch.rejectPlaceholder"))}">${esc(s.forms.reject)}</textarea>
           <div class="ca-form-row"><span class="ca-spacer"></span>
-            <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="reject">Back</button>
-            <button type="submit" class="ca-btn ca-btn-bad" data-act="reject" data-patch="${attr(p.patchId)}">Reject patch</button></div>
+            <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="reject">${esc(tr("form.back"))}</button>
+            <button type="submit" class="ca-btn ca-btn-bad" data-act="reject" data-patch="${attr(p.patchId)}">${esc(tr("patch.reject"))}</button></div>
         </form>`;
       } else if (s.forms.feedback !== undefined) {
         actions = `<form class="ca-form ca-form-feedback" data-form="feedback">
-          <label>What should the agent change? It replaces this patch with a new one.</label>
-          <textarea data-field="feedback" rows="2" placeholder="e.g. Good, but keep the citation to Horvitz">${esc(s.forms.feedback)}</textarea>
+          <label>${esc(tr("patch.feedbackWhat"))}</label>
+          <textarea data-field="feedback" rows="2" placeholder="${attr(tr("patch.feedbackPlaceholder"))}">${esc(s.forms.feedback)}</textarea>
           <div class="ca-form-row"><span class="ca-spacer"></span>
-            <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="feedback">Back</button>
-            <button type="submit" class="ca-btn ca-btn-primary" data-act="feedback">Send</button></div>
+            <button type="button" class="ca-btn" data-act="cancel-form" data-form-name="feedback">${esc(tr("form.back"))}</button>
+            <button type="submit" class="ca-btn ca-btn-primary" data-act="feedback">${esc(tr("patch.send"))}</button></div>
         </form>`;
       } else {
         actions = `<div class="ca-actions">
-          <button class="ca-btn ca-btn-ok" data-act="accept" data-patch="${attr(p.patchId)}"${s.busy ? " disabled" : ""}>Accept and apply</button>
-          <button class="ca-btn ca-btn-bad" data-act="open-reject">Reject…</button>
-          <button class="ca-btn" data-act="open-feedback">Ask for changes…</button>
-          <span class="ca-form-hint">Applied only if ${p.files.length > 1 ? "the files are" : "the file is"} still as the patch expects; your edits always win.</span>
+          <button class="ca-btn ca-btn-ok" data-act="accept" data-patch="${attr(p.patchId)}"${s.busy ? " disabled" : ""}>${esc(tr("patch.accept"))}</button>
+          <button class="ca-btn ca-btn-bad" data-act="open-reject">${esc(tr("patch.openReject"))}</button>
+          <button class="ca-btn" data-act="open-feedback">${esc(tr("patch.openFeedback"))}</button>
+          <span class="ca-form-hint">${esc(p.files.length > 1 ? tr("patch.applyHintMany") : tr("patch.applyHintOne"))}</span>
         </div>`;
       }
     }
     return `<section class="ca-panel ca-patch" data-patch="${attr(p.patchId)}" data-state="${p.state}">
-      <h3>Patch <span class="ca-id">${esc(p.patchId)}</span> <span class="ca-pill ca-ps-${p.state}">${esc(p.state.replace("_", " "))}</span>
-        <span class="ca-head-meta">by ${esc(p.proposedBy)} ${esc(ago(p.proposedAt))}${p.candidate ? ` · alternative ${p.candidate}` : ""}</span></h3>
+      <h3>${esc(tr("task.patch"))} <span class="ca-id">${esc(p.patchId)}</span> <span class="ca-pill ca-ps-${p.state}">${esc(this.patchStateText(p.state))}</span>
+        <span class="ca-head-meta">${esc(tr("patch.by", { who: p.proposedBy, when: ago(tr, p.proposedAt) }))}${p.candidate ? ` · ${esc(tr("patch.alternative", { n: p.candidate }))}` : ""}</span></h3>
       ${p.summary ? `<p class="ca-summary">${esc(p.summary)}</p>` : ""}
-      ${p.reason ? `<p class="ca-muted">${p.state === "rejected" ? "Rejected" : "Not applied"}: ${esc(p.reason)}</p>` : ""}
-      ${open && drift.length ? `<div class="ca-warn">${drift.map((f) => esc(f.path)).join(", ")} changed since this patch was proposed: accepting will not overwrite it; the agent will rebase.</div>` : ""}
+      ${p.reason ? `<p class="ca-muted">${esc(tr(p.state === "rejected" ? "patch.wasRejected" : "patch.notApplied", { reason: p.reason }))}</p>` : ""}
+      ${open && drift.length ? `<div class="ca-warn">${esc(tr("patch.drift", { files: drift.map((f) => f.path).join(", ") }))}</div>` : ""}
       ${files}
       ${actions}
     </section>`;
@@ -564,47 +603,51 @@ class CoAuthorViewer {
 
   planPanel(t) {
     const plan = t.plan;
-    if (!plan) return '<section class="ca-panel ca-panel-muted"><h3>Plan</h3><p class="ca-muted">No plan yet.</p></section>';
+    const tr = this.t;
+    if (!plan) return `<section class="ca-panel ca-panel-muted"><h3>${esc(tr("plan.title"))}</h3><p class="ca-muted">${esc(tr("plan.none"))}</p></section>`;
     const list = (items) => `<ul>${items.map((x) => `<li>${mdInline(x)}</li>`).join("")}</ul>`;
-    const parts = PLAN_PARTS.filter(([k]) => plan[k] && plan[k].length).map(([k, label]) => `<div class="ca-plan-part"><h4>${label}</h4>${list(plan[k])}</div>`);
+    const parts = PLAN_PARTS.filter((k) => plan[k] && plan[k].length).map((k) => `<div class="ca-plan-part"><h4>${esc(tr(`plan.${k}`))}</h4>${list(plan[k])}</div>`);
     let questions = "";
     if (plan.questions && plan.questions.length) {
       const blocked = t.status === "blocked";
       const form = blocked ? `<form class="ca-form ca-form-answer" data-form="answer">
-          <textarea data-field="answer" rows="2" placeholder="Your answer; the agent plans again with it">${esc(this.state.forms.answer || "")}</textarea>
-          <div class="ca-form-row"><span class="ca-spacer"></span><button type="submit" class="ca-btn ca-btn-primary" data-act="answer">Answer</button></div>
+          <textarea data-field="answer" rows="2" placeholder="${attr(tr("plan.answerPlaceholder"))}">${esc(this.state.forms.answer || "")}</textarea>
+          <div class="ca-form-row"><span class="ca-spacer"></span><button type="submit" class="ca-btn ca-btn-primary" data-act="answer">${esc(tr("plan.answer"))}</button></div>
         </form>` : "";
-      questions = `<div class="ca-plan-part ca-questions${blocked ? " ca-questions-open" : ""}"><h4>Blocking questions</h4>${list(plan.questions)}${form}</div>`;
+      questions = `<div class="ca-plan-part ca-questions${blocked ? " ca-questions-open" : ""}"><h4>${esc(tr("plan.questions"))}</h4>${list(plan.questions)}${form}</div>`;
     }
-    return `<section class="ca-panel ca-plan"><h3>Plan</h3>
-      <div class="ca-plan-part"><h4>Goal</h4><p>${mdInline(plan.goal)}</p></div>
+    return `<section class="ca-panel ca-plan"><h3>${esc(tr("plan.title"))}</h3>
+      <div class="ca-plan-part"><h4>${esc(tr("plan.goal"))}</h4><p>${mdInline(plan.goal)}</p></div>
       ${parts.join("")}${questions}</section>`;
   }
 
   threadPanel(thread) {
+    const tr = this.t;
     const rows = thread.map((e) => `<li class="ca-ev ca-ev-${esc(e.type)}" data-seq="${e.seq}">
       <span class="ca-ev-time" title="${attr(e.timestamp)}">${esc(clock(e.timestamp))}</span>
-      <span class="ca-ev-type">${esc(e.type)}</span>
+      <span class="ca-ev-type" title="${attr(e.type)}">${esc(tr(`event.${e.type}`, {}, e.type))}</span>
       <span class="ca-ev-who">${esc(e.authorActorId)}</span>
       <span class="ca-ev-detail">${esc(e.detail || "")}</span></li>`).join("");
-    return `<section class="ca-panel ca-thread"><h3>Thread <span class="ca-head-meta">${thread.length} events</span></h3><ol>${rows}</ol></section>`;
+    const count = thread.length === 1 ? tr("thread.eventsOne") : tr("thread.events", { count: thread.length });
+    return `<section class="ca-panel ca-thread"><h3>${esc(tr("thread.title"))} <span class="ca-head-meta">${esc(count)}</span></h3><ol>${rows}</ol></section>`;
   }
 
   renderFile() {
     const s = this.state;
+    const t = this.t;
     const file = (this.ctx.files || []).find((f) => f.path === s.file);
     const isMd = /\.md$/i.test(s.file || "");
     const selBar = s.sel && s.sel.file === s.file
-      ? `<span class="ca-sel-label">${lineLabel(s.sel.lines[0], s.sel.lines[1])} selected</span>
-         ${s.forms.newTask === undefined ? '<button class="ca-btn ca-btn-primary" data-act="new-task">New task on these lines</button>' : ""}`
-      : '<span class="ca-head-meta ca-hint">Select lines to point the agent at them</span>';
+      ? `<span class="ca-sel-label">${esc(t("file.selected", { lines: lineLabel(t, s.sel.lines[0], s.sel.lines[1]) }))}</span>
+         ${s.forms.newTask === undefined ? `<button class="ca-btn ca-btn-primary" data-act="new-task">${esc(t("file.newTaskHere"))}</button>` : ""}`
+      : `<span class="ca-head-meta ca-hint">${esc(t("file.selectHint"))}</span>`;
     this.head.innerHTML = `
       <h2 class="ca-title ca-title-file">${esc(s.file)}</h2>
-      ${isMd ? `<button class="ca-btn ca-btn-ghost" data-act="toggle-source">${s.source ? "Rendered" : "Source"}</button>` : ""}
+      ${isMd ? `<button class="ca-btn ca-btn-ghost" data-act="toggle-source">${esc(s.source ? t("file.rendered") : t("file.source"))}</button>` : ""}
       <span class="ca-spacer"></span>
       ${!isMd || s.source ? selBar : ""}`;
     if (!file) {
-      this.body.innerHTML = `<div class="ca-empty">${esc(s.file)} is not in the workspace.</div>`;
+      this.body.innerHTML = `<div class="ca-empty">${esc(t("file.missing", { file: s.file }))}</div>`;
       return;
     }
     const form = s.forms.newTask !== undefined && s.sel && s.sel.file === s.file ? this.newTaskForm(s.sel) : "";
@@ -705,7 +748,7 @@ class CoAuthorViewer {
       const i = lines.findIndex((l) => l.includes(`\\label{${label}}`));
       if (i >= 0) return this.showFile(f.path, i + 1);
     }
-    this.notice("warn", `No \\label{${label}} in the .tex files yet.`);
+    this.notice("warn", () => this.t("file.noLabel", { label }));
   }
 
   // -- selection -------------------------------------------------------------------------------
@@ -720,7 +763,7 @@ class CoAuthorViewer {
       file,
       lines: [start, end],
       text: text.slice(0, MAX_CONTEXT_CHARS),
-      label: `${baseName(file)} · ${lineLabel(start, end)} “${first.trim().slice(0, 40)}${first.trim().length > 40 ? "…" : ""}”`,
+      label: `${baseName(file)} · ${lineLabel(this.t, start, end)} “${first.trim().slice(0, 40)}${first.trim().length > 40 ? "…" : ""}”`,
     });
     this.paintSelection();
     this.renderHeadOnly();
@@ -888,7 +931,7 @@ class CoAuthorViewer {
     delete s.forms.newTask;
     await this.loadBoard();
     await this.showTask(created.taskId);
-    this.notice("ok", `Created ${created.taskId}; it is assigned to ${created.task.assignedTo || "nobody yet"}.`);
+    this.notice("ok", () => this.t("notice.created", { task: created.taskId, who: created.task.assignedTo || this.t("notice.nobody") }));
   }
 
   async accept(patchId) {
@@ -898,10 +941,11 @@ class CoAuthorViewer {
     try {
       const r = await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/accept`, { method: "POST", json: { patchId } });
       if (r.status === "applied") {
-        const build = r.build && r.build.status !== "skipped" ? ` Build: ${r.build.status}.` : "";
-        this.notice("ok", `Applied ${r.patchId} to ${Object.keys(r.revisions).join(", ")}.${build}`);
+        const files = Object.keys(r.revisions).join(", ");
+        const build = () => (r.build && r.build.status !== "skipped" ? ` ${this.t("notice.build", { status: r.build.status })}` : "");
+        this.notice("ok", () => `${this.t("notice.applied", { patch: r.patchId, files })}${build()}`);
       } else {
-        this.notice("warn", `${r.patchId} was NOT applied: ${r.reason}. Your edit wins; the agent will rebase.`);
+        this.notice("warn", () => this.t("notice.notApplied", { patch: r.patchId, reason: r.reason }));
       }
     } finally {
       s.busy = false;
@@ -913,12 +957,12 @@ class CoAuthorViewer {
     const s = this.state;
     const reason = (s.forms.reject || "").trim();
     if (!reason) {
-      this.notice("warn", "Say why: the agent plans again from your reason.");
+      this.notice("warn", () => this.t("notice.sayWhy"));
       return this.focusField("reject");
     }
     await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/reject`, { method: "POST", json: { patchId, reason } });
     delete s.forms.reject;
-    this.notice("ok", `Rejected ${patchId}. The agent will plan again.`);
+    this.notice("ok", () => this.t("notice.rejected", { patch: patchId }));
     await this.refresh(null);
   }
 
@@ -928,16 +972,17 @@ class CoAuthorViewer {
     if (!text) return this.focusField(field);
     await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/feedback`, { method: "POST", json: { text, answer } });
     delete s.forms[field];
-    this.notice("ok", answer ? "Answer sent; the agent plans again." : "Sent; the agent will propose a new patch.");
+    this.notice("ok", () => this.t(answer ? "notice.answerSent" : "notice.feedbackSent"));
     await this.refresh(null);
   }
 
   async cancelTask() {
     const s = this.state;
-    const ok = await this.ctx.confirm(`Cancel task ${s.taskId}?`, { task: [s.detail ? s.detail.task.intent : s.taskId] });
+    const ok = await this.ctx.confirm(this.t("confirm.cancel", { task: s.taskId }), { task: [s.detail ? s.detail.task.intent : s.taskId] });
     if (!ok) return;
     await fetchJson(`${API}/tasks/${encodeURIComponent(s.taskId)}/cancel`, { method: "POST", json: { reason: "canceled in the viewer" } });
-    this.notice("ok", `Canceled ${s.taskId}.`);
+    const canceled = s.taskId;
+    this.notice("ok", () => this.t("notice.canceled", { task: canceled }));
     await this.refresh(null);
   }
 
@@ -1052,7 +1097,7 @@ class CoAuthorViewer {
         }
         if (s.sel) {
           data.selection = { file: s.sel.file, lines: s.sel.lines };
-          message += `; selected ${s.sel.file} ${lineLabel(s.sel.lines[0], s.sel.lines[1])}`;
+          message += `; selected ${s.sel.file} ${lineLabel(AGENT_WORDS, s.sel.lines[0], s.sel.lines[1])}`;
         }
         return { success: true, message, data };
       }
@@ -1063,6 +1108,7 @@ class CoAuthorViewer {
 
   destroy() {
     this.destroyed = true;
+    if (this.stopLocale) this.stopLocale();
     this.abort.abort();
     document.removeEventListener("mouseup", this.onMouseUp);
     this.root.remove();

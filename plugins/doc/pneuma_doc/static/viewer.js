@@ -10,6 +10,7 @@
 // ./vendor/doc-vendor.js by `npm run build` in plugins/doc/web/.
 
 import { sharedStylesheet } from "/static/lib/viewer-helpers.js";
+import { translator } from "./i18n.js";
 
 const MODE = "doc";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
@@ -194,7 +195,7 @@ function headingPlugin(md) {
     const html = openDefault(tokens, idx, options, env, self);
     if (!slug) return html;
     return html +
-      `<a class="pd-anchor" href="#${escapeAttr(slug)}" aria-label="Link to this section" tabindex="-1">#</a>`;
+      `<a class="pd-anchor" href="#${escapeAttr(slug)}" aria-label="${escapeAttr(env.anchorLabel || "#")}" tabindex="-1">#</a>`;
   };
 }
 
@@ -317,6 +318,7 @@ class DocViewer {
   constructor(element, ctx) {
     this.element = element;
     this.ctx = ctx;
+    this.t = translator(() => ctx.locale || "en");
     this.files = new Map();
     this.tabs = [];
     this.active = null;
@@ -333,7 +335,61 @@ class DocViewer {
     this.waiters = [];
     this.setFiles(ctx.files || []);
     this.buildDom();
+    this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
     this.ready = this.init();
+  }
+
+  /** Text with {placeholders} filled by markup (escaped text, raw HTML params). */
+  tHtml(key, html = {}) {
+    return escapeHtml(this.t(key)).replace(/\{(\w+)\}/g, (whole, name) => (name in html ? html[name] : whole));
+  }
+
+  /** The fixed labels, in the current language. */
+  applyLabels() {
+    const t = this.t;
+    this.tabBar.setAttribute("aria-label", t("tabs.label"));
+    this.tocButton.title = t("toc.label");
+    this.tocButton.querySelector("span").textContent = t("toc.button");
+    this.toc.setAttribute("aria-label", t("toc.label"));
+    this.tocTitle.textContent = t("toc.heading");
+  }
+
+  /**
+   * The language changed: the fixed labels, then what the page shows in the
+   * viewer's own words (an empty state, a notice, the headings' link labels),
+   * without re-rendering the document or moving the reading position.
+   */
+  relabel() {
+    if (this.destroyed) return;
+    this.applyLabels();
+    if (!this.md) {
+      if (this.vendorError) this.showRendererMissing(this.vendorError);
+      return;
+    }
+    const file = this.active ? this.files.get(this.active) : null;
+    if (!this.active || (file && file.content == null)) {
+      this.open(this.active);
+      return;
+    }
+    const label = this.t("heading.anchor");
+    for (const block of this.blocks(this.article)) {
+      const anchors = block.querySelectorAll(".pd-anchor");
+      if (!anchors.length) continue;
+      for (const a of anchors) a.setAttribute("aria-label", label);
+      block[RENDERED] = block.outerHTML; // the next in-place re-render compares with this
+    }
+    for (const a of this.article.querySelectorAll("a.pd-broken[data-path]")) {
+      a.title = this.t("link.missing", { path: a.dataset.path });
+    }
+  }
+
+  showRendererMissing(err) {
+    const code = (text) => `<code>${escapeHtml(text)}</code>`;
+    this.article.innerHTML =
+      `<div class="pd-empty"><h2>${escapeHtml(this.t("renderer.missingTitle"))}</h2>` +
+      `<p>${this.tHtml("renderer.missingBody", { install: code("scripts/install"),
+        build: code("npm ci && npm run build"), folder: code("plugins/doc/web/") })}</p>` +
+      `<p class="pd-muted">${escapeHtml(err?.message || err)}</p></div>`;
   }
 
   // -- setup --
@@ -341,16 +397,17 @@ class DocViewer {
   buildDom() {
     const root = document.createElement("div");
     root.className = "pd-root";
+    // Labels are filled in by applyLabels(), in the person's language.
     root.innerHTML = `
       <div class="pd-bar">
-        <div class="pd-tabs" role="tablist" aria-label="Documents"></div>
-        <button type="button" class="pd-toc-toggle" aria-pressed="true" title="Table of contents">
+        <div class="pd-tabs" role="tablist"></div>
+        <button type="button" class="pd-toc-toggle" aria-pressed="true">
           <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true"><path d="M2 3.5h12M2 8h8M2 12.5h10" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" fill="none"/></svg>
-          <span>Contents</span>
+          <span></span>
         </button>
       </div>
       <div class="pd-main">
-        <nav class="pd-toc" aria-label="Table of contents"><div class="pd-toc-title">On this page</div><ol class="pd-toc-list"></ol></nav>
+        <nav class="pd-toc"><div class="pd-toc-title"></div><ol class="pd-toc-list"></ol></nav>
         <div class="pd-scroll" tabindex="-1">
           <article class="markdown-body pd-doc"></article>
         </div>
@@ -359,9 +416,11 @@ class DocViewer {
     this.tabBar = root.querySelector(".pd-tabs");
     this.tocButton = root.querySelector(".pd-toc-toggle");
     this.toc = root.querySelector(".pd-toc");
+    this.tocTitle = root.querySelector(".pd-toc-title");
     this.tocList = root.querySelector(".pd-toc-list");
     this.scroller = root.querySelector(".pd-scroll");
     this.article = root.querySelector(".pd-doc");
+    this.applyLabels();
     this.element.appendChild(root);
     // A narrow panel starts with the contents hidden (they would cover the page).
     this.setToc(root.getBoundingClientRect().width >= 760 || root.getBoundingClientRect().width === 0);
@@ -399,11 +458,8 @@ class DocViewer {
     try {
       this.md = createRenderer(await loadVendor());
     } catch (err) {
-      this.article.innerHTML =
-        `<div class="pd-empty"><h2>The Markdown renderer is missing</h2>` +
-        `<p>The doc viewer's browser libraries were not built. Run <code>scripts/install</code> ` +
-        `(or <code>npm ci &amp;&amp; npm run build</code> in <code>plugins/doc/web/</code>) and reload.</p>` +
-        `<p class="pd-muted">${escapeHtml(err?.message || err)}</p></div>`;
+      this.vendorError = err;
+      this.showRendererMissing(err);
       throw err;
     }
     if (this.destroyed) return;
@@ -469,11 +525,12 @@ class DocViewer {
 
   renderHtml(path) {
     const file = this.files.get(path);
-    const env = { file: path, contentUrl: (p) => this.ctx.contentUrl(p) };
+    const env = { file: path, contentUrl: (p) => this.ctx.contentUrl(p), anchorLabel: this.t("heading.anchor") };
     if (file && file.content == null) {
       // The server sends no text for files too large to stream live.
-      const html = `<div class="pd-empty"><h2>${escapeHtml(path)} is too large to show here</h2>` +
-        `<p><a href="${escapeAttr(this.ctx.contentUrl(path))}" target="_blank" rel="noopener">Open the raw file</a></p></div>`;
+      const html = `<div class="pd-empty"><h2>${escapeHtml(this.t("file.tooLarge", { path }))}</h2>` +
+        `<p><a href="${escapeAttr(this.ctx.contentUrl(path))}" target="_blank" rel="noopener">` +
+        `${escapeHtml(this.t("file.openRaw"))}</a></p></div>`;
       return { html, headings: [] };
     }
     const html = this.md.render(file?.content || "", env);
@@ -488,8 +545,8 @@ class DocViewer {
     this.clearSelection();
     if (!path) {
       this.headings = [];
-      this.article.innerHTML =
-        `<div class="pd-empty"><h2>No documents yet</h2><p>Ask the agent to write one: every <code>.md</code> file in the workspace opens here as a tab.</p></div>`;
+      this.article.innerHTML = `<div class="pd-empty"><h2>${escapeHtml(this.t("empty.title"))}</h2>` +
+        `<p>${this.tHtml("empty.body", { ext: "<code>.md</code>" })}</p></div>`;
       this.renderToc();
       this.renderTabs();
       this.publish();
@@ -814,7 +871,7 @@ class DocViewer {
       window.open(this.ctx.contentUrl(path), "_blank", "noopener");
     } else {
       a.classList.add("pd-broken");
-      a.title = `${path} is not in the workspace`;
+      a.title = this.t("link.missing", { path });
     }
   }
 
@@ -952,6 +1009,7 @@ class DocViewer {
     cancelAnimationFrame(this.scrollFrame);
     clearTimeout(this.selectionTimer);
     document.removeEventListener("selectionchange", this.onSelectionChange);
+    if (this.stopLocale) this.stopLocale();
     if (globalThis.CSS?.highlights) CSS.highlights.delete("pneuma-doc-selection");
     this.root.remove();
     stylesheet.release();

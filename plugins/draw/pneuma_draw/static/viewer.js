@@ -10,6 +10,8 @@
 // plugins/draw/web: `npm ci && npm run build`); its fonts are served from the
 // same folder, so nothing is fetched from outside this server.
 
+import { translator, excalidrawLangCode } from "./i18n.js";
+
 const VENDOR = new URL("./vendor/", import.meta.url);
 const SAVE_DELAY_MS = 500;
 const EXT = ".excalidraw";
@@ -34,6 +36,7 @@ function loadLibrary() {
           `(${err && err.message ? err.message : err})`,
       );
       missing.cause = err;
+      missing.detail = err && err.message ? err.message : String(err);
       throw missing;
     });
   }
@@ -60,7 +63,10 @@ function addStyle(id, css) {
 const VIEWER_CSS = `
 .pneuma-draw { position: relative; width: 100%; height: 100%; min-height: 320px; overflow: hidden; container-type: inline-size; }
 .pneuma-draw-canvas { position: absolute; inset: 0; }
-.pneuma-draw-canvas .excalidraw { --pneuma-draw-accent: var(--color-primary, #6965db); }
+.pneuma-draw-canvas .excalidraw { --pneuma-draw-accent: var(--color-primary, #6965db);
+  /* Excalidraw's labels in Chinese (its langCode follows the page): after its
+     own Latin face, the shell's fonts, which end with a CJK face (styles.css). */
+  --ui-font: Assistant, var(--sans, system-ui, sans-serif); }
 .pneuma-draw-files { display: flex; align-items: center; gap: 4px; pointer-events: all;
   font: 13px/1.2 var(--ui-font, system-ui, sans-serif); }
 .pneuma-draw-files select, .pneuma-draw-files .pneuma-draw-name {
@@ -150,13 +156,13 @@ function contextFor(selection) {
   return `${open}\n${lines.join("\n")}\n</viewer-context>`;
 }
 
-function chipLabel(file, items) {
+function chipLabel(file, items, t) {
   const name = stem(file.split("/").pop());
   if (items.length === 1) {
     const it = items[0];
-    return `${name} · ${it.type}${it.text ? ` “${it.text.length > 30 ? it.text.slice(0, 29) + "…" : it.text}”` : ` ${it.id}`}`;
+    return `${name} · ${t(`type.${it.type}`, {}, it.type)}${it.text ? ` “${it.text.length > 30 ? it.text.slice(0, 29) + "…" : it.text}”` : ` ${it.id}`}`;
   }
-  return `${name} · ${items.length} elements`;
+  return t("chip.elements", { name, count: items.length });
 }
 
 function blobToDataUrl(blob) {
@@ -183,6 +189,7 @@ function currentTheme() {
 class DrawViewer {
   constructor(element, ctx) {
     this.ctx = ctx;
+    this.t = translator(() => ctx.locale || "en");
     this.host = element;
     this.lib = null;
     this.api = null;
@@ -240,6 +247,9 @@ class DrawViewer {
     this.onThemeChange = () => this.render();
     this.darkQuery = window.matchMedia ? window.matchMedia(DARK) : null;
     this.darkQuery?.addEventListener?.("change", this.onThemeChange);
+    // The person switched the page's language: our labels, Excalidraw's
+    // (its langCode) and the selection chip follow.
+    this.stopLocale = ctx.onLocaleChange?.(() => this.relabel()) || null;
 
     this.start();
   }
@@ -254,7 +264,7 @@ class DrawViewer {
     try {
       this.lib = await loadLibrary();
     } catch (err) {
-      this.showEmpty("The drawing editor could not load", err.message, null);
+      this.showEmpty(() => [this.t("load.title"), this.t("load.text", { message: err.detail || err.message }), null]);
       console.error(err);
       return;
     }
@@ -310,7 +320,7 @@ class DrawViewer {
       this.current = path;
       this.synced = null;
       this.ctx.setActiveFile?.(path);
-      this.showEmpty(`${path} cannot be shown`, `${err.message}. Fix the file (or ask the agent to) and it will appear here.`, null);
+      this.showEmpty(() => [this.t("invalid.title", { file: path }), this.t("invalid.text", { problem: this.problemText(err) }), null]);
       this.render();
       this.markReady();
       return;
@@ -366,6 +376,7 @@ class DrawViewer {
           return null;
         },
         theme: currentTheme(),
+        langCode: excalidrawLangCode(this.ctx.locale),
         name: stem(this.current.split("/").pop()),
         autoFocus: true,
         handleKeyboardGlobally: false,
@@ -402,8 +413,8 @@ class DrawViewer {
           {
             key: "files",
             value: this.current || "",
-            title: "Open another drawing",
-            "aria-label": "Drawing",
+            title: this.t("picker.title"),
+            "aria-label": this.t("picker.label"),
             "data-testid": "pneuma-draw-file-picker",
             onChange: (event) => this.open(event.target.value),
           },
@@ -414,7 +425,7 @@ class DrawViewer {
       children.push(h("span", { key: "name", className: "pneuma-draw-name", title: this.current }, this.current));
     }
     children.push(
-      h("button", { key: "new", type: "button", title: "New drawing", "aria-label": "New drawing", onClick: () => this.createDrawing() }, "+"),
+      h("button", { key: "new", type: "button", title: this.t("picker.new"), "aria-label": this.t("picker.new"), onClick: () => this.createDrawing() }, "+"),
     );
     return h("div", { className: compact ? "pneuma-draw-files pneuma-draw-files-compact" : "pneuma-draw-files" }, children);
   }
@@ -484,7 +495,8 @@ class DrawViewer {
   save() {
     const run = this.saving.then(() => this.writeScene()).catch((err) => {
       console.error("[draw] saving failed", err);
-      this.showNotice(`Could not save ${this.current}: ${err.message || err}`);
+      const file = this.current;
+      this.showNotice(() => this.t("notice.saveFailed", { file, message: err.message || err }));
     });
     this.saving = run;
     return run;
@@ -533,7 +545,7 @@ class DrawViewer {
     let n = 1;
     let suggestion = "drawing";
     while (taken.has(`${suggestion}${EXT}`)) suggestion = `drawing-${++n}`;
-    const answer = window.prompt("Name of the new drawing", suggestion);
+    const answer = window.prompt(this.t("new.prompt"), suggestion);
     if (answer == null) return;
     let name = normalizePath(answer);
     if (!name) return;
@@ -578,7 +590,7 @@ class DrawViewer {
       this.ctx.setSelection?.(null);
       return;
     }
-    this.ctx.setSelection?.({ file: this.current, elements: items, label: chipLabel(this.current, items) });
+    this.ctx.setSelection?.({ file: this.current, elements: items, label: chipLabel(this.current, items, this.t) });
   }
 
   // --- changes on disk -------------------------------------------------------------
@@ -615,9 +627,9 @@ class DrawViewer {
       this.initialData = null;
       this.render();
       if (next) {
-        this.open(next).then(() => this.showNotice(`${gone} was deleted; showing ${next}.`));
+        this.open(next).then(() => this.showNotice(() => this.t("notice.deleted", { file: gone, next })));
       } else {
-        this.showNoDrawing(`${gone} was deleted.`);
+        this.showNoDrawing(gone);
       }
       return;
     }
@@ -638,7 +650,8 @@ class DrawViewer {
       doc = parseDrawing(text);
     } catch (err) {
       // A half-written file, most likely; the next write will fix it.
-      this.showNotice(`${this.current} is not a valid drawing right now (${err.message}); still showing the last good version.`);
+      const file = this.current;
+      this.showNotice(() => this.t("notice.halfWritten", { file, problem: this.problemText(err) }));
       return;
     }
     if (!this.api) {
@@ -857,8 +870,10 @@ class DrawViewer {
 
   // --- overlays --------------------------------------------------------------------
 
+  /** `text` is a function, so that a switch of language can say it again. */
   showNotice(text) {
-    this.notice.textContent = text;
+    this.noticeText = text;
+    this.notice.textContent = text();
     this.notice.hidden = false;
     clearTimeout(this.noticeTimer);
     this.noticeTimer = setTimeout(() => this.hideNotice(), 8000);
@@ -868,15 +883,24 @@ class DrawViewer {
     this.notice.hidden = true;
   }
 
-  showNoDrawing(prefix = "") {
-    this.showEmpty(
-      "No drawing yet",
-      `${prefix ? `${prefix} ` : ""}Ask the agent to draw something, or start a drawing yourself; each drawing is a .excalidraw file in the workspace.`,
-      { label: "Start a drawing", onClick: () => this.createDrawing() },
-    );
+  /** The empty state; `deleted` names the drawing that was just deleted. */
+  showNoDrawing(deleted = "") {
+    this.showEmpty(() => [
+      this.t("empty.title"),
+      `${deleted ? `${this.t("empty.deleted", { file: deleted })} ` : ""}${this.t("empty.text")}`,
+      { label: this.t("empty.start"), onClick: () => this.createDrawing() },
+    ]);
   }
 
-  showEmpty(title, text, button) {
+  /** What a bad file's error says, in the page's language. */
+  problemText(err) {
+    return err && err.problem ? this.t(err.problem, err.params || {}) : String(err && err.message ? err.message : err);
+  }
+
+  /** `texts()` gives [title, text, button or null]; called again after a switch of language. */
+  showEmpty(texts) {
+    this.emptyTexts = texts;
+    const [title, text, button] = texts();
     this.empty.replaceChildren();
     const h = document.createElement("h2");
     h.textContent = title;
@@ -897,11 +921,21 @@ class DrawViewer {
     this.empty.hidden = true;
   }
 
+  relabel() {
+    if (this.destroyed) return;
+    if (!this.empty.hidden && this.emptyTexts) this.showEmpty(this.emptyTexts);
+    if (!this.notice.hidden && this.noticeText) this.notice.textContent = this.noticeText();
+    this.selectionKey = "";
+    if (this.api) this.updateSelection(this.api.getSceneElementsIncludingDeleted(), this.api.getAppState());
+    this.render();
+  }
+
   destroy() {
     if (this.destroyed) return;
     this.flushSave();
     this.destroyed = true;
     clearTimeout(this.noticeTimer);
+    this.stopLocale?.();
     window.removeEventListener("pagehide", this.onPageHide);
     this.themeObserver.disconnect();
     this.darkQuery?.removeEventListener?.("change", this.onThemeChange);
@@ -921,11 +955,20 @@ function parseDrawing(text) {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new Error(`invalid JSON: ${err.message}`);
+    throw drawingProblem(`invalid JSON: ${err.message}`, "invalid.json", { message: err.message });
   }
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new Error("not a JSON object");
-  if (!Array.isArray(doc.elements)) throw new Error('no "elements" list');
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw drawingProblem("not a JSON object", "invalid.object");
+  if (!Array.isArray(doc.elements)) throw drawingProblem('no "elements" list', "invalid.elements");
   return doc;
+}
+
+/** An English error (for the agent and the console) that also names its
+ * catalogue key, so that the page can say it in the person's language. */
+function drawingProblem(message, problem, params = {}) {
+  const error = new Error(message);
+  error.problem = problem;
+  error.params = params;
+  return error;
 }
 
 /** The file as Excalidraw exports it, keeping the original's other top-level

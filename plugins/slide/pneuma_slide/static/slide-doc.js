@@ -34,20 +34,30 @@ export function normalizePath(path) {
   return String(path || "").trim().replace(/\\/g, "/").replace(/^(\.\/|\/)+/, "");
 }
 
-/** Parse manifest.json text: {ok, title, slides: [{file, title}], data, error}. */
+/**
+ * Parse manifest.json text: {ok, title, slides: [{file, title}], data, error}.
+ * `error` is English, for the agent; `errorKey` and `errorParams` name the
+ * same problem for the viewer's own catalogue (i18n.js), for the person.
+ */
 export function parseManifest(text) {
-  if (text == null) return { ok: false, missing: true, title: "", slides: [], data: null, error: "manifest.json does not exist" };
+  if (text == null) {
+    return { ok: false, missing: true, title: "", slides: [], data: null, error: "manifest.json does not exist",
+      errorKey: "manifest.missing" };
+  }
   let data;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    return { ok: false, title: "", slides: [], data: null, error: `manifest.json is not valid JSON: ${err.message}` };
+    return { ok: false, title: "", slides: [], data: null, error: `manifest.json is not valid JSON: ${err.message}`,
+      errorKey: "manifest.invalidJson", errorParams: { detail: err.message } };
   }
   if (!data || typeof data !== "object" || Array.isArray(data)) {
-    return { ok: false, title: "", slides: [], data: null, error: "manifest.json must hold a JSON object" };
+    return { ok: false, title: "", slides: [], data: null, error: "manifest.json must hold a JSON object",
+      errorKey: "manifest.notObject" };
   }
   if (!Array.isArray(data.slides)) {
-    return { ok: false, title: String(data.title || ""), slides: [], data, error: 'manifest.json has no "slides" array' };
+    return { ok: false, title: String(data.title || ""), slides: [], data, error: 'manifest.json has no "slides" array',
+      errorKey: "manifest.noSlides" };
   }
   const seen = new Set();
   const slides = [];
@@ -59,6 +69,28 @@ export function parseManifest(text) {
     slides.push({ file, title });
   }
   return { ok: true, title: typeof data.title === "string" ? data.title : "", slides, data, error: null };
+}
+
+/** Where the deck's slide files live; a file there that manifest.json does not list is "not in the deck". */
+export const SLIDE_DIR = "slides/";
+
+export function isSlideFile(path) {
+  return path.startsWith(SLIDE_DIR) && /\.html?$/i.test(path);
+}
+
+/** A slide's title from its markup: its first heading (or statement), else its file name. */
+export function titleFromHtml(html, file) {
+  const doc = new DOMParser().parseFromString(String(html || ""), "text/html");
+  const heading = doc.querySelector("h1, h2, .statement, h3");
+  const text = heading ? heading.textContent.replace(/\s+/g, " ").trim() : "";
+  return text || titleFromPath(file);
+}
+
+/** The manifest with `entry` appended to its slides; other fields untouched. */
+export function appendToManifest(data, entry) {
+  const copy = {};
+  for (const key of Object.keys(data)) copy[key] = key === "slides" ? [...data.slides, entry] : data[key];
+  return copy;
 }
 
 export function titleFromPath(file) {

@@ -9,11 +9,13 @@
 import {
   MANIFEST,
   THEME,
+  appendToManifest,
   assetRefs,
   buildSlideHtml,
   captureDocument,
   describeElement,
   formatManifest,
+  isSlideFile,
   manifestFromFiles,
   measureOverflow,
   normalizePath,
@@ -21,12 +23,17 @@ import {
   reorderManifest,
   settle,
   slideSize,
+  titleFromHtml,
 } from "./slide-doc.js";
-import { h } from "/static/lib/viewer-helpers.js";
+import { translator } from "./i18n.js";
+import { fetchJson, h } from "/static/lib/viewer-helpers.js";
 
 const STYLE_URL = new URL("./viewer.css", import.meta.url).href;
 const THUMB_WIDTH = 168;
 const VIEWS = ["single", "grid"];
+// Where the position (slide on screen, view, outline scroll) is kept across
+// a reload of the tab: sessionStorage, per session (the page's ?session=).
+const POSITION_KEY = "pneuma-slide:position:";
 
 const ICONS = {
   outline: '<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="3.5" width="15" height="13" rx="2"/><path d="M7.5 3.5v13"/></svg>',
@@ -39,10 +46,23 @@ const ICONS = {
   export: '<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 3v10M6 9l4 4 4-4M4 16.5h12"/></svg>',
 };
 
-function iconButton(name, label, onclick, extra = {}) {
-  const button = h("button", { type: "button", class: "pns-btn", title: label, "aria-label": label, onclick, ...extra });
+function iconButton(name, onclick, extra = {}) {
+  const button = h("button", { type: "button", class: "pns-btn", onclick, ...extra });
   button.innerHTML = ICONS[name];
   return button;
+}
+
+/** A button whose label is its tooltip and accessible name (the icon-only ones). */
+function labelButton(button, label) {
+  button.title = label;
+  button.setAttribute("aria-label", label);
+}
+
+/** An icon followed by a text label, and a tooltip. */
+function textButton(button, icon, label, tooltip) {
+  button.innerHTML = ICONS[icon];
+  button.append(h("span", { text: label }));
+  button.title = tooltip;
 }
 
 function plural(n, word) {
@@ -65,7 +85,6 @@ class SlideFrame {
       sandbox: "allow-same-origin",
       tabindex: interactive ? "0" : "-1",
       "aria-hidden": interactive ? null : "true",
-      title: "Slide",
     });
     this.want = null; // {file, fragment, theme}
     this.shown = null;
@@ -84,6 +103,7 @@ class SlideFrame {
   }
 
   paint(slide) {
+    this.iframe.title = this.viewer.t("frame.title");
     const { width, height } = this.viewer.size;
     const want = { file: slide.file, fragment: slide.fragment, theme: this.viewer.theme, width, height };
     this.want = want;
@@ -147,12 +167,14 @@ class SlideViewer {
   constructor(element, ctx) {
     this.el = element;
     this.ctx = ctx;
+    this.t = translator(() => ctx.locale || "en");
     this.size = slideSize(ctx.params);
     this.baseUrl = ctx.baseUrl || "/content/";
     this.files = new Map();
     this.assetVersions = new Map();
     this.deck = { title: "", slides: [] };
-    this.manifestError = null;
+    this.manifestError = null; // English, for the agent
+    this.manifestProblem = null; // {key, params}: the same, for the person
     this.manifestData = null;
     this.theme = "";
     this.current = 0;
@@ -163,12 +185,17 @@ class SlideViewer {
     this.fitResults = new Map();
     this.thumbs = [];
     this.tiles = [];
+    this.extras = []; // slide files manifest.json does not list: [{file, title}]
     this.listeners = [];
+    this.published = null; // what the selection chip was last told (see publishSelection)
     this.destroyed = false;
 
     this.build();
     this.setFiles(ctx.files || []);
+    this.restorePosition();
     this.render();
+    this.restoreScroll();
+    this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
     queueMicrotask(() => this.announceSlide());
   }
 
@@ -187,9 +214,11 @@ class SlideViewer {
       this.deck = { title: parsed.title, slides: parsed.slides };
       this.manifestData = parsed.data;
       this.manifestError = null;
+      this.manifestProblem = null;
     } else {
       // Keep showing the last good deck while the manifest is broken.
       this.manifestError = parsed.error;
+      this.manifestProblem = { key: parsed.errorKey, params: parsed.errorParams || {} };
       if (parsed.missing) {
         this.deck = { title: "", slides: [] };
         this.manifestData = null;
@@ -197,6 +226,22 @@ class SlideViewer {
     }
     const theme = this.files.get(THEME);
     this.theme = theme && typeof theme.content === "string" ? theme.content : "";
+    this.readExtras();
+  }
+
+  /** Slide files in the slide folder that the deck does not list (the agent wrote one, forgot the manifest). */
+  readExtras() {
+    const listed = new Set(this.deck.slides.map((s) => s.file));
+    this.extras = [...this.files.values()]
+      .filter((f) => isSlideFile(f.path) && !listed.has(f.path) && typeof f.content === "string")
+      .map((f) => ({ file: f.path, title: titleFromHtml(f.content, f.path) }))
+      .sort((a, b) => a.file.localeCompare(b.file));
+  }
+
+  /** The manifest problem in the person's language. */
+  manifestProblemText() {
+    const problem = this.manifestProblem;
+    return problem && problem.key ? this.t(problem.key, problem.params) : this.manifestError;
   }
 
   slideAt(index) {
@@ -209,8 +254,15 @@ class SlideViewer {
       file: meta.file,
       title: meta.title,
       missing: !exists,
-      fragment: exists ? entry.content : missingFragment(meta.file),
+      fragment: exists ? entry.content : this.missingFragment(meta.file),
     };
+  }
+
+  /** What a frame shows for a slide manifest.json lists but that does not exist. */
+  missingFragment(file) {
+    return `<section class="slide" style="align-items:center;justify-content:center;text-align:center">
+<p class="eyebrow">${escapeHtml(this.t("missing.eyebrow"))}</p><h2>${escapeHtml(file)}</h2>`
+      + `<p class="muted">${escapeHtml(this.t("missing.body"))}</p></section>`;
   }
 
   get currentSlide() {
@@ -224,43 +276,47 @@ class SlideViewer {
       document.head.append(h("link", { rel: "stylesheet", href: STYLE_URL, "data-pneuma-slide": "" }));
     }
     this.el.classList.add("pns-host");
-    this.outlineBtn = iconButton("outline", "Show or hide the slide outline", () => this.toggleOutline());
-    this.prevBtn = iconButton("prev", "Previous slide (←)", () => this.go(this.current - 1));
-    this.nextBtn = iconButton("next", "Next slide (→)", () => this.go(this.current + 1));
+    this.outlineBtn = iconButton("outline", () => this.toggleOutline());
+    this.prevBtn = iconButton("prev", () => this.go(this.current - 1));
+    this.nextBtn = iconButton("next", () => this.go(this.current + 1));
     this.counter = h("span", { class: "pns-counter", "aria-live": "polite" });
     this.deckTitle = h("span", { class: "pns-deck-title" });
     this.viewBtns = {
-      single: iconButton("single", "One slide", () => this.setView("single")),
-      grid: iconButton("grid", "All slides in a grid", () => this.setView("grid")),
+      single: iconButton("single", () => this.setView("single")),
+      grid: iconButton("grid", () => this.setView("grid")),
     };
-    const presentBtn = h("button", { type: "button", class: "pns-btn pns-btn--text pns-btn--primary",
-      title: "Present full screen (Esc to leave)", onclick: () => this.present() });
-    presentBtn.innerHTML = ICONS.present + "<span>Present</span>";
-    this.fitBtn = h("button", { type: "button", class: "pns-btn pns-btn--text",
-      title: "Measure every slide for content that sticks out", onclick: () => this.checkFromUi() });
-    this.fitBtn.innerHTML = ICONS.fit + "<span>Check fit</span>";
+    this.presentBtn = h("button", { type: "button", class: "pns-btn pns-btn--text pns-btn--primary",
+      onclick: () => this.present() });
+    this.fitBtn = h("button", { type: "button", class: "pns-btn pns-btn--text", onclick: () => this.checkFromUi() });
     this.exportBtn = h("button", { type: "button", class: "pns-btn pns-btn--text", "aria-haspopup": "menu",
-      title: "Export the deck", onclick: (e) => { e.stopPropagation(); this.toggleExportMenu(); } });
-    this.exportBtn.innerHTML = ICONS.export + "<span>Export</span>";
+      onclick: (e) => { e.stopPropagation(); this.toggleExportMenu(); } });
+    this.pdfHint = h("span");
+    this.htmlHint = h("span");
     this.exportMenu = h("div", { class: "pns-menu", role: "menu", hidden: true },
       h("button", { type: "button", role: "menuitem", onclick: () => this.exportDeck("pdf") },
-        h("strong", { text: "PDF" }), h("span", { text: "one page per slide" })),
+        h("strong", { text: "PDF" }), this.pdfHint),
       h("button", { type: "button", role: "menuitem", onclick: () => this.exportDeck("html") },
-        h("strong", { text: "HTML" }), h("span", { text: "one self-contained file" })));
+        h("strong", { text: "HTML" }), this.htmlHint));
+    this.viewGroup = h("div", { class: "pns-seg", role: "group" }, this.viewBtns.single, this.viewBtns.grid);
 
     this.toolbar = h("div", { class: "pns-toolbar" },
       this.outlineBtn,
       h("div", { class: "pns-nav-btns" }, this.prevBtn, this.counter, this.nextBtn),
       this.deckTitle,
       h("div", { class: "pns-spacer" }),
-      h("div", { class: "pns-seg", role: "group", "aria-label": "View" }, this.viewBtns.single, this.viewBtns.grid),
+      this.viewGroup,
       this.fitBtn,
       h("div", { class: "pns-export" }, this.exportBtn, this.exportMenu),
-      presentBtn);
+      this.presentBtn);
 
     this.banner = h("div", { class: "pns-banner", hidden: true });
     this.notice = h("div", { class: "pns-notice", hidden: true, role: "status" });
-    this.nav = h("nav", { class: "pns-nav", "aria-label": "Slides" });
+    this.nav = h("nav", { class: "pns-nav" });
+    // Slide files the manifest does not list, below the deck's thumbnails.
+    this.extraHeading = h("div", { class: "pns-extra-heading" });
+    this.extraList = h("div", { class: "pns-extra-list" });
+    this.extraGroup = h("section", { class: "pns-extra", hidden: true }, this.extraHeading, this.extraList);
+    this.nav.append(this.extraGroup);
     this.stageFrame = new SlideFrame(this, { interactive: true, className: "pns-frame--stage" });
     this.stageBox = h("div", { class: "pns-stage-box" }, this.stageFrame.iframe);
     this.stageCaption = h("div", { class: "pns-stage-caption" });
@@ -274,6 +330,7 @@ class SlideViewer {
       this.notice, this.measureHost);
     this.el.append(this.root);
 
+    this.applyLabels();
     this.setSizeVars(this.root);
     this.root.style.setProperty("--thumb-scale", String(THUMB_WIDTH / this.size.width));
     this.root.style.setProperty("--thumb-w", `${THUMB_WIDTH}px`);
@@ -283,12 +340,121 @@ class SlideViewer {
     this.resizeObserver.observe(this.stage);
     this.resizeObserver.observe(this.grid);
     this.on(document, "keydown", (e) => this.onKey(e, false));
+    const keepScroll = () => {
+      clearTimeout(this.positionTimer);
+      this.positionTimer = setTimeout(() => this.savePosition(), 150);
+    };
+    this.on(this.nav, "scroll", keepScroll, { passive: true });
+    this.on(this.grid, "scroll", keepScroll, { passive: true });
     this.on(document, "click", () => this.closeExportMenu());
     this.on(window, "resize", () => { if (this.presenting) this.layout(); });
     this.on(document, "fullscreenchange", () => {
       if (!document.fullscreenElement && this.presenting) this.leavePresent();
     });
     this.setupDrag();
+  }
+
+  // -- the position across a reload
+
+  positionKey() {
+    let session = "";
+    try {
+      session = new URLSearchParams(location.search).get("session") || "";
+    } catch {
+      /* no location: one key for all */
+    }
+    return POSITION_KEY + session;
+  }
+
+  /** Remember which slide is on screen (by file), the view, the outline and its scroll, for a reload. */
+  savePosition() {
+    if (this.restoring || this.destroyed) return;
+    const slide = this.currentSlide;
+    const position = { file: slide ? slide.file : null, view: this.view, outline: this.outlineVisible,
+      navScroll: Math.round(this.nav.scrollTop), gridScroll: Math.round(this.grid.scrollTop) };
+    try {
+      sessionStorage.setItem(this.positionKey(), JSON.stringify(position));
+    } catch {
+      /* storage unavailable: the position is simply not kept */
+    }
+  }
+
+  /** Before the first render: the slide, view and outline the tab showed before it was reloaded. */
+  restorePosition() {
+    let position = null;
+    try {
+      position = JSON.parse(sessionStorage.getItem(this.positionKey()) || "null");
+    } catch {
+      position = null;
+    }
+    this.savedPosition = position && typeof position === "object" ? position : null;
+    if (!this.savedPosition) return;
+    const { file, view, outline } = this.savedPosition;
+    const index = typeof file === "string" ? this.deck.slides.findIndex((s) => s.file === file) : -1;
+    if (index >= 0) this.current = index;
+    if (VIEWS.includes(view)) this.view = view;
+    if (typeof outline === "boolean") this.outlineVisible = outline;
+  }
+
+  /**
+   * After the first render: the outline's and the grid's scroll. Tried on
+   * each frame until the panel is laid out tall enough to take it (the
+   * shell may size the viewer's panel a little after mount), for at most
+   * a second and a half.
+   */
+  restoreScroll() {
+    const position = this.savedPosition;
+    if (!position) return;
+    const navWant = Number(position.navScroll) || 0;
+    const gridWant = Number(position.gridScroll) || 0;
+    this.restoring = true;
+    const started = performance.now();
+    const attempt = () => {
+      if (this.destroyed) return;
+      if (navWant) this.nav.scrollTop = navWant;
+      if (gridWant && !this.grid.hidden) this.grid.scrollTop = gridWant;
+      const done = Math.abs(this.nav.scrollTop - navWant) <= 1
+        && (this.grid.hidden || Math.abs(this.grid.scrollTop - gridWant) <= 1);
+      if (!done && performance.now() - started < 1500) {
+        requestAnimationFrame(attempt);
+        return;
+      }
+      if (!navWant && !gridWant) this.scrollThumbIntoView();
+      this.restoring = false;
+    };
+    requestAnimationFrame(attempt);
+  }
+
+  /** The fixed labels of the toolbar and panels, in the current language. */
+  applyLabels() {
+    const t = this.t;
+    labelButton(this.outlineBtn, t("toolbar.outline"));
+    labelButton(this.prevBtn, t("toolbar.prev"));
+    labelButton(this.nextBtn, t("toolbar.next"));
+    labelButton(this.viewBtns.single, t("toolbar.single"));
+    labelButton(this.viewBtns.grid, t("toolbar.grid"));
+    this.viewGroup.setAttribute("aria-label", t("toolbar.views"));
+    textButton(this.presentBtn, "present", t("toolbar.present"), t("toolbar.presentTitle"));
+    textButton(this.fitBtn, "fit", t("toolbar.fit"), t("toolbar.fitTitle"));
+    if (!this.exporting) textButton(this.exportBtn, "export", t("toolbar.export"), t("toolbar.exportTitle"));
+    this.pdfHint.textContent = t("export.pdfHint");
+    this.htmlHint.textContent = t("export.htmlHint");
+    this.nav.setAttribute("aria-label", t("nav.label"));
+    this.extraHeading.textContent = t("extra.heading");
+    this.extraHeading.title = t("extra.hint");
+    if (this.presentEl) {
+      this.presentEl.setAttribute("aria-label", t("present.label"));
+      this.presentHint.textContent = t("present.hint");
+    }
+  }
+
+  /** The language changed: every label, then everything rendered with words, then the chip. */
+  relabel() {
+    if (this.destroyed) return;
+    this.applyLabels();
+    this.render();
+    this.published = null;
+    if (this.currentSlide) this.publishSelection();
   }
 
   setSizeVars(el) {
@@ -333,9 +499,8 @@ class SlideViewer {
     this.grid.hidden = this.view !== "grid";
     if (this.manifestError) {
       this.banner.hidden = false;
-      this.banner.textContent = this.deck.slides.length
-        ? `${this.manifestError}. Showing the last version that could be read.`
-        : this.manifestError;
+      const problem = this.manifestProblemText();
+      this.banner.textContent = this.deck.slides.length ? this.t("manifest.stale", { error: problem }) : problem;
     } else {
       this.banner.hidden = true;
     }
@@ -353,7 +518,8 @@ class SlideViewer {
     while (slots.length < slides.length) {
       const slot = create(slots.length);
       slots.push(slot);
-      container.append(slot.item);
+      // In the outline, the deck's slides come before the "not in the deck" group.
+      container.insertBefore(slot.item, container === this.nav ? this.extraGroup : null);
     }
     slides.forEach((meta, i) => {
       const slot = slots[i];
@@ -381,25 +547,55 @@ class SlideViewer {
       return { item, frame, num, title, badge };
     }, (slot, meta, i) => {
       slot.item.setAttribute("aria-current", i === this.current ? "true" : "false");
-      slot.item.setAttribute("aria-label", `Slide ${i + 1}: ${meta.title}`);
-      slot.item.title = `${meta.file}\nDrag to reorder`;
+      slot.item.setAttribute("aria-label", this.t("nav.slide", { n: i + 1, title: meta.title }));
+      slot.item.title = `${meta.file}\n${this.t("nav.dragHint")}`;
       slot.num.textContent = String(i + 1);
       slot.title.textContent = meta.title;
     });
+    this.renderExtras();
+  }
+
+  /** The "not in the deck" group: each slide file the manifest does not list, with one-click "Add to deck". */
+  renderExtras() {
+    const extras = this.extras;
+    this.extraGroup.hidden = extras.length === 0;
+    const kept = new Map(Array.from(this.extraList.children).map((el) => [el.dataset.file, el]));
+    const items = extras.map((extra) => {
+      let item = kept.get(extra.file);
+      if (!item) {
+        const frame = new SlideFrame(this, { className: "pns-frame--extra" });
+        const add = h("button", { type: "button", class: "pns-btn pns-btn--text pns-extra-add",
+          onclick: () => this.addToDeck(item.dataset.file) });
+        item = h("div", { class: "pns-extra-item", "data-file": extra.file },
+          h("div", { class: "pns-thumb-frame" }, frame.iframe),
+          h("span", { class: "pns-extra-title" }),
+          h("span", { class: "pns-extra-file" }),
+          add);
+        item.frame = frame;
+      }
+      item.querySelector(".pns-extra-title").textContent = extra.title;
+      item.querySelector(".pns-extra-file").textContent = extra.file;
+      const add = item.querySelector(".pns-extra-add");
+      add.textContent = this.t("extra.add");
+      add.title = this.t("extra.addTitle", { file: extra.file });
+      item.frame.paint({ file: extra.file, fragment: this.files.get(extra.file).content });
+      return item;
+    });
+    this.extraList.replaceChildren(...items);
   }
 
   paintBadge(badge, file, missing) {
     const fit = this.fitResults.get(file);
     if (missing) {
       badge.hidden = false;
-      badge.textContent = "missing";
-      badge.title = `${file} does not exist`;
+      badge.textContent = this.t("badge.missing");
+      badge.title = this.t("badge.missingTitle", { file });
     } else if (fit && !fit.fits) {
       badge.hidden = false;
       const parts = [];
       if (fit.overflowY) parts.push(`${fit.overflowY}px ↕`);
       if (fit.overflowX) parts.push(`${fit.overflowX}px ↔`);
-      badge.textContent = `overflow ${parts.join(" ")}`;
+      badge.textContent = this.t("badge.overflow", { amount: parts.join(" ") });
       badge.title = fit.elements.map((e) => e.selector).join("\n");
     } else {
       badge.hidden = true;
@@ -413,8 +609,8 @@ class SlideViewer {
       this.stageCaption.textContent = "";
       this.empty.hidden = false;
       this.empty.textContent = this.manifestError && !this.deck.slides.length
-        ? this.manifestError
-        : "This deck has no slides yet. Ask the agent for an outline, or add slides to manifest.json.";
+        ? this.manifestProblemText()
+        : this.t("stage.empty");
       return;
     }
     this.stageBox.hidden = false;
@@ -422,7 +618,7 @@ class SlideViewer {
     this.stageFrame.paint(slide);
     this.stageCaption.textContent = "";
     this.stageCaption.append(
-      h("span", { class: "pns-caption-num", text: `Slide ${slide.index + 1} of ${this.deck.slides.length}` }),
+      h("span", { class: "pns-caption-num", text: this.t("stage.position", { n: slide.index + 1, total: this.deck.slides.length }) }),
       h("span", { class: "pns-caption-title", text: slide.title }),
       h("span", { class: "pns-caption-file", text: slide.file }));
     this.layout();
@@ -514,6 +710,7 @@ class SlideViewer {
     this.render();
     this.scrollThumbIntoView();
     if (announce) this.announceSlide();
+    this.savePosition();
     return true;
   }
 
@@ -529,12 +726,14 @@ class SlideViewer {
     this.view = view;
     this.render();
     this.scrollThumbIntoView();
+    this.savePosition();
   }
 
   toggleOutline(visible) {
     this.outlineVisible = typeof visible === "boolean" ? visible : !this.outlineVisible;
     this.renderToolbar();
     this.layout();
+    this.savePosition();
     return this.outlineVisible;
   }
 
@@ -546,24 +745,37 @@ class SlideViewer {
     if (!this.selection) this.publishSelection();
   }
 
-  publishSelection() {
-    if (!this.ctx.setSelection) return;
+  /** What the shell's selection chip shows for the slide on screen (and the element selected in it). */
+  selectionFor() {
     const slide = this.currentSlide;
-    if (!slide) {
-      this.ctx.setSelection(null);
-      return;
-    }
+    if (!slide) return null;
     const base = { file: slide.file, index: slide.index + 1, total: this.deck.slides.length, title: slide.title };
     if (this.selection && this.selection.file === slide.file) {
       const info = this.selection.info;
       const name = info.tag + (info.classes.length ? `.${info.classes[0]}` : "");
       let text = info.text.replace(/["“”]/g, "");
       if (text.length > 36) text = text.slice(0, 36).replace(/\s+\S*$/, "") + "…";
-      this.ctx.setSelection({ ...base, ...info,
-        label: `Slide ${base.index} · ${name}${text ? ` “${text}”` : ""}` });
-    } else {
-      this.ctx.setSelection({ ...base, label: `Slide ${base.index} · ${slide.title}` });
+      const element = `${name}${text ? ` “${text}”` : ""}`;
+      return { ...base, ...info, label: this.t("chip.element", { n: base.index, element }) };
     }
+    return { ...base, label: this.t("chip.slide", { n: base.index, title: slide.title }) };
+  }
+
+  publishSelection() {
+    if (!this.ctx.setSelection) return;
+    const sel = this.selectionFor();
+    this.published = JSON.stringify(sel);
+    this.ctx.setSelection(sel);
+  }
+
+  /**
+   * The chip derives from the deck as it is now: when the agent renames the
+   * slide on screen (its title in manifest.json), moves it or adds slides,
+   * the chip says so without the person clicking again.
+   */
+  refreshChip() {
+    if (!this.ctx.setSelection || !this.currentSlide) return;
+    if (JSON.stringify(this.selectionFor()) !== this.published) this.publishSelection();
   }
 
   // -- present mode
@@ -575,9 +787,10 @@ class SlideViewer {
     this.presentFrame = new SlideFrame(this, { className: "pns-frame--present" });
     this.presentBox = h("div", { class: "pns-present-box" }, this.presentFrame.iframe);
     this.presentCounter = h("div", { class: "pns-present-counter" });
-    this.presentEl = h("div", { class: "pns-present", tabindex: "-1", role: "dialog", "aria-label": "Presentation" },
-      this.presentBox, this.presentCounter,
-      h("div", { class: "pns-present-hint", text: "← → to move · Esc to leave" }));
+    this.presentHint = h("div", { class: "pns-present-hint" });
+    this.presentEl = h("div", { class: "pns-present", tabindex: "-1", role: "dialog" },
+      this.presentBox, this.presentCounter, this.presentHint);
+    this.applyLabels();
     this.setSizeVars(this.presentEl);
     this.presentEl.addEventListener("click", (e) => {
       if (e.target === this.presentEl) this.go(this.current + 1);
@@ -782,7 +995,7 @@ class SlideViewer {
     const order = this.deck.slides.map((s) => s.file);
     if (from < 0 || from >= order.length || to < 0 || to >= order.length || from === to) return;
     if (this.manifestError || !this.manifestData) {
-      this.flash(`Cannot reorder: ${this.manifestError || "manifest.json is missing"}.`, "error");
+      this.flash(this.t("reorder.refused", { reason: this.manifestProblemText() || this.t("manifest.missing") }), "error");
       return;
     }
     const currentFile = this.currentSlide && this.currentSlide.file;
@@ -799,14 +1012,67 @@ class SlideViewer {
     this.render();
     try {
       await this.ctx.writeFile(MANIFEST, text);
-      this.flash(`Moved “${this.deck.slides[to].title}” to position ${to + 1}.`);
+      this.flash(this.t("reorder.moved", { title: this.deck.slides[to].title, n: to + 1 }));
     } catch (err) {
       if (previous) this.files.set(MANIFEST, previous);
       this.readDeck();
       this.render();
-      this.flash(`Could not save manifest.json: ${err && err.message ? err.message : err}`, "error");
+      this.flash(this.t("save.failed", { message: err && err.message ? err.message : err }), "error");
     }
     this.announceSlide();
+  }
+
+  /**
+   * Append a slide file the manifest does not list to manifest.json, then
+   * show it. The manifest is read from disk first, not from the last
+   * snapshot, so an edit the agent made meanwhile is kept; a broken or
+   * missing manifest is refused, as a reorder is.
+   */
+  async addToDeck(file) {
+    const extra = this.extras.find((e) => e.file === file);
+    if (!extra) return false;
+    let text;
+    try {
+      const body = await fetchJson(`/api/files/read?path=${encodeURIComponent(MANIFEST)}`);
+      text = body && body.content;
+    } catch (err) {
+      text = err && err.status === 404 ? null : undefined;
+      if (text === undefined) {
+        this.flash(this.t("extra.refused", { reason: err && err.message ? err.message : err }), "error");
+        return false;
+      }
+    }
+    const parsed = parseManifest(text);
+    if (!parsed.ok) {
+      const reason = parsed.errorKey ? this.t(parsed.errorKey, parsed.errorParams || {}) : parsed.error;
+      this.flash(this.t("extra.refused", { reason }), "error");
+      return false;
+    }
+    let index = parsed.slides.findIndex((s) => s.file === file);
+    let next = text;
+    if (index < 0) {
+      next = formatManifest(appendToManifest(parsed.data, { file, title: extra.title }));
+      index = parsed.slides.length;
+      try {
+        await this.ctx.writeFile(MANIFEST, next);
+      } catch (err) {
+        this.flash(this.t("save.failed", { message: err && err.message ? err.message : err }), "error");
+        return false;
+      }
+    }
+    // Show it at once; the write comes back as a "self" change with the same text.
+    const previous = this.files.get(MANIFEST);
+    this.files.set(MANIFEST, { ...(previous || {}), path: MANIFEST, content: next });
+    this.readDeck();
+    if (this.view !== "single" && !this.presenting) this.view = "single";
+    this.current = Math.min(index, this.deck.slides.length - 1);
+    this.selection = null;
+    this.render();
+    this.scrollThumbIntoView();
+    this.announceSlide();
+    this.savePosition();
+    this.flash(this.t("extra.added", { title: this.deck.slides[this.current].title, n: this.current + 1 }));
+    return true;
   }
 
   // -- notices, export
@@ -832,7 +1098,8 @@ class SlideViewer {
     this.closeExportMenu();
     const label = format.toUpperCase();
     this.exportBtn.disabled = true;
-    this.exportBtn.querySelector("span").textContent = `Exporting ${label}…`;
+    this.exporting = label;
+    this.exportBtn.querySelector("span").textContent = this.t("export.running", { format: label });
     try {
       const res = await fetch(`/api/slide/export?format=${format}`, { credentials: "same-origin" });
       if (!res.ok) {
@@ -851,20 +1118,29 @@ class SlideViewer {
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 10000);
       const saved = res.headers.get("X-Pneuma-Export-Path");
-      this.flash(`Exported ${name}${saved ? ` (also saved as ${saved})` : ""}.`);
+      this.flash(saved ? this.t("export.doneSaved", { name, path: saved }) : this.t("export.done", { name }));
     } catch (err) {
-      this.flash(`Export failed: ${err.message || err}`, "error", 6000);
+      this.flash(this.t("export.failed", { message: err.message || err }), "error", 6000);
     } finally {
       this.exportBtn.disabled = false;
-      this.exportBtn.querySelector("span").textContent = "Export";
+      this.exporting = null;
+      this.exportBtn.querySelector("span").textContent = this.t("toolbar.export");
     }
   }
 
   async checkFromUi() {
     this.fitBtn.disabled = true;
     try {
+      // The action's message is for the agent (English); the person gets a summary in their language.
       const result = await this.checkContentFit({});
-      this.flash(result.message, result.data && result.data.slides.every((s) => s.fits) ? "ok" : "error", 6000);
+      const slides = (result.data && result.data.slides) || [];
+      const bad = slides.filter((r) => !r.fits);
+      const size = `${this.size.width}×${this.size.height}`;
+      const text = !result.success ? this.t("stage.empty")
+        : bad.length ? this.t("fit.someOverflow", { bad: bad.length, count: slides.length, size,
+          files: bad.map((r) => r.file).join(", ") })
+          : this.t("fit.allFit", { count: slides.length, size });
+      this.flash(text, result.success && !bad.length ? "ok" : "error", 6000);
     } finally {
       this.fitBtn.disabled = false;
     }
@@ -1000,6 +1276,8 @@ class SlideViewer {
           : "nothing selected.");
     }
     if (this.manifestError) message += ` Warning: ${this.manifestError}.`;
+    const notInDeck = this.extras.map((e) => e.file);
+    if (notInDeck.length) message += ` Not in manifest.json (shown to the person as "not in the deck"): ${notInDeck.join(", ")}.`;
     return {
       success: true,
       message,
@@ -1014,6 +1292,7 @@ class SlideViewer {
         selection: sel,
         slides: this.deck.slides.map((s, i) => ({ index: i + 1, file: s.file, title: s.title })),
         manifestError: this.manifestError,
+        notInDeck,
       },
     };
   }
@@ -1050,6 +1329,8 @@ class SlideViewer {
       }
     }
     if (idx < 0 && shown) this.announceSlide();
+    else this.refreshChip();
+    this.savePosition();
   }
 
   async runAction(actionId, params = {}) {
@@ -1092,15 +1373,15 @@ class SlideViewer {
     this.resizeObserver.disconnect();
     for (const off of this.listeners) off();
     clearTimeout(this.noticeTimer);
+    clearTimeout(this.positionTimer);
+    if (this.stopLocale) this.stopLocale();
     this.root.remove();
     this.el.classList.remove("pns-host");
   }
 }
 
-function missingFragment(file) {
-  const safe = file.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
-  return `<section class="slide" style="align-items:center;justify-content:center;text-align:center">
-<p class="eyebrow">Missing slide</p><h2>${safe}</h2><p class="muted">manifest.json lists this file, but it does not exist.</p></section>`;
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }
 
 function dropIndex(items, x, y, twoD) {

@@ -14,6 +14,7 @@
 // viewer never touches the engine's page itself).
 
 import { h } from "/static/lib/viewer-helpers.js";
+import { translator } from "./i18n.js";
 
 const MODE = "webgal";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
@@ -193,6 +194,8 @@ class WebgalViewer {
   constructor(element, ctx) {
     this.element = element;
     this.ctx = ctx;
+    this.t = translator(() => ctx.locale || "en");
+    this.statusText = () => this.t("game.starting"); // the game bar's line, said again after a switch of language
     this.file = null; // the workspace path on screen
     this.selection = null; // {file, start, end}
     this.cursor = null; // the line last clicked (jump target)
@@ -205,6 +208,7 @@ class WebgalViewer {
     this.unsubscribe = null;
     acquireCss();
     this.build();
+    this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
     const first = this.scenePaths().find((p) => sceneName(p) === "start.txt") || this.scenePaths()[0] || null;
     if (first) this.open(first, { quiet: true });
     else this.renderScript();
@@ -213,23 +217,22 @@ class WebgalViewer {
   // -- structure --
 
   build() {
-    this.sceneList = h("nav", { class: "wg-scenes", "aria-label": "Scenes" });
+    this.sceneList = h("nav", { class: "wg-scenes" });
     this.frame = h("iframe", {
       class: "wg-frame",
-      title: "WebGAL preview",
       src: "/webgal/",
       allow: "autoplay; fullscreen",
     });
     this.frame.addEventListener("load", () => this.attachFrame());
-    this.gameStatus = h("div", { class: "wg-game-status", "aria-live": "polite" }, "Starting the engine…");
-    const restart = h("button", { type: "button", class: "wg-btn", title: "Start the game over (title screen)", onclick: () => this.reloadGame(null) }, "Restart");
-    const playScene = h("button", { type: "button", class: "wg-btn", title: "Play the open scene from its first line", onclick: () => this.file && isScene(this.file) && this.jump(sceneName(this.file), 1) }, "Play scene");
+    this.gameStatus = h("div", { class: "wg-game-status", "aria-live": "polite" });
+    this.restartButton = h("button", { type: "button", class: "wg-btn", "data-action": "restart", onclick: () => this.reloadGame(null) });
+    this.playButton = h("button", { type: "button", class: "wg-btn", "data-action": "play-scene", onclick: () => this.file && isScene(this.file) && this.jump(sceneName(this.file), 1) });
     this.game = h("section", { class: "wg-game" },
       h("div", { class: "wg-stage" }, this.frame),
-      h("div", { class: "wg-game-bar" }, this.gameStatus, h("span", { class: "wg-spacer" }), playScene, restart));
+      h("div", { class: "wg-game-bar" }, this.gameStatus, h("span", { class: "wg-spacer" }), this.playButton, this.restartButton));
     this.fileTitle = h("span", { class: "wg-file-title" });
     this.validity = h("span", { class: "wg-validity" });
-    this.hint = h("span", { class: "wg-hint", text: "Click a line to play it · shift-click to select lines" });
+    this.hint = h("span", { class: "wg-hint" });
     this.lines = h("div", { class: "wg-lines", role: "list" });
     this.scriptScroll = h("div", { class: "wg-script-scroll" }, this.lines);
     this.script = h("section", { class: "wg-script" },
@@ -240,7 +243,37 @@ class WebgalViewer {
       h("div", { class: "wg-main" }, this.game, this.script));
     this.element.append(this.root);
     this.lines.addEventListener("mouseup", (event) => this.onMouseUp(event));
+    this.labelStatic();
     this.renderScenes();
+  }
+
+  /** The labels that never change but with the page's language. */
+  labelStatic() {
+    const t = this.t;
+    this.sceneList.setAttribute("aria-label", t("scenes.label"));
+    this.frame.title = t("game.frame");
+    this.restartButton.textContent = t("game.restart");
+    this.restartButton.title = t("game.restartTitle");
+    this.playButton.textContent = t("game.play");
+    this.playButton.title = t("game.playTitle");
+    this.hint.textContent = t("script.hint");
+    this.lines.setAttribute("aria-label", t("script.lines"));
+    this.showStatus(this.statusText);
+  }
+
+  /** `text()` gives the game bar's line; kept so that a switch of language can say it again. */
+  showStatus(text, title = false) {
+    this.statusText = text;
+    this.gameStatus.textContent = text();
+    if (title) this.gameStatus.title = this.gameStatus.textContent;
+    else this.gameStatus.removeAttribute("title");
+  }
+
+  relabel() {
+    this.labelStatic();
+    this.renderScenes();
+    this.renderScript();
+    if (this.selection) this.setSelection(this.selection);
   }
 
   files() {
@@ -265,7 +298,7 @@ class WebgalViewer {
       const diag = this.diagnostics.get(path);
       const problems = diag && Array.isArray(diag.diagnostics) ? diag.diagnostics.length : 0;
       const badge = diag && diag.diagnostics
-        ? h("span", { class: `wg-badge ${diag.valid === false ? "bad" : problems ? "warn" : "ok"}`, title: problems ? `${problems} diagnostic(s)` : "valid" }, problems ? String(problems) : "✓")
+        ? h("span", { class: `wg-badge ${diag.valid === false ? "bad" : problems ? "warn" : "ok"}`, title: problems === 1 ? this.t("badge.problem") : problems ? this.t("badge.problems", { count: problems }) : this.t("badge.valid") }, problems ? String(problems) : "✓")
         : null;
       return h("button", {
         type: "button",
@@ -274,13 +307,13 @@ class WebgalViewer {
         "data-kind": kind,
         title: path,
         onclick: () => this.open(path),
-      }, h("span", { class: "wg-scene-name", text: label }), path === current ? h("span", { class: "wg-playing", title: "The game is here", text: "▶" }) : null, badge);
+      }, h("span", { class: "wg-scene-name", text: label }), path === current ? h("span", { class: "wg-playing", title: this.t("scenes.playing"), text: "▶" }) : null, badge);
     };
-    const children = [h("div", { class: "wg-list-title", text: "Scenes" })];
-    if (!scenes.length) children.push(h("p", { class: "wg-empty", text: "No scenes yet in game/scene/." }));
+    const children = [h("div", { class: "wg-list-title", text: this.t("scenes.title") })];
+    if (!scenes.length) children.push(h("p", { class: "wg-empty", text: this.t("scenes.none") }));
     for (const path of scenes) children.push(item(path, sceneName(path), "scene"));
     if (this.fileContent(CONFIG_FILE) != null) {
-      children.push(h("div", { class: "wg-list-title", text: "Game" }));
+      children.push(h("div", { class: "wg-list-title", text: this.t("scenes.game") }));
       children.push(item(CONFIG_FILE, "config.txt", "config"));
     }
     this.sceneList.replaceChildren(...children);
@@ -307,9 +340,9 @@ class WebgalViewer {
   renderScript() {
     const path = this.file;
     const content = path ? this.fileContent(path) : null;
-    this.fileTitle.textContent = path || "No file open";
+    this.fileTitle.textContent = path || this.t("script.none");
     if (content == null) {
-      this.lines.replaceChildren(h("p", { class: "wg-empty", text: path ? `${path} does not exist (any more).` : "Pick a scene on the left." }));
+      this.lines.replaceChildren(h("p", { class: "wg-empty", text: path ? this.t("script.gone", { file: path }) : this.t("script.pick") }));
       this.validity.replaceChildren();
       return;
     }
@@ -337,7 +370,7 @@ class WebgalViewer {
       }, h("span", { class: "wg-gutter", text: String(n) }), code);
       if (notes.length) {
         row.append(h("div", { class: "wg-notes" }, notes.map((d) => h("div", { class: `wg-note kind-${d.kind}` },
-          h("span", { class: "wg-note-kind", text: d.kind }),
+          h("span", { class: "wg-note-kind", text: this.t(`kind.${d.kind}`, {}, d.kind) }),
           h("span", { class: "wg-note-msg", text: d.message }),
           d.fixHint ? h("span", { class: "wg-note-hint", text: d.fixHint }) : null))));
       }
@@ -352,12 +385,15 @@ class WebgalViewer {
     const diag = this.file ? this.diagnostics.get(this.file) : null;
     let node = null;
     if (!this.file || !isScene(this.file)) node = null;
-    else if (!diag) node = h("span", { class: "muted", text: "checking…" });
-    else if (diag.unavailable) node = h("span", { class: "muted", title: diag.reason || "", text: "diagnostics unavailable" });
-    else if (!diag.diagnostics.length) node = h("span", { class: "ok", text: "✓ valid" });
+    else if (!diag) node = h("span", { class: "muted", text: this.t("check.running") });
+    else if (diag.unavailable) {
+      const reason = diag.notServed ? this.t("check.notServed") : diag.reason || "";
+      node = h("span", { class: "muted", title: reason, text: this.t("check.unavailable") });
+    } else if (!diag.diagnostics.length) node = h("span", { class: "ok", text: this.t("check.valid") });
     else {
       const n = diag.diagnostics.length;
-      node = h("span", { class: diag.valid === false ? "bad" : "warn", text: `${diag.valid === false ? "✕ invalid" : "⚠ valid"} · ${n} diagnostic${n === 1 ? "" : "s"}` });
+      const key = diag.valid === false ? (n === 1 ? "check.invalidOne" : "check.invalid") : n === 1 ? "check.warningsOne" : "check.warnings";
+      node = h("span", { class: diag.valid === false ? "bad" : "warn", text: this.t(key, { count: n }) });
     }
     this.validity.replaceChildren(...(node ? [node] : []));
   }
@@ -388,7 +424,7 @@ class WebgalViewer {
       const range = lineRange(selection);
       const lines = splitLines(this.fileContent(selection.file) || "");
       const first = (lines[range.start - 1] || "").trim();
-      const where = range.start === range.end ? `line ${range.start}` : `lines ${range.start}–${range.end}`;
+      const where = range.start === range.end ? this.t("chip.line", { line: range.start }) : this.t("chip.lines", { start: range.start, end: range.end });
       const snippet = first.length > 40 ? `${first.slice(0, 39)}…` : first;
       this.ctx.setSelection({
         file: selection.file,
@@ -437,7 +473,7 @@ class WebgalViewer {
   async runValidate(path) {
     this.validateTimers.delete(path);
     if (!this.validateAvailable) {
-      this.diagnostics.set(path, { unavailable: true, reason: "the validate_script tool is not served" });
+      this.diagnostics.set(path, { unavailable: true, notServed: true, reason: "the validate_script tool is not served" });
       this.afterDiagnostics(path);
       return;
     }
@@ -450,7 +486,7 @@ class WebgalViewer {
         result = { valid: data.valid !== false, diagnostics: data.diagnostics };
       } else if (status === 404 && noRoute(data)) {
         this.validateAvailable = false; // no tool route on this server
-        result = { unavailable: true, reason: "the validate_script tool is not served" };
+        result = { unavailable: true, notServed: true, reason: "the validate_script tool is not served" };
       } else {
         result = { unavailable: true, reason: (data && data.error && data.error.message) || `HTTP ${status}` };
       }
@@ -487,12 +523,12 @@ class WebgalViewer {
     this.unsubscribe = null;
     const api = this.frameApi();
     if (!api) {
-      this.gameStatus.textContent = "The WebGAL engine is not available (run scripts/build-web).";
+      this.showStatus(() => this.t("game.missing"));
       this.game.classList.add("missing");
       return;
     }
     this.game.classList.remove("missing");
-    this.gameStatus.textContent = "Click the game to start it.";
+    this.showStatus(() => this.t("game.clickToStart"));
     this.unsubscribe = api.onSync((state) => this.onFrameSync({ ...state }));
   }
 
@@ -502,8 +538,7 @@ class WebgalViewer {
     if (state.scene) {
       const who = state.speaker ? `${state.speaker}: ` : "";
       const said = state.text ? ` — ${who}${state.text}` : "";
-      this.gameStatus.textContent = `${state.scene} · line ${state.line}${said}`;
-      this.gameStatus.title = this.gameStatus.textContent;
+      this.showStatus(() => `${this.t("game.at", { scene: state.scene, line: state.line })}${said}`, true);
     }
     if (!before || before.scene !== state.scene) this.renderScenes();
     if (!before || before.scene !== state.scene || before.line !== state.line) this.markLines();
@@ -530,7 +565,7 @@ class WebgalViewer {
   reloadGame(target) {
     const hash = target && target.scene ? `#scene=${encodeURIComponent(target.scene).replace(/%2F/g, "/")}&line=${target.line || 1}` : "";
     this.frameState = null;
-    this.gameStatus.textContent = "Restarting the engine…";
+    this.showStatus(() => this.t("game.restarting"));
     this.frame.src = `/webgal/?r=${Date.now()}${hash}`;
   }
 
@@ -627,6 +662,7 @@ class WebgalViewer {
   }
 
   destroy() {
+    if (this.stopLocale) this.stopLocale();
     clearTimeout(this.resyncTimer);
     for (const timer of this.validateTimers.values()) clearTimeout(timer);
     try {

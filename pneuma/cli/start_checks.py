@@ -1,0 +1,202 @@
+"""What must hold before a workspace is served, for `pneuma run` and the
+launcher alike (no click here).
+
+Each check raises ``StartProblem`` with the one line the person reads
+(`pneuma run` prints it as ``pneuma: error: …`` and exits with its
+``code``; the launcher answers it as an E_* error). Lines that are only
+worth telling (a seeded workspace, a skill warning, a broken deck) go to
+``notify``, without the ``[pneuma] `` prefix: the caller adds its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+Notify = Callable[[str], None]
+
+
+class StartProblem(Exception):
+    """A reason not to serve the workspace; ``str()`` is the one line to show."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def _ignore(line: str) -> None:
+    pass
+
+
+def load_mode(name: str, *, schema_cache: bool = True) -> Any:
+    """The mode called ``name``. Tool schemas known valid from an earlier run
+    are not re-checked (start-up time); ``pneuma modes`` checks everything."""
+    from pneuma.host.modes import UnknownModeError
+    from pneuma.host.registry import get_mode
+
+    try:
+        return get_mode(name, schema_cache=schema_cache)
+    except UnknownModeError as exc:
+        raise StartProblem(str(exc)) from None
+
+
+def check_root_permission_mode(permission_mode: str | None) -> None:
+    """As root, an explicit bypassPermissions would only fail in the page:
+    refuse it here, with the fix, unless IS_SANDBOX declares a sandbox."""
+    if permission_mode != "bypassPermissions":
+        return  # and the quick start imports nothing more
+    import os
+
+    from pneuma.agents.claude_code import running_as_root, sandbox_declared
+
+    if running_as_root() and not sandbox_declared(os.environ):
+        raise StartProblem(
+            "Claude Code refuses --permission-mode bypassPermissions when run as root; "
+            "set IS_SANDBOX=1 if this machine is disposable, or use "
+            "--permission-mode acceptEdits")
+
+
+def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: bool = False,
+                    notify: Notify = _ignore) -> None:
+    """Before anything is written: the workspace is served by no other
+    process, and belongs to this mode (or the switch was asked for).
+
+    Called first with ``create=False``: a workspace that has a ``.pneuma/``
+    is locked before any ready line; one that has none yet is locked by
+    the second call, from the checks, once the backend and mode are known
+    good and just before the first file is written."""
+    from pneuma.cli.workspace_lock import WorkspaceBusy, acquire, holds
+    from pneuma.workspace.mode_switch import switch_refusal, switch_sessions
+
+    if holds(workspace):  # claimed by the first call
+        return
+    try:
+        if not acquire(workspace, create=create):
+            return
+    except WorkspaceBusy as exc:
+        raise StartProblem(str(exc)) from None
+    except OSError as exc:
+        raise StartProblem(f"cannot lock {workspace}: {exc}") from None
+    if not switch_mode:
+        refusal = switch_refusal(workspace, mode_name)
+        if refusal is not None:
+            raise StartProblem(refusal)
+        return
+    try:
+        previous = switch_sessions(workspace, mode_name)
+    except OSError as exc:
+        raise StartProblem(f"cannot switch {workspace} to the {mode_name} mode: {exc}") from None
+    if previous is not None:
+        notify(f"switched {workspace} from the {previous} mode to {mode_name}; "
+               f"`pneuma run --mode {previous} --switch-mode` resumes its conversation")
+
+
+def prepare_workspace(mode_name: str, workspace: Path, params: Mapping[str, Any],
+                      prompt: Any = None, notify: Notify = _ignore) -> tuple[Any, dict[str, Any]]:
+    """Seed the workspace and settle its params (``prompt`` asks for a
+    missing one; without it a param with no default is a problem)."""
+    from pneuma.workspace.params import WorkspaceError, init_workspace
+
+    mode = load_mode(mode_name)
+    try:
+        result = init_workspace(mode, workspace, params, prompt=prompt)
+    except WorkspaceError as exc:
+        raise StartProblem(str(exc)) from None
+    if result.seeded:
+        notify(f"seeded {len(result.seeded)} file(s) from the {mode.name} mode into {workspace}")
+    return mode, result.params
+
+
+def install_skill(mode: Any, workspace: Path, values: dict[str, Any], notify: Notify = _ignore,
+                  **options: Any) -> Any:
+    """Install (or with ``check=True`` compare) the mode's skill; warnings
+    go to ``notify``."""
+    from pneuma.workspace.claude_md import MarkerError
+    from pneuma.workspace.skill import SkillInstallError
+    from pneuma.workspace.skill import install_skill as install
+
+    try:
+        result = install(mode, workspace, values, **options)
+    except (MarkerError, SkillInstallError) as exc:
+        raise StartProblem(str(exc)) from None
+    for warning in result.warnings:
+        notify(f"warning: {warning}")
+    return result
+
+
+def start_checks(
+    mode_name: str,
+    workspace: Path,
+    backend: str,
+    provided: Mapping[str, Any],
+    *,
+    prompt: Any = None,
+    skip_skill: bool = False,
+    key: dict[str, Any] | None = None,
+    switch_mode: bool = False,
+    notify: Notify = _ignore,
+) -> tuple[Any, dict[str, Any]]:
+    """Everything to make sure of before serving: the backend and mode
+    exist and agree, the workspace is locked, seeded with its params, the
+    skill is installed. Raises ``StartProblem`` when one fails; records
+    the launch stamp (``key``) when all pass."""
+    from pneuma.cli.launch_stamp import checked_paths, write_stamp
+    from pneuma.cli.runner import find_backend
+    from pneuma.workspace.manifest_file import manifest_file_problem
+
+    try:
+        find_backend(backend)
+    except LookupError as exc:
+        raise StartProblem(str(exc)) from None
+    supported = load_mode(mode_name).manifest.supported_backends
+    if backend in ("claude-code", "native", "socket", "none") and backend not in supported:
+        raise StartProblem(f"the {mode_name} mode does not support --backend {backend} "
+                           f"(it supports: {', '.join(supported)})")
+    workspace.mkdir(parents=True, exist_ok=True)
+    claim_workspace(workspace, mode_name, switch_mode, create=True, notify=notify)
+    mode, values = prepare_workspace(mode_name, workspace, provided, prompt, notify)
+    if not skip_skill:
+        # Usually nothing changed since the last run: the fingerprint says so
+        # without rendering anything.
+        install_skill(mode, workspace, values, notify, reuse_fingerprint=True)
+    if key is not None:
+        write_stamp(workspace, key, checked_paths(mode, workspace),
+                    first=first_answers(mode, values).to_json())
+    # Not a reason to refuse the start (the agent can fix it), but the
+    # terminal must say so, not only the page.
+    problem = manifest_file_problem(mode, workspace)
+    if problem is not None:
+        notify(f"warning: {problem}; the viewer shows nothing until it is fixed")
+    return mode, values
+
+
+def agent_notices(mode: Any, permission_mode: str | None, notify: Notify = _ignore) -> str | None:
+    """One line each for what would otherwise surface only in the page: the
+    permission mode chosen for root, missing credentials. Returns the
+    permission mode to run with (None: the mode's own)."""
+    import os
+
+    from pneuma.agents.claude_code import (
+        CREDENTIALS_NOTICE, ROOT_NOTICE, ROOT_PERMISSION_MODE, choose_permission_mode,
+        credentials_found,
+    )
+
+    manifest_mode = mode.manifest.agent.permission_mode
+    chosen = choose_permission_mode(permission_mode, manifest_mode, os.environ)
+    if chosen == ROOT_PERMISSION_MODE and (permission_mode or manifest_mode) != chosen:
+        notify(ROOT_NOTICE)
+    if not credentials_found(os.environ):
+        notify(f"warning: {CREDENTIALS_NOTICE}")
+    return permission_mode if chosen == (permission_mode or manifest_mode) else chosen
+
+
+def first_answers(mode: Any, values: dict[str, Any]) -> Any:
+    """What the early server of the next warm start answers with: the
+    manifest and params exactly as ``/api/config`` shows them."""
+    from pneuma.server.early_server import FirstAnswers
+    from pneuma.workspace.params import redact_params
+
+    return FirstAnswers(mode_json=mode.manifest.to_json(), params=redact_params(mode, values),
+                        static_dir=str(mode.static_dir))

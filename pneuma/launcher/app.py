@@ -1,0 +1,397 @@
+"""The launcher's aiohttp application: its page and JSON routes.
+
+Guarded like every Pneuma server (pneuma.server.security: its own token,
+this server's Host and Origin only) and answering failures in the one
+error shape (pneuma.server.errors). The routes:
+
+    GET  /                         the page (pneuma/web/launcher.html)
+    GET  /static/…                 the shell's static files
+    GET  /api/launcher             version, where the list lives, the agent backend
+    GET  /api/modes                the gallery: installed modes, plugins that failed
+    GET  /api/workspaces?q=…       recent workspaces with their live details
+    POST /api/workspaces/open      {path[, mode]}: serve an existing workspace
+    POST /api/workspaces/new       {mode, path, params}: create one and serve it
+    POST /api/workspaces/forget    {path}: drop it from the list (files untouched)
+    GET  /api/sessions             the sessions this process serves
+    POST /api/sessions/stop        {path}: stop one (agent stopped, state saved)
+
+An open or new answers ``{"url", "servedBy": "launcher"|"other", …}``: the
+session's page with its own token (``other``: the URL of the `pneuma run`
+already serving that folder).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from pneuma import __version__
+from pneuma.cli.start_checks import StartProblem
+from pneuma.host.manifest import InitParam
+from pneuma.host.modes import LoadedMode
+from pneuma.host.paths import web_dir
+from pneuma.host.registry import load_modes
+from pneuma.launcher.details import served_elsewhere, workspace_details
+from pneuma.launcher.hosting import WorkspaceHost
+from pneuma.launcher.recent import RecentWorkspaces
+from pneuma.server import csp
+from pneuma.server.errors import error_middleware, json_text
+from pneuma.server.security import allowed_hosts, make_security_middleware
+from pneuma.tools.errors import ToolError
+from pneuma.workspace.mode_switch import workspace_mode
+from pneuma.workspace.params import coerce_param
+
+_REPO_PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
+# The modes this repository ships (its plugins/ folder), by distribution,
+# for an install from wheels where that folder is not on disk.
+BUILT_IN_DISTRIBUTIONS = frozenset(
+    {"pneuma-slide", "pneuma-doc", "pneuma-draw", "pneuma-webgal", "pneuma-coauthor"})
+WORKSPACES_FOLDER = "Pneuma"  # under the home folder: where new workspaces are suggested
+
+
+@dataclass
+class LauncherState:
+    token: str
+    host: str
+    port: int  # set once bound
+    recent: RecentWorkspaces
+    hosting: WorkspaceHost
+
+
+LAUNCHER = web.AppKey("launcher", LauncherState)
+
+
+def create_launcher_app(state: LauncherState) -> web.Application:
+    def hosts() -> set[str]:
+        return allowed_hosts(state.host, state.port)
+
+    app = web.Application(middlewares=[make_security_middleware(state.token, hosts),
+                                       error_middleware], client_max_size=1024 * 1024)
+    app[LAUNCHER] = state
+    csp.setup(app)
+    app.router.add_get("/", launcher_page)
+    app.router.add_get("/static/{path:.+}", static_file)
+    app.router.add_get("/api/launcher", launcher_info)
+    app.router.add_get("/api/modes", gallery)
+    app.router.add_get("/api/workspaces", recent_workspaces)
+    app.router.add_post("/api/workspaces/open", open_workspace)
+    app.router.add_post("/api/workspaces/new", new_workspace)
+    app.router.add_post("/api/workspaces/forget", forget_workspace)
+    app.router.add_get("/api/sessions", running_sessions)
+    app.router.add_post("/api/sessions/stop", stop_session)
+    return app
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, dumps=json_text)
+
+
+async def launcher_page(request: web.Request) -> web.StreamResponse:
+    return web.FileResponse(web_dir() / "launcher.html", headers={"Cache-Control": "no-cache"})
+
+
+async def static_file(request: web.Request) -> web.StreamResponse:
+    root = web_dir().resolve()
+    rel = request.match_info["path"]
+    target = (root / rel).resolve()
+    if root not in target.parents or not target.is_file():
+        raise ToolError("E_NOT_FOUND", f"no static file {rel}", details={"path": rel})
+    return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
+
+
+async def launcher_info(request: web.Request) -> web.Response:
+    state = request.app[LAUNCHER]
+    return _json({"version": __version__, "listFile": str(state.recent.path),
+                  "backend": state.hosting.defaults.backend,
+                  "workspacesFolder": str(Path.home() / WORKSPACES_FOLDER)})
+
+
+# --- the gallery ---
+
+
+ICON_COLOR = "#7b6cf6"  # currentColor in an icon: the accent, readable on light and dark
+
+
+def icon_url(svg: str | None) -> str | None:
+    """The manifest's inline SVG as a data: URL for an <img>: an image
+    cannot run script or reach the page, live SVG markup could. Icons
+    drawn in ``currentColor`` get the accent (an image has no page colour)."""
+    if not svg or not svg.lstrip().startswith("<"):
+        return None
+    # As a document of its own an SVG needs its namespace (inline SVG does not).
+    namespace = "" if "xmlns=" in svg.split(">", 1)[0] else ' xmlns="http://www.w3.org/2000/svg"'
+    svg = re.sub(r"<svg\b", f'<svg{namespace} color="{ICON_COLOR}"', svg, count=1)
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+
+
+def mode_source(mode: LoadedMode) -> dict[str, Any]:
+    built_in = mode.package_dir.resolve().is_relative_to(_REPO_PLUGINS) or (
+        mode.distribution in BUILT_IN_DISTRIBUTIONS)
+    return {"builtIn": built_in, "distribution": mode.distribution,
+            "version": mode.distribution_version, "plugin": mode.plugin_name}
+
+
+def param_json(param: InitParam) -> dict[str, Any]:
+    return {"name": param.name, "label": param.label, "description": param.description,
+            "type": param.type, "options": list(param.options),
+            "default": param.default_value, "sensitive": param.sensitive,
+            "required": param.default_value is None}
+
+
+def suggested_folder(mode_name: str, home: Path | None = None) -> str:
+    """``~/Pneuma/<mode>``, or ``<mode>-2``, ``-3``… when that exists
+    (written with ``~``: shorter to read, and the routes expand it)."""
+    base = Path(WORKSPACES_FOLDER)
+    home = home or Path.home()
+    candidate = base / mode_name
+    n = 2
+    while (home / candidate).exists() and n < 1000:
+        candidate = base / f"{mode_name}-{n}"
+        n += 1
+    return f"~/{candidate.as_posix()}"
+
+
+async def gallery(request: web.Request) -> web.Response:
+    # The first call imports every plugin: not in the event loop.
+    registry = await asyncio.get_running_loop().run_in_executor(None, load_modes)
+    modes = []
+    for mode in sorted(registry.modes.values(), key=lambda m: m.name):
+        manifest = mode.manifest
+        if manifest.hidden:
+            continue
+        modes.append({
+            "name": mode.name,
+            "displayName": manifest.display_name,
+            "description": manifest.description,
+            "icon": icon_url(manifest.icon),
+            "version": manifest.version,
+            "source": mode_source(mode),
+            "params": [param_json(p) for p in manifest.init.params],
+            "suggestedFolder": suggested_folder(mode.name),
+        })
+    errors = [{"plugin": e.plugin, "distribution": e.distribution, "error": e.error}
+              for e in registry.errors]
+    return _json({"modes": modes, "errors": errors})
+
+
+# --- recent workspaces ---
+
+
+def _served(state: LauncherState, path: Path) -> dict[str, Any] | None:
+    hosted = state.hosting.get(path)
+    if hosted is not None:
+        return {"by": "launcher", "url": hosted.url}
+    other = served_elsewhere(path)
+    if other is not None:
+        return {"by": "other", **other}
+    return None
+
+
+def _listing(state: LauncherState, query: str) -> list[dict[str, Any]]:
+    names = {name: mode.manifest.display_name for name, mode in load_modes().modes.items()}
+    words = query.casefold().split()
+    rows = []
+    for entry in state.recent.entries():
+        row = {**entry.to_json(), **workspace_details(entry.path, entry.mode)}
+        row["served"] = _served(state, Path(entry.path)) if not row["missing"] else None
+        if words:
+            display = names.get(row["mode"], "")
+            haystack = " ".join([
+                entry.path, row["mode"],
+                *(display.values() if isinstance(display, dict) else [display]),
+                (row["lastMessage"] or {}).get("text", "")]).casefold()
+            if not all(word in haystack for word in words):
+                continue
+        rows.append(row)
+    return rows
+
+
+async def recent_workspaces(request: web.Request) -> web.Response:
+    state = request.app[LAUNCHER]
+    query = request.query.get("q", "")[:200]
+    rows = await asyncio.get_running_loop().run_in_executor(None, _listing, state, query)
+    return _json({"workspaces": rows, "query": query})
+
+
+# --- opening, creating, forgetting ---
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise ToolError("E_BAD_ARGS", "the body must be a JSON object",
+                        details={"field": "(root)"}) from None
+    if not isinstance(body, dict):
+        raise ToolError("E_BAD_ARGS", "the body must be a JSON object", details={"field": "(root)"})
+    return body
+
+
+def _folder(body: dict[str, Any]) -> Path:
+    raw = body.get("path")
+    if not isinstance(raw, str) or not raw.strip():
+        raise ToolError("E_BAD_ARGS", "'path' must be the folder's path",
+                        details={"field": "path", "reason": "missing"})
+    path = Path(raw.strip()).expanduser()
+    if not path.is_absolute():
+        raise ToolError("E_BAD_ARGS", f"'{raw}' is not an absolute path (start it with / or ~)",
+                        details={"field": "path", "reason": "relative"})
+    path = Path(os.path.normpath(path))
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise ToolError("E_BAD_ARGS", f"cannot use {raw}: {exc}",
+                        details={"field": "path", "reason": "unresolvable"}) from None
+
+
+def _mode(name: Any) -> LoadedMode:
+    modes = load_modes().modes
+    if not isinstance(name, str) or name not in modes:
+        known = ", ".join(sorted(modes)) or "none"
+        raise ToolError("E_NOT_FOUND", f"no mode named {name!r} is installed (installed: {known})",
+                        details={"field": "mode", "reason": "unknown_mode"})
+    return modes[name]
+
+
+def check_params(mode: LoadedMode, given: Any) -> dict[str, Any]:
+    """The init params of a new workspace, checked against the manifest:
+    known names, the declared type, a select's options, a value for every
+    param without a default (an empty text counts as not given)."""
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise ToolError("E_BAD_ARGS", "'params' must be an object", details={"field": "params"})
+    declared = {p.name: p for p in mode.manifest.init.params}
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        raise ToolError("E_BAD_ARGS",
+                        f"unknown param {', '.join(unknown)} for the {mode.name} mode "
+                        f"(its params: {', '.join(declared) or 'none'})",
+                        details={"field": f"params.{unknown[0]}", "reason": "unknown_param"})
+    values: dict[str, Any] = {}
+    for name, param in declared.items():
+        value = given.get(name)
+        if isinstance(value, str) and not value.strip() and param.type != "string":
+            value = None
+        if value is None or value == "":
+            if param.default_value is None:
+                raise ToolError("E_BAD_ARGS", f"'{name}' is required",
+                                details={"field": f"params.{name}", "reason": "required"})
+            value = param.default_value
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ToolError("E_BAD_ARGS", f"'{name}' must be a {param.type}",
+                            details={"field": f"params.{name}", "reason": "type"})
+        try:
+            values[name] = coerce_param(param, value)
+        except ValueError as exc:
+            raise ToolError("E_BAD_ARGS", str(exc),
+                            details={"field": f"params.{name}", "reason": "type"}) from None
+    return values
+
+
+def _refuse_special_folder(path: Path) -> None:
+    if path == Path("/") or path == Path.home().resolve():
+        which = "the root folder" if path == Path("/") else "your home folder"
+        raise ToolError("E_BAD_ARGS", f"{path} is {which}; choose a folder of its own for the "
+                        "workspace", details={"field": "path", "reason": "special_folder"})
+
+
+def _elsewhere_answer(path: Path) -> dict[str, Any] | None:
+    other = served_elsewhere(path)
+    if other is None:
+        return None
+    if not other["url"]:
+        raise ToolError("E_CONFLICT", f"{path} is being started by another `pneuma run` "
+                        f"(pid {other['pid']}); try again in a moment",
+                        details={"reason": "served_elsewhere", "pid": other["pid"]})
+    return {"url": other["url"], "servedBy": "other", "path": str(path), "pid": other["pid"]}
+
+
+async def _serve(state: LauncherState, path: Path, mode: LoadedMode,
+                 params: dict[str, Any] | None) -> web.Response:
+    elsewhere = _elsewhere_answer(path) if state.hosting.get(path) is None else None
+    if elsewhere is not None:
+        return _json(elsewhere)
+    try:
+        hosted = await state.hosting.open(path, mode.name, params)
+    except StartProblem as exc:
+        raise ToolError("E_CONFLICT", exc.message, details={"reason": "start_refused"},
+                        hint="`pneuma run` would refuse this folder for the same reason") from None
+    return _json({**hosted.to_json(), "servedBy": "launcher"})
+
+
+async def open_workspace(request: web.Request) -> web.Response:
+    state = request.app[LAUNCHER]
+    body = await _body(request)
+    path = _folder(body)
+    if not path.is_dir():
+        raise ToolError("E_NOT_FOUND", f"{path} does not exist (or is not a folder)",
+                        details={"field": "path", "reason": "missing"},
+                        hint="forget it, or start a new workspace there")
+    _refuse_special_folder(path)
+    name = body.get("mode") or workspace_mode(path)
+    if name is None:
+        entry = state.recent.find(path)
+        name = entry.mode if entry is not None else None
+    if name is None:
+        raise ToolError("E_BAD_ARGS", f"{path} is not a Pneuma workspace yet; start a new "
+                        "workspace there from a mode", details={"field": "path",
+                                                                "reason": "not_a_workspace"})
+    return await _serve(state, path, _mode(name), None)
+
+
+async def new_workspace(request: web.Request) -> web.Response:
+    state = request.app[LAUNCHER]
+    body = await _body(request)
+    mode = _mode(body.get("mode"))
+    params = check_params(mode, body.get("params"))
+    path = _folder(body)
+    _refuse_special_folder(path)
+    if path.exists() and not path.is_dir():
+        raise ToolError("E_CONFLICT", f"{path} is a file, not a folder",
+                        details={"field": "path", "reason": "not_a_folder"})
+    if path.is_dir() and any(path.iterdir()):
+        current = workspace_mode(path)
+        if current != mode.name:
+            what = f"a {current} workspace" if current else "not empty"
+            raise ToolError("E_CONFLICT", f"{path} is {what}; choose an empty or new folder "
+                            f"for a {mode.name} workspace",
+                            details={"field": "path", "reason": "not_empty",
+                                     "mode": current})
+    return await _serve(state, path, mode, params)
+
+
+async def forget_workspace(request: web.Request) -> web.Response:
+    state = request.app[LAUNCHER]
+    body = await _body(request)
+    raw = body.get("path")
+    if not isinstance(raw, str) or not raw:
+        raise ToolError("E_BAD_ARGS", "'path' must be a listed folder", details={"field": "path"})
+    forgotten = await asyncio.get_running_loop().run_in_executor(None, state.recent.forget, raw)
+    if not forgotten:
+        raise ToolError("E_NOT_FOUND", f"{raw} is not in the list", details={"field": "path"})
+    return _json({"forgotten": raw})
+
+
+async def running_sessions(request: web.Request) -> web.Response:
+    state = request.app[LAUNCHER]
+    return _json({"sessions": [s.to_json() for s in state.hosting.sessions()]})
+
+
+async def stop_session(request: web.Request) -> web.Response:
+    state = request.app[LAUNCHER]
+    body = await _body(request)
+    raw = body.get("path")
+    if not isinstance(raw, str) or not raw:
+        raise ToolError("E_BAD_ARGS", "'path' must be a served folder", details={"field": "path"})
+    if not await state.hosting.stop(Path(raw)):
+        raise ToolError("E_NOT_FOUND", f"{raw} is not served by this launcher",
+                        details={"field": "path", "reason": "not_served"})
+    return _json({"stopped": raw})

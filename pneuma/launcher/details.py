@@ -1,0 +1,136 @@
+"""What the launcher shows about a recent workspace, read from the
+workspace itself each time the list is asked for (cheaply: one small
+read-only SQLite query, a bounded walk, a few ``stat``\\ s).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pneuma.cli.workspace_lock import holder, is_locked
+from pneuma.server.conversations import read_conversations
+from pneuma.workspace.mode_switch import workspace_mode
+
+STATE_DIR = ".pneuma"
+CONVERSATION_DB = "conversation.db"
+# Folders whose size says nothing about the work (and may be huge).
+NOT_COUNTED = {".pneuma", ".git", "node_modules", "__pycache__", ".venv"}
+MAX_WALKED = 20_000  # entries; past that the size is shown as "at least"
+
+
+@dataclass(frozen=True)
+class FolderSize:
+    bytes: int
+    files: int
+    complete: bool  # False: the walk stopped at MAX_WALKED entries
+
+
+def folder_size(root: Path, max_entries: int = MAX_WALKED) -> FolderSize:
+    """The bytes of the files under ``root``, skipping ``NOT_COUNTED``
+    folders and symlinks, stopping after ``max_entries`` entries."""
+    total = files = seen = 0
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > max_entries:
+                        return FolderSize(total, files, False)
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if entry.name not in NOT_COUNTED:
+                                stack.append(Path(entry.path))
+                        elif entry.is_file(follow_symlinks=False):
+                            total += entry.stat(follow_symlinks=False).st_size
+                            files += 1
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return FolderSize(total, files, True)
+
+
+# The page asks for the list every few seconds; a folder's size changes
+# slowly and is the costly part: kept for SIZE_TTL seconds per folder.
+SIZE_TTL = 30.0
+_sizes: dict[str, tuple[float, FolderSize]] = {}
+
+
+def cached_folder_size(root: Path) -> FolderSize:
+    now = time.monotonic()
+    key = str(root)
+    cached = _sizes.get(key)
+    if cached is not None and now - cached[0] < SIZE_TTL:
+        return cached[1]
+    size = folder_size(root)
+    if len(_sizes) > 1000:
+        _sizes.clear()
+    _sizes[key] = (now, size)
+    return size
+
+
+def conversations_summary(workspace: Path) -> tuple[int, dict[str, str] | None]:
+    """How many conversations the workspace has, and the newest message
+    (``{"role": "user"|"agent", "text": …}``) of the one most recently
+    updated. Read through the conversation log's own read-only reader
+    (``pneuma.server.conversations``); any surprise (no log, a schema it
+    does not know, a locked database) is simply none."""
+    try:
+        found = read_conversations(workspace)
+    except (sqlite3.Error, OSError, ValueError):
+        return 0, None
+    for conversation in found:  # most recently updated first
+        message = conversation.last_message
+        if message:
+            role = "user" if message["role"] == "user" else "agent"
+            return len(found), {"role": role, "text": message["text"]}
+    return len(found), None
+
+
+def last_activity(workspace: Path) -> float | None:
+    """When the workspace's session last changed (its log or its session file)."""
+    state = workspace / STATE_DIR
+    times = []
+    for name in (CONVERSATION_DB, CONVERSATION_DB + "-wal", "session.json"):
+        try:
+            times.append((state / name).stat().st_mtime)
+        except OSError:
+            continue
+    return max(times) if times else None
+
+
+def served_elsewhere(workspace: Path) -> dict[str, Any] | None:
+    """``{"pid", "url"}`` of the other process serving ``workspace`` now
+    (its lock is held), or None."""
+    if not is_locked(workspace):
+        return None
+    info = holder(workspace) or {}
+    url = info.get("url")
+    pid = info.get("pid")
+    return {"pid": pid if isinstance(pid, int) else None,
+            "url": url if isinstance(url, str) and url else None}
+
+
+def workspace_details(path: str, recorded_mode: str) -> dict[str, Any]:
+    """Everything the list shows about one workspace, besides the stored entry."""
+    workspace = Path(path)
+    if not workspace.is_dir():
+        return {"missing": True, "mode": recorded_mode, "lastMessage": None, "conversations": 0,
+                "lastActivity": None, "size": None}
+    size = cached_folder_size(workspace)
+    conversations, message = conversations_summary(workspace)
+    return {
+        "missing": False,
+        "mode": workspace_mode(workspace) or recorded_mode,
+        "lastMessage": message,
+        "conversations": conversations,
+        "lastActivity": last_activity(workspace),
+        "size": {"bytes": size.bytes, "files": size.files, "complete": size.complete},
+    }

@@ -1,0 +1,512 @@
+// The launcher: the installed modes, the recent workspaces, the sessions
+// this process serves. Its JSON API is pneuma/launcher/app.py; opening a
+// workspace goes to that workspace's own page (its own port and token),
+// in this tab: the launcher is one Back away, and its list says what runs.
+
+import { t, initI18n, ready, getLocale, onLocaleChange, localized, formatNumber } from './lib/i18n.js';
+
+const root = document.getElementById('app');
+const EXAMPLE_COMMAND = 'pneuma run --mode doc -w ~/notes'; // a command, the same in every language
+const REFRESH_MS = 4000; // the list shows what runs now: sessions start and stop elsewhere too
+
+let html;
+let LanguageSwitch;
+let glyphsFor;
+let render;
+let useState;
+let useEffect;
+let useRef;
+
+// --- talking to the launcher -------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, error) {
+    super(error && error.message ? error.message : `HTTP ${status}`);
+    this.status = status;
+    this.code = error && error.code;
+    this.details = (error && error.details) || {};
+  }
+}
+
+async function api(path, body) {
+  const options = body === undefined ? { cache: 'no-store' } : {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, options);
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, data && data.error);
+  return data;
+}
+
+// Reasons the launcher gives (details.reason) in the person's language;
+// anything else shows the server's own message.
+const REASONS = {
+  not_empty: 'launcher.error.notEmpty',
+  special_folder: 'launcher.error.specialFolder',
+  relative: 'launcher.error.relative',
+  required: 'launcher.error.required',
+  type: 'launcher.error.type',
+  missing: 'launcher.error.missing',
+  not_a_workspace: 'launcher.error.notWorkspace',
+  not_a_folder: 'launcher.error.notFolder',
+  served_elsewhere: 'launcher.error.servedElsewhere',
+};
+
+function explainError(error, mode) {
+  const key = error instanceof ApiError ? REASONS[error.details.reason] : undefined;
+  if (key) return t(key, { mode: mode || '' });
+  if (error instanceof ApiError) return t('launcher.error.failed', { message: error.message });
+  return t('launcher.error.unreachable');
+}
+
+// --- formatting --------------------------------------------------------------
+
+const TIME_UNITS = [['year', 31557600], ['month', 2629800], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]];
+
+/** "3 minutes ago", "昨天": the largest unit that fits, in the page's language. */
+function relativeTime(seconds) {
+  if (typeof seconds !== 'number') return '';
+  const diff = seconds - Date.now() / 1000;
+  const format = new Intl.RelativeTimeFormat(getLocale(), { numeric: 'auto' });
+  for (const [unit, size] of TIME_UNITS) {
+    if (Math.abs(diff) >= size || unit === 'second') return format.format(Math.round(diff / size), unit);
+  }
+  return '';
+}
+
+function absoluteTime(seconds) {
+  if (typeof seconds !== 'number') return '';
+  return new Date(seconds * 1000).toLocaleString(getLocale());
+}
+
+function formatBytes(bytes) {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return formatNumber(value, { style: 'unit', unit: units[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: value < 10 && unit > 0 ? 1 : 0 });
+}
+
+function folderName(path) {
+  return path.split('/').filter(Boolean).pop() || path;
+}
+
+function modeLabel(modes, name) {
+  const mode = modes.find((m) => m.name === name);
+  return mode ? localized(mode.displayName) || name : name;
+}
+
+// --- the page ----------------------------------------------------------------
+
+
+function ModeIcon({ mode, size = 40 }) {
+  if (mode && mode.icon) {
+    return html`<span class="ln-icon" style=${`width:${size}px;height:${size}px`}><img src=${mode.icon} alt="" width=${size * 0.6} height=${size * 0.6} /></span>`;
+  }
+  const letter = mode ? (localized(mode.displayName) || mode.name).slice(0, 1).toUpperCase() : '?';
+  return html`<span class="ln-icon ln-icon-letter" style=${`width:${size}px;height:${size}px`} aria-hidden="true">${letter}</span>`;
+}
+
+function ModeCard({ mode, onNew }) {
+  const name = localized(mode.displayName) || mode.name;
+  const source = mode.source.builtIn ? t('launcher.mode.builtIn') : t('launcher.mode.from', { distribution: mode.source.distribution || mode.source.plugin });
+  return html`<button class="ln-card" data-mode=${mode.name} onClick=${() => onNew(mode)} aria-label=${t('launcher.mode.newLabel', { name })}>
+    <div class="ln-card-head">
+      <${ModeIcon} mode=${mode} />
+      <div class="ln-card-title">
+        <span class="ln-card-name">${name}</span>
+        <span class="ln-card-meta"><span class="ln-badge">${source}</span><span class="ln-version">${t('launcher.mode.version', { version: mode.version })}</span></span>
+      </div>
+    </div>
+    <p class="ln-card-desc">${localized(mode.description)}</p>
+    <span class="ln-card-action">${t('launcher.mode.new')} <span aria-hidden="true">→</span></span>
+  </button>`;
+}
+
+function FailedPlugins({ errors }) {
+  if (!errors.length) return null;
+  return html`<section class="ln-failed" aria-labelledby="ln-failed-h">
+    <h2 id="ln-failed-h">${t('launcher.failed.heading')}</h2>
+    <ul>${errors.map((e) => html`<li key=${e.plugin}>
+      <span class="ln-failed-name">${e.plugin}${e.distribution ? html` <span class="muted">(${e.distribution})</span>` : ''}</span>
+      <code class="plugin-error">${e.error}</code></li>`)}</ul>
+  </section>`;
+}
+
+function Sessions({ sessions, modes, onStop, busy }) {
+  if (!sessions.length) return null;
+  return html`<section class="ln-section" aria-labelledby="ln-sessions-h">
+    <div class="ln-section-head"><h2 id="ln-sessions-h">${t('launcher.sessions.heading')}</h2></div>
+    <ul class="ln-sessions">${sessions.map((s) => html`<li key=${s.path} class="ln-session" data-path=${s.path}>
+      <span class="ln-dot" aria-hidden="true"></span>
+      <div class="ln-session-main">
+        <span class="ln-ws-name">${folderName(s.path)}</span>
+        <span class="ln-path" title=${s.path}>${s.path}</span>
+      </div>
+      <span class="ln-chip">${modeLabel(modes, s.mode)}</span>
+      <span class="muted ln-when" title=${absoluteTime(s.startedAt)}>${t('launcher.sessions.started', { when: relativeTime(s.startedAt) })}</span>
+      <div class="ln-actions">
+        <a class="ln-btn ln-btn-primary" href=${s.url}>${t('launcher.open')}</a>
+        <button class="ln-btn" disabled=${busy === s.path} onClick=${() => onStop(s)}>${t('launcher.stop')}</button>
+      </div>
+    </li>`)}</ul>
+  </section>`;
+}
+
+function ServedBadge({ workspace }) {
+  if (workspace.missing) return html`<span class="ln-status ln-status-missing">${t('launcher.recent.missing')}</span>`;
+  const served = workspace.served;
+  if (!served) return null;
+  if (served.by === 'launcher') return html`<span class="ln-status ln-status-here">${t('launcher.recent.runningHere')}</span>`;
+  return html`<span class="ln-status ln-status-other" title=${t('launcher.recent.runningOtherHint', { pid: served.pid ?? '?' })}>${t('launcher.recent.runningOther')}</span>`;
+}
+
+function LastMessage({ message }) {
+  if (!message) return html`<span class="ln-last muted">${t('launcher.recent.noMessages')}</span>`;
+  const who = message.role === 'user' ? t('launcher.recent.you') : t('launcher.recent.agent');
+  return html`<span class="ln-last"><span class="ln-who">${who}</span> <span class="ln-last-text">${message.text}</span></span>`;
+}
+
+function Size({ size }) {
+  if (!size) return null;
+  const text = formatBytes(size.bytes);
+  const files = t('launcher.recent.files', { count: size.files });
+  return html`<span class="ln-size">${size.complete ? text : t('launcher.recent.atLeast', { size: text })} · ${files}</span>`;
+}
+
+function Workspaces({ workspaces, modes, query, setQuery, onOpen, onForget, busy, loaded }) {
+  const inputRef = useRef(null);
+  return html`<section class="ln-section" aria-labelledby="ln-recent-h">
+    <div class="ln-section-head">
+      <h2 id="ln-recent-h">${t('launcher.recent.heading')}</h2>
+      <label class="ln-search">
+        <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><circle cx="11" cy="11" r="7" fill="none" stroke="currentColor" stroke-width="2"/><path d="m20 20-3.5-3.5" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>
+        <input ref=${inputRef} type="search" value=${query} placeholder=${t('launcher.recent.search')} aria-label=${t('launcher.recent.search')}
+          onInput=${(e) => setQuery(e.target.value)} onKeyDown=${(e) => { if (e.key === 'Escape') setQuery(''); }} />
+      </label>
+    </div>
+    ${loaded && !workspaces.length && html`<div class="ln-empty">${query ? t('launcher.recent.noMatch', { query }) : html`
+      <p>${t('launcher.recent.empty')}</p><code>${EXAMPLE_COMMAND}</code>`}</div>`}
+    <ul class="ln-list">${workspaces.map((w) => {
+      const mode = modes.find((m) => m.name === w.mode);
+      const when = w.lastActivity || w.openedAt;
+      const openable = !w.missing && !(w.served && w.served.by === 'other' && !w.served.url);
+      return html`<li key=${w.path} class=${`ln-row${w.missing ? ' is-missing' : ''}`} data-path=${w.path}>
+        <${ModeIcon} mode=${mode} size=${36} />
+        <div class="ln-row-main">
+          <div class="ln-row-top">
+            <span class="ln-ws-name">${folderName(w.path)}</span>
+            <span class="ln-chip">${modeLabel(modes, w.mode)}</span>
+            <${ServedBadge} workspace=${w} />
+          </div>
+          <span class="ln-path" title=${w.path}>${w.path}</span>
+          <${LastMessage} message=${w.lastMessage} />
+        </div>
+        <div class="ln-row-side">
+          <span class="ln-when" title=${absoluteTime(when)}>${relativeTime(when)}</span>
+          <${Size} size=${w.size} />
+        </div>
+        <div class="ln-actions">
+          <button class="ln-btn ln-btn-primary" disabled=${!openable || busy === w.path} onClick=${() => onOpen(w)}>
+            ${busy === w.path ? t('launcher.opening') : t('launcher.open')}</button>
+          <button class="ln-btn ln-btn-quiet" title=${t('launcher.recent.forgetHint')} onClick=${() => onForget(w)}>${t('launcher.recent.forget')}</button>
+        </div>
+      </li>`;
+    })}</ul>
+  </section>`;
+}
+
+function ParamField({ param, value, onChange, error }) {
+  const id = `ln-param-${param.name}`;
+  const label = localized(param.label) || param.name;
+  const help = localized(param.description);
+  let input;
+  if (param.type === 'select') {
+    input = html`<select id=${id} name=${param.name} value=${value} onChange=${(e) => onChange(e.target.value)} aria-invalid=${!!error}>
+      ${param.options.map((option) => html`<option key=${option} value=${option}>${option}</option>`)}</select>`;
+  } else {
+    const type = param.sensitive ? 'password' : param.type === 'number' ? 'number' : 'text';
+    input = html`<input id=${id} name=${param.name} type=${type} value=${value} step=${param.type === 'number' ? 'any' : undefined}
+      required=${param.required} autocomplete=${param.sensitive ? 'new-password' : 'off'} aria-invalid=${!!error}
+      aria-describedby=${help ? `${id}-help` : undefined} onInput=${(e) => onChange(e.target.value)} />`;
+  }
+  return html`<div class="ln-field">
+    <label for=${id}>${label}${param.required ? html` <span class="ln-required">${t('launcher.new.required')}</span>` : ''}</label>
+    ${input}
+    ${help && html`<span class="ln-help" id=${`${id}-help`}>${help}</span>`}
+    ${error && html`<span class="ln-field-error" role="alert">${error}</span>`}
+  </div>`;
+}
+
+function NewWorkspaceDialog({ mode, onClose, onOpened }) {
+  const [folder, setFolder] = useState(mode.suggestedFolder);
+  const [values, setValues] = useState(() => Object.fromEntries(mode.params.map((p) => [p.name, p.default == null ? (p.type === 'select' ? p.options[0] : '') : String(p.default)])));
+  const [errors, setErrors] = useState({});
+  const [problem, setProblem] = useState(null);
+  const [submitting, setSubmitting] = useState(false);
+  const dialogRef = useRef(null);
+  const folderRef = useRef(null);
+  const name = localized(mode.displayName) || mode.name;
+
+  useEffect(() => {
+    const previous = document.activeElement;
+    if (folderRef.current) {
+      folderRef.current.focus();
+      folderRef.current.select();
+    }
+    return () => { if (previous && previous.focus) previous.focus(); };
+  }, []);
+
+  // Escape closes the dialog wherever the focus is (a button that was
+  // disabled while submitting leaves it on the page's body).
+  const submittingRef = useRef(submitting);
+  submittingRef.current = submitting;
+  useEffect(() => {
+    const onEscape = (event) => {
+      if (event.key !== 'Escape' || submittingRef.current) return;
+      event.preventDefault();
+      onClose();
+    };
+    document.addEventListener('keydown', onEscape);
+    return () => document.removeEventListener('keydown', onEscape);
+  }, []);
+
+  function onKeyDown(event) {
+    if (event.key !== 'Tab' || !dialogRef.current) return;
+    // Keep the focus inside the dialog while it is open.
+    const focusable = [...dialogRef.current.querySelectorAll('input, select, button, [href]')].filter((el) => !el.disabled);
+    if (!focusable.length) return;
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors({});
+    setProblem(null);
+    setSubmitting(true);
+    try {
+      const answer = await api('/api/workspaces/new', { mode: mode.name, path: folder, params: values });
+      onOpened(answer);
+    } catch (error) {
+      setSubmitting(false);
+      const field = error instanceof ApiError ? error.details.field : undefined;
+      const text = explainError(error, name);
+      if (field && field.startsWith('params.')) setErrors({ [field.slice(7)]: text });
+      else if (field === 'path') setErrors({ path: text });
+      else setProblem(text);
+      // Back to the field to fix (the submit button lost the focus while disabled).
+      const target = field === 'path' ? 'ln-folder' : field && field.startsWith('params.') ? `ln-param-${field.slice(7)}` : null;
+      setTimeout(() => {
+        const input = target && document.getElementById(target);
+        if (input) input.focus();
+      }, 0);
+    }
+  }
+
+  return html`<div class="ln-backdrop" onMouseDown=${(e) => { if (e.target === e.currentTarget && !submitting) onClose(); }}>
+    <div class="ln-dialog" role="dialog" aria-modal="true" aria-labelledby="ln-dialog-h" ref=${dialogRef} onKeyDown=${onKeyDown}>
+      <form onSubmit=${submit} novalidate>
+        <div class="ln-dialog-head">
+          <${ModeIcon} mode=${mode} size=${44} />
+          <div>
+            <h2 id="ln-dialog-h">${t('launcher.new.title', { mode: name })}</h2>
+            <p class="muted">${localized(mode.description)}</p>
+          </div>
+        </div>
+        <div class="ln-field">
+          <label for="ln-folder">${t('launcher.new.folder')}</label>
+          <input id="ln-folder" name="folder" ref=${folderRef} value=${folder} spellcheck="false" autocomplete="off"
+            aria-invalid=${!!errors.path} aria-describedby="ln-folder-help" onInput=${(e) => setFolder(e.target.value)} />
+          <span class="ln-help" id="ln-folder-help">${t('launcher.new.folderHint')}</span>
+          ${errors.path && html`<span class="ln-field-error" role="alert">${errors.path}</span>`}
+        </div>
+        ${mode.params.length > 0 && html`<fieldset class="ln-params">
+          <legend>${t('launcher.new.params')}</legend>
+          ${mode.params.map((param) => html`<${ParamField} key=${param.name} param=${param} value=${values[param.name]} error=${errors[param.name]}
+            onChange=${(value) => setValues({ ...values, [param.name]: value })} />`)}
+        </fieldset>`}
+        ${problem && html`<div class="ln-problem" role="alert">${problem}</div>`}
+        <div class="ln-dialog-actions">
+          <button type="button" class="ln-btn" onClick=${onClose} disabled=${submitting}>${t('launcher.new.cancel')}</button>
+          <button type="submit" class="ln-btn ln-btn-primary" disabled=${submitting}>${submitting ? t('launcher.new.starting') : t('launcher.new.create')}</button>
+        </div>
+      </form>
+    </div>
+  </div>`;
+}
+
+function Launcher() {
+  const [, setLocaleTick] = useState(0);
+  const [info, setInfo] = useState(null);
+  const [gallery, setGallery] = useState({ modes: [], errors: [] });
+  const [workspaces, setWorkspaces] = useState([]);
+  const [loaded, setLoaded] = useState(false);
+  const [sessions, setSessions] = useState([]);
+  const [query, setQuery] = useState('');
+  const [dialog, setDialog] = useState(null);
+  const [busy, setBusy] = useState(null);
+  const [notice, setNotice] = useState(null);
+  const queryRef = useRef(query);
+  queryRef.current = query;
+
+  useEffect(() => onLocaleChange(() => setLocaleTick((n) => n + 1)), []);
+  useEffect(() => {
+    document.title = t('launcher.pageTitle');
+  });
+
+  async function refresh() {
+    const asked = queryRef.current;
+    try {
+      const [list, running] = await Promise.all([
+        api(`/api/workspaces?q=${encodeURIComponent(asked)}`), api('/api/sessions')]);
+      if (asked !== queryRef.current) return; // a newer search is on its way
+      setWorkspaces(list.workspaces);
+      setSessions(running.sessions);
+      setLoaded(true);
+    } catch (error) {
+      setNotice(explainError(error));
+    }
+  }
+
+  useEffect(() => {
+    Promise.all([api('/api/launcher'), api('/api/modes')])
+      .then(([launcherInfo, modes]) => { setInfo(launcherInfo); setGallery(modes); })
+      .catch((error) => setNotice(explainError(error)));
+  }, []);
+  useEffect(() => {
+    const timer = setTimeout(refresh, query ? 150 : 0);
+    return () => clearTimeout(timer);
+  }, [query]);
+  useEffect(() => {
+    const timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
+
+  function go(answer) {
+    window.location.assign(answer.url);
+  }
+
+  async function open(workspace) {
+    setBusy(workspace.path);
+    setNotice(null);
+    try {
+      go(await api('/api/workspaces/open', { path: workspace.path, mode: workspace.mode }));
+    } catch (error) {
+      setBusy(null);
+      setNotice(explainError(error, modeLabel(gallery.modes, workspace.mode)));
+      refresh();
+    }
+  }
+
+  async function forget(workspace) {
+    try {
+      await api('/api/workspaces/forget', { path: workspace.path });
+    } catch (error) {
+      setNotice(explainError(error));
+    }
+    refresh();
+  }
+
+  async function stop(session) {
+    setBusy(session.path);
+    try {
+      await api('/api/sessions/stop', { path: session.path });
+    } catch (error) {
+      setNotice(explainError(error));
+    }
+    setBusy(null);
+    refresh();
+  }
+
+  const visibleModes = gallery.modes;
+  return html`<div class="ln-page">
+    <header class="ln-top">
+      <div class="brand"><span class="logo" />Pneuma</div>
+      ${info && html`<span class="ln-top-version muted">${t('launcher.mode.version', { version: info.version })}</span>`}
+      <span class="ln-spacer"></span>
+      <${LanguageSwitch} />
+    </header>
+    <main class="ln-main">
+      <div class="ln-hero">
+        <h1>${t('launcher.heading')}</h1>
+        <p class="muted">${t('launcher.tagline')}</p>
+      </div>
+      ${notice && html`<div class="ln-notice" role="alert"><span>${notice}</span>
+        <button class="ln-btn ln-btn-quiet" onClick=${() => setNotice(null)}>${t('launcher.dismiss')}</button></div>`}
+      <section class="ln-section" aria-labelledby="ln-modes-h">
+        <div class="ln-section-head">
+          <h2 id="ln-modes-h">${t('launcher.modes.heading')}</h2>
+          <span class="muted ln-section-hint">${t('launcher.modes.hint')}</span>
+        </div>
+        <div class="ln-gallery">${visibleModes.map((mode) => html`<${ModeCard} key=${mode.name} mode=${mode} onNew=${setDialog} />`)}</div>
+        <${FailedPlugins} errors=${gallery.errors} />
+      </section>
+      <${Sessions} sessions=${sessions} modes=${gallery.modes} onStop=${stop} busy=${busy} />
+      <${Workspaces} workspaces=${workspaces} modes=${gallery.modes} query=${query} setQuery=${setQuery}
+        onOpen=${open} onForget=${forget} busy=${busy} loaded=${loaded} />
+      ${info && html`<footer class="ln-footer muted">${t('launcher.footer', { path: info.listFile })}</footer>`}
+    </main>
+    ${dialog && html`<${NewWorkspaceDialog} mode=${dialog} onClose=${() => setDialog(null)} onOpened=${go} />`}
+  </div>`;
+}
+
+function explain(title, body) {
+  root.replaceChildren();
+  const box = document.createElement('div');
+  box.className = 'boot boot-problem';
+  const h = document.createElement('h1');
+  h.textContent = title;
+  const p = document.createElement('p');
+  p.textContent = body;
+  box.append(h, p);
+  root.append(box);
+}
+
+async function start() {
+  await initI18n();
+  let probe;
+  try {
+    probe = await fetch('/api/launcher', { cache: 'no-store' });
+  } catch {
+    explain(t('launcher.error.unreachableTitle'), t('launcher.error.unreachable'));
+    return;
+  }
+  if (probe.status === 401) {
+    explain(t('launcher.token.title'), t('launcher.token.body'));
+    return;
+  }
+  try {
+    ({ html, render, useState, useEffect, useRef } = await import('./vendor/preact-htm.js'));
+    ({ LanguageSwitch, glyphsFor } = await import('./lib/language-switch.js'));
+  } catch (error) {
+    explain(ready() ? t('boot.vendor.title') : 'scripts/build-web', ready() ? t('boot.vendor.body') : String(error));
+    return;
+  }
+  await glyphsFor(FIRST_SCREEN_KEYS.map((key) => t(key)).join(''));
+  root.replaceChildren();
+  render(html`<${Launcher} />`, root);
+}
+
+// The first screen's words, whose glyphs are fetched before it is drawn.
+const FIRST_SCREEN_KEYS = ['launcher.heading', 'launcher.tagline', 'launcher.modes.heading', 'launcher.modes.hint',
+  'launcher.recent.heading', 'launcher.recent.search', 'launcher.recent.empty', 'launcher.mode.builtIn',
+  'launcher.mode.new', 'launcher.sessions.heading', 'launcher.footer', 'launcher.open', 'launcher.recent.forget'];
+
+
+start();

@@ -1,0 +1,359 @@
+// "What changed" and "Rewind to here" in the chat (docs/checkpoints.md).
+//
+// Before each user turn the server records the workspace's watched files
+// and says so (`turn_checkpoint`: the ref and the user message it belongs
+// to, by client_msg_id, else by timestamp); when the turn ends it says what
+// the turn changed (`turn_changes`). Under each such user message: a chip
+// "N files changed" that opens the list of files with a diff each, and
+// "Rewind to here", which asks first (what will change, and which files were
+// edited by hand since: never overwritten unless ticked), then restores
+// (POST /api/checkpoints/{ref}/restore). The server broadcasts the rewind
+// (`workspace_restored`), shown as a note with an Undo button.
+//
+// The shared store (lib/store.js) knows none of these messages: this module
+// keeps its own state from the socket (`rewind.receive`, called after the
+// store has applied each message) and puts its notes among the store's
+// items (kind 'rewind'), where their time says they belong: a rewind
+// happens between turns (the server refuses one mid-turn), so before the
+// first user message sent after it.
+
+import { html, render, useState, useEffect, useRef } from '../vendor/preact-htm.js';
+import { fetchJson } from './viewer-helpers.js';
+import { t } from './i18n.js';
+
+const turnsByRef = new Map(); // ref -> {ref, clientId, timestamp, changes | null}
+const refByClientId = new Map();
+const refByTimestamp = new Map();
+const usedUndos = new Set(); // undo refs already restored (their Undo is spent)
+let noteCounter = 0;
+
+function isRunning(store) {
+  const status = store.state.status;
+  return !!status && status !== 'idle';
+}
+
+function learn(message) {
+  if (message.type === 'turn_checkpoint') {
+    const turn = turnsByRef.get(message.ref) || { ref: message.ref, changes: null };
+    turn.clientId = message.client_msg_id || null;
+    turn.timestamp = message.user_timestamp ?? null;
+    turnsByRef.set(message.ref, turn);
+    if (turn.clientId) refByClientId.set(turn.clientId, message.ref);
+    if (turn.timestamp != null) refByTimestamp.set(turn.timestamp, message.ref);
+    return null;
+  }
+  if (message.type === 'turn_changes') {
+    const turn = turnsByRef.get(message.ref) || { ref: message.ref, clientId: null, timestamp: null };
+    turn.changes = message.changes || { added: [], modified: [], removed: [] };
+    turnsByRef.set(message.ref, turn);
+    return null;
+  }
+  if (message.type === 'workspace_restored') {
+    usedUndos.add(message.target);
+    return { kind: 'rewind', key: `rw${++noteCounter}`, data: message, rev: 0 };
+  }
+  return null;
+}
+
+/** Put rewind notes among the items: before the first user message sent after them. */
+function place(store, notes) {
+  const items = store.state.items;
+  for (const note of notes) {
+    const when = note.data.timestamp;
+    let index = items.findIndex((i) => i.kind === 'user' && typeof i.timestamp === 'number' && i.timestamp > when);
+    if (index < 0) index = items.length;
+    items.splice(index, 0, note);
+  }
+}
+
+export const rewind = {
+  /** A socket message the store has just applied (duplicates never come here). */
+  receive(store, message) {
+    if (message.type === 'message_history' || message.type === 'history_page') {
+      if (message.type === 'message_history') {
+        turnsByRef.clear();
+        refByClientId.clear();
+        refByTimestamp.clear();
+        usedUndos.clear();
+      }
+      const notes = (message.messages || []).map(learn).filter(Boolean);
+      place(store, notes);
+      if (notes.length) store.notify();
+      return;
+    }
+    const note = learn(message);
+    if (note) {
+      store.state.items.push(note);
+      store.notify();
+    } else if (message.type === 'turn_checkpoint' || message.type === 'turn_changes') {
+      store.notify();
+    }
+  },
+};
+
+function turnOf(item) {
+  const ref = (item.clientId && refByClientId.get(item.clientId))
+    || (typeof item.timestamp === 'number' && refByTimestamp.get(item.timestamp));
+  return ref ? turnsByRef.get(ref) : null;
+}
+
+const KINDS = ['added', 'modified', 'removed'];
+// Catalogue keys, spelt out so that the catalogue test finds them.
+const KIND_LABELS = { added: 'rewind.added', modified: 'rewind.modified', removed: 'rewind.removed' };
+const ACTION_LABELS = { write: 'rewind.write', create: 'rewind.create', delete: 'rewind.delete' };
+
+// --- a unified diff, in the look of the write dry run's DiffView (app.js) ----
+
+function UnifiedDiff({ text }) {
+  if (!text) return html`<div class="diff-view"><div class="diff-line muted">${t('diff.noChange')}</div></div>`;
+  const rows = [];
+  let oldLine = 0;
+  let newLine = 0;
+  for (const line of text.replace(/\n$/, '').split('\n')) {
+    if (line.startsWith('--- ') || line.startsWith('+++ ')) continue;
+    const head = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (head) {
+      oldLine = Number(head[1]);
+      newLine = Number(head[2]);
+      rows.push(html`<div class="diff-line diff-head">${line}</div>`);
+      continue;
+    }
+    const mark = line[0];
+    const body = line.slice(1);
+    if (mark === '-') {
+      rows.push(html`<div class="diff-line diff-del"><span class="diff-num">${oldLine++}</span><span class="diff-mark">−</span><span class="diff-text">${body}</span></div>`);
+    } else if (mark === '+') {
+      rows.push(html`<div class="diff-line diff-add"><span class="diff-num">${newLine++}</span><span class="diff-mark">+</span><span class="diff-text">${body}</span></div>`);
+    } else {
+      rows.push(html`<div class="diff-line diff-ctx"><span class="diff-num">${newLine}</span><span class="diff-mark"> </span><span class="diff-text">${body}</span></div>`);
+      oldLine += 1;
+      newLine += 1;
+    }
+  }
+  return html`<div class="diff-view">${rows.slice(0, 2000)}</div>`;
+}
+
+function FileDiff({ turn, path }) {
+  const [state, setState] = useState({ loading: true });
+  useEffect(() => {
+    let live = true;
+    fetchJson(`/api/checkpoints/${encodeURIComponent(turn.ref)}/diff?path=${encodeURIComponent(path)}`)
+      .then((body) => live && setState({ text: body.diff }))
+      .catch((error) => live && setState({ error: error.message }));
+    return () => { live = false; };
+  }, [turn.ref, path]);
+  if (state.loading) return html`<div class="turn-diff muted"><span class="spinner" />${t('rewind.diffLoading')}</div>`;
+  if (state.error) return html`<div class="turn-diff muted" role="alert">${t('rewind.diffFailed', { message: state.error })}</div>`;
+  return html`<div class="turn-diff"><${UnifiedDiff} text=${state.text} /></div>`;
+}
+
+function ChangedFile({ turn, kind, path }) {
+  const [open, setOpen] = useState(false);
+  return html`<li class=${`changed-file${open ? ' open' : ''}`} data-path=${path} data-change=${kind}>
+    <button class="changed-file-head" aria-expanded=${open} onClick=${() => setOpen(!open)}>
+      <span class=${`change-kind ${kind}`}>${t(KIND_LABELS[kind])}</span>
+      <span class="changed-path" title=${path}>${path}</span>
+    </button>
+    ${open && html`<${FileDiff} turn=${turn} path=${path} />`}
+  </li>`;
+}
+
+function ChangesPanel({ turn }) {
+  const changes = turn.changes;
+  return html`<div class="changes-panel" role="region" aria-label=${t('rewind.panelTitle')}>
+    <ul class="changed-files">${KINDS.flatMap((kind) => (changes[kind] || []).map((path) => html`<${ChangedFile} key=${`${kind}:${path}`} turn=${turn} kind=${kind} path=${path} />`))}</ul>
+  </div>`;
+}
+
+/** Under a user message: what its turn changed, and "Rewind to here". */
+export function TurnChanges({ item, store }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef(null);
+  const turn = turnOf(item);
+  if (!turn) return null;
+  const running = isRunning(store);
+  const changes = turn.changes;
+  const count = changes ? KINDS.reduce((n, kind) => n + (changes[kind] || []).length, 0) : 0;
+  const ask = () => openRewindDialog(turn.ref, () => button.current && button.current.focus({ preventScroll: true }));
+  return html`<div class="turn-changes" data-ref=${turn.ref}>
+    <div class="turn-changes-row">
+      ${changes && count > 0 && html`<button class=${`changes-chip${open ? ' open' : ''}`} aria-expanded=${open} onClick=${() => setOpen(!open)}>
+        <span class="changes-counts">${KINDS.map((kind) => (changes[kind] || []).length > 0 && html`<span class=${`count ${kind}`}>${kind === 'added' ? '+' : kind === 'removed' ? '−' : '~'}${changes[kind].length}</span>`)}</span>
+        ${t('rewind.filesChanged', { count })}
+      </button>`}
+      ${changes && count === 0 && html`<span class="changes-none">${t('rewind.noChanges')}</span>`}
+      <button class="rewind-btn" ref=${button} disabled=${running} onClick=${ask}
+        title=${running ? t('rewind.busyTitle') : t('rewind.buttonTitle')}>${t('rewind.button')}</button>
+    </div>
+    ${open && changes && html`<${ChangesPanel} turn=${turn} />`}
+  </div>`;
+}
+
+// --- the confirmation -------------------------------------------------------
+
+/** The dialog, rendered into a root of its own on <body> (a portal): the
+ *  chat's scrolling list must not clip or move it. */
+export function openRewindDialog(ref, onClosed) {
+  const root = document.createElement('div');
+  root.className = 'rewind-dialog-root';
+  document.body.appendChild(root);
+  // Escape closes it wherever the focus is, from the moment it opens (the
+  // shell's own Escape, which stops the agent, must not see this one).
+  const onEscape = (e) => {
+    if (e.key !== 'Escape') return;
+    e.preventDefault();
+    e.stopPropagation();
+    close();
+  };
+  const close = () => {
+    if (!root.isConnected) return;
+    window.removeEventListener('keydown', onEscape, true);
+    render(null, root);
+    root.remove();
+    if (onClosed) onClosed();
+  };
+  window.addEventListener('keydown', onEscape, true);
+  render(html`<${RewindDialog} target=${ref} close=${close} />`, root);
+}
+
+function PlanList({ title, kind, paths }) {
+  if (!paths.length) return null;
+  return html`<div class=${`detail detail-${kind}`}>
+    <div class="detail-key">${title} (${paths.length})</div>
+    <ul class="detail-list">${paths.map((p) => html`<li>${p}</li>`)}</ul>
+  </div>`;
+}
+
+function RewindDialog({ target, close }) {
+  const [plan, setPlan] = useState(null);
+  const [problem, setProblem] = useState(null);
+  const [ticked, setTicked] = useState(() => new Set());
+  const [working, setWorking] = useState(false);
+  const confirm = useRef(null);
+  const dialog = useRef(null);
+  const undoing = target.startsWith('u');
+  useEffect(() => {
+    fetchJson(`/api/checkpoints/${encodeURIComponent(target)}/plan`)
+      .then(setPlan)
+      .catch((error) => setProblem(t('rewind.planFailed', { message: error.message })));
+  }, [target]);
+  useEffect(() => {
+    const focus = confirm.current || (dialog.current && dialog.current.querySelector('button'));
+    if (focus) focus.focus();
+  }, [plan, problem]);
+  const steps = plan ? plan.write.length + plan.create.length + plan.delete.length : 0;
+  const conflicts = plan ? plan.conflicts : [];
+  const plain = (paths) => paths.filter((p) => !conflicts.includes(p));
+  const actionOf = (path) => (plan.write.includes(path) ? 'write' : plan.create.includes(path) ? 'create' : 'delete');
+  const toggle = (path) => {
+    const next = new Set(ticked);
+    if (next.has(path)) next.delete(path);
+    else next.add(path);
+    setTicked(next);
+  };
+  const run = async () => {
+    setWorking(true);
+    setProblem(null);
+    try {
+      await fetchJson(`/api/checkpoints/${encodeURIComponent(target)}/restore`, {
+        method: 'POST', json: { overwrite: [...ticked], keepConflicts: true },
+      });
+      close();
+    } catch (error) {
+      setWorking(false);
+      setProblem(error.message);
+    }
+  };
+  const onKeyDown = (e) => {
+    if (e.key === 'Tab' && dialog.current) {
+      // Focus stays in the dialog.
+      const focusable = [...dialog.current.querySelectorAll('button:not([disabled]), input:not([disabled])')];
+      if (!focusable.length) return;
+      const first = focusable[0];
+      const last = focusable[focusable.length - 1];
+      if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
+      else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+    }
+  };
+  const title = undoing ? t('rewind.undoTitle') : t('rewind.confirmTitle', { turn: target });
+  return html`<div class="modal-backdrop" onKeyDown=${onKeyDown}>
+    <div class="modal modal-wide rewind-dialog" role="dialog" aria-modal="true" aria-labelledby="rewind-title" ref=${dialog} data-target=${target}>
+      <h2 id="rewind-title">${title}</h2>
+      ${!plan && !problem && html`<p class="modal-summary"><span class="spinner" />${t('rewind.planLoading')}</p>`}
+      ${plan && steps === 0 && html`<p class="modal-summary">${t('rewind.nothing')}</p>`}
+      ${plan && steps > 0 && html`<p class="modal-summary">${undoing ? t('rewind.undoSummary') : t('rewind.confirmSummary')}</p>
+        <div class="details">
+          <${PlanList} title=${t(ACTION_LABELS.write)} kind="write" paths=${plain(plan.write)} />
+          <${PlanList} title=${t(ACTION_LABELS.create)} kind="create" paths=${plain(plan.create)} />
+          <${PlanList} title=${t(ACTION_LABELS.delete)} kind="delete" paths=${plain(plan.delete)} />
+          ${conflicts.length > 0 && html`<div class="detail detail-conflicts">
+            <div class="detail-key">${t('rewind.conflicts')} (${conflicts.length})</div>
+            <p class="rewind-hint">${t('rewind.conflictsHint')}</p>
+            <ul class="conflict-list">${conflicts.map((path) => html`<li data-path=${path}>
+              <label><input type="checkbox" checked=${ticked.has(path)} onChange=${() => toggle(path)} />
+                <span class="conflict-action">${t('rewind.overwrite')}</span>
+                <span class="conflict-path">${path}</span>
+                <span class="muted">(${t(ACTION_LABELS[actionOf(path)])})</span></label>
+            </li>`)}</ul>
+          </div>`}
+          ${plan.leftAsIs.length > 0 && html`<div class="detail detail-left">
+            <div class="detail-key">${t('rewind.leftAsIs')} (${plan.leftAsIs.length})</div>
+            <ul class="detail-list">${plan.leftAsIs.map((item) => html`<li>${item.path} · ${item.why}</li>`)}</ul>
+          </div>`}
+        </div>`}
+      ${problem && html`<div class="notice error rewind-problem" role="alert"><div class="notice-body">${problem}</div></div>`}
+      <div class="modal-actions">
+        <button class="btn" onClick=${close}>${steps > 0 ? t('rewind.cancel') : t('rewind.close')}</button>
+        ${steps > 0 && html`<button class="btn primary rewind-confirm" ref=${confirm} disabled=${working} onClick=${run}>
+          ${working ? t('rewind.working') : undoing ? t('rewind.undo') : t('rewind.confirm')}</button>`}
+      </div>
+    </div>
+  </div>`;
+}
+
+// --- the note a rewind leaves in the chat -------------------------------------
+
+function FileList({ paths }) {
+  const shown = paths.slice(0, 8);
+  return html`<ul class="rewind-files">${shown.map((p) => html`<li>${p}</li>`)}${paths.length > shown.length && html`<li class="muted">${t('rewind.more', { count: paths.length - shown.length })}</li>`}</ul>`;
+}
+
+export function RewindNote({ item, store }) {
+  const data = item.data || {};
+  const [problem, setProblem] = useState(null);
+  const [working, setWorking] = useState(false);
+  const restored = data.restored || [];
+  const kept = data.kept_conflicts || [];
+  const failed = data.failed || [];
+  const undone = data.undo && usedUndos.has(data.undo);
+  const title = String(data.target || '').startsWith('u')
+    ? t('rewind.undone', { count: restored.length })
+    : t('rewind.done', { turn: data.target, count: restored.length });
+  const undo = async () => {
+    setWorking(true);
+    setProblem(null);
+    const undoRef = encodeURIComponent(data.undo);
+    try {
+      // Files edited by hand since the rewind: ask, as for any rewind;
+      // otherwise the undo is what the person just asked for.
+      const plan = await fetchJson(`/api/checkpoints/${undoRef}/plan`);
+      if (plan.conflicts.length) openRewindDialog(data.undo);
+      else await fetchJson(`/api/checkpoints/${undoRef}/restore`, { method: 'POST', json: {} });
+    } catch (error) {
+      setProblem(error.message);
+    }
+    setWorking(false);
+  };
+  return html`<div class="notice rewind-note" data-target=${data.target} data-undo=${data.undo || ''}>
+    <div class="rewind-note-head">
+      <div class="notice-title">${title}</div>
+      ${data.undo && html`<button class="btn rewind-undo" disabled=${undone || working || isRunning(store)} onClick=${undo}>
+        ${undone ? t('rewind.undoDone') : t('rewind.undo')}</button>`}
+    </div>
+    ${restored.length > 0 && html`<${FileList} paths=${restored} />`}
+    ${kept.length > 0 && html`<div class="notice-hint">${t('rewind.keptConflicts', { paths: kept.join(', ') })}</div>`}
+    ${failed.length > 0 && html`<div class="notice-hint rewind-failed">${t('rewind.failed', { paths: failed.map((f) => `${f.path} (${f.error})`).join(', ') })}</div>`}
+    ${restored.length > 0 && html`<div class="notice-hint">${t('rewind.agentTold')}</div>`}
+    ${problem && html`<div class="notice-hint rewind-failed" role="alert">${problem}</div>`}
+  </div>`;
+}
