@@ -158,7 +158,7 @@ async def _start_agent(app: web.Application) -> Any:
             token=config.token,
             session_id=session.id,
             agent_session_id=session.agent_session_id,
-            model=config.model,
+            model=session.chosen_model or config.model,
             permission_mode=config.permission_mode or manifest.agent.permission_mode,
             claude_bin=config.claude_bin,
             greeting=manifest.agent.greeting if fresh else None,

@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from pneuma.server.conversation_log import ConversationLog
+from pneuma.server.conversation_log import ConversationLog, ConversationLogError
 from pneuma.server.conversations import clean_title, title_from
 from pneuma.server.messages import (
     ConversationDelete,
@@ -164,7 +164,7 @@ class SessionConversations:
                     await self._switch(msg.conversation_id)
             elif isinstance(msg, ConversationDelete):
                 await self._delete(tab, store, msg)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ConversationLogError) as exc:
             log.warning("conversation request failed: %s", exc)
             session.error_to(tab, f"the list of conversations could not be changed: {exc}",
                              "conversations_unavailable")

@@ -144,6 +144,9 @@ class Session:
         self.no_agent_reason = no_agent_reason
         self.agent_session_id = agent_session_id
         self.agent_state: dict[str, Any] = {}
+        # The model the person picked in this run (set_model): an agent
+        # started again (a switch of conversation) keeps it.
+        self.chosen_model: str | None = None
         self.status: str = "idle"
         self.agent_connected = False
         self.seq = last_seq
@@ -668,6 +671,7 @@ class Session:
                 return
             await self.backend.set_model(msg.model)
             self.agent_state["model"] = msg.model
+            self.chosen_model = msg.model
             self.emit({"type": "session_update", "updates": {"model": msg.model}})
 
     def _no_agent_text(self) -> str:

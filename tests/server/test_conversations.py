@@ -83,8 +83,12 @@ async def test_a_new_conversation_then_back_to_the_first(make_server):
     assert listed[first_id]["messages"] == listed[second_id]["messages"] == 2
     assert listed[second_id]["current"] and not listed[first_id]["current"]
 
+    # A model picked in the page stays picked across the switch.
+    await tab.send({"type": "set_model", "model": "claude-picked-model"})
+    await tab.wait_for("session_update")
     await other_tab.send({"type": "conversation_switch", "conversation_id": first_id})
     back = await tab.wait_for("conversation_switched")
+    assert server.built[2].options.model == "claude-picked-model"
     assert texts(back["messages"]) == ["Make a deck about   tides and the moon", "Tides it is."]
     assert back["conversation"] == {"id": first_id,
                                     "title": "Make a deck about tides and the moon"}
