@@ -49,6 +49,8 @@ _EXPORTS: dict[str, str] = {
     "AgentEventSink": "pneuma.agents.base:AgentEventSink",
     "BackendOptions": "pneuma.agents.base:BackendOptions",
     "BackendSpec": "pneuma.agents.base:BackendSpec",
+    "BackendStatus": "pneuma.agents.base:BackendStatus",
+    "BackendCheckContext": "pneuma.agents.base:BackendCheckContext",
     # the running session
     "Pneuma": "pneuma.server.handle:Pneuma",
     "pneuma_of": "pneuma.server.handle:pneuma_of",
@@ -110,7 +112,14 @@ _DEPRECATED: dict[str, tuple[str, str]] = {}
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
-    from pneuma.agents.base import AgentBackend, AgentEventSink, BackendOptions, BackendSpec
+    from pneuma.agents.base import (
+        AgentBackend,
+        AgentEventSink,
+        BackendCheckContext,
+        BackendOptions,
+        BackendSpec,
+        BackendStatus,
+    )
     from pneuma.host.manifest import (
         InitParam,
         ModeManifest,

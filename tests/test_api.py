@@ -23,7 +23,8 @@ REPO = Path(__file__).resolve().parent.parent
 API_DOC = REPO / "docs" / "api.md"
 # Code that must reach the host only through pneuma.api (and, in its tests,
 # pneuma.testing): what a third-party mode or backend could be.
-PLUGIN_TREES = [REPO / "plugins", REPO / "templates", REPO / "pneuma" / "agents" / "native"]
+PLUGIN_TREES = [REPO / "plugins", REPO / "templates", REPO / "pneuma" / "agents" / "native",
+                REPO / "pneuma" / "agents" / "codex"]
 _SKIP_DIRS = {"node_modules", "__pycache__", ".venv", "venv", "build", "dist", ".git"}
 _JINJA = re.compile(r"\{\{\s*cookiecutter\.(\w+)\s*\}\}")
 
@@ -44,8 +45,8 @@ def is_test_file(path: Path) -> bool:
 
 def own_package(path: Path) -> list[str]:
     """The dotted package ``path`` belongs to, as its relative imports see it."""
-    native = REPO / "pneuma" / "agents" / "native"
-    if path.is_relative_to(native):
+    backends = (REPO / "pneuma" / "agents" / "native", REPO / "pneuma" / "agents" / "codex")
+    if any(path.is_relative_to(backend) for backend in backends):
         root = REPO
     elif path.is_relative_to(REPO / "plugins"):
         root = REPO / "plugins" / path.relative_to(REPO / "plugins").parts[0]

@@ -8,7 +8,7 @@ agent does through the `AgentEventSink` it was built with.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -86,6 +86,46 @@ class AgentBackend(Protocol):
 
 
 @dataclass(frozen=True)
+class BackendCheckContext:
+    """What a backend's status check may look at: the environment Pneuma
+    starts agents with, the launcher's or ``pneuma run``'s ``--claude-bin``,
+    and the workspace when one is being opened (None for ``pneuma backends``).
+
+    ``version`` False asks for a quick answer (``pneuma run`` before its
+    ready line): do not start a process just to learn a version string."""
+
+    env: Mapping[str, str]
+    workspace: Path | None = None
+    claude_bin: str | None = None
+    version: bool = True
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    """Whether a backend can work now, and if not, what the person does.
+
+    ``usable`` False means a session would start but its agent could not
+    answer (no binary, no credentials). ``found`` says what was found
+    (a path, the variable holding a key), ``missing`` what is not there,
+    ``fix`` the one thing to do about it; ``notes`` are worth telling but
+    change nothing (the permission mode chosen for root, for example)."""
+
+    usable: bool
+    version: str | None = None
+    found: str | None = None
+    missing: str | None = None
+    fix: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"usable": self.usable, "version": self.version, "found": self.found,
+                "missing": self.missing, "fix": self.fix, "notes": list(self.notes)}
+
+
+BackendCheck = Callable[[BackendCheckContext], BackendStatus]
+
+
+@dataclass(frozen=True)
 class BackendSpec:
     """A backend a plugin offers for ``pneuma run --backend NAME``.
 
@@ -103,3 +143,12 @@ class BackendSpec:
     the session's ``pneuma.api.Pneuma`` while the server is built, returns
     ``aiohttp.web`` route definitions (``web.get(path, handler)``, ...).
     Typed loosely here only to keep this module below the server's."""
+    check: BackendCheck | None = None
+    """Whether the backend is usable now (``pneuma backends``, the warning
+    of ``pneuma run``, the launcher's backend picker). Must be cheap and
+    must not raise for an ordinary problem: it returns a ``BackendStatus``
+    saying what is missing. Without one the backend counts as usable."""
+    instruction_files: tuple[str, ...] = ()
+    """Files besides CLAUDE.md that this backend's agent reads its
+    instructions from (Codex: ``AGENTS.md``): when a session runs it, the
+    skill installer writes the same marker sections there too."""

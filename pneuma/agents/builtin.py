@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pneuma import hookimpl
 from pneuma.agents.base import AgentBackend, AgentEventSink, BackendOptions, BackendSpec
+from pneuma.agents.builtin_checks import claude_code_status, no_agent_status, socket_status
 
 
 def _no_agent(options: BackendOptions, sink: AgentEventSink) -> None:
@@ -31,6 +32,7 @@ def register_backends() -> list[BackendSpec]:
             name="claude-code",
             description="The Claude Code CLI, driven over stdio stream-json.",
             factory=_claude_code,
+            check=claude_code_status,
         ),
         BackendSpec(
             name="socket",
@@ -39,11 +41,13 @@ def register_backends() -> list[BackendSpec]:
                 "Claude Code stream-json over the WebSocket; messages wait until it does."
             ),
             factory=_socket,
+            check=socket_status,
         ),
         BackendSpec(
             name="none",
             description="Serve the viewer without an agent; the chat says why.",
             factory=_no_agent,
+            check=no_agent_status,
         ),
     ]
 

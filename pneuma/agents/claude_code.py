@@ -152,17 +152,23 @@ _STALE_PATTERN = re.compile(
 _ROOT_PATTERN = re.compile(r"cannot be used with root", re.IGNORECASE)
 
 
-def find_claude_binary(explicit: str | None = None) -> str | None:
+def find_claude_binary(explicit: str | None = None,
+                       env: Mapping[str, str] | None = None) -> str | None:
     """Where the CLI is: the explicit path, PNEUMA_CLAUDE_BIN, `claude` on
-    PATH, then the binary bundled in an installed claude-agent-sdk."""
-    for candidate in (explicit, os.environ.get("PNEUMA_CLAUDE_BIN")):
+    PATH, then the binary bundled in an installed claude-agent-sdk.
+    ``env`` (default ``os.environ``) is where PNEUMA_CLAUDE_BIN and PATH
+    are read, so that ``pneuma backends`` can ask about another one."""
+    env = os.environ if env is None else env
+    search_path = env.get("PATH")
+    for candidate in (explicit, env.get("PNEUMA_CLAUDE_BIN")):
         if candidate:
-            path = shutil.which(candidate) or (candidate if os.access(candidate, os.X_OK) else None)
+            path = (shutil.which(candidate, path=search_path)
+                    or (candidate if os.access(candidate, os.X_OK) else None))
             if path:
                 return path
             log.warning("Claude Code binary %r is not an executable file", candidate)
             return None
-    on_path = shutil.which("claude")
+    on_path = shutil.which("claude", path=search_path)
     if on_path:
         return on_path
     return _bundled_binary()

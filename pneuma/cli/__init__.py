@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from pneuma import __version__
+from pneuma.cli.backends import backends
 from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
 
@@ -253,10 +254,15 @@ def skill() -> None:
 @_param_option
 @click.option("--no-prompt", is_flag=True, help="Use defaults instead of asking for params.")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if anything would change.")
+@click.option("--backend", default="claude-code", show_default=True,
+              help="The backend the workspace is for: codex also gets AGENTS.md sections.")
 def skill_install(
-    mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool, check: bool
+    mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool, check: bool,
+    backend: str,
 ) -> None:
     """Install the skill, CLAUDE.md sections, slash commands and MCP servers."""
+    from pneuma.cli.start_checks import backend_instruction_files
+
     if check:
         from pneuma.workspace.params import WorkspaceError, resolve_params
 
@@ -271,7 +277,8 @@ def skill_install(
     else:
         workspace.mkdir(parents=True, exist_ok=True)
         mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
-    result = _install_skill(mode, workspace, values, check=check)
+    result = _install_skill(mode, workspace, values, check=check,
+                            instruction_files=backend_instruction_files(backend))
     verb = "would change" if check else "changed"
     for change in result.changes:
         action = "delete" if change.content is None else "write"
@@ -300,7 +307,7 @@ def skill_install(
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind. Anything but loopback exposes the agent to your network.")
 @click.option("--backend", default="claude-code", show_default=True,
-              help="Agent backend: claude-code, socket, native or none.")
+              help="Agent backend (`pneuma backends` lists them and which work now).")
 @click.option("--model", default=None, help="Model for the agent.")
 @click.option("--permission-mode",
               type=click.Choice(["default", "acceptEdits", "bypassPermissions", "plan"]),
@@ -377,7 +384,8 @@ def run_command(
             announced.serve_early(first_answers(stamp), options.action_timeout)
             announced.publish(options.open_browser)
         options.mode, options.params = _start_checks(
-            mode_name, workspace, backend, provided, no_prompt, skip_skill, key, switch_mode)
+            mode_name, workspace, backend, provided, no_prompt, skip_skill, key, switch_mode,
+            claude_bin)
         if stop_signalled():  # its interrupt was swallowed somewhere in the checks
             raise KeyboardInterrupt
         if backend == "claude-code":
@@ -438,6 +446,7 @@ def _start_checks(
     skip_skill: bool,
     key: dict[str, Any],
     switch_mode: bool = False,
+    claude_bin: str | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """pneuma.cli.start_checks.start_checks for `pneuma run`: a problem ends
     the command with its message and status."""
@@ -446,7 +455,8 @@ def _start_checks(
     try:
         return start_checks(mode_name, workspace, backend, provided,
                             prompt=_prompter(no_prompt), skip_skill=skip_skill, key=key,
-                            switch_mode=switch_mode, notify=_echo_notice)
+                            switch_mode=switch_mode, notify=_echo_notice,
+                            claude_bin=claude_bin)
     except StartProblem as exc:
         _fail(exc.message, exc.code)
     raise AssertionError("unreachable")  # _fail exits
@@ -468,7 +478,7 @@ def _first_answers(mode: Any, values: dict[str, Any]) -> Any:
               help="Address to bind. Anything but loopback exposes the agents to your network.")
 @click.option("--no-open", is_flag=True, help="Do not open the browser.")
 @click.option("--backend", default="claude-code", show_default=True,
-              help="Agent backend of the workspaces it opens: claude-code, socket, native or none.")
+              help="Default agent backend of the workspaces it opens (see `pneuma backends`).")
 @click.option("--claude-bin", default=None, type=click.Path(dir_okay=False),
               help="Path of the Claude Code CLI (as for `pneuma run`).")
 @click.option("--model", default=None, help="Model for the agents.")
@@ -492,6 +502,11 @@ def open_command(port: int = 17000, host: str = "127.0.0.1", no_open: bool = Fal
             find_backend(backend)
         except LookupError as exc:
             _fail(str(exc), 2)
+        from pneuma.cli.backends import unusable_warning
+
+        warning = unusable_warning(backend, claude_bin)
+        if warning is not None:  # its workspaces still open; the dialog can pick another
+            _echo_notice(f"warning: {warning}")
         if backend == "claude-code":
             _check_root_permission_mode(permission_mode)
         if host not in ("127.0.0.1", "localhost", "::1"):
@@ -637,6 +652,7 @@ def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path)
 
 cli.add_command(checkpoints)
 cli.add_command(conversations)  # pneuma/cli/conversations.py
+cli.add_command(backends)  # pneuma/cli/backends.py
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -150,7 +150,8 @@ def find_backend(name: str):
         for spec in result or []:
             specs.setdefault(spec.name, spec)
     if name not in specs:
-        raise LookupError(f"no backend named '{name}' (available: {', '.join(sorted(specs))})")
+        raise LookupError(f"no backend named '{name}' (installed: {', '.join(sorted(specs))}; "
+                          "`pneuma backends` says which work now)")
     return specs[name]
 
 

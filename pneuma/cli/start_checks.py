@@ -137,30 +137,24 @@ def start_checks(
     key: dict[str, Any] | None = None,
     switch_mode: bool = False,
     notify: Notify = _ignore,
+    claude_bin: str | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Everything to make sure of before serving: the backend and mode
     exist and agree, the workspace is locked, seeded with its params, the
     skill is installed. Raises ``StartProblem`` when one fails; records
     the launch stamp (``key``) when all pass."""
     from pneuma.cli.launch_stamp import checked_paths, write_stamp
-    from pneuma.cli.runner import find_backend
     from pneuma.workspace.manifest_file import manifest_file_problem
 
-    try:
-        find_backend(backend)
-    except LookupError as exc:
-        raise StartProblem(str(exc)) from None
-    supported = load_mode(mode_name).manifest.supported_backends
-    if backend in ("claude-code", "native", "socket", "none") and backend not in supported:
-        raise StartProblem(f"the {mode_name} mode does not support --backend {backend} "
-                           f"(it supports: {', '.join(supported)})")
+    check_backend_choice(load_mode(mode_name), backend, workspace, claude_bin, notify)
     workspace.mkdir(parents=True, exist_ok=True)
     claim_workspace(workspace, mode_name, switch_mode, create=True, notify=notify)
     mode, values = prepare_workspace(mode_name, workspace, provided, prompt, notify)
     if not skip_skill:
         # Usually nothing changed since the last run: the fingerprint says so
         # without rendering anything.
-        install_skill(mode, workspace, values, notify, reuse_fingerprint=True)
+        install_skill(mode, workspace, values, notify, reuse_fingerprint=True,
+                      instruction_files=backend_instruction_files(backend))
     if key is not None:
         write_stamp(workspace, key, checked_paths(mode, workspace),
                     first=first_answers(mode, values).to_json())
@@ -172,23 +166,75 @@ def start_checks(
     return mode, values
 
 
+def backend_instruction_files(backend: str) -> tuple[str, ...]:
+    """The files besides CLAUDE.md the backend's agent reads (AGENTS.md for
+    Codex), which the skill installer also gives the marker sections."""
+    from pneuma.cli.backends import installed_backends
+
+    for spec, _plugin in installed_backends():
+        if spec.name == backend:
+            return tuple(spec.instruction_files)
+    return ()
+
+
+def mode_allows_backend(mode: Any, backend: str) -> bool:
+    """A manifest's ``supportedBackends`` is the whole list when it is
+    given; left out, every installed backend is allowed (a backend a
+    plugin adds later included)."""
+    manifest = mode.manifest
+    return backend in manifest.supported_backends or (
+        "supported_backends" not in manifest.model_fields_set)
+
+
+def check_backend_choice(mode: Any, backend: str, workspace: Path | None = None,
+                         claude_bin: str | None = None, notify: Notify = _ignore) -> None:
+    """The backend is installed and the mode supports it, or a
+    ``StartProblem`` says which are (and which of those work now); one
+    that is chosen but cannot work now (no binary, no key) is a warning
+    naming what is missing and the usable ones: the page would show the
+    same, and fixing the environment is enough."""
+    from pneuma.cli.backends import (
+        BackendState, backend_states, check_backend, check_context, installed_backends,
+        unusable_line,
+    )
+
+    context = check_context(workspace=workspace, claude_bin=claude_bin, version=False)
+    installed = {spec.name: (spec, plugin) for spec, plugin in installed_backends()}
+    if backend not in installed:
+        raise StartProblem(f"no backend named '{backend}' (installed: "
+                           f"{', '.join(sorted(installed))}; `pneuma backends` says which "
+                           "work now)")
+    supported = mode.manifest.supported_backends
+    if not mode_allows_backend(mode, backend):
+        usable = [state.name for state in backend_states(context, supported)
+                  if state.status.usable]
+        now = (f"usable now: {', '.join(usable)}" if usable
+               else "none of them is usable now: see `pneuma backends`")
+        raise StartProblem(f"the {mode.name} mode does not support --backend {backend}; it "
+                           f"supports {', '.join(supported)} ({now})")
+    # Only the chosen backend is checked on the way to the ready line; the
+    # others only when one must be suggested instead.
+    spec, plugin = installed[backend]
+    chosen = BackendState(spec, plugin, check_backend(spec, context))
+    if not chosen.status.usable:
+        others = backend_states(context, [name for name in installed if name != backend
+                                          and mode_allows_backend(mode, name)])
+        notify(f"warning: {unusable_line(chosen, others)}")
+
+
 def agent_notices(mode: Any, permission_mode: str | None, notify: Notify = _ignore) -> str | None:
-    """One line each for what would otherwise surface only in the page: the
-    permission mode chosen for root, missing credentials. Returns the
-    permission mode to run with (None: the mode's own)."""
+    """A line for what would otherwise surface only in the page: the
+    permission mode chosen for root (missing credentials are told by
+    ``check_backend_choice``). Returns the permission mode to run with
+    (None: the mode's own)."""
     import os
 
-    from pneuma.agents.claude_code import (
-        CREDENTIALS_NOTICE, ROOT_NOTICE, ROOT_PERMISSION_MODE, choose_permission_mode,
-        credentials_found,
-    )
+    from pneuma.agents.claude_code import ROOT_NOTICE, ROOT_PERMISSION_MODE, choose_permission_mode
 
     manifest_mode = mode.manifest.agent.permission_mode
     chosen = choose_permission_mode(permission_mode, manifest_mode, os.environ)
     if chosen == ROOT_PERMISSION_MODE and (permission_mode or manifest_mode) != chosen:
         notify(ROOT_NOTICE)
-    if not credentials_found(os.environ):
-        notify(f"warning: {CREDENTIALS_NOTICE}")
     return permission_mode if chosen == (permission_mode or manifest_mode) else chosen
 
 

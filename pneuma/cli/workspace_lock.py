@@ -94,8 +94,33 @@ def holder(workspace: Path) -> dict[str, object] | None:
     return info if isinstance(info, dict) else None
 
 
-def is_locked(workspace: Path) -> bool:
-    """Whether some process holds the lock of ``workspace`` now.
+def held_flocks() -> set[tuple[int, int, int]] | None:
+    """The (major, minor, inode) of every file some process holds a
+    ``flock`` on now, from ``/proc/locks`` (waiters left out); None where
+    there is no ``/proc/locks`` (not Linux). Read once to ask about many
+    workspaces (the launcher's list)."""
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            lines = locks.read().splitlines()
+    except OSError:
+        return None
+    held: set[tuple[int, int, int]] = set()
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF" ("->" marks a waiter)
+        if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
+            continue
+        try:
+            major, minor, inode = fields[5].split(":")
+            held.add((int(major, 16), int(minor, 16), int(inode)))
+        except ValueError:
+            continue
+    return held
+
+
+def is_locked(workspace: Path, held: set[tuple[int, int, int]] | None = None) -> bool:
+    """Whether some process holds the lock of ``workspace`` now (``held``:
+    a ``held_flocks()`` already read, when asking about many).
 
     Answered from ``/proc/locks`` rather than by trying the lock: even a
     shared lock taken for a moment would make a `pneuma run` starting at
@@ -107,20 +132,11 @@ def is_locked(workspace: Path) -> bool:
         return False
     if str(workspace.resolve()) in _held:
         return True
-    try:
-        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
-            lines = locks.read().splitlines()
-    except OSError:
-        lines = None
-    if lines is not None:
-        for line in lines:
-            fields = line.split()
-            # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF" ("->" marks a waiter)
-            if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
-                continue
-            if _same_file(fields[5], st):
-                return True
-        return False
+    if held is None:
+        held = held_flocks()
+    if held is not None:
+        # The inode alone may repeat on another device.
+        return (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in held
     info = holder(workspace)
     pid = info.get("pid") if info else None
     if not isinstance(pid, int) or pid <= 0:
@@ -132,17 +148,6 @@ def is_locked(workspace: Path) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _same_file(device_inode: str, st: os.stat_result) -> bool:
-    """Whether /proc/locks' "MAJOR:MINOR:INODE" (device numbers in hex)
-    names the file of ``st``: the inode alone may repeat on another device."""
-    try:
-        major, minor, inode = device_inode.split(":")
-        return (int(inode) == st.st_ino and int(major, 16) == os.major(st.st_dev)
-                and int(minor, 16) == os.minor(st.st_dev))
-    except ValueError:
-        return False
 
 
 def record_url(workspace: Path, url: str) -> None:

@@ -14,7 +14,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -380,8 +380,12 @@ class ModeManifest(_Model):
     description: LocalizedText = ""
     icon: str | None = Field(default=None, description="Inline SVG.")
     hidden: bool = False
-    supported_backends: list[Literal["claude-code", "native", "socket", "none"]] = Field(
-        default_factory=lambda: ["claude-code", "native", "socket", "none"]
+    # Backend names, the built-in ones and any a plugin registers (codex, ...):
+    # left out, every installed backend is allowed (pneuma.cli.start_checks).
+    supported_backends: list[Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]] = Field(
+        default_factory=lambda: ["claude-code", "native", "socket", "none"],
+        description="The backends this mode works with (`pneuma backends` lists them); "
+                    "when left out, every installed backend.",
     )
     layout: Literal["editor", "app"] = "editor"
     skill: SkillSpec

@@ -25,6 +25,7 @@ DEFAULT_PLUGINS = (
     "pneuma.workspace.default_sections",
     "pneuma.agents.builtin",
     "pneuma.agents.native.plugin",
+    "pneuma.agents.codex.plugin",
 )
 
 

@@ -6,11 +6,11 @@ error shape (pneuma.server.errors). The routes:
 
     GET  /                         the page (pneuma/web/launcher.html)
     GET  /static/…                 the shell's static files
-    GET  /api/launcher             version, where the list lives, the agent backend
+    GET  /api/launcher             version, where the list lives, the agent backends and their state
     GET  /api/modes                the gallery: installed modes, plugins that failed
     GET  /api/workspaces?q=…       recent workspaces with their live details
     POST /api/workspaces/open      {path[, mode]}: serve an existing workspace
-    POST /api/workspaces/new       {mode, path, params}: create one and serve it
+    POST /api/workspaces/new       {mode, path, params[, backend]}: create one and serve it
     POST /api/workspaces/forget    {path}: drop it from the list (files untouched)
     GET  /api/sessions             the sessions this process serves
     POST /api/sessions/stop        {path}: stop one (agent stopped, state saved)
@@ -33,7 +33,9 @@ from typing import Any
 from aiohttp import web
 
 from pneuma import __version__
-from pneuma.cli.start_checks import StartProblem
+from pneuma.cli.backends import backend_states, check_context, installed_backends
+from pneuma.cli.start_checks import StartProblem, mode_allows_backend
+from pneuma.cli.workspace_lock import held_flocks
 from pneuma.host.manifest import InitParam
 from pneuma.host.modes import LoadedMode
 from pneuma.host.paths import web_dir
@@ -108,9 +110,25 @@ async def static_file(request: web.Request) -> web.StreamResponse:
 
 async def launcher_info(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
+    # A check may start a process (`claude --version`): not in the event loop.
+    backends = await asyncio.get_running_loop().run_in_executor(
+        None, backend_states_json, state.hosting.defaults.claude_bin)
     return _json({"version": __version__, "listFile": str(state.recent.path),
-                  "backend": state.hosting.defaults.backend,
+                  "backend": state.hosting.defaults.backend, "backends": backends,
                   "workspacesFolder": str(Path.home() / WORKSPACES_FOLDER)})
+
+
+def backend_states_json(claude_bin: str | None) -> list[dict[str, Any]]:
+    """Every installed backend and whether it works now (`pneuma backends --json`)."""
+    return [state.to_json()
+            for state in backend_states(check_context(claude_bin=claude_bin))]
+
+
+def supported_backends(mode: LoadedMode, installed: list[str] | None = None) -> list[str]:
+    """The installed backends this mode allows (its ``supportedBackends``)."""
+    if installed is None:
+        installed = [spec.name for spec, _plugin in installed_backends()]
+    return [name for name in installed if mode_allows_backend(mode, name)]
 
 
 # --- the gallery ---
@@ -162,6 +180,7 @@ async def gallery(request: web.Request) -> web.Response:
     # The first call imports every plugin: not in the event loop.
     registry = await asyncio.get_running_loop().run_in_executor(None, load_modes)
     modes = []
+    installed = [spec.name for spec, _plugin in installed_backends()]
     for mode in sorted(registry.modes.values(), key=lambda m: m.name):
         manifest = mode.manifest
         if manifest.hidden:
@@ -175,6 +194,7 @@ async def gallery(request: web.Request) -> web.Response:
             "source": mode_source(mode),
             "params": [param_json(p) for p in manifest.init.params],
             "suggestedFolder": suggested_folder(mode.name),
+            "supportedBackends": supported_backends(mode, installed),
         })
     errors = [{"plugin": e.plugin, "distribution": e.distribution, "error": e.error}
               for e in registry.errors]
@@ -184,11 +204,12 @@ async def gallery(request: web.Request) -> web.Response:
 # --- recent workspaces ---
 
 
-def _served(state: LauncherState, path: Path) -> dict[str, Any] | None:
+def _served(state: LauncherState, path: Path,
+            held: set[tuple[int, int, int]] | None = None) -> dict[str, Any] | None:
     hosted = state.hosting.get(path)
     if hosted is not None:
         return {"by": "launcher", "url": hosted.url}
-    other = served_elsewhere(path)
+    other = served_elsewhere(path, held)
     if other is not None:
         return {"by": "other", **other}
     return None
@@ -198,9 +219,10 @@ def _listing(state: LauncherState, query: str) -> list[dict[str, Any]]:
     names = {name: mode.manifest.display_name for name, mode in load_modes().modes.items()}
     words = query.casefold().split()
     rows = []
+    held = held_flocks()  # once for the whole list
     for entry in state.recent.entries():
         row = {**entry.to_json(), **workspace_details(entry.path, entry.mode)}
-        row["served"] = _served(state, Path(entry.path)) if not row["missing"] else None
+        row["served"] = _served(state, Path(entry.path), held) if not row["missing"] else None
         if words:
             display = names.get(row["mode"], "")
             haystack = " ".join([
@@ -315,12 +337,12 @@ def _elsewhere_answer(path: Path) -> dict[str, Any] | None:
 
 
 async def _serve(state: LauncherState, path: Path, mode: LoadedMode,
-                 params: dict[str, Any] | None) -> web.Response:
+                 params: dict[str, Any] | None, backend: str | None = None) -> web.Response:
     elsewhere = _elsewhere_answer(path) if state.hosting.get(path) is None else None
     if elsewhere is not None:
         return _json(elsewhere)
     try:
-        hosted = await state.hosting.open(path, mode.name, params)
+        hosted = await state.hosting.open(path, mode.name, params, backend)
     except StartProblem as exc:
         raise ToolError("E_CONFLICT", exc.message, details={"reason": "start_refused"},
                         hint="`pneuma run` would refuse this folder for the same reason") from None
@@ -352,6 +374,7 @@ async def new_workspace(request: web.Request) -> web.Response:
     body = await _body(request)
     mode = _mode(body.get("mode"))
     params = check_params(mode, body.get("params"))
+    backend = _backend(mode, body.get("backend"))
     path = _folder(body)
     _refuse_special_folder(path)
     if path.exists() and not path.is_dir():
@@ -365,7 +388,20 @@ async def new_workspace(request: web.Request) -> web.Response:
                             f"for a {mode.name} workspace",
                             details={"field": "path", "reason": "not_empty",
                                      "mode": current})
-    return await _serve(state, path, mode, params)
+    return await _serve(state, path, mode, params, backend)
+
+
+def _backend(mode: LoadedMode, name: Any) -> str | None:
+    """The backend the dialog chose (None: the launcher's ``--backend``);
+    one the mode does not allow is refused here, before any folder is made."""
+    if name is None:
+        return None
+    allowed = supported_backends(mode)
+    if not isinstance(name, str) or name not in allowed:
+        raise ToolError("E_BAD_ARGS", f"the {mode.name} mode cannot run with the backend "
+                        f"{name!r} (it can with: {', '.join(allowed)})",
+                        details={"field": "backend", "allowed": allowed})
+    return name
 
 
 async def forget_workspace(request: web.Request) -> web.Response:

@@ -94,28 +94,60 @@ def conversations_summary(workspace: Path) -> tuple[int, dict[str, str] | None]:
     return len(found), None
 
 
-def last_activity(workspace: Path) -> float | None:
-    """When the workspace's session last changed (its log or its session file)."""
-    state = workspace / STATE_DIR
-    times = []
-    for name in (CONVERSATION_DB, CONVERSATION_DB + "-wal", "session.json"):
-        try:
-            times.append((state / name).stat().st_mtime)
-        except OSError:
-            continue
-    return max(times) if times else None
-
-
-def served_elsewhere(workspace: Path) -> dict[str, Any] | None:
+def served_elsewhere(workspace: Path, held: set[tuple[int, int, int]] | None = None
+                     ) -> dict[str, Any] | None:
     """``{"pid", "url"}`` of the other process serving ``workspace`` now
-    (its lock is held), or None."""
-    if not is_locked(workspace):
+    (its lock is held), or None. ``held``: ``held_flocks()`` read once for
+    a whole list."""
+    if not is_locked(workspace, held):
         return None
     info = holder(workspace) or {}
     url = info.get("url")
     pid = info.get("pid")
     return {"pid": pid if isinstance(pid, int) else None,
             "url": url if isinstance(url, str) and url else None}
+
+
+# What a workspace's state files say (its mode, its conversations and last
+# message) changes only when they do: kept per folder with the files'
+# (mtime, size), and read again when those change. The page asks for the
+# whole list every few seconds; reopening every log each time made a list
+# of 200 cost a tenth of a second.
+STATE_FILES = (CONVERSATION_DB, CONVERSATION_DB + "-wal", "session.json")
+_state_reads: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+
+
+def _state_signature(workspace: Path) -> tuple[Any, ...]:
+    state = workspace / STATE_DIR
+    signature: list[Any] = []
+    for name in STATE_FILES:
+        try:
+            st = (state / name).stat()
+        except OSError:
+            signature.append(None)
+            continue
+        signature.append((st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(signature)
+
+
+def _state_details(workspace: Path, recorded_mode: str) -> dict[str, Any]:
+    key = str(workspace)
+    signature = _state_signature(workspace)
+    cached = _state_reads.get(key)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    conversations, message = conversations_summary(workspace)
+    times = [entry[0] / 1e9 for entry in signature if entry is not None]
+    details = {
+        "mode": workspace_mode(workspace) or recorded_mode,
+        "lastMessage": message,
+        "conversations": conversations,
+        "lastActivity": max(times) if times else None,
+    }
+    if len(_state_reads) > 1000:
+        _state_reads.clear()
+    _state_reads[key] = (signature, details)
+    return details
 
 
 def workspace_details(path: str, recorded_mode: str) -> dict[str, Any]:
@@ -125,12 +157,8 @@ def workspace_details(path: str, recorded_mode: str) -> dict[str, Any]:
         return {"missing": True, "mode": recorded_mode, "lastMessage": None, "conversations": 0,
                 "lastActivity": None, "size": None}
     size = cached_folder_size(workspace)
-    conversations, message = conversations_summary(workspace)
     return {
         "missing": False,
-        "mode": workspace_mode(workspace) or recorded_mode,
-        "lastMessage": message,
-        "conversations": conversations,
-        "lastActivity": last_activity(workspace),
+        **_state_details(workspace, recorded_mode),
         "size": {"bytes": size.bytes, "files": size.files, "complete": size.complete},
     }

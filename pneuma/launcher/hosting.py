@@ -82,11 +82,14 @@ class WorkspaceHost:
         return self._sessions.get(str(workspace.resolve()))
 
     async def open(self, workspace: Path, mode_name: str,
-                   params: Mapping[str, Any] | None = None) -> HostedSession:
+                   params: Mapping[str, Any] | None = None,
+                   backend: str | None = None) -> HostedSession:
         """Serve ``workspace`` with ``mode_name`` (seeding it with ``params``
-        when new), or return its session if this process serves it already.
-        Raises ``StartProblem`` (the line `pneuma run` would print)."""
+        when new) and ``backend`` (default: the launcher's), or return its
+        session if this process serves it already. Raises ``StartProblem``
+        (the line `pneuma run` would print)."""
         workspace = workspace.resolve()
+        backend = backend or self.defaults.backend
         async with self._opening:
             hosted = self._sessions.get(str(workspace))
             if hosted is not None:
@@ -101,13 +104,14 @@ class WorkspaceHost:
             # The checks read and write files and may import a mode: off the loop.
             try:
                 mode, values = await loop.run_in_executor(None, lambda: start_checks(
-                    mode_name, workspace, defaults.backend, dict(params or {}),
-                    notify=lambda line: loop.call_soon_threadsafe(notify, line)))
+                    mode_name, workspace, backend, dict(params or {}),
+                    notify=lambda line: loop.call_soon_threadsafe(notify, line),
+                    claude_bin=defaults.claude_bin))
             except StartProblem:
                 self._release_if_unserved(workspace)
                 raise
             try:
-                hosted = await self._serve(workspace, mode, values, notify)
+                hosted = await self._serve(workspace, mode, values, notify, backend)
             except BaseException:
                 self._release_if_unserved(workspace)
                 raise
@@ -119,20 +123,20 @@ class WorkspaceHost:
         return hosted
 
     async def _serve(self, workspace: Path, mode: Any, values: dict[str, Any],
-                     notify: Callable[[str], None]) -> HostedSession:
+                     notify: Callable[[str], None], backend: str) -> HostedSession:
         from pneuma.server.persistence import peek_session_id
 
         defaults = self.defaults
         permission_mode = defaults.permission_mode
-        if defaults.backend == "claude-code":
+        if backend == "claude-code":
             permission_mode = agent_notices(mode, permission_mode, notify)
-        session_id, _resumed = peek_session_id(workspace, mode.name, defaults.backend)
+        session_id, _resumed = peek_session_id(workspace, mode.name, backend)
         token = secrets.token_urlsafe(24)
         sock = bind_socket(self.host, 0)
         port = sock.getsockname()[1]
         options = RunOptions(
             mode=mode, workspace=workspace, params=values, host=self.host, port=port,
-            backend=defaults.backend, model=defaults.model, permission_mode=permission_mode,
+            backend=backend, model=defaults.model, permission_mode=permission_mode,
             claude_bin=defaults.claude_bin, open_browser=False,
             action_timeout=defaults.action_timeout, token=token,
             agent_env=dict(defaults.agent_env))

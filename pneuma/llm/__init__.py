@@ -1,19 +1,31 @@
 """The host's one LLM gateway: every model call in Pneuma (the native
 backend's agent loop, a mode's structured calls) goes through
-``LLMGateway`` on the anthropic SDK. Plugins import these names from
-``pneuma.api``."""
+``LLMGateway``, whose providers are the anthropic SDK (Messages API) and the
+openai SDK (Chat Completions, for OpenAI and compatible servers). Plugins
+import these names from ``pneuma.api``."""
 
 from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
 from pneuma.llm.pricing import cost_of
-from pneuma.llm.settings import DEFAULT_MODEL, LLMSettings, api_credentials, has_credentials
+from pneuma.llm.settings import (
+    DEFAULT_MODEL,
+    PROVIDERS,
+    InvalidLLMSettings,
+    LLMSettings,
+    api_credentials,
+    credentials_problem,
+    has_credentials,
+)
 
 __all__ = [
     "DEFAULT_MODEL",
     "GatewayError",
+    "InvalidLLMSettings",
     "LLMGateway",
     "LLMSettings",
+    "PROVIDERS",
     "ToolCallResult",
     "api_credentials",
     "cost_of",
+    "credentials_problem",
     "has_credentials",
 ]

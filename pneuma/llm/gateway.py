@@ -1,4 +1,10 @@
-"""``LLMGateway``: the one Anthropic client in Pneuma.
+"""``LLMGateway``: the one model gateway in Pneuma.
+
+Its providers are internals, chosen per call by ``LLMSettings.provider``:
+``"anthropic"`` (the Messages API, ``anthropic_provider``) and ``"openai"``
+(Chat Completions, ``openai_provider``: OpenAI and the servers that copy its
+API). Whatever the provider, callers get the same events and errors below;
+the conversation they pass is in Messages-API form.
 
 Two ways to call a model:
 
@@ -6,7 +12,8 @@ Two ways to call a model:
 order:
 
 * ``{"type": "stream_event", "event": {...}}``: every Messages-API stream
-  event as it arrives (the browser shows them as they are);
+  event as it arrives (the browser shows them as they are; another
+  provider's stream is translated into these);
 * ``{"type": "delta", "content": str}``: text as it streams;
 * ``{"type": "tool_call", "toolCallId", "name", "arguments"}``: a complete
   tool call, once its JSON has fully arrived;
@@ -36,8 +43,11 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
+from pneuma.llm.anthropic_provider import AnthropicProvider
+from pneuma.llm.openai_provider import OpenAIProvider
 from pneuma.llm.pricing import cost_of
-from pneuma.llm.settings import LLMSettings, api_credentials, has_credentials
+from pneuma.llm.provider import CallFailure, ChatRequest, Provider
+from pneuma.llm.settings import LLMSettings, credentials_problem, has_credentials
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +59,8 @@ class GatewayError(RuntimeError):
     """A model call failed for good. ``status`` is the HTTP status when the
     API answered one; ``kind`` says what went wrong: the API's error type
     (``overloaded_error``, ``invalid_request_error``, ...), ``auth_failed``,
-    ``connection_error``, ``timeout``, ``no_tool_call``, ``unsupported_provider``
-    or ``api_error``."""
+    ``connection_error``, ``timeout``, ``no_tool_call``, ``unsupported_provider``,
+    ``invalid_settings`` or ``api_error``."""
 
     def __init__(self, message: str, status: int | None = None, kind: str = "api_error"):
         super().__init__(message)
@@ -80,25 +90,36 @@ class _Retry:
     message: str
 
 
+_PROVIDERS: dict[str, Provider] = {p.name: p for p in (AnthropicProvider(), OpenAIProvider())}
+
+
 class LLMGateway:
-    """Model calls on lazily created ``anthropic.AsyncAnthropic`` clients.
+    """Model calls on lazily created SDK clients (one per provider, endpoint
+    and key).
 
     ``env`` is where the key and endpoint are looked up (``os.environ`` when
     None). A call may pass its own ``LLMSettings`` (one gateway, several
-    profiles): its model, token limit, temperature, timeout and retries
-    apply to that call; a profile with another endpoint or key variable
-    gets a client of its own, kept until ``close()``.
+    profiles): its provider, model, token limit, temperature, timeout and
+    retries apply to that call; a profile with another provider, endpoint
+    or key variable gets a client of its own, kept until ``close()``.
+    Settings are checked at each call, not here, so a server with a wrong
+    profile still starts and says what is wrong.
     """
 
     def __init__(self, settings: LLMSettings, env: Mapping[str, str] | None = None) -> None:
-        _check_provider(settings)
         self.settings = settings
         self.env: Mapping[str, str] = os.environ if env is None else env
-        self._clients: dict[tuple[tuple[str, Any], ...], Any] = {}
+        self._clients: dict[tuple[Any, ...], Any] = {}
 
     def has_credentials(self, settings: LLMSettings | None = None) -> bool:
-        """Whether the environment holds a key for ``settings`` (the gateway's own by default)."""
+        """Whether the environment holds a key for ``settings`` (the gateway's
+        own by default), or the settings need none (a local server)."""
         return has_credentials(settings or self.settings, self.env)
+
+    def problem(self, settings: LLMSettings | None = None) -> str | None:
+        """Why a call with ``settings`` cannot succeed (invalid settings, no
+        key), in words for the person; None when it can."""
+        return credentials_problem(settings or self.settings, self.env)
 
     @property
     def client(self) -> Any:
@@ -106,15 +127,13 @@ class LLMGateway:
         return self._client_for(self.settings)
 
     def _client_for(self, settings: LLMSettings) -> Any:
-        credentials = api_credentials(settings, self.env)
-        key = tuple(sorted(credentials.items()))
+        provider = _provider(settings)
+        key = (provider.name, *provider.client_key(settings, self.env))
         client = self._clients.get(key)
         if client is None:
-            import anthropic
-
             # Retries are ours (they are reported to the person), never the SDK's.
-            client = self._clients[key] = anthropic.AsyncAnthropic(
-                **credentials, max_retries=0, timeout=self.settings.request_timeout)
+            client = self._clients[key] = provider.make_client(settings, self.env,
+                                                               self.settings.request_timeout)
         return client
 
     async def close(self) -> None:
@@ -135,17 +154,15 @@ class LLMGateway:
         """``context``: ``system`` (the system prompt) and optionally
         ``page``/``twin`` (appended to the system prompt as JSON)."""
         settings = settings or self.settings
-        _check_provider(settings)
+        _check_settings(settings)
         context = context or {}
         system = context.get("system") or ""
         extra = {k: context[k] for k in ("page", "twin") if context.get(k)}
         if extra:
             system += "\n\n<runtime-context>\n" + json.dumps(extra, ensure_ascii=False) + "\n</runtime-context>"
-        request = _request(settings, messages, system)
-        if tools:
-            request["tools"] = [_tool_param(t) for t in tools]
+        call = ChatRequest(messages, system, [_tool_param(t) for t in tools or []])
         # aclosing: a consumer that stops early closes the HTTP stream now, not at GC.
-        async with aclosing(self._stream(request, settings)) as events:
+        async with aclosing(self._stream(call, settings)) as events:
             async for item in events:
                 yield item
 
@@ -168,15 +185,14 @@ class LLMGateway:
         when the call fails or the model does not call the tool.
         """
         settings = settings or self.settings
-        _check_provider(settings)
-        request = _request(settings, [{"role": "user", "content": prompt}], system)
-        request["tools"] = [_tool_param(tool)]
-        request["tool_choice"] = {"type": "tool", "name": tool["name"]}
+        _check_settings(settings)
+        call = ChatRequest([{"role": "user", "content": prompt}], system, [_tool_param(tool)],
+                           force_tool=tool["name"])
         started = time.monotonic()
         done: dict[str, Any] | None = None
         calls: list[dict[str, Any]] = []
         try:
-            async with aclosing(self._stream(request, settings)) as events:
+            async with aclosing(self._stream(call, settings)) as events:
                 async for event in events:
                     kind = event["type"]
                     if kind == "delta" and on_delta is not None:
@@ -198,14 +214,14 @@ class LLMGateway:
             raise GatewayError("the model's stream ended without a message")
         message, usage = done["message"], done["usage"]
         text = "".join(b.get("text", "") for b in message.get("content") or [] if b.get("type") == "text")
-        call = next((c for c in calls if c["name"] == tool["name"]), None)
-        if call is None:
+        found = next((c for c in calls if c["name"] == tool["name"]), None)
+        if found is None:
             said = f"; it said: {text[:300]}" if text else ""
             raise GatewayError(f"the model did not call {tool['name']}{said}", None, "no_tool_call")
-        if call.get("input_error"):
-            raise GatewayError(call["input_error"], None, "no_tool_call")
+        if found.get("input_error"):
+            raise GatewayError(found["input_error"], None, "no_tool_call")
         return ToolCallResult(
-            input=call["arguments"],
+            input=found["arguments"],
             text=text,
             model=message.get("model") or settings.model,
             input_tokens=int(usage.get("input_tokens") or 0),
@@ -216,55 +232,45 @@ class LLMGateway:
 
     # -- shared by both ----------------------------------------------------------
 
-    async def _stream(self, request: dict[str, Any], settings: LLMSettings) -> AsyncIterator[dict[str, Any]]:
+    async def _stream(self, call: ChatRequest, settings: LLMSettings) -> AsyncIterator[dict[str, Any]]:
+        provider = _provider(settings)
+        request = provider.build(settings, self.env, call)
         attempt = 0
         while True:
-            opened = await self._open(request, settings, attempt)
+            opened = await self._open(provider, request, settings, attempt)
             if not isinstance(opened, _Retry):
                 break
             attempt = opened.attempt
             yield {"type": "retry", "attempt": opened.attempt, "max_retries": settings.max_retries,
                    "status": opened.status, "delay": opened.delay, "message": opened.message}
             await asyncio.sleep(opened.delay)
-        async with aclosing(self._consume(opened, settings)) as items:
+        async with aclosing(self._consume(provider, opened, settings)) as items:
             async for item in items:
                 yield item
 
-    async def _open(self, request: dict[str, Any], settings: LLMSettings, attempt: int) -> Any:
+    async def _open(self, provider: Provider, request: dict[str, Any], settings: LLMSettings,
+                    attempt: int) -> Any:
         """The open stream, or a ``_Retry`` saying how long to wait before
         attempt ``attempt + 1``; raises ``GatewayError`` when retries are spent."""
-        import anthropic
-
         options: dict[str, Any] = {}
         if settings.request_timeout != self.settings.request_timeout:
             options["timeout"] = settings.request_timeout
         try:
-            return await self._client_for(settings).messages.create(**request, **options)
-        except anthropic.APIStatusError as exc:
-            status = exc.status_code
-            message = _error_text(exc)
-            if not (status == 429 or status >= 500) or attempt >= settings.max_retries:
-                raise GatewayError(message, status, _error_kind(exc)) from None
-            delay = _retry_delay(exc, attempt, settings.retry_base_delay)
-            return _Retry(attempt + 1, status, delay, message)
-        except (anthropic.APIConnectionError, anthropic.APITimeoutError) as exc:
-            timed_out = isinstance(exc, anthropic.APITimeoutError)
-            message = (f"the Messages API did not answer within {settings.request_timeout:g} s"
-                       if timed_out else f"could not reach the Messages API: {exc}")
-            if attempt >= settings.max_retries:
-                raise GatewayError(message, None, "timeout" if timed_out else "connection_error") from None
-            return _Retry(attempt + 1, None, _retry_delay(None, attempt, settings.retry_base_delay), message)
+            return await provider.open(self._client_for(settings), request, settings, self.env, options)
+        except CallFailure as failure:
+            if not failure.retryable or attempt >= settings.max_retries:
+                raise GatewayError(failure.message, failure.status, failure.kind) from None
+            delay = _retry_delay(failure.retry_after, attempt, settings.retry_base_delay)
+            return _Retry(attempt + 1, failure.status, delay, failure.message)
 
-    async def _consume(self, stream: Any, settings: LLMSettings) -> AsyncIterator[dict[str, Any]]:
-        import anthropic
-
+    async def _consume(self, provider: Provider, stream: Any,
+                       settings: LLMSettings) -> AsyncIterator[dict[str, Any]]:
         blocks: dict[int, dict[str, Any]] = {}
         partial: dict[int, list[str]] = {}
         message: dict[str, Any] = {"role": "assistant", "content": []}
         usage: dict[str, int] = {}
         try:
-            async for event in stream:
-                raw = event.model_dump(mode="json", exclude_none=True)
+            async for raw in provider.events(stream, settings, self.env):
                 yield {"type": "stream_event", "event": raw}
                 kind = raw.get("type")
                 if kind == "message_start":
@@ -292,51 +298,40 @@ class LLMGateway:
                     index = raw["index"]
                     block = blocks.get(index, {})
                     if block.get("type") == "tool_use":
-                        call = _finish_tool_use(block, "".join(partial.get(index, [])))
-                        yield call
+                        yield _finish_tool_use(block, "".join(partial.get(index, [])))
                 elif kind == "message_delta":
                     delta = raw.get("delta") or {}
                     if "stop_reason" in delta:
                         message["stop_reason"] = delta["stop_reason"]
                     usage.update({k: v for k, v in (raw.get("usage") or {}).items()
                                   if isinstance(v, int)})
-        except anthropic.APIError as exc:
-            raise GatewayError(f"the model's stream broke off: {_error_text(exc)}",
-                               getattr(exc, "status_code", None)) from None
-        finally:
-            try:
-                await stream.close()
-            except Exception:  # closing a finished or broken stream may fail; nothing to do
-                pass
+        except CallFailure as failure:
+            raise GatewayError(failure.message, failure.status, failure.kind) from None
         message["content"] = [{k: v for k, v in blocks[i].items() if k != "input_error"}
                               for i in sorted(blocks)]
         model = message.get("model") or settings.model
-        yield {"type": "done", "message": message, "usage": usage, "cost_usd": cost_of(model, usage)}
+        yield {"type": "done", "message": message, "usage": usage,
+               "cost_usd": provider.cost(model, usage)}
 
 
-def _check_provider(settings: LLMSettings) -> None:
-    if settings.provider != "anthropic":
-        raise GatewayError(f"unknown LLM provider {settings.provider!r} (only 'anthropic' is supported)",
+def _provider(settings: LLMSettings) -> Provider:
+    provider = _PROVIDERS.get(settings.provider)
+    if provider is None:
+        raise GatewayError(f"unknown LLM provider {settings.provider!r} (supported: "
+                           + ", ".join(repr(name) for name in _PROVIDERS) + ")",
                            None, "unsupported_provider")
+    return provider
 
 
-def _request(settings: LLMSettings, messages: list[dict[str, Any]], system: str) -> dict[str, Any]:
-    request: dict[str, Any] = {
-        "model": settings.model,
-        "max_tokens": settings.max_tokens,
-        "messages": messages,
-        "stream": True,
-    }
-    if system:
-        request["system"] = system
-    if settings.temperature is not None:
-        # Not a named parameter of every SDK version (2.x dropped it); the API takes it.
-        request["extra_body"] = {"temperature": settings.temperature}
-    return request
+def _check_settings(settings: LLMSettings) -> None:
+    _provider(settings)
+    found = settings.problems()
+    if found:
+        raise GatewayError("invalid LLM settings: " + "; ".join(found), None, "invalid_settings")
 
 
 def _tool_param(tool: dict[str, Any]) -> dict[str, Any]:
-    """The API's tool shape; our tools name their schema ``schema`` or ``input_schema``."""
+    """The neutral tool shape; our tools name their schema ``schema`` or ``input_schema``."""
     return {"name": tool["name"], "description": tool.get("description") or "",
             "input_schema": tool.get("input_schema") or tool.get("schema") or {"type": "object"}}
 
@@ -354,33 +349,10 @@ def _finish_tool_use(block: dict[str, Any], text: str) -> dict[str, Any]:
     return event
 
 
-def _error_text(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return f"{getattr(exc, 'status_code', '')} {error.get('type', '')}: {error['message']}".strip()
-    return str(exc)
-
-
-def _error_kind(exc: Any) -> str:
-    status = getattr(exc, "status_code", None)
-    if status in (401, 403):
-        return "auth_failed"
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"].get("type") or "api_error"
-    return "api_error"
-
-
-def _retry_delay(exc: Any, attempt: int, base: float) -> float:
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    after = headers.get("retry-after") if hasattr(headers, "get") else None
-    if after:
-        try:
-            return min(30.0, max(0.0, float(after)))
-        except ValueError:
-            pass
+def _retry_delay(after: float | None, attempt: int, base: float) -> float:
+    """The server's ``retry-after`` when it sent one, else exponential backoff with jitter."""
+    if after is not None:
+        return min(30.0, max(0.0, after))
     return min(30.0, base * (2 ** attempt)) * (0.8 + 0.4 * random.random())
 
 

@@ -246,8 +246,33 @@ function ParamField({ param, value, onChange, error }) {
   </div>`;
 }
 
-function NewWorkspaceDialog({ mode, onClose, onOpened }) {
+// The backends the mode allows, with their state; the default is the
+// launcher's --backend when the mode allows it, else the first usable one.
+function backendChoices(mode, backends, launcherBackend) {
+  const byName = Object.fromEntries(backends.map((b) => [b.name, b]));
+  const choices = (mode.supportedBackends || []).map((name) => byName[name] || { name, usable: true });
+  const preferred = choices.find((b) => b.name === launcherBackend) || choices.find((b) => b.usable) || choices[0];
+  return { choices, preferred: preferred ? preferred.name : null };
+}
+
+function BackendField({ choices, value, onChange }) {
+  const chosen = choices.find((b) => b.name === value);
+  return html`<div class="ln-field">
+    <label for="ln-backend">${t('launcher.backend.label')}</label>
+    <select id="ln-backend" name="backend" value=${value} aria-describedby="ln-backend-help" onChange=${(e) => onChange(e.target.value)}>
+      ${choices.map((b) => html`<option key=${b.name} value=${b.name}>${b.usable ? b.name : t('launcher.backend.option', { name: b.name })}</option>`)}
+    </select>
+    <span class="ln-help" id="ln-backend-help">${t('launcher.backend.hint')}</span>
+    ${chosen && !chosen.usable && html`<span class="ln-help ln-backend-problem" role="status">
+      <strong>${t('launcher.backend.unusable', { name: chosen.name })}</strong> <code>${chosen.missing || 'pneuma backends'}</code>
+      ${chosen.fix && html`<br />${t('launcher.backend.fix')} <code>${chosen.fix}</code>`}</span>`}
+  </div>`;
+}
+
+function NewWorkspaceDialog({ mode, backends, launcherBackend, onClose, onOpened }) {
   const [folder, setFolder] = useState(mode.suggestedFolder);
+  const { choices, preferred } = backendChoices(mode, backends, launcherBackend);
+  const [backend, setBackend] = useState(preferred);
   const [values, setValues] = useState(() => Object.fromEntries(mode.params.map((p) => [p.name, p.default == null ? (p.type === 'select' ? p.options[0] : '') : String(p.default)])));
   const [errors, setErrors] = useState({});
   const [problem, setProblem] = useState(null);
@@ -301,7 +326,9 @@ function NewWorkspaceDialog({ mode, onClose, onOpened }) {
     setProblem(null);
     setSubmitting(true);
     try {
-      const answer = await api('/api/workspaces/new', { mode: mode.name, path: folder, params: values });
+      const request = { mode: mode.name, path: folder, params: values };
+      if (backend) request.backend = backend;
+      const answer = await api('/api/workspaces/new', request);
       onOpened(answer);
     } catch (error) {
       setSubmitting(false);
@@ -341,6 +368,7 @@ function NewWorkspaceDialog({ mode, onClose, onOpened }) {
           ${mode.params.map((param) => html`<${ParamField} key=${param.name} param=${param} value=${values[param.name]} error=${errors[param.name]}
             onChange=${(value) => setValues({ ...values, [param.name]: value })} />`)}
         </fieldset>`}
+        ${choices.length > 0 && html`<${BackendField} choices=${choices} value=${backend} onChange=${setBackend} />`}
         ${problem && html`<div class="ln-problem" role="alert">${problem}</div>`}
         <div class="ln-dialog-actions">
           <button type="button" class="ln-btn" onClick=${onClose} disabled=${submitting}>${t('launcher.new.cancel')}</button>
@@ -462,7 +490,8 @@ function Launcher() {
         onOpen=${open} onForget=${forget} busy=${busy} loaded=${loaded} />
       ${info && html`<footer class="ln-footer muted">${t('launcher.footer', { path: info.listFile })}</footer>`}
     </main>
-    ${dialog && html`<${NewWorkspaceDialog} mode=${dialog} onClose=${() => setDialog(null)} onOpened=${go} />`}
+    ${dialog && html`<${NewWorkspaceDialog} mode=${dialog} backends=${info ? info.backends || [] : []} launcherBackend=${info && info.backend}
+      onClose=${() => setDialog(null)} onOpened=${go} />`}
   </div>`;
 }
 

@@ -9,7 +9,8 @@ What it writes:
   copied, with init params filled into text files, plus ``.env`` from
   ``skill.envMapping``;
 - ``CLAUDE.md``: every section from the ``claude_md_sections`` hook, each
-  between its own markers, nothing else touched;
+  between its own markers, nothing else touched; the same sections in each
+  of the backend's ``instruction_files`` (``AGENTS.md`` for Codex);
 - ``.claude/commands/<workflow>.md``: one slash command per workflow;
 - ``.mcp.json``: the mode's MCP servers merged in, the person's own entries kept;
 - ``.gitignore``: ``.pneuma/`` added;
@@ -157,6 +158,7 @@ def plan_install(
     workspace: Path,
     params: Mapping[str, Any],
     pm: PneumaPluginManager | None = None,
+    instruction_files: tuple[str, ...] = (),
 ) -> InstallResult:
     pm = pm or get_plugin_manager()
     workspace = workspace.resolve()
@@ -207,6 +209,14 @@ def plan_install(
         current_text, collect_sections(mode, workspace, pm), str(workspace / "CLAUDE.md")
     )
     want("CLAUDE.md", new_text.encode("utf-8"), "CLAUDE.md sections")
+    # The same sections where another backend's agent reads its instructions
+    # (Codex reads AGENTS.md); the person's own text there stays as it is.
+    for rel in instruction_files:
+        current_file = _read(workspace, rel)
+        current_file_text = current_file.decode("utf-8") if current_file is not None else ""
+        file_text = update_sections(current_file_text, collect_sections(mode, workspace, pm),
+                                    str(workspace / rel))
+        want(rel, file_text.encode("utf-8"), f"{rel} sections")
 
     # 3. Workflows as slash commands.
     # Imported here: jinja2 is only needed when an install is computed, and
@@ -394,13 +404,17 @@ def install_skill(
     pm: PneumaPluginManager | None = None,
     check: bool = False,
     reuse_fingerprint: bool = False,
+    instruction_files: tuple[str, ...] = (),
 ) -> InstallResult:
     """Install (or, with ``check``, only compute) the mode's skill.
 
     ``reuse_fingerprint`` (``pneuma run``): when nothing the install reads
     or writes has changed since the last install (``install_fingerprint``),
     return at once with that install's warnings and no changes, without
-    rendering anything. Any difference means a full install."""
+    rendering anything. Any difference means a full install.
+
+    ``instruction_files``: the session's backend's (``BackendSpec``), which
+    get the CLAUDE.md sections too."""
     workspace = Path(workspace)
     if not workspace.is_dir():
         raise SkillInstallError(f"workspace {workspace} is not a directory")
@@ -408,13 +422,14 @@ def install_skill(
     if reuse_fingerprint and not check:
         stored = _read_fingerprint(workspace)
         if stored is not None:
-            current = install_fingerprint(mode, workspace, params, pm)
+            current = install_fingerprint(mode, workspace, params, pm, instruction_files)
             if current is not None and current == stored.get("fingerprint"):
                 return InstallResult(warnings=list(stored.get("warnings", [])))
-    result = plan_install(mode, workspace, params, pm)
+    result = plan_install(mode, workspace, params, pm, instruction_files)
     if not check:
         apply_changes(workspace, result.changes)
-        _write_fingerprint(workspace, install_fingerprint(mode, workspace, params, pm),
+        _write_fingerprint(workspace,
+                           install_fingerprint(mode, workspace, params, pm, instruction_files),
                            result.warnings)
     return result
 
@@ -432,6 +447,7 @@ def install_fingerprint(
     workspace: Path,
     params: Mapping[str, Any],
     pm: PneumaPluginManager | None = None,
+    instruction_files: tuple[str, ...] = (),
 ) -> str | None:
     """A digest of everything an install depends on and everything it
     writes, as they are now; equal digests mean an install would change
@@ -463,6 +479,7 @@ def install_fingerprint(
     add("manifest", mode.manifest.model_dump_json(by_alias=True).encode())
     add("where", f"{mode.package_dir}\0{mode.skill_dir}\0{workspace}".encode())
     add("params", json.dumps(dict(params), sort_keys=True, default=repr).encode())
+    add("instruction files", "\0".join(instruction_files).encode())
     for path in sorted(mode.skill_dir.rglob("*")):
         if path.is_file():
             add("skill:" + path.relative_to(mode.skill_dir).as_posix(), path.read_bytes())
@@ -480,7 +497,7 @@ def install_fingerprint(
         except OSError as exc:  # a directory where a file belongs, unreadable, ...
             add(f"odd:{rel}:{type(exc).__name__}", b"")
 
-    for rel in installed_paths(mode, workspace):
+    for rel in [*installed_paths(mode, workspace), *instruction_files]:
         add_state(rel)
     return digest.hexdigest()
 

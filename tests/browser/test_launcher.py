@@ -252,3 +252,34 @@ def test_from_the_gallery_to_a_rewind_in_the_chat_and_back_from_the_terminal(
         assert page.console_errors == []
     finally:
         page.context.close()
+
+
+def test_the_new_workspace_dialog_picks_a_backend_and_says_why_one_cannot_work(
+        browser, launcher, shot):
+    # The launcher runs without any credentials (see the fixture): its
+    # default claude-code is shown as not usable, with what it needs.
+    served = launcher()
+    page = _new_page(browser, "en-US")
+    try:
+        page.goto(served.url)
+        page.locator(".ln-card[data-mode='doc']").click()
+        picker = page.locator("#ln-backend")
+        expect(picker).to_have_value("claude-code")
+        expect(picker.locator("option[value='claude-code']")).to_have_text(
+            "claude-code (not usable now)")
+        expect(picker.locator("option[value='none']")).to_have_text("none")
+        problem = page.locator(".ln-backend-problem")
+        expect(problem).to_contain_text("The claude-code backend cannot work now")
+        expect(problem).to_contain_text("credentials")
+        expect(problem).to_contain_text("claude login")
+        shot(page, "launcher-backend-picker")
+
+        picker.select_option("none")
+        expect(problem).to_have_count(0)
+        page.locator(".ln-dialog button[type=submit]").click()
+        page.wait_for_url(re.compile(r"/\?session=[^&]+&token="), timeout=20_000)
+        config = page.evaluate("() => fetch('/api/config').then(r => r.json())")
+        assert config["backend"] == "none"
+        assert page.console_errors == []
+    finally:
+        page.context.close()

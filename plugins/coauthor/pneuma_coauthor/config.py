@@ -24,6 +24,15 @@ DEFAULT_TOML = """\
 #   writer    - the LaTeX text of every patch
 #   reasoning - the plan: goal, issues, strategy, scope, risks, questions
 # The API key comes from ANTHROPIC_API_KEY, the endpoint from ANTHROPIC_BASE_URL.
+# A profile may use an OpenAI-compatible server instead (provider = "openai"):
+#   provider = "openai"                        # "anthropic" (the default) | "openai"
+#   model = "deepseek-chat"
+#   base_url = "https://api.deepseek.com/v1"   # unset: OPENAI_BASE_URL, else OpenAI
+#   api_key_env = "DEEPSEEK_API_KEY"           # the NAME of the variable with the key
+# A local server (Ollama) needs no key:
+#   provider = "openai"
+#   model = "qwen2.5:7b"
+#   base_url = "http://127.0.0.1:11434/v1"
 [profiles.fast]
 model = "claude-haiku-4-5"
 max_tokens = 4096
@@ -59,6 +68,10 @@ class Profile:
     model: str
     max_tokens: int = 4096
     temperature: float | None = None
+    # None: the gateway's own (anthropic, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
+    provider: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None  # the NAME of the environment variable holding the key
 
 
 @dataclass
@@ -101,6 +114,11 @@ def load_config(workspace: Path) -> CoAuthorConfig:
             model=str(raw["model"]),
             max_tokens=int(raw.get("max_tokens", 4096)),
             temperature=float(raw["temperature"]) if "temperature" in raw else None,
+            # Checked by the gateway at each call, so a wrong value blocks the
+            # task with the reason instead of stopping every command.
+            provider=str(raw["provider"]).strip().lower() if raw.get("provider") else None,
+            base_url=str(raw["base_url"]) if raw.get("base_url") else None,
+            api_key_env=str(raw["api_key_env"]) if raw.get("api_key_env") else None,
         )
     build = {**defaults["build"], **data.get("build", {})}
     user = {**defaults["user"], **data.get("user", {})}

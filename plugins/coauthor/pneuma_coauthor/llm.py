@@ -5,7 +5,9 @@ is structured data rather than prose to scrape; it streams (the REPL shows
 the model writing) and is traced: profile, model, tokens and duration become
 an LlmCallTraced event in the task's log. The calls themselves go through
 the host's one LLM gateway (``pneuma.api.LLMGateway``); a profile is the
-gateway's settings with its own model, token limit and temperature.
+gateway's settings with its own model, token limit and temperature, and
+optionally its own provider, endpoint and key variable (an OpenAI-compatible
+server for one profile, Anthropic for another).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ class GatewayLLM:
     """The port on the host's gateway. The gateway's client is created on
     the first call, so commands without a model (M0) never need an API key;
     the key and endpoint come from ``ANTHROPIC_API_KEY`` and
-    ``ANTHROPIC_BASE_URL``, as for every model call Pneuma makes. Tests
+    ``ANTHROPIC_BASE_URL``, as for every model call Pneuma makes, unless a
+    profile names its own ``provider``/``base_url``/``api_key_env``. Tests
     swap the model by handing it a gateway aimed at a fake API."""
 
     def __init__(self, config: CoAuthorConfig, gateway: LLMGateway | None = None) -> None:
@@ -53,9 +56,17 @@ class GatewayLLM:
     def settings(self, name: str) -> LLMSettings:
         """The gateway's settings with the profile's model and limits."""
         spec = self.profile(name)
-        return dataclasses.replace(
-            self.gateway.settings, model=spec.model, max_tokens=spec.max_tokens, temperature=spec.temperature
-        )
+        base = self.gateway.settings
+        changes: dict[str, Any] = {"model": spec.model, "max_tokens": spec.max_tokens,
+                                   "temperature": spec.temperature}
+        if spec.provider is not None and spec.provider != base.provider:
+            # Another provider's endpoint and key are never the gateway's.
+            changes.update(provider=spec.provider, base_url=None, api_key_env=None)
+        if spec.base_url is not None:
+            changes["base_url"] = spec.base_url
+        if spec.api_key_env is not None:
+            changes["api_key_env"] = spec.api_key_env
+        return dataclasses.replace(base, **changes)
 
     async def call_tool(
         self,

@@ -3,9 +3,10 @@
 It owns the runtime's services for one session (store, registry, twins,
 scheduler, artifacts, gateway, orchestrator), takes the person's messages
 in order (one task at a time), and turns what browser clients report into
-messages for the web UI. It needs an Anthropic API key: without one it
-says so at start, in the chat and on stderr, and every message is answered
-with the same explanation instead of a crash.
+messages for the web UI. It needs a model it can call (an Anthropic API
+key, or an OpenAI-compatible server through ``provider = "openai"``):
+without one it says so at start, in the chat and on stderr, and every
+message is answered with the same explanation instead of a crash.
 """
 
 from __future__ import annotations
@@ -150,8 +151,17 @@ class NativeBackend:
                 self._turn = None
 
     def credentials_problem(self) -> str | None:
-        if self.gateway.has_credentials():
+        settings = self.config.llm_settings()
+        wrong = settings.problems()
+        if wrong:
+            return ("The native backend's model settings are wrong: " + "; ".join(wrong)
+                    + ". Fix them in .pneuma/native.json (or the PNEUMA_NATIVE_* variables), "
+                    "then restart `pneuma run`.")
+        if self.gateway.has_credentials(settings):
             return None
+        if settings.provider != "anthropic":
+            return (f"The native backend cannot call its model: {self.gateway.problem(settings)}; "
+                    "then restart `pneuma run`.")
         if self.config.api_key_env:
             return (f"The native backend talks to the Anthropic Messages API itself and needs an "
                     f"API key in {self.config.api_key_env} (apiKeyEnv in .pneuma/native.json); "

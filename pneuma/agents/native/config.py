@@ -3,10 +3,14 @@
 Defaults, then ``W/.pneuma/native.json`` (same keys, camelCase or
 snake_case), then environment variables (``PNEUMA_NATIVE_<KEY>``), then the
 ``--model`` flag. The model call itself goes through the host's LLM gateway:
-``llm_settings()`` is what this config asks of it. The API key and endpoint
-come from the environment the anthropic SDK reads (``ANTHROPIC_API_KEY`` or
-``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL``), unless ``apiKeyEnv`` names
-another variable or ``baseUrl`` another endpoint.
+``llm_settings()`` is what this config asks of it. ``provider`` is
+``anthropic`` (the default: every existing config means it) or ``openai``
+(an OpenAI-compatible Chat Completions server; then ``model`` must be named,
+since the default is a Claude model). The API key and endpoint come from the
+environment the provider's SDK reads (``ANTHROPIC_API_KEY`` or
+``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL``; ``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``), unless ``apiKeyEnv`` names another variable or
+``baseUrl`` another endpoint.
 """
 
 from __future__ import annotations
@@ -27,14 +31,15 @@ _MODEL_DEFAULTS = LLMSettings()
 @dataclass
 class NativeConfig:
     # what the gateway is asked for (see llm_settings)
+    provider: str = _MODEL_DEFAULTS.provider  # "anthropic" | "openai"
     model: str = _MODEL_DEFAULTS.model
     max_tokens: int = _MODEL_DEFAULTS.max_tokens
     temperature: float | None = None
     max_retries: int = _MODEL_DEFAULTS.max_retries  # 429 / 5xx / connection errors before any output
     retry_base_delay: float = _MODEL_DEFAULTS.retry_base_delay  # seconds; doubled per attempt, capped at 30
     request_timeout: float = _MODEL_DEFAULTS.request_timeout
-    base_url: str | None = None  # None: ANTHROPIC_BASE_URL, else the SDK's default
-    api_key_env: str | None = None  # None: ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN
+    base_url: str | None = None  # None: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the SDK's default
+    api_key_env: str | None = None  # None: ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN; OPENAI_API_KEY
     # the runtime's own limits
     max_turns: int = 40  # model calls per task (each tool round is one)
     ack_timeout: float = 10.0  # a browser client must acknowledge an action this fast
@@ -51,6 +56,7 @@ class NativeConfig:
         env = dict(os.environ if env is None else env)
         config = cls()
         names = {f.name for f in fields(cls)}
+        model_named = False
         file = workspace / ".pneuma" / "native.json"
         if file.is_file():
             try:
@@ -61,12 +67,19 @@ class NativeConfig:
                 name = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
                 if name in names:
                     config._set(name, value)
+                    model_named = model_named or name == "model"
         for name in names:
             raw = env.get(f"PNEUMA_NATIVE_{name.upper()}")
             if raw is not None:
                 config._set(name, raw)
+                model_named = model_named or name == "model"
         if model:
             config.model = model
+        elif config.provider != "anthropic":
+            if not model_named:
+                # The default Claude model means nothing to another provider:
+                # leave it empty so the settings say "name the model".
+                config.model = ""
         elif env.get("ANTHROPIC_MODEL") and not env.get("PNEUMA_NATIVE_MODEL"):
             config.model = env["ANTHROPIC_MODEL"]
         return config
@@ -75,7 +88,7 @@ class NativeConfig:
         """What the LLM gateway is asked for, as this config stands now
         (``--model`` and the web UI's model switch change ``model``)."""
         return LLMSettings(
-            model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
+            provider=self.provider, model=self.model, max_tokens=self.max_tokens, temperature=self.temperature,
             max_retries=self.max_retries, retry_base_delay=self.retry_base_delay,
             request_timeout=self.request_timeout, base_url=self.base_url,
             api_key_env=self.api_key_env,
@@ -100,4 +113,4 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     f.name: type(f.default) for f in fields(NativeConfig) if f.default is not None
 }
 _CONVERTERS.update(temperature=_optional(float), base_url=_optional(str),
-                   api_key_env=_optional(str))
+                   api_key_env=_optional(str), provider=lambda value: str(value).strip().lower())

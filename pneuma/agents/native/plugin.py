@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from pneuma.api import BackendSpec, hookimpl
+from pneuma.api import BackendSpec, BackendStatus, hookimpl
 
 if TYPE_CHECKING:
-    from pneuma.api import AgentBackend, AgentEventSink, BackendOptions, Pneuma
+    from pneuma.api import AgentBackend, AgentEventSink, BackendCheckContext, BackendOptions, Pneuma
 
 
 def _native(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
@@ -30,6 +30,42 @@ def _native_routes(pneuma: Pneuma) -> list[Any]:
     return native_routes(pneuma)
 
 
+def _native_status(context: BackendCheckContext) -> BackendStatus:
+    """Usable when the gateway could make a call with the settings a
+    session would use (a workspace's native.json, PNEUMA_NATIVE_*): the
+    provider's key in the environment, or a local server that needs none."""
+    from importlib.metadata import PackageNotFoundError, version
+    from pathlib import Path
+
+    from pneuma.api import LLMGateway
+
+    from .config import NativeConfig
+
+    config = NativeConfig.load(context.workspace or Path("."), env=context.env)
+    settings = config.llm_settings()
+    try:
+        sdk = f"{settings.provider} {version(settings.provider)}"
+    except (PackageNotFoundError, ValueError):
+        return BackendStatus(usable=False, missing=f"the {settings.provider} package",
+                             fix=f"pip install {settings.provider}")
+    invalid = settings.problems()
+    if invalid:
+        return BackendStatus(usable=False, version=sdk,
+                             missing=f"valid model settings ({'; '.join(invalid)})",
+                             fix="correct .pneuma/native.json or PNEUMA_NATIVE_* (docs/native.md)")
+    if LLMGateway(settings, env=context.env).problem() is not None:
+        openai = settings.provider == "openai"
+        variable = settings.api_key_env or ("OPENAI_API_KEY" if openai else "ANTHROPIC_API_KEY")
+        either = "" if settings.api_key_env or openai else " or ANTHROPIC_AUTH_TOKEN"
+        local = "; a local server needs none: set its base_url" if openai else ""
+        return BackendStatus(usable=False, version=sdk,
+                             missing=f"an API key for the {settings.provider} provider "
+                                     f"({variable}{either})",
+                             fix=f"export {variable}=… in the shell that starts Pneuma{local}")
+    return BackendStatus(usable=True, version=sdk,
+                         found=f"{settings.provider} provider, model {settings.model}")
+
+
 NATIVE = BackendSpec(
     name="native",
     description=(
@@ -39,6 +75,7 @@ NATIVE = BackendSpec(
     ),
     factory=_native,
     routes=_native_routes,
+    check=_native_status,
 )
 
 
