@@ -12,17 +12,15 @@ run anywhere else.
 
 from __future__ import annotations
 
-import asyncio
-import signal
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 
 from pneuma.agents.codex.binary import find_codex_binary, pinned_binary
-from tests.e2e.pneuma_run import BrowserClient, PneumaRun, base_env, pneuma_command
+from tests.agent_cli_e2e import PneumaRuns, connect, time_limit_fixture  # noqa: F401  (connect: a fixture)
+from tests.e2e.pneuma_run import PneumaRun, base_env
 from tests.codex.codex_helpers import RecordingProxy, codex_config
 from tests.fakes.openai_responses import FakeResponsesAPI
 from tests.loopback import fail_unless_loopback_only
@@ -42,18 +40,8 @@ def loopback_only_network() -> None:
     fail_unless_loopback_only("the Codex end-to-end tests", "tests/codex")
 
 
-@pytest.fixture(autouse=True)
-def time_limit() -> Any:
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"the test ran longer than {TEST_TIME_LIMIT} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(TEST_TIME_LIMIT)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+# A hard limit per test: SIGALRM raises inside whatever is waiting.
+time_limit = time_limit_fixture(TEST_TIME_LIMIT)
 
 
 @pytest.fixture
@@ -100,45 +88,11 @@ async def start_codex(tmp_path: Path, workspace: Path,
                       codex_env: dict[str, str]) -> AsyncIterator[Callable[..., Any]]:
     """``await start_codex(*extra_args)``: `pneuma run --mode slide --backend
     codex --no-open --no-prompt --port 0`, returned once its ready line is read."""
-    runs: list[PneumaRun] = []
+    runs = PneumaRuns(tmp_path, workspace)
 
     async def start(*extra: str) -> PneumaRun:
-        command = [*pneuma_command(), "run", "--mode", "slide", "--workspace", str(workspace),
-                   "--backend", "codex", "--no-open", "--no-prompt", "--port", "0", *extra]
-        stderr_path = tmp_path / f"pneuma-run-{len(runs) + 1}.stderr"
-        with stderr_path.open("wb") as stderr:
-            proc = await asyncio.create_subprocess_exec(
-                *command, cwd=str(tmp_path), env=codex_env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=stderr, start_new_session=True)
-        run = PneumaRun(proc=proc, stderr_path=stderr_path, workspace=workspace)
-        runs.append(run)
-        await run.wait_ready()
-        return run
+        return await runs.start("codex", *extra, env=codex_env)
 
     yield start
-    for number, run in enumerate(runs, 1):
-        await run.kill()
-        print(f"--- stderr of `pneuma run` #{number} (exit {run.proc.returncode}) ---\n{run.stderr(80)}")
+    await runs.kill_all()
 
-
-@pytest.fixture
-async def connect() -> AsyncIterator[Callable[..., Any]]:
-    """``await connect(run)``: a subscribed BrowserClient (the Pneuma page's protocol)."""
-    http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=15))
-    clients: list[BrowserClient] = []
-
-    async def open_client(run: PneumaRun, last_seq: int = 0) -> BrowserClient:
-        ws = await http.ws_connect(f"{run.base_url}/ws/browser/{run.sid}",
-                                   headers={"Authorization": f"Bearer {run.token}"},
-                                   heartbeat=None, max_msg_size=0)
-        client = BrowserClient(http, ws)
-        clients.append(client)
-        await client.wait_type("session_init", timeout=5)
-        await client.send({"type": "session_subscribe", "last_seq": last_seq})
-        await client.wait_type("message_history", timeout=5)
-        return client
-
-    yield open_client
-    for client in clients:
-        await client.close()
-    await http.close()

@@ -15,22 +15,21 @@ fixture refuses to run a test anywhere else.
 Every wait is bounded, every test has a hard time limit (SIGALRM), and each
 ``pneuma run`` is stopped in a finalizer together with every process it
 started (the CLI lives in a process group of its own, so its group is
-killed too). The machinery lives in ``tests/e2e/pneuma_run.py``.
+killed too). The machinery lives in ``tests/e2e/pneuma_run.py`` and, shared
+with tests/codex, ``tests/agent_cli_e2e.py``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 
-from tests.e2e.pneuma_run import CLAUDE_BIN, FAKE_CLI, BrowserClient, PneumaRun, base_env, pneuma_command
+from tests.agent_cli_e2e import PneumaRuns, connect, time_limit_fixture  # noqa: F401  (connect: a fixture)
+from tests.e2e.pneuma_run import CLAUDE_BIN, FAKE_CLI, PneumaRun, base_env
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.loopback import fail_unless_loopback_only
 
@@ -50,20 +49,8 @@ class TimeLimitExceeded(Exception):
     pass
 
 
-@pytest.fixture(autouse=True)
-def time_limit() -> Any:
-    """A hard limit per test: SIGALRM raises inside whatever is waiting."""
-
-    def expire(signum: int, frame: Any) -> None:
-        raise TimeLimitExceeded(f"the test ran longer than {TEST_TIME_LIMIT} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(TEST_TIME_LIMIT)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+# A hard limit per test: SIGALRM raises inside whatever is waiting.
+time_limit = time_limit_fixture(TEST_TIME_LIMIT, TimeLimitExceeded)
 
 
 # --- the fake Anthropic API and the environment -----------------------------
@@ -123,63 +110,14 @@ async def start_pneuma(
     """``await start_pneuma(*extra_args, env=None, claude_bin=CLAUDE_BIN)``:
     `pneuma run --mode slide --workspace <ws> --backend claude-code --no-open
     --no-prompt --port 0` as a subprocess, returned once its ready line is read."""
-    runs: list[PneumaRun] = []
+    runs = PneumaRuns(tmp_path, workspace)
 
     async def start(
         *extra: str, env: dict[str, str] | None = None, claude_bin: str | Path | None = CLAUDE_BIN
     ) -> PneumaRun:
-        command = [
-            *pneuma_command(), "run", "--mode", "slide", "--workspace", str(workspace),
-            "--backend", "claude-code", "--no-open", "--no-prompt", "--port", "0",
-        ]  # fmt: skip
-        if claude_bin is not None:
-            command += ["--claude-bin", str(claude_bin)]
-        command += list(extra)
-        stderr_path = tmp_path / f"pneuma-run-{len(runs) + 1}.stderr"
-        with stderr_path.open("wb") as stderr:
-            proc = await asyncio.create_subprocess_exec(
-                *command,
-                cwd=str(tmp_path),
-                env=env if env is not None else cli_env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=stderr,
-                start_new_session=True,
-            )
-        run = PneumaRun(proc=proc, stderr_path=stderr_path, workspace=workspace)
-        runs.append(run)
-        await run.wait_ready()
-        return run
+        bin_args = ["--claude-bin", str(claude_bin)] if claude_bin is not None else []
+        return await runs.start("claude-code", *bin_args, *extra, env=env if env is not None else cli_env)
 
     yield start
-    for number, run in enumerate(runs, 1):
-        await run.kill()
-        # Shown by pytest only when the test failed.
-        print(f"--- stderr of `pneuma run` #{number} (exit {run.proc.returncode}) ---\n{run.stderr(80)}")
+    await runs.kill_all()
 
-
-@pytest.fixture
-async def connect() -> AsyncIterator[Callable[..., Any]]:
-    """``await connect(run, last_seq=0)``: a subscribed BrowserClient."""
-    http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=15))
-    clients: list[BrowserClient] = []
-
-    async def open_client(run: PneumaRun, last_seq: int = 0) -> BrowserClient:
-        ws = await http.ws_connect(
-            f"{run.base_url}/ws/browser/{run.sid}",
-            headers={"Authorization": f"Bearer {run.token}"},
-            heartbeat=None,
-            max_msg_size=0,
-        )
-        client = BrowserClient(http, ws)
-        clients.append(client)
-        init = await client.wait_type("session_init", timeout=5)
-        assert init["session"]["session_id"] == run.sid
-        await client.send({"type": "session_subscribe", "last_seq": last_seq})
-        await client.wait_type("message_history", timeout=5)
-        return client
-
-    yield open_client
-    for client in clients:
-        await client.close()
-    await http.close()

@@ -80,9 +80,9 @@ async def test_missing_credentials_are_one_terminal_line(start_pneuma, cli_env, 
     env = {k: v for k, v in cli_env.items() if k != "ANTHROPIC_API_KEY"}
     run = await start_pneuma(env=env, claude_bin=fake_claude_bin)
     for _ in range(50):
-        if "no credentials" in run.stderr():
+        if "missing credentials" in run.stderr():
             break
         await asyncio.sleep(0.1)
-    lines = [line for line in run.stderr().splitlines() if "no credentials" in line]
+    lines = [line for line in run.stderr().splitlines() if "missing credentials" in line]
     assert len(lines) == 1, run.stderr()
     assert "ANTHROPIC_API_KEY" in lines[0] and "claude login" in lines[0]

@@ -21,14 +21,14 @@ A conversation request with an empty script gets ``DEFAULT_TEXT``.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import uuid
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.fake_server import ScriptedFakeModelServer, chunks, open_event_stream, sse
 
 DEFAULT_TEXT = "(the fake API has no scripted reply)"
 SIDE_TEXT = "ok"
@@ -69,51 +69,33 @@ def tool_use(name: str, input: dict[str, Any], id: str | None = None) -> ToolUse
     return ToolUseBlock(name, input, id) if id else ToolUseBlock(name, input)
 
 
-def _sse(event: str, data: dict[str, Any]) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+class FakeAnthropicAPI(ScriptedFakeModelServer[Reply]):
+    """An aiohttp server on 127.0.0.1 (random port) speaking enough of the Messages API.
 
+    ``requests`` holds every POSTed /v1/messages body, in order."""
 
-def _chunks(value: str, size: int) -> list[str]:
-    return [value[i : i + size] for i in range(0, len(value), size)] or [""]
-
-
-class FakeAnthropicAPI:
-    """An aiohttp server on 127.0.0.1 (random port) speaking enough of the Messages API."""
+    client_max_size = 256 * 1024 * 1024
+    shutdown_timeout = 0.5
 
     def __init__(self, model: str = "claude-fake-1") -> None:
-        self.model = model
-        self.requests: list[dict[str, Any]] = []  # every POSTed /v1/messages body, in order
-        self.paths: list[str] = []  # every path asked for, whatever the method
-        self._script: deque[Reply] = deque()
-        self._ids = itertools.count(1)
-        self._runner: web.AppRunner | None = None
-        self.base_url = ""
+        super().__init__(model)
         self.streams_started = asyncio.Event()  # set when a conversation stream begins
         self.streams_finished = 0
         self.streams_aborted = 0  # client went away mid-stream (an interrupt)
-        self.failing: Reply | None = None  # set by fail_always(): every request gets this error
 
     # -- scripting -------------------------------------------------------------
 
     def push(self, *blocks: TextBlock | ToolUseBlock | str, delay: float = 0.0) -> Reply:
         """Queue the next conversation reply; a plain str is a text block."""
-        reply = Reply([text(b) if isinstance(b, str) else b for b in blocks], delay=delay)
-        self._script.append(reply)
-        return reply
+        return self.queue(Reply([text(b) if isinstance(b, str) else b for b in blocks], delay=delay))
 
     def push_error(self, status: int, error_type: str, message: str) -> Reply:
         """Queue an API error (e.g. 401 authentication_error) for the next conversation request."""
-        reply = Reply([], status=status, error_type=error_type, error_message=message)
-        self._script.append(reply)
-        return reply
+        return self.queue(Reply([], status=status, error_type=error_type, error_message=message))
 
     def fail_always(self, status: int, error_type: str, message: str) -> None:
         """Answer every request with this API error (a revoked key, an outage)."""
         self.failing = Reply([], status=status, error_type=error_type, error_message=message)
-
-    @property
-    def pending(self) -> int:
-        return len(self._script)
 
     def conversation_requests(self) -> list[dict[str, Any]]:
         """Requests from the agent loop itself (they offer tools)."""
@@ -134,42 +116,20 @@ class FakeAnthropicAPI:
 
     # -- server ----------------------------------------------------------------
 
-    async def start(self) -> str:
-        app = web.Application(client_max_size=256 * 1024 * 1024)
+    def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
         app.router.add_route("*", "/{tail:.*}", self._other)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.base_url = f"http://127.0.0.1:{port}"
-        return self.base_url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeAnthropicAPI:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     # -- handlers --------------------------------------------------------------
 
     async def _other(self, request: web.Request) -> web.Response:
-        self.paths.append(request.path)
         return web.json_response(
             {"type": "error", "error": {"type": "not_found_error", "message": f"no route {request.path}"}},
             status=404,
         )
 
     async def _count_tokens(self, request: web.Request) -> web.Response:
-        self.paths.append(request.path)
         body = await request.json()
         return web.json_response({"input_tokens": max(1, len(json.dumps(body)) // 4)})
 
@@ -178,14 +138,12 @@ class FakeAnthropicAPI:
             return self.failing
         if not body.get("tools"):
             return Reply([text(SIDE_TEXT)])
-        if self._script:
-            return self._script.popleft()
+        if (queued := self.take_queued()) is not None:
+            return queued
         return Reply([text(DEFAULT_TEXT)])
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
-        self.paths.append(request.path)
-        body = await request.json()
-        self.requests.append(body)
+        body = await self.read_body(request)
         reply = self._next_reply(body)
         if reply.status != 200:
             return web.json_response(
@@ -219,20 +177,13 @@ class FakeAnthropicAPI:
     async def _stream(
         self, request: web.Request, message_id: str, reply: Reply, body: dict[str, Any]
     ) -> web.StreamResponse:
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
-                "request-id": "req_fake_" + uuid.uuid4().hex[:12],
-            }
-        )
-        await response.prepare(request)
+        response = await open_event_stream(request, "request-id")
         conversation = bool(body.get("tools"))
         if conversation:
             self.streams_started.set()
 
         async def send(event: str, data: dict[str, Any], pause: bool = False) -> None:
-            await response.write(_sse(event, data))
+            await response.write(sse(data, event))
             if pause and reply.delay:
                 await asyncio.sleep(reply.delay)
 
@@ -261,12 +212,12 @@ class FakeAnthropicAPI:
             for index, block in enumerate(reply.blocks):
                 if isinstance(block, TextBlock):
                     start = {"type": "text", "text": ""}
-                    deltas = [{"type": "text_delta", "text": c} for c in _chunks(block.text, block.chunk)]
+                    deltas = [{"type": "text_delta", "text": c} for c in chunks(block.text, block.chunk)]
                 else:
                     start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
                     deltas = [
                         {"type": "input_json_delta", "partial_json": c}
-                        for c in _chunks(json.dumps(block.input), block.chunk)
+                        for c in chunks(json.dumps(block.input), block.chunk)
                     ]
                 await send("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
                 for delta in deltas:

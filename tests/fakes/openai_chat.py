@@ -38,11 +38,12 @@ import json
 import re
 import time
 import uuid
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.fake_server import ScriptedFakeModelServer, chunks, open_event_stream, sse, text_of_content
 
 TEXT_REPLY = "Hello from the fake Chat Completions API."
 _TOOL = re.compile(r"\[tool:\s*([A-Za-z0-9_.-]+)\s*(\{.*?\})\s*\]", re.S)
@@ -86,38 +87,20 @@ def tool_call(name: str, arguments: dict[str, Any], id: str | None = None) -> To
     return ToolCall(name, arguments, id) if id else ToolCall(name, arguments)
 
 
-def _chunks(value: str, size: int) -> list[str]:
-    return [value[i:i + size] for i in range(0, len(value), size)] or [""]
+class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
+    api_root = "/v1"
+    shutdown_timeout = 0.5
 
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
-class FakeOpenAIChat:
     def __init__(self, model: str = "gpt-fake-1", require_key: str | None = None) -> None:
-        self.model = model
+        super().__init__(model)
         self.require_key = require_key
-        self.requests: list[dict[str, Any]] = []
         self.keys: list[str | None] = []  # each request's Authorization header
-        self.paths: list[str] = []
-        self._script: deque[Reply] = deque()
-        self._ids = itertools.count(1)
-        self._runner: web.AppRunner | None = None
-        self.failing: Reply | None = None
-        self.base_url = ""
 
     # -- scripting -------------------------------------------------------------
 
     def push(self, *parts: Text | ToolCall | str, delay: float = 0.0) -> Reply:
         """Queue the next reply; a plain str is a text part."""
-        reply = Reply([text(p) if isinstance(p, str) else p for p in parts], delay=delay)
-        self._script.append(reply)
-        return reply
+        return self.queue(Reply([text(p) if isinstance(p, str) else p for p in parts], delay=delay))
 
     def push_drop(self, *parts: Text | ToolCall | str, after: int = 2) -> Reply:
         """Queue a reply whose connection is closed after ``after`` chunks."""
@@ -126,54 +109,31 @@ class FakeOpenAIChat:
         return reply
 
     def push_error(self, status: int, message: str = "scripted error") -> Reply:
-        reply = Reply([], status=status, message=message)
-        self._script.append(reply)
-        return reply
+        return self.queue(Reply([], status=status, message=message))
 
     def fail_always(self, status: int, message: str) -> None:
         self.failing = Reply([], status=status, message=message)
 
     # -- server ----------------------------------------------------------------
 
-    async def start(self) -> str:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+    def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._completions)
         app.router.add_route("*", "/{tail:.*}", self._other)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.base_url = f"http://127.0.0.1:{port}/v1"
-        return self.base_url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeOpenAIChat:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     # -- handlers --------------------------------------------------------------
 
     async def _other(self, request: web.Request) -> web.Response:
-        self.paths.append(request.path)
         return _error(404, f"Unknown request URL: {request.method} {request.path}", "invalid_request_error", None)
 
     def _scripted(self, body: dict[str, Any]) -> Reply:
         if self.failing is not None:
             return self.failing
-        if self._script:
-            return self._script.popleft()
+        if (queued := self.take_queued()) is not None:
+            return queued
         messages = body.get("messages") or []
         if messages and messages[-1].get("role") == "tool":
-            return Reply([text("Done: " + _text_of(messages[-1].get("content"))[:200])])
-        said = next((_text_of(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
+            return Reply([text("Done: " + text_of_content(messages[-1].get("content"))[:200])])
+        said = next((text_of_content(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
         if match := _ERROR.search(said):
             return Reply([], status=int(match.group(1)), message="scripted by the prompt")
         if match := _TOOL.search(said):
@@ -181,9 +141,7 @@ class FakeOpenAIChat:
         return Reply([text(TEXT_REPLY)])
 
     async def _completions(self, request: web.Request) -> web.StreamResponse:
-        self.paths.append(request.path)
-        body = await request.json()
-        self.requests.append(body)
+        body = await self.read_body(request)
         header = request.headers.get("Authorization")
         self.keys.append(header)
         if self.require_key is not None and header != f"Bearer {self.require_key}":
@@ -223,9 +181,7 @@ class FakeOpenAIChat:
 
     async def _stream(self, request: web.Request, completion_id: str, model: str, reply: Reply,
                       body: dict[str, Any]) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-                                               "x-request-id": "req_fake_" + uuid.uuid4().hex[:12]})
-        await response.prepare(request)
+        response = await open_event_stream(request, "x-request-id")
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         created = int(time.time())
         sent = itertools.count(1)
@@ -239,7 +195,7 @@ class FakeOpenAIChat:
                                      "model": model, "system_fingerprint": "fp_fake", "choices": choices}
             if include_usage:
                 chunk["usage"] = usage
-            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            await response.write(sse(chunk))
             if reply.delay:
                 await asyncio.sleep(reply.delay)
 
@@ -262,12 +218,12 @@ class FakeOpenAIChat:
         call_index = 0
         for part in reply.parts:
             if isinstance(part, Text):
-                for piece in _chunks(part.text, part.chunk):
+                for piece in chunks(part.text, part.chunk):
                     await send(choice({"content": piece}))
                 continue
             await send(choice({"tool_calls": [{"index": call_index, "id": part.id, "type": "function",
                                                "function": {"name": part.name, "arguments": ""}}]}))
-            for piece in _chunks(json.dumps(part.arguments), part.chunk):
+            for piece in chunks(json.dumps(part.arguments), part.chunk):
                 await send(choice({"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}))
             call_index += 1
         await send(choice({}, reply.finish_reason))

@@ -24,12 +24,13 @@ sent, and which tools it offered.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import re
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.fake_server import FakeModelServer, chunks, open_event_stream, sse, text_of_content
 
 TEXT_REPLY = "Hello from the fake Responses API, streamed in pieces."
 SLOW_REPLY = " ".join(f"word{i}" for i in range(400))
@@ -44,33 +45,23 @@ _CALL = re.compile(r"\[call:\s*(\S+)\s+(\{.*\})\]", re.S)
 
 
 def _sse(data: dict[str, Any]) -> bytes:
-    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-def _chunks(value: str, size: int) -> list[str]:
-    return [value[i:i + size] for i in range(0, len(value), size)] or [""]
+    """A Responses event: its SSE event name is the data's ``type``."""
+    return sse(data, data["type"])
 
 
 def _text_of(item: dict[str, Any]) -> str:
-    content = item.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
+    return text_of_content(item.get("content"))
 
 
-class FakeResponsesAPI:
+class FakeResponsesAPI(FakeModelServer):
     """``await api.start()`` → ``api.base_url`` (``http://127.0.0.1:PORT/v1``)."""
 
+    api_root = "/v1"
+
     def __init__(self, model: str = "gpt-fake-1") -> None:
-        self.model = model
-        self.requests: list[dict[str, Any]] = []
+        super().__init__(model)
         self.other_requests: list[str] = []  # anything but POST /v1/responses
         self.delay = 0.01  # seconds between text deltas
-        self._ids = itertools.count(1)
-        self._runner: web.AppRunner | None = None
-        self.base_url = ""
 
     # -- what tests read -----------------------------------------------------
 
@@ -116,29 +107,9 @@ class FakeResponsesAPI:
 
     # -- server ----------------------------------------------------------------
 
-    async def start(self) -> str:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+    def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/responses", self._responses)
         app.router.add_route("*", "/{tail:.*}", self._other)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.base_url = f"http://127.0.0.1:{port}/v1"
-        return self.base_url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeResponsesAPI:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     async def _other(self, request: web.Request) -> web.Response:
         self.other_requests.append(f"{request.method} {request.path}")
@@ -208,8 +179,7 @@ class FakeResponsesAPI:
                                       f"cat > {path} <<'EOF'\n{body_text}EOF")
 
     async def _responses(self, request: web.Request) -> web.StreamResponse | web.Response:
-        body = await request.json()
-        self.requests.append(body)
+        body = await self.read_body(request)
         if (match := _STATUS.search(self.last_user_text(body))):
             status = int(match.group(1))
             return web.json_response({"error": {
@@ -219,9 +189,7 @@ class FakeResponsesAPI:
                 else None}}, status=status)
         items = self._plan(body)
         response_id = f"resp_{next(self._ids)}"
-        stream = web.StreamResponse(headers={"Content-Type": "text/event-stream",
-                                             "Cache-Control": "no-cache"})
-        await stream.prepare(request)
+        stream = await open_event_stream(request)
         base = {"id": response_id, "object": "response", "model": body.get("model", self.model),
                 "status": "in_progress", "output": []}
         await stream.write(_sse({"type": "response.created", "response": base}))
@@ -232,7 +200,7 @@ class FakeResponsesAPI:
                 text = item["content"][0]["text"]
                 await stream.write(_sse({"type": "response.output_item.added", "output_index": index,
                                          "item": {**item, "status": "in_progress", "content": []}}))
-                for piece in _chunks(text, 6 if slow else 8):
+                for piece in chunks(text, 6 if slow else 8):
                     await stream.write(_sse({"type": "response.output_text.delta",
                                              "item_id": item["id"], "output_index": index,
                                              "content_index": 0, "delta": piece}))
