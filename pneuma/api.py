@@ -44,6 +44,12 @@ _EXPORTS: dict[str, str] = {
     "InitParam": "pneuma.host.manifest:InitParam",
     "localize": "pneuma.host.manifest:localize",
     "read_config": "pneuma.workspace.params:read_config",
+    # exports (`pneuma export`, the shell's Export menu)
+    "Exporter": "pneuma.host.exporters:Exporter",
+    "ExportFormat": "pneuma.host.exporters:ExportFormat",
+    "ExportRequest": "pneuma.host.exporters:ExportRequest",
+    "ExportResult": "pneuma.host.exporters:ExportResult",
+    "ExportError": "pneuma.host.exporters:ExportError",
     # agent backends
     "AgentBackend": "pneuma.agents.base:AgentBackend",
     "AgentEventSink": "pneuma.agents.base:AgentEventSink",
@@ -84,6 +90,8 @@ _EXPORTS: dict[str, str] = {
     "CHROMIUM": "pneuma.tools.chromium:CHROMIUM",
     "CHROMIUM_ARGS": "pneuma.tools.chromium:CHROMIUM_ARGS",
     "is_local_url": "pneuma.tools.browser:is_local_url",
+    "html_to_pdf": "pneuma.tools.html_render:html_to_pdf",
+    "html_to_png": "pneuma.tools.html_render:html_to_png",
     # the one LLM gateway (every model call goes through it)
     "LLMGateway": "pneuma.llm.gateway:LLMGateway",
     "LLMSettings": "pneuma.llm.settings:LLMSettings",
@@ -130,6 +138,13 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         WorkspaceModel,
         localize,
     )
+    from pneuma.host.exporters import (
+        ExportError,
+        Exporter,
+        ExportFormat,
+        ExportRequest,
+        ExportResult,
+    )
     from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
@@ -158,6 +173,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         write_in_workspace,
     )
     from pneuma.tools.browser import is_local_url
+    from pneuma.tools.html_render import html_to_pdf, html_to_png
     from pneuma.tools.runtime import forward_to_server
     from pneuma.tools.server_client import request_json
     from pneuma.tools.sandbox import Sandbox

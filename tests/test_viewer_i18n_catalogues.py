@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
-MODES = ("coauthor", "doc", "draw", "slide", "webgal")
+MODES = ("coauthor", "diagram", "doc", "draw", "slide", "webcraft", "webgal")
 # The code that may name a catalogue key: the viewer, and for the slide mode
 # the module whose manifest errors carry an errorKey.
 SOURCES: dict[str, tuple[str, ...]] = {"slide": ("viewer.js", "slide-doc.js")}

@@ -17,6 +17,7 @@ from pneuma import __version__
 from pneuma.cli.backends import backends
 from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
+from pneuma.cli.export import export_command
 
 
 class PneumaGroup(click.Group):
@@ -653,6 +654,7 @@ def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path)
 cli.add_command(checkpoints)
 cli.add_command(conversations)  # pneuma/cli/conversations.py
 cli.add_command(backends)  # pneuma/cli/backends.py
+cli.add_command(export_command)  # pneuma/cli/export.py (each mode's exporter)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from aiohttp import web
 
     from pneuma.agents.base import BackendSpec
+    from pneuma.host.exporters import Exporter
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.server.handle import Pneuma
 
@@ -50,6 +51,21 @@ def register_backends() -> list[BackendSpec]:
     Each ``BackendSpec`` names the backend and gives a factory building it for
     one session. Names must be unique across all plugins, so every plugin's
     answer counts (not ``firstresult``).
+    """
+
+
+@hookspec
+def register_exporters() -> list[Exporter]:
+    """Return the exporters this plugin provides, one ``Exporter`` per mode.
+
+    Each names its mode, the formats it offers (``ExportFormat``: the
+    ``--format`` name, a label for the Export menu, the file suffix or
+    ``""`` for a directory of files) and ``export(request) -> ExportResult``.
+    ``pneuma export`` and the shell's Export menu use the exporter of the
+    workspace's mode; ``ExportError`` is the one way to say it cannot.
+
+    Every plugin's answer counts (not ``firstresult``): exporters come from
+    many packages, and a plugin may export a mode it does not provide.
     """
 
 

@@ -162,6 +162,11 @@ class ViewerSpec(_Model):
         default="static",
         description="Directory inside the mode package served at /modes/<name>/.",
     )
+    text_suffixes: list[str] = Field(
+        default_factory=list,
+        description="Suffixes of the mode's own text formats (e.g. '.mmd') that the viewer "
+        "receives as text, like the built-in ones ('.md', '.json', ...).",
+    )
 
 
 class AgentSpec(_Model):

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import click
     from aiohttp import web
 
+    from pneuma.host.exporters import Exporter
     from pneuma.server.handle import Pneuma
 
 
@@ -34,7 +35,9 @@ class ModePlugin:
     """One mode in the package (or module) ``module``, with its manifest
     file (relative to the package's directory), an optional routes factory
     (``pneuma -> list of route defs``, as ``register_routes`` returns) and
-    optional click commands. References starting with ``.`` are relative to
+    optional click commands and an optional ``Exporter`` (``pneuma export``,
+    the Export menu; its module is imported only when exports are asked
+    for). References starting with ``.`` are relative to
     that package."""
 
     def __init__(
@@ -44,8 +47,10 @@ class ModePlugin:
         manifest: str = "manifest.json",
         routes: str | None = None,
         commands: Sequence[str] = (),
+        exporter: str | None = None,
     ) -> None:
-        for reference in [*([routes] if routes is not None else []), *commands]:
+        references = [routes, *commands, exporter]
+        for reference in [r for r in references if r is not None]:
             # A typo fails when the entry point loads (the plugin is reported
             # broken), not later in the middle of serving a session.
             module_name, _, attribute = reference.partition(":")
@@ -55,6 +60,7 @@ class ModePlugin:
         self.manifest = manifest
         self.routes = routes
         self.commands = tuple(commands)
+        self.exporter = exporter
 
     @property
     def package_dir(self) -> Path:
@@ -87,3 +93,9 @@ class ModePlugin:
             return None
         routes: list[web.AbstractRouteDef] = self.load(self.routes)(pneuma)
         return routes
+
+    @hookimpl
+    def register_exporters(self) -> list[Exporter]:
+        if self.exporter is None:
+            return []
+        return [self.load(self.exporter)]

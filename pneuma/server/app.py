@@ -13,7 +13,7 @@ from aiohttp import web
 from pneuma.agents.base import BackendOptions
 from pneuma.host.plugins import get_plugin_manager
 from pneuma.server import csp, routes_api, routes_files, routes_tools, ws_browser, ws_cli
-from pneuma.server import routes_checkpoints
+from pneuma.server import routes_checkpoints, routes_export
 from pneuma.checkpoints import Checkpoints
 from pneuma.server.config import (
     CONFIG,
@@ -56,7 +56,8 @@ def create_app(config: ServerConfig) -> web.Application:
     app[SANDBOX] = Sandbox(config.workspace)
     app[SELF_WRITES] = SelfWrites()
     manifest = config.mode.manifest
-    app[FILE_FILTER] = FileFilter(manifest.viewer.watch_patterns, manifest.viewer.ignore_patterns)
+    app[FILE_FILTER] = FileFilter(manifest.viewer.watch_patterns, manifest.viewer.ignore_patterns,
+                                  manifest.viewer.text_suffixes)
     app[STOP_EVENT] = asyncio.Event()
 
     pneuma = Pneuma(config, config.session, app[SANDBOX], app[SELF_WRITES])
@@ -67,6 +68,7 @@ def create_app(config: ServerConfig) -> web.Application:
     routes_files.setup(app)
     routes_tools.setup(app)
     routes_checkpoints.setup(app)
+    routes_export.setup(app)  # the Export menu: the mode's exporter
     ws_browser.setup(app)
     ws_cli.setup(app)
 

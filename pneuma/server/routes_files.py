@@ -64,7 +64,7 @@ async def list_files(request: web.Request) -> web.Response:
             continue  # gone, refused, or a hard link (not read through the API)
         with os.fdopen(fd, "rb") as handle:
             content: str | None = None
-            if is_text_path(rel) and info.st_size <= MAX_INLINE_BYTES:
+            if request.app[FILE_FILTER].is_text(rel) and info.st_size <= MAX_INLINE_BYTES:
                 try:
                     content = handle.read(MAX_INLINE_BYTES + 1).decode("utf-8")
                 except (OSError, UnicodeDecodeError):

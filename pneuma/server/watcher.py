@@ -46,24 +46,29 @@ class FileFilter:
     asks this of thousands of files, and compiling them per call cost more
     than the stat."""
 
-    def __init__(self, watch: Iterable[str], ignore: Iterable[str]):
+    def __init__(self, watch: Iterable[str], ignore: Iterable[str], text_suffixes: Iterable[str] = ()):
         self.watch = list(watch) or ["**/*"]
         self.ignore = list(ALWAYS_IGNORED) + list(ignore)
+        # the mode's own text formats (manifest viewer.textSuffixes), sent as text too
+        self.text_suffixes = frozenset(s.lower() for s in text_suffixes)
         self._watch = wcglob.compile(self.watch, flags=GLOB_FLAGS)
         self._ignore = wcglob.compile(self.ignore, flags=GLOB_FLAGS)
 
     def __call__(self, rel: str) -> bool:
         return not self._ignore.match(rel) and bool(self._watch.match(rel))
 
+    def is_text(self, rel: str) -> bool:
+        return is_text_path(rel) or Path(rel).suffix.lower() in self.text_suffixes
+
 
 def is_text_path(path: str) -> bool:
     return Path(path).suffix.lower() in TEXT_SUFFIXES
 
 
-def read_for_update(root: Path, rel: str) -> str | None:
+def read_for_update(root: Path, rel: str, text_suffixes: frozenset[str] = frozenset()) -> str | None:
     """The text content of a file for a content_update, or None for binary
     or oversized files (the viewer fetches those from /content/)."""
-    if not is_text_path(rel):
+    if not (is_text_path(rel) or Path(rel).suffix.lower() in text_suffixes):
         return None
     path = root / rel
     try:
@@ -179,7 +184,7 @@ async def watch_workspace(
             elif not exists:
                 continue  # a directory, or a file already gone again
             else:
-                entry["content"] = read_for_update(root, rel)
+                entry["content"] = read_for_update(root, rel, file_filter.text_suffixes)
                 if entry["content"] is None:
                     entry["binary"] = True
                     entry["mtime"] = (root / rel).stat().st_mtime

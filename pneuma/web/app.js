@@ -13,6 +13,7 @@ import { api, ViewerHost, localized, selectionLabel } from './lib/viewer-host.js
 import { renderMarkdown, escapeHtml, highlight, languageOf } from './lib/markdown.js';
 import { t, getLocale, onLocaleChange, formatCost, formatDuration } from './lib/i18n.js';
 import { LanguageSwitch, glyphsFor } from './lib/language-switch.js';
+import { ExportMenu } from './lib/export-menu.js';
 import { rewind, TurnChanges, RewindNote } from './lib/rewind.js';
 
 const ACCEPTED_IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -777,6 +778,7 @@ function Header({ chatHidden, toggleChat }) {
     <div class="spacer" />
     <${BrowserTwin} />
     <${StatusPill} />
+    <${ExportMenu} />
     <${ModelMenu} />
     <${LanguageSwitch} />
     <button class="icon-btn" title=${chatHidden ? t('chat.showTitle') : t('chat.hideTitle')} onClick=${toggleChat} aria-pressed=${!chatHidden}>

@@ -122,7 +122,7 @@ def test_the_shell_runs_only_its_own_script_files(pneuma_server: Any, open_page:
     assert len(refusals) == 2 and others == [], page.console_errors
 
 
-@pytest.mark.parametrize("mode", ["slide", "doc", "draw", "coauthor", "webgal"])
+@pytest.mark.parametrize("mode", ["slide", "doc", "draw", "coauthor", "webgal", "diagram", "webcraft"])
 def test_every_viewer_works_under_the_shell_policy(mode: str, pneuma_server: Any,
                                                    open_page: Any) -> None:
     """The policy refuses nothing the shipped viewers (and their vendored

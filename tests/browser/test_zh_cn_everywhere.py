@@ -42,6 +42,9 @@ MODES: dict[str, tuple[str, str]] = {
     "slide": (".pns-stage", ".pns-deck-title, .pns-caption-title, .pns-caption-file, .pns-thumb-title, "
                             ".pns-thumb-body, .pns-thumb-frame, .pns-stage-box, .pns-extra-file"),
     "doc": (".markdown-body", ".markdown-body, .pd-tab-name, .pd-tab-dir, .pd-toc-list"),
+    "diagram": (".pneuma-diagram[data-state=rendered] .dg-stage svg", ".dg-stage, .dg-tab, .dg-source"),
+    # The page tabs are the site's file names.
+    "webcraft": (".webcraft-device iframe.webcraft-frame", ".webcraft-tabs, .webcraft-frame-box"),
 }  # fmt: skip
 # Names of files as they appear in tooltips and lists (start.txt, sections/, main.tex).
 FILE_NAME = re.compile(r"[\w./-]*\.(?:txt|json|tex|bib|md|excalidraw|html|css|png)\b|\b[\w-]+/")
@@ -119,6 +122,8 @@ SWITCHED = {
     "draw": (".pneuma-draw-files button", "title", "新建绘图", "New drawing"),
     "webgal": (".wg-btn[data-action='play-scene']", "text", "播放场景", "Play scene"),
     "coauthor": (".ca-head .ca-title", "text", "任务板", "Task board"),
+    "diagram": (".pneuma-diagram .dg-btn[data-act='fit']", "text", "适应", "Fit"),
+    "webcraft": (".webcraft-pick", "text", "选取", "Select"),
 }  # fmt: skip
 
 

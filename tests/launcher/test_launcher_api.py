@@ -14,7 +14,7 @@ import aiohttp
 from pneuma.server.config import SESSION
 from pneuma.testing.browser import BrowserTab, join_session
 
-BUILT_IN = {"slide", "doc", "draw", "webgal", "coauthor"}
+BUILT_IN = {"slide", "doc", "draw", "webgal", "coauthor", "webcraft", "diagram"}
 
 
 def _routes(app) -> list[tuple[str, str]]:

@@ -107,8 +107,8 @@ def test_cli_exports_html(workspace: Path, tmp_path: Path) -> None:
                                       "--format", "html", "--output", str(out)])
     assert result.exit_code == 0, result.output
     assert out.is_file() and len(slide_docs(out.read_text())) == 8
-    bad = CliRunner().invoke(cli, ["export", "--mode", "doc", "-w", str(workspace), "--format", "html"])
-    assert bad.exit_code == 2 and "slide only" in bad.output
+    bad = CliRunner().invoke(cli, ["export", "--mode", "slide", "-w", str(workspace), "--format", "docx"])
+    assert bad.exit_code == 2 and "pdf, html, png, pptx" in bad.output
 
 
 def test_count_pdf_pages_ignores_the_pages_tree() -> None:

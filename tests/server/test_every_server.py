@@ -70,4 +70,4 @@ async def test_every_route_of_the_native_backend_is_guarded(tmp_path, monkeypatc
 
 
 def test_all_built_in_modes_are_covered():
-    assert {"slide", "doc", "draw", "webgal", "coauthor"} <= set(MODES)
+    assert {"slide", "doc", "draw", "webgal", "coauthor", "webcraft", "diagram"} <= set(MODES)

@@ -204,3 +204,28 @@ async def test_a_new_directory_is_scanned_even_when_its_file_events_were_missed(
                           published.extend, asyncio.Event())
     assert published == [{"path": "slides/new/deep/a.html", "origin": "external",
                           "content": "<p>a</p>"}]
+
+
+async def test_a_modes_own_text_suffix_arrives_as_text(tmp_path):
+    """manifest viewer.textSuffixes: the diagram mode's .mmd reaches the
+    viewer with its content; a suffix nobody declared stays binary."""
+    from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    published: list[dict] = []
+    stop = asyncio.Event()
+    task = asyncio.create_task(watch_workspace(
+        root, FileFilter(["**/*.{mmd,xyz}"], [], [".MMD"]), SelfWrites(), published.extend, stop))
+    await asyncio.sleep(0.5)
+    (root / "flow.mmd").write_text("flowchart TD\n  A --> B\n")
+    (root / "data.xyz").write_text("text, but undeclared")
+    for _ in range(100):
+        if {f["path"] for f in published} >= {"flow.mmd", "data.xyz"}:
+            break
+        await asyncio.sleep(0.05)
+    stop.set()
+    await task
+    by_path = {f["path"]: f for f in published}
+    assert by_path["flow.mmd"]["content"] == "flowchart TD\n  A --> B\n"
+    assert by_path["data.xyz"]["content"] is None and by_path["data.xyz"]["binary"] is True

@@ -1,7 +1,9 @@
-"""The draw mode for Pneuma: manifest, skill, seed files and viewer."""
+"""The draw mode for Pneuma: manifest, skill, seed files, viewer and export."""
 
 from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-register_modes = ModePlugin(__name__).register_modes
+plugin = ModePlugin(__name__, exporter=".exporter:EXPORTER")
+register_modes = plugin.register_modes
+register_exporters = plugin.register_exporters

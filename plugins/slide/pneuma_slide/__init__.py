@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, routes=".routes:slide_routes", commands=[".commands:export_command"])
+plugin = ModePlugin(__name__, routes=".routes:slide_routes", exporter=".exporter:EXPORTER")
 register_modes = plugin.register_modes
-register_commands = plugin.register_commands
 register_routes = plugin.register_routes
+register_exporters = plugin.register_exporters

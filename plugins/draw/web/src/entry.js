@@ -12,6 +12,7 @@ export {
   Footer,
   CaptureUpdateAction,
   exportToBlob,
+  exportToSvg,  // pneuma_draw/exporter.py: `pneuma export --mode draw --format svg`
   restoreElements,
   serializeAsJSON,
   getCommonBounds,

@@ -1,0 +1,11 @@
+"""The diagram mode for Pneuma: Mermaid sources (``*.mmd``), one diagram per
+file, rendered live by the real mermaid package; tools to validate and render
+them headlessly, and SVG/PNG export."""
+
+from __future__ import annotations
+
+from pneuma.api import ModePlugin
+
+plugin = ModePlugin(__name__, exporter=".export:EXPORTER")
+register_modes = plugin.register_modes
+register_exporters = plugin.register_exporters

@@ -1,0 +1,95 @@
+"""Full-page screenshots of the site's pages in headless Chromium, from a
+private copy of the site (see site.py), with the network closed: only the
+copy's own files load, so a capture shows what the exported site shows and
+the page cannot reach Pneuma's server."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pneuma.api import CHROMIUM, CHROMIUM_ARGS
+
+from .site import viewport_size
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Shot:
+    page: str
+    viewport: str
+    output: Path
+    width: int
+    height: int
+
+
+async def screenshot_pages(site_root: Path, jobs: Sequence[tuple[str, str, Path]]) -> list[Shot]:
+    """``jobs`` are (page, viewport name, output PNG); one browser for all."""
+    site_root = site_root.resolve()
+    from playwright.async_api import async_playwright
+
+    shots: list[Shot] = []
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for page_path, viewport, output in jobs:
+                width, height = viewport_size(viewport)
+                context = await browser.new_context(viewport={"width": width, "height": height})
+                await context.route("**/*", _only_inside(site_root))
+                page = await context.new_page()
+                await page.goto((site_root / page_path).as_uri(), wait_until="load")
+                await page.evaluate("() => document.fonts ? document.fonts.ready.then(() => true) : true")
+                output.parent.mkdir(parents=True, exist_ok=True)
+                await page.screenshot(path=str(output), full_page=True)
+                size = await page.evaluate(
+                    "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+                await context.close()
+                shots.append(Shot(page_path, viewport, output, width, max(height, int(size[1]))))
+        finally:
+            await browser.close()
+    return shots
+
+
+def _only_inside(site_root: Path) -> Callable[[Any], Awaitable[None]]:
+    """A route handler that lets through the copy's own files (and data:/blob:
+    URLs) and nothing else: no network, and no file:// outside the copy,
+    which a page could otherwise frame into the screenshot."""
+    prefix = site_root.resolve().as_uri().rstrip("/") + "/"
+
+    async def decide(route: Any) -> None:
+        url: str = route.request.url
+        if url.startswith((prefix, "data:", "blob:")):
+            await route.continue_()
+        else:
+            await route.abort()
+
+    return decide
+
+
+def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from synchronous code, also when the caller
+    is itself inside an event loop (the browser's Export menu): Playwright
+    then gets a loop of its own in a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as error:  # handed back to the caller's thread
+            box["error"] = error
+
+    thread = threading.Thread(target=work, name="webcraft-render")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

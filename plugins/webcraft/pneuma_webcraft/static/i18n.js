@@ -1,0 +1,56 @@
+// The webcraft viewer's own words in English and Simplified Chinese (viewer
+// contract, "Language"). What the viewer tells the agent (action results,
+// <viewer-context>) stays English and is not here.
+//
+// MESSAGES is plain JSON inside JS: tests/test_viewer_i18n_catalogues.py
+// reads it.
+
+import { translator as labelTranslator } from "/static/lib/viewer-helpers.js";
+
+export const MESSAGES = {
+  "en": {
+    "tabs.label": "Pages",
+    "viewport.phone": "Phone",
+    "viewport.tablet": "Tablet",
+    "viewport.desktop": "Desktop",
+    "viewport.all": "All three",
+    "viewport.title": "Preview {width} px wide",
+    "viewport.frameLabel": "{name} · {width} px",
+    "viewport.allTitle": "Phone, tablet and desktop side by side",
+    "pick.button": "Select",
+    "pick.title": "Click an element in the page to point the agent at it",
+    "reload.button": "Reload",
+    "reload.title": "Reload the page, keeping its scroll position",
+    "errors.button": "Errors: {count}",
+    "errors.heading": "Console errors of the page",
+    "errors.close": "Close",
+    "errors.none": "The page reported no errors.",
+    "empty.title": "No pages yet",
+    "empty.body": "Ask the agent to build a page: every .html file in the workspace opens here as a tab."
+  },
+  "zh-CN": {
+    "tabs.label": "页面",
+    "viewport.phone": "手机",
+    "viewport.tablet": "平板",
+    "viewport.desktop": "桌面",
+    "viewport.all": "三种并排",
+    "viewport.title": "以 {width} 像素宽度预览",
+    "viewport.frameLabel": "{name} · {width} 像素",
+    "viewport.allTitle": "手机、平板和桌面并排显示",
+    "pick.button": "选取",
+    "pick.title": "点击页面中的元素，把它指给智能体",
+    "reload.button": "重新加载",
+    "reload.title": "重新加载页面，保留滚动位置",
+    "errors.button": "错误：{count}",
+    "errors.heading": "页面的控制台错误",
+    "errors.close": "关闭",
+    "errors.none": "页面没有报告错误。",
+    "empty.title": "还没有页面",
+    "empty.body": "请让智能体创建一个页面：工作区中的每个 .html 文件都会在这里以标签页打开。"
+  }
+};
+
+/** `t(key, params, fallback)` over MESSAGES in the locale `getLocale()` names now. */
+export function translator(getLocale) {
+  return labelTranslator(MESSAGES, getLocale);
+}

@@ -1,0 +1,123 @@
+"""Exporters: what a mode can turn its workspace into (``pneuma export``, the
+shell's Export menu), as plugins declare them through ``register_exporters``.
+
+An ``Exporter`` names its mode, lists its formats (``ExportFormat``) and has
+one function, ``export(request) -> ExportResult``. The host picks the
+exporter of the workspace's mode, checks the format, fills in the default
+output and calls it; an ``ExportError`` becomes one line
+(``pneuma: error: …``) on the command line and an ``E_CONFLICT`` error in the
+browser.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+
+class ExportError(RuntimeError):
+    """The workspace cannot be exported in that format; the message says why
+    in one line (it is shown as ``pneuma: error: <message>``)."""
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One format an exporter offers.
+
+    ``name`` is what ``--format`` takes (``"pdf"``); ``label`` is what the
+    Export menu shows, a string or ``{"en": …, "zh-CN": …}``; ``suffix`` is
+    the output file's extension (``".pdf"``), or ``""`` when the format
+    writes several files into a directory (one PNG per slide).
+    """
+
+    name: str
+    label: str | Mapping[str, str]
+    suffix: str
+
+    @property
+    def is_directory(self) -> bool:
+        return self.suffix == ""
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    """What to export: the workspace (absolute), the format's name, where to
+    write (a file, or a directory when the format's suffix is ``""``; its
+    parent exists) and the mode's init params stored for the workspace."""
+
+    workspace: Path
+    format: str
+    output: Path
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ExportResult:
+    """What was written (every file, in order), warnings to show the person
+    (a missing asset, …) and a one-line summary (``"3 slides"``)."""
+
+    files: list[Path]
+    warnings: list[str] = field(default_factory=list)
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """The exports of one mode: its formats and the function that writes them.
+
+    ``default_name`` names the output when none is given (without suffix;
+    the host puts it under ``W/exports/``); it defaults to the mode's name.
+    """
+
+    mode: str
+    formats: Sequence[ExportFormat]
+    export: Callable[[ExportRequest], ExportResult]
+    default_name: Callable[[Path], str] | None = None
+
+    def format(self, name: str) -> ExportFormat:
+        for fmt in self.formats:
+            if fmt.name == name:
+                return fmt
+        offered = ", ".join(f.name for f in self.formats)
+        raise ExportError(f"the {self.mode} mode cannot export {name!r}; it offers: {offered}")
+
+    def default_output(self, workspace: Path, fmt: ExportFormat) -> Path:
+        stem = self.default_name(workspace) if self.default_name else self.mode
+        slug = re.sub(r"[^A-Za-z0-9_\u00c0-\uffff]+", "-", stem).strip("-")[:60].strip("-")
+        slug = slug or self.mode
+        return workspace / "exports" / (f"{slug}-{fmt.name}" if fmt.is_directory else slug + fmt.suffix)
+
+    def run(self, workspace: Path, format_name: str, output: Path | None = None,
+            params: Mapping[str, Any] | None = None) -> ExportResult:
+        """Check the format, resolve the output, export; ``ExportError`` when it cannot."""
+        fmt = self.format(format_name)
+        workspace = Path(workspace).resolve()
+        target = Path(output).resolve() if output else self.default_output(workspace, fmt)
+        if fmt.is_directory:
+            if target.exists() and not target.is_dir():
+                raise ExportError(f"{target} exists and is not a directory ({fmt.name} writes one file per page)")
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            if target.is_dir():
+                raise ExportError(f"{target} is a directory; give a file name ending in {fmt.suffix}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+        return self.export(ExportRequest(workspace, fmt.name, target, dict(params or {})))
+
+
+def all_exporters(pm: pluggy.PluginManager) -> dict[str, Exporter]:
+    """Mode name → its exporter, from every plugin's ``register_exporters``.
+    Two exporters for one mode: the first registered wins (as with modes)."""
+    found: dict[str, Exporter] = {}
+    for impl in pm.hook.register_exporters.get_hookimpls():  # in registration order
+        for exporter in impl.function() or []:
+            found.setdefault(exporter.mode, exporter)
+    return found
+
+
+def exporter_for(pm: pluggy.PluginManager, mode: str) -> Exporter | None:
+    return all_exporters(pm).get(mode)

@@ -1,0 +1,111 @@
+"""The shell's Export menu over HTTP (the served mode's exporter, from
+``register_exporters``; docs/hooks.md):
+
+    GET /api/export            {"mode", "formats": [{"name", "label", "suffix"}]}
+    GET /api/export/{format}   the export as a download (a zip for a format
+                               that writes several files), also kept under W/exports/
+
+Exports run in a worker thread (they print with Chromium). An
+``ExportError`` is ``E_CONFLICT`` (the workspace cannot be exported as it
+stands), a format the mode does not offer ``E_BAD_ARGS``, a disk error
+``E_IO``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zipfile
+from pathlib import Path
+from urllib.parse import quote
+
+from aiohttp import web
+
+from pneuma.host.exporters import Exporter, ExportError, ExportResult, all_exporters
+from pneuma.host.plugins import get_plugin_manager
+from pneuma.server.handle import PNEUMA, Pneuma
+from pneuma.tools.errors import ToolError
+
+_MEDIA = {
+    ".pdf": "application/pdf",
+    ".html": "text/html; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".zip": "application/zip",
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+}
+
+
+def _exporter(pneuma: Pneuma) -> Exporter | None:
+    return all_exporters(get_plugin_manager()).get(pneuma.mode.name)
+
+
+async def list_formats(request: web.Request) -> web.Response:
+    pneuma: Pneuma = request.app[PNEUMA]
+    exporter = _exporter(pneuma)
+    formats = [] if exporter is None else [
+        {"name": f.name, "label": f.label, "suffix": f.suffix} for f in exporter.formats]
+    return web.json_response({"mode": pneuma.mode.name, "formats": formats})
+
+
+def _one_file(result: ExportResult, workspace: Path, name: str) -> Path:
+    """The file to download: the export itself, or a zip of its files."""
+    if len(result.files) == 1:
+        return result.files[0]
+    first = result.files[0].parent
+    target = first.with_name(first.name + ".zip") if first != workspace else workspace / f"{name}.zip"
+    tmp = target.with_name(target.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in result.files:
+            archive.write(path, path.relative_to(first).as_posix() if path.is_relative_to(first)
+                          else path.name)
+    tmp.replace(target)
+    return target
+
+
+async def run_export(request: web.Request) -> web.StreamResponse:
+    pneuma: Pneuma = request.app[PNEUMA]
+    name = request.match_info["format"]
+    exporter = _exporter(pneuma)
+    if exporter is None:
+        raise ToolError("E_UNSUPPORTED", f"the {pneuma.mode.name} mode has no export",
+                        details={"mode": pneuma.mode.name})
+    offered = [f.name for f in exporter.formats]
+    if name not in offered:
+        raise ToolError("E_BAD_ARGS", f"'format' must be one of {', '.join(offered)}",
+                        details={"field": "format", "format": name, "offered": offered})
+    workspace = pneuma.workspace.resolve()
+
+    def export() -> Path:
+        result = exporter.run(workspace, name, None, dict(pneuma.params))
+        return _one_file(result, workspace, f"{pneuma.mode.name}-{name}")
+
+    try:
+        path = await asyncio.to_thread(export)
+    except ExportError as exc:
+        problem = str(exc).replace(str(workspace), "the workspace")
+        raise ToolError("E_CONFLICT", f"cannot export {name}: {problem}",
+                        details={"format": name}) from None
+    except OSError as exc:
+        raise ToolError("E_IO", f"could not write the export: {exc.strerror or type(exc).__name__}",
+                        details={"format": name}) from None
+    try:
+        rel = path.relative_to(workspace).as_posix()
+    except ValueError:
+        rel = path.name
+    return web.FileResponse(path, headers={
+        "Content-Disposition": _attachment(path.name),
+        "Content-Type": _MEDIA.get(path.suffix.lower(), "application/octet-stream"),
+        "Cache-Control": "no-store",
+        "X-Pneuma-Export-Path": rel,
+    })
+
+
+def _attachment(name: str) -> str:
+    """A download name that survives any title: ASCII fallback, UTF-8 name (RFC 6266)."""
+    fallback = name.encode("ascii", "replace").decode("ascii").replace("?", "_").replace('"', "_")
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name)}"
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_get("/api/export", list_formats)
+    app.router.add_get("/api/export/{format}", run_export)

@@ -1,0 +1,78 @@
+// The shell's Export menu: the formats the served mode's exporter offers
+// (GET /api/export, from the `register_exporters` hook), each a download
+// (GET /api/export/<format>; the file is also kept under the workspace's
+// exports/). Hidden when the mode exports nothing.
+
+import { html, useState, useEffect, useRef } from '../vendor/preact-htm.js';
+import { fetchJson } from './viewer-helpers.js';
+import { t, localized } from './i18n.js';
+
+async function download(format) {
+  const response = await fetch(`/api/export/${encodeURIComponent(format)}`, { credentials: 'same-origin' });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const body = await response.json();
+      message = (body.error && body.error.message) || message;
+    } catch { /* not JSON: the status says it */ }
+    throw new Error(message);
+  }
+  const blob = await response.blob();
+  const disposition = response.headers.get('Content-Disposition') || '';
+  const utf8 = disposition.match(/filename\*=UTF-8''([^;]+)/);
+  const plain = disposition.match(/filename="?([^";]+)"?/);
+  const name = utf8 ? decodeURIComponent(utf8[1]) : (plain ? plain[1] : format);
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  return { name, saved: response.headers.get('X-Pneuma-Export-Path') || name };
+}
+
+export function ExportMenu() {
+  const [formats, setFormats] = useState([]);
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(null);
+  const [note, setNote] = useState(null); // {tone, text}
+  const ref = useRef(null);
+  useEffect(() => {
+    fetchJson('/api/export').then((body) => setFormats(body.formats || []))
+      .catch((error) => console.error('pneuma: listing the export formats failed', error));
+  }, []);
+  useEffect(() => {
+    if (!open) return undefined;
+    const close = (e) => { if (ref.current && !ref.current.contains(e.target)) setOpen(false); };
+    document.addEventListener('pointerdown', close);
+    return () => document.removeEventListener('pointerdown', close);
+  }, [open]);
+  if (!formats.length) return null;
+  const run = async (format) => {
+    setBusy(format.name);
+    setNote({ tone: 'busy', text: t('export.running', { format: localized(format.label) || format.name }) });
+    try {
+      const { saved } = await download(format.name);
+      setNote({ tone: 'ok', text: t('export.done', { path: saved }) });
+    } catch (error) {
+      setNote({ tone: 'bad', text: t('export.failed', { message: error.message || String(error) }) });
+    } finally {
+      setBusy(null);
+    }
+  };
+  return html`<div class="menu export-menu" ref=${ref}>
+    <button class="export-btn" onClick=${() => { setOpen(!open); if (!open && !busy) setNote(null); }}
+      title=${t('export.title')} aria-haspopup="menu" aria-expanded=${open} disabled=${busy != null && !open}>
+      ${busy ? t('export.busy') : t('export.label')}
+    </button>
+    ${open && html`<div class="menu-pop" role="menu">
+      ${formats.map((f) => html`<button role="menuitem" class="menu-item" data-format=${f.name}
+          disabled=${busy != null} onClick=${() => run(f)}>
+        <span>${localized(f.label) || f.name}</span><span class="muted">${f.suffix || t('export.folder')}</span></button>`)}
+      ${note && html`<p class=${`export-note ${note.tone}`} role="status">${note.text}</p>`}
+    </div>`}
+  </div>`;
+}

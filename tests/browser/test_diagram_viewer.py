@@ -1,0 +1,189 @@
+"""The diagram mode's viewer (plugins/diagram/pneuma_diagram/static/viewer.js)
+in the real shell, with the real mermaid bundle.
+
+Each test starts `pneuma run --mode diagram` on a freshly seeded workspace
+(architecture.mmd, message-flow.mmd) and drives the page in Debian's
+Chromium: what the person sees is read from the DOM, viewer actions are
+asked over HTTP exactly as the agent asks them, files are edited on disk as
+the agent edits them, and the viewer context is read back from what the fake
+CLI received. Screenshots land in $PNEUMA_SCREENSHOTS.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import send_and_read, viewer_answer
+
+REPO = Path(__file__).resolve().parents[2]
+VENDOR = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.mjs"
+TURN = 15_000  # ms a fake CLI turn may take
+RENDERED = ".pneuma-diagram[data-state=rendered] .dg-stage svg"
+
+pytestmark = pytest.mark.skipif(
+    not VENDOR.exists(), reason="the diagram viewer's mermaid bundle is not built (scripts/build-web)"
+)
+
+
+def wait_rendered(page: Any) -> Any:
+    page.wait_for_selector(RENDERED, timeout=20_000)
+    return page
+
+
+@pytest.fixture
+def diagram(pneuma_server: Any, open_page: Any) -> tuple[Any, Any]:
+    """A diagram-mode server without an agent, and the shell's page on it."""
+    server = pneuma_server("diagram", backend="none")
+    return server, wait_rendered(open_page(server, viewport={"width": 1400, "height": 900}))
+
+
+def zoom_text(page: Any) -> str:
+    return page.locator(".dg-zoom").inner_text()
+
+
+def test_the_seed_renders_with_a_tab_per_file(diagram: tuple[Any, Any], shot: Any) -> None:
+    server, page = diagram
+    tabs = page.eval_on_selector_all(".dg-tab", "els => els.map(e => e.dataset.path)")
+    assert tabs == ["architecture.mmd", "message-flow.mmd"]
+    assert page.get_attribute(".dg-tab[aria-selected=true]", "data-path") == "architecture.mmd"
+    # mermaid drew the seed's nodes with their labels
+    labels = page.eval_on_selector_all(".dg-stage g.node", "els => els.map(e => e.textContent.trim())")
+    assert "aiohttp server" in labels and "Workspace files" in labels
+    # fitted: the whole drawing is inside the canvas
+    fits = page.evaluate("""() => {
+        const c = document.querySelector('.dg-canvas').getBoundingClientRect();
+        const s = document.querySelector('.dg-stage svg').getBoundingClientRect();
+        return s.left >= c.left - 1 && s.right <= c.right + 1 && s.top >= c.top - 1 && s.bottom <= c.bottom + 1;
+    }""")
+    assert fits
+    view = viewer_answer(server, "describe-view")
+    assert view["success"] and view["data"]["file"] == "architecture.mmd"
+    assert view["data"]["type"] == "flowchart-v2" and view["data"]["rendered"] is True
+    assert {"Server", "Agent", "Workspace"} <= set(view["data"]["nodes"])
+    shot(page, "diagram-seed")
+    page.locator(".dg-tab[data-path='message-flow.mmd']").click()
+    expect(page.locator(".dg-stage [data-type=participant][data-id=Agent]").first).to_be_visible()
+    assert viewer_answer(server, "describe-view")["data"]["type"] == "sequence"
+    shot(page, "diagram-sequence")
+    assert page.console_errors == []
+
+
+def test_a_clicked_node_and_edge_reach_the_agent(
+        pneuma_server: Any, fake_claude: Any, open_page: Any, shot: Any) -> None:
+    server = pneuma_server("diagram", claude_bin=fake_claude.bin)
+    page = wait_rendered(open_page(server, viewport={"width": 1400, "height": 900}))
+    expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the greeting turn
+    page.locator(".dg-stage g.node[data-node-id=Server]").click()
+    chip = page.locator(".ctx-row .ctx-chip")
+    expect(chip).to_contain_text("Server")
+    expect(chip).to_contain_text("aiohttp server")
+    shot(page, "diagram-node-selected")
+    assert send_and_read(page, fake_claude, "Split this in two.", turns=2, timeout=TURN) == (
+        '<viewer-context mode="diagram" file="architecture.mmd" kind="node" id="Server">'
+        "aiohttp server</viewer-context>\n\nSplit this in two."
+    )
+    page.locator(".dg-stage g.edgeLabel", has_text="stream-json").click()
+    expect(chip).to_contain_text("Session → Agent")
+    assert send_and_read(page, fake_claude, "Name the protocol.", turns=3, timeout=TURN) == (
+        '<viewer-context mode="diagram" file="architecture.mmd" kind="edge" id="L_Session_Agent_0" '
+        'from="Session" to="Agent">stream-json</viewer-context>\n\nName the protocol.'
+    )
+    assert page.console_errors == []
+
+
+def test_a_syntax_error_is_shown_at_its_line_and_recovers(diagram: tuple[Any, Any], shot: Any) -> None:
+    server, page = diagram
+    broken = server.workspace / "broken.mmd"
+    broken.write_text("flowchart TD\n  A[Start] --> B\n  B -->> C\n  C --> D\n", encoding="utf-8")
+    answer = viewer_answer(server, "navigate-to", {"file": "broken.mmd"})
+    assert answer["success"], answer
+    assert answer["data"]["rendered"] is False and answer["data"]["error"]["line"] == 3
+    assert "line 3" in answer["message"]
+    error = page.locator(".dg-error")
+    expect(error.locator("h3")).to_have_text("Syntax error at line 3")
+    expect(error.locator(".dg-message")).to_contain_text("Parse error on line 3")
+    expect(error.locator(".dg-source li.bad")).to_have_text("  B -->> C")
+    expect(page.locator(".dg-canvas")).to_be_hidden()
+    shot(page, "diagram-syntax-error")
+    broken.write_text("flowchart TD\n  A[Start] --> B\n  B --> C\n  C --> D\n", encoding="utf-8")
+    wait_rendered(page)
+    expect(page.locator(".dg-error")).to_have_count(0)
+    assert viewer_answer(server, "describe-view")["data"]["nodes"] == ["A", "B", "C", "D"]
+
+
+def test_zoom_pan_and_theme(diagram: tuple[Any, Any], shot: Any) -> None:
+    server, page = diagram
+    assert viewer_answer(server, "ui:zoom", {"zoom": "2"})["data"]["zoom"] == 2
+    expect(page.locator(".dg-zoom")).to_have_text("200%")
+    page.locator(".dg-btn[data-act='zoom-out']").click()
+    expect(page.locator(".dg-zoom")).to_have_text("160%")
+    before = page.locator(".dg-stage svg").bounding_box()
+    canvas = page.locator(".dg-canvas").bounding_box()
+    page.mouse.move(canvas["x"] + 40, canvas["y"] + 40)
+    page.mouse.down()
+    page.mouse.move(canvas["x"] + 140, canvas["y"] + 90, steps=5)
+    page.mouse.up()
+    after = page.locator(".dg-stage svg").bounding_box()
+    assert round(after["x"] - before["x"]) == 100 and round(after["y"] - before["y"]) == 50
+    page.mouse.wheel(0, -300)
+    assert zoom_text(page) != "160%"
+    page.locator(".dg-btn[data-act='fit']").click()
+    assert viewer_answer(server, "describe-view")["data"]["zoom"] < 1.5
+    # dark: mermaid's dark theme on a dark canvas
+    answer = viewer_answer(server, "ui:set-theme", {"theme": "dark"})
+    assert answer["data"]["theme"] == "dark"
+    expect(page.locator(".pneuma-diagram")).to_have_attribute("data-theme", "dark")
+    wait_rendered(page)
+    canvas_bg = page.evaluate("getComputedStyle(document.querySelector('.dg-canvas')).backgroundColor")
+    assert canvas_bg == "rgb(31, 32, 35)"
+    node_fill = page.evaluate(
+        "getComputedStyle(document.querySelector('.dg-stage g.node rect, .dg-stage g.node path')).fill")
+    assert node_fill != "rgb(236, 236, 255)", "the nodes kept the light theme's fill"
+    shot(page, "diagram-dark")
+    page.locator(".dg-btn[data-act='theme']").click()
+    expect(page.locator(".pneuma-diagram")).to_have_attribute("data-theme", "light")
+    assert page.console_errors == []
+
+
+def test_navigate_to_centres_a_node_and_reports_unknown_ones(diagram: tuple[Any, Any]) -> None:
+    server, page = diagram
+    answer = viewer_answer(server, "navigate-to", {"file": "architecture.mmd", "node": "Tools"})
+    assert answer["success"], answer
+    centred = page.evaluate("""() => {
+        const c = document.querySelector('.dg-canvas').getBoundingClientRect();
+        const n = document.querySelector('.dg-stage g.node[data-node-id=Tools]').getBoundingClientRect();
+        return [Math.abs((n.left + n.right) / 2 - (c.left + c.right) / 2),
+                Math.abs((n.top + n.bottom) / 2 - (c.top + c.bottom) / 2)];
+    }""")
+    assert max(centred) < 2, centred
+    expect(page.locator(".dg-stage g.node[data-node-id=Tools].pneuma-selected")).to_have_count(1)
+    missing = viewer_answer(server, "navigate-to", {"file": "architecture.mmd", "node": "Nope"})
+    assert missing["success"] is False and "Tools" in missing["message"]
+    gone = viewer_answer(server, "navigate-to", {"file": "nothing.mmd"})
+    assert gone["success"] is False and "architecture.mmd" in gone["message"]
+
+
+def test_the_export_menu_downloads_every_diagram_as_svg(diagram: tuple[Any, Any], shot: Any) -> None:
+    server, page = diagram
+    page.click(".export-btn")
+    page.wait_for_selector(".export-menu .menu-pop")
+    formats = page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
+    assert formats == ["svg", "png"]
+    assert "SVG (one file per diagram)" in page.inner_text(".export-menu .menu-pop")
+    with page.expect_download(timeout=120_000) as info:
+        page.click('.export-menu .menu-item[data-format="svg"]')
+    download = info.value
+    assert download.suggested_filename.endswith("-svg.zip")
+    with zipfile.ZipFile(download.path()) as archive:
+        assert sorted(archive.namelist()) == ["architecture.svg", "message-flow.svg"]
+        svg = ET.fromstring(archive.read("architecture.svg"))
+    labels = " ".join(" ".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text"))
+    assert "aiohttp" in labels and "Workspace" in labels
+    page.wait_for_selector(".export-note.ok")
+    shot(page, "diagram-export-menu")

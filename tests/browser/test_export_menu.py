@@ -1,0 +1,56 @@
+"""The shell's Export menu lists what the served mode's exporter offers
+(`register_exporters`) and each entry downloads the export, which is also
+kept under the workspace's exports/."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
+                                reason="needs Debian's chromium")
+
+
+def _open_menu(page: Any) -> list[str]:
+    page.click(".export-btn")
+    page.wait_for_selector(".export-menu .menu-pop")
+    return page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
+
+
+def test_the_doc_menu_offers_pdf_and_html_and_downloads_the_html(pneuma_server, open_page, shot):
+    server = pneuma_server("doc", backend="none")
+    page = open_page(server)
+    assert _open_menu(page) == ["pdf", "html"]
+    labels = page.inner_text(".export-menu .menu-pop")
+    assert "PDF (print-styled, with contents)" in labels
+    shot(page, "export-menu-doc")
+    with page.expect_download(timeout=60_000) as info:
+        page.click('.export-menu .menu-item[data-format="html"]')
+    download = info.value
+    assert download.suggested_filename.endswith(".html")
+    text = Path(download.path()).read_text(encoding="utf-8")
+    assert "<nav class=\"toc\"" in text and "Welcome to your document workspace" in text
+    page.wait_for_selector(".export-note.ok")
+    assert "exports/" in page.inner_text(".export-note")
+    saved = list((server.workspace / "exports").glob("*.html"))
+    assert len(saved) == 1 and saved[0].read_text(encoding="utf-8") == text
+
+
+def test_the_slide_menu_zips_the_png_per_slide_and_says_in_chinese(pneuma_server, open_page, shot):
+    server = pneuma_server("slide", backend="none")
+    page = open_page(server, locale="zh-CN")
+    assert _open_menu(page) == ["pdf", "html", "png", "pptx"]
+    assert "PowerPoint（幻灯片为图片，文字在备注中）" in page.inner_text(".export-menu .menu-pop")
+    with page.expect_download(timeout=120_000) as info:
+        page.click('.export-menu .menu-item[data-format="png"]')
+    download = info.value
+    assert download.suggested_filename.endswith("-png.zip")
+    with zipfile.ZipFile(download.path()) as archive:
+        names = archive.namelist()
+    assert len(names) == 8 and names[0] == "01-title.png"
+    page.wait_for_selector(".export-note.ok")
+    assert "已下载" in page.inner_text(".export-note")
+    shot(page, "export-menu-slide-zh")

@@ -1,0 +1,196 @@
+"""The webcraft mode's viewer (plugins/webcraft/pneuma_webcraft/static/viewer.js)
+in the real shell and Debian's Chromium: the site renders in its sandboxed
+frame, tabs and widths switch, the agent's viewer actions answer over HTTP
+as the agent calls them, the person's picked element reaches the (fake)
+agent as a <viewer-context>, an agent's edit reloads the page at the same
+scroll position, and the page cannot reach Pneuma's API.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import send_and_read, viewer_answer
+
+REPO = Path(__file__).resolve().parents[2]
+AXE = REPO / "plugins" / "webcraft" / "pneuma_webcraft" / "static" / "vendor" / "axe.min.js"
+TURN = 15_000
+
+
+def frame(page: Any, viewport: str = "desktop") -> Any:
+    """The page inside the preview frame of that width, once its bridge reported."""
+    page.wait_for_selector(f'iframe.webcraft-frame[data-viewport="{viewport}"]', timeout=10_000)
+    handle = page.locator(f'iframe.webcraft-frame[data-viewport="{viewport}"]').element_handle()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        inner = handle.content_frame()
+        if inner is not None and "/webcraft/frames/" in inner.url:
+            try:
+                inner.wait_for_selector("h1", timeout=2_000)
+                return inner
+            except Exception:
+                pass
+        time.sleep(0.1)
+    raise AssertionError("the preview frame did not load")
+
+
+def shown(page: Any, viewport: str = "desktop") -> Any:
+    """A locator root inside that frame, for auto-waiting assertions."""
+    return page.frame_locator(f'iframe.webcraft-frame[data-viewport="{viewport}"]')
+
+
+@pytest.fixture
+def site(pneuma_server: Any, open_page: Any) -> tuple[Any, Any]:
+    server = pneuma_server("webcraft", backend="none")
+    page = open_page(server)
+    frame(page)
+    return server, page
+
+
+def test_the_seed_site_renders_and_tabs_and_widths_switch(site: tuple[Any, Any], shot: Any) -> None:
+    server, page = site
+    assert frame(page).inner_text("h1") == "Notes that think with you."
+    # The page's own script ran (sandboxed, but scripts allowed).
+    frame(page).dispatch_event("#signup", "click")
+    expect(frame(page).locator("#signup-note")).to_be_visible()
+    assert [t.get_attribute("data-page") for t in page.locator(".webcraft-tab").all()] == ["index.html", "about.html"]
+    page.click('.webcraft-tab[data-page="about.html"]')
+    expect(page.locator('.webcraft-tab[aria-selected="true"]')).to_have_attribute("data-page", "about.html")
+    expect(shown(page).locator("h1")).to_have_text("About Lumen")
+    # A link in the page opens the other page's tab.
+    frame(page).dispatch_event('nav a[href="index.html"]', "click")
+    expect(page.locator('.webcraft-tab[aria-selected="true"]')).to_have_attribute("data-page", "index.html")
+    expect(shown(page).locator("h1")).to_have_text("Notes that think with you.")
+
+    answer = viewer_answer(server, "set-viewport", {"viewport": "all"})
+    assert answer["success"] and answer["data"]["widths"] == [390, 820, 1280]
+    expect(page.locator("iframe.webcraft-frame")).to_have_count(3)
+    assert frame(page, "phone").evaluate("innerWidth") == 390
+    assert frame(page, "tablet").evaluate("innerWidth") == 820
+    shot(page, "webcraft-all-widths")
+    assert viewer_answer(server, "set-viewport", {"viewport": "phone"})["data"]["widths"] == [390]
+    expect(page.locator("iframe.webcraft-frame")).to_have_count(1)
+    assert viewer_answer(server, "set-viewport", {"viewport": "watch"})["success"] is False
+    assert page.console_errors == []
+
+
+def test_agent_actions_navigate_describe_and_report_console_errors(site: tuple[Any, Any], shot: Any) -> None:
+    server, page = site
+    answer = viewer_answer(server, "navigate-to", {"page": "index.html", "selector": "#pricing"})
+    assert answer["success"], answer
+    assert frame(page).evaluate("scrollY") > 200
+    described = viewer_answer(server, "describe-view")["data"]
+    assert described["page"] == "index.html" and described["title"].startswith("Lumen")
+    assert described["pages"] == ["index.html", "about.html"] and described["horizontalOverflow"] is False
+    assert viewer_answer(server, "navigate-to", {"page": "nope.html"})["success"] is False
+
+    # The agent writes a broken script and a page that tries to reach the API.
+    (server.workspace / "broken.html").write_text(
+        "<!doctype html><html lang='en'><head><title>Broken</title></head><body><h1>Broken</h1>"
+        "<img src='assets/missing.png' alt='gone'>"
+        "<script>fetch('/api/config').then(r => console.error('api answered ' + r.status))"
+        ".catch(() => console.error('api refused'));</script>"
+        "<script>undefinedFunction();</script><script src='js/bad.js'></script></body></html>")
+    (server.workspace / "js" / "bad.js").write_text("// fails on line 3\nconst site = null;\nsite.title;\n")
+    assert viewer_answer(server, "navigate-to", {"page": "broken.html"})["success"]
+    expect(page.locator(".webcraft-errors-button")).to_have_class("webcraft-errors-button has-errors")
+    deadline = time.monotonic() + 10
+    messages: list[str] = []
+    while time.monotonic() < deadline:
+        errors = viewer_answer(server, "get-console-errors", {"page": "broken.html"})["data"]["errors"]
+        messages = [e["message"] for e in errors]
+        if any("api" in m for m in messages):
+            break
+        time.sleep(0.2)
+    assert any("undefinedFunction is not defined" in m for m in messages), messages
+    in_file = next(e for e in errors if "reading 'title'" in e["message"])
+    assert (in_file["source"], in_file["line"]) == ("js/bad.js", 3), in_file
+    thrown = next(e for e in errors if "undefinedFunction" in e["message"])
+    assert thrown["kind"] == "exception" and thrown["source"] == "broken.html" and thrown["line"] == 0
+    assert any("assets/missing.png" in m for m in messages), messages
+    # The sandboxed page never gets an answer from Pneuma's API.
+    assert "api refused" in messages or any(m.startswith("api answered 4") for m in messages), messages
+    page.click(".webcraft-errors-button")
+    expect(page.locator(".webcraft-error-panel li")).to_have_count(len(messages))
+    shot(page, "webcraft-console-errors")
+    assert viewer_answer(server, "get-console-errors", {"page": "index.html"})["data"]["errors"] == []
+
+
+@pytest.mark.skipif(not AXE.exists(), reason="axe-core is not built (scripts/build-web)")
+def test_check_accessibility_runs_axe_core_in_the_page(site: tuple[Any, Any]) -> None:
+    server, page = site
+    clean = viewer_answer(server, "check-accessibility", {"page": "index.html"}, wait=40, timeout=45)
+    assert clean["success"], clean
+    assert "image-alt" not in {v["id"] for v in clean["data"]["violations"]}
+    (server.workspace / "bad.html").write_text(
+        "<!doctype html><html><head><title>Bad</title></head><body><main><h1>Bad</h1>"
+        "<img src='assets/logo.svg' class='no-alt'></main></body></html>")
+    found = viewer_answer(server, "check-accessibility", {"page": "bad.html"}, wait=40, timeout=45)
+    assert found["success"], found
+    ids = {v["id"]: v for v in found["data"]["violations"]}
+    assert "image-alt" in ids and "html-has-lang" in ids, ids.keys()
+    assert ids["image-alt"]["nodes"][0]["target"] == "img"
+    expect(page.locator('.webcraft-tab[aria-selected="true"]')).to_have_attribute("data-page", "bad.html")
+
+
+def test_picked_element_reaches_the_agent_and_an_edit_keeps_the_scroll(
+        pneuma_server: Any, fake_claude: Any, open_page: Any, shot: Any) -> None:
+    server = pneuma_server("webcraft", claude_bin=fake_claude.bin)
+    page = open_page(server)
+    expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the greeting turn
+    inner = frame(page)
+    page.click(".webcraft-pick")
+    inner.dispatch_event("#features-title", "click")
+    chip = page.locator(".ctx-row .ctx-chip")
+    expect(chip).to_contain_text("index.html · h2")
+    shot(page, "webcraft-picked")
+    received = send_and_read(page, fake_claude, "Make this bigger.", turns=2, timeout=TURN)
+    assert received.startswith('<viewer-context mode="webcraft" page="index.html" viewport="desktop" '
+                               'selector="#features-title" box="'), received
+    assert ">Why people switch</viewer-context>" in received and received.endswith("Make this bigger.")
+
+    # Scroll, then the agent edits the stylesheet: the page reloads in place.
+    page.click(".webcraft-pick")  # back to browsing
+    inner.evaluate("scrollTo(0, 600)")
+    before = inner.evaluate("scrollY")  # as far as the page goes at this frame height
+    assert before > 200
+    time.sleep(0.3)  # the bridge reports scroll positions after a short pause
+    send_and_read(page, fake_claude, "write css/extra.css h2 { color: rgb(200, 0, 0); }", turns=3, timeout=TURN)
+    (server.workspace / "index.html").write_text((server.workspace / "index.html").read_text().replace(
+        '<link rel="stylesheet" href="css/style.css">',
+        '<link rel="stylesheet" href="css/style.css"><link rel="stylesheet" href="css/extra.css">'))
+    deadline = time.monotonic() + 10
+    color = ""
+    while time.monotonic() < deadline:
+        try:
+            color = frame(page).evaluate("getComputedStyle(document.querySelector('#features-title')).color")
+            if color == "rgb(200, 0, 0)":
+                break
+        except Exception:
+            pass
+        time.sleep(0.2)
+    assert color == "rgb(200, 0, 0)"
+    assert abs(frame(page).evaluate("scrollY") - before) < 5
+    shot(page, "webcraft-after-edit")
+
+
+def test_the_export_menu_downloads_the_site_as_a_zip(site: tuple[Any, Any], shot: Any) -> None:
+    import zipfile
+
+    server, page = site
+    page.click(".export-btn")
+    page.wait_for_selector(".export-menu .menu-pop")
+    formats = page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
+    assert formats == ["zip", "png"]
+    shot(page, "webcraft-export-menu")
+    with page.expect_download(timeout=60_000) as info:
+        page.click('.export-menu .menu-item[data-format="zip"]')
+    with zipfile.ZipFile(info.value.path()) as archive:
+        names = set(archive.namelist())
+        assert {"index.html", "about.html", "css/style.css", "js/main.js", "assets/logo.svg"} <= names
+        assert b"Notes that think with you." in archive.read("index.html")
