@@ -95,7 +95,7 @@ def test_the_slide_viewer_in_chinese_and_switched_to_english(pneuma_server: Any,
     expect(page.locator(".pns-extra-heading")).to_have_text("未加入演示文稿")
     expect(page.locator(".ctx-row .ctx-chip")).to_contain_text("第 1 页 · ")
     page.get_by_role("button", name="导出").click()  # the export menu's items are labels too
-    expect(page.locator(".pns-menu")).to_be_visible()
+    expect(page.locator(".export-menu .menu-pop")).to_be_visible()
     texts, words = labels_in(page, "", slide_content(ws))
     assert any("放映" in text for text in texts), texts  # the scan does see the toolbar
     assert not words, f"English words {words} in the Chinese slide viewer: {texts}"

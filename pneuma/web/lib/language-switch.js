@@ -12,6 +12,7 @@ import { html } from '../vendor/preact-htm.js';
 import { t, getLocale, setLocale, LOCALES, LOCALE_NAMES } from './i18n.js';
 
 const CJK = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/; // ideographs and CJK punctuation
+const FONT_FAMILY = 'Pneuma Noto Sans SC';
 const GLYPHS_WAIT_MS = 1500; // a slow slice must not hold the page back for long
 
 /** Each language named in itself; the choice is kept (lib/i18n.js). */
@@ -31,6 +32,13 @@ export async function glyphsFor(text = '') {
   // (the system's fonts come first in the stack) and must not be fetched.
   const wanted = [...text + Object.values(LOCALE_NAMES).join('')].filter((c) => CJK.test(c)).join('');
   if (!document.fonts || !wanted) return;
-  const loading = document.fonts.load('16px "Pneuma Noto Sans SC"', wanted).catch(() => null);
-  await Promise.race([loading, new Promise((resolve) => { setTimeout(resolve, GLYPHS_WAIT_MS); })]);
+  const deadline = Date.now() + GLYPHS_WAIT_MS;
+  // A module script may run before the stylesheet that declares the font
+  // (and its @import) has loaded: until the faces are declared there is
+  // nothing to load, and `fonts.load` would answer at once with none.
+  while (![...document.fonts].some((face) => face.family.includes(FONT_FAMILY)) && Date.now() < deadline) {
+    await new Promise((resolve) => { setTimeout(resolve, 25); });
+  }
+  const loading = document.fonts.load(`16px "${FONT_FAMILY}"`, wanted).catch(() => null);
+  await Promise.race([loading, new Promise((resolve) => { setTimeout(resolve, Math.max(0, deadline - Date.now())); })]);
 }

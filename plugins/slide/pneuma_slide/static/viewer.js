@@ -43,7 +43,6 @@ const ICONS = {
   grid: '<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="3.5" width="6.5" height="5.5" rx="1"/><rect x="11" y="3.5" width="6.5" height="5.5" rx="1"/><rect x="2.5" y="11" width="6.5" height="5.5" rx="1"/><rect x="11" y="11" width="6.5" height="5.5" rx="1"/></svg>',
   present: '<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M6.5 4.5v11l9-5.5z"/></svg>',
   fit: '<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="3.5" y="3.5" width="13" height="13" rx="1.5" stroke-dasharray="2.5 2"/><path d="M7 10.5l2 2 4-5"/></svg>',
-  export: '<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 3v10M6 9l4 4 4-4M4 16.5h12"/></svg>',
 };
 
 function iconButton(name, onclick, extra = {}) {
@@ -288,15 +287,6 @@ class SlideViewer {
     this.presentBtn = h("button", { type: "button", class: "pns-btn pns-btn--text pns-btn--primary",
       onclick: () => this.present() });
     this.fitBtn = h("button", { type: "button", class: "pns-btn pns-btn--text", onclick: () => this.checkFromUi() });
-    this.exportBtn = h("button", { type: "button", class: "pns-btn pns-btn--text", "aria-haspopup": "menu",
-      onclick: (e) => { e.stopPropagation(); this.toggleExportMenu(); } });
-    this.pdfHint = h("span");
-    this.htmlHint = h("span");
-    this.exportMenu = h("div", { class: "pns-menu", role: "menu", hidden: true },
-      h("button", { type: "button", role: "menuitem", onclick: () => this.exportDeck("pdf") },
-        h("strong", { text: "PDF" }), this.pdfHint),
-      h("button", { type: "button", role: "menuitem", onclick: () => this.exportDeck("html") },
-        h("strong", { text: "HTML" }), this.htmlHint));
     this.viewGroup = h("div", { class: "pns-seg", role: "group" }, this.viewBtns.single, this.viewBtns.grid);
 
     this.toolbar = h("div", { class: "pns-toolbar" },
@@ -306,7 +296,8 @@ class SlideViewer {
       h("div", { class: "pns-spacer" }),
       this.viewGroup,
       this.fitBtn,
-      h("div", { class: "pns-export" }, this.exportBtn, this.exportMenu),
+      // Exports are the shell's Export menu (the mode's exporter): PDF,
+      // HTML, PNG per slide, PPTX.
       this.presentBtn);
 
     this.banner = h("div", { class: "pns-banner", hidden: true });
@@ -346,7 +337,6 @@ class SlideViewer {
     };
     this.on(this.nav, "scroll", keepScroll, { passive: true });
     this.on(this.grid, "scroll", keepScroll, { passive: true });
-    this.on(document, "click", () => this.closeExportMenu());
     this.on(window, "resize", () => { if (this.presenting) this.layout(); });
     this.on(document, "fullscreenchange", () => {
       if (!document.fullscreenElement && this.presenting) this.leavePresent();
@@ -436,9 +426,6 @@ class SlideViewer {
     this.viewGroup.setAttribute("aria-label", t("toolbar.views"));
     textButton(this.presentBtn, "present", t("toolbar.present"), t("toolbar.presentTitle"));
     textButton(this.fitBtn, "fit", t("toolbar.fit"), t("toolbar.fitTitle"));
-    if (!this.exporting) textButton(this.exportBtn, "export", t("toolbar.export"), t("toolbar.exportTitle"));
-    this.pdfHint.textContent = t("export.pdfHint");
-    this.htmlHint.textContent = t("export.htmlHint");
     this.nav.setAttribute("aria-label", t("nav.label"));
     this.extraHeading.textContent = t("extra.heading");
     this.extraHeading.title = t("extra.hint");
@@ -857,7 +844,6 @@ class SlideViewer {
   onSlideClick(e, doc) {
     e.preventDefault();
     e.stopPropagation();
-    this.closeExportMenu();
     let el = e.target;
     if (!el || el.nodeType !== 1) return;
     if (el === doc.documentElement || el === doc.body) el = doc.body.firstElementChild || doc.body;
@@ -1075,7 +1061,7 @@ class SlideViewer {
     return true;
   }
 
-  // -- notices, export
+  // -- notices
 
   flash(text, kind = "info", ms = 3200) {
     this.notice.hidden = false;
@@ -1083,49 +1069,6 @@ class SlideViewer {
     this.notice.dataset.kind = kind;
     clearTimeout(this.noticeTimer);
     this.noticeTimer = setTimeout(() => { this.notice.hidden = true; }, ms);
-  }
-
-  toggleExportMenu() {
-    this.exportMenu.hidden = !this.exportMenu.hidden;
-    this.exportBtn.setAttribute("aria-expanded", String(!this.exportMenu.hidden));
-  }
-
-  closeExportMenu() {
-    if (!this.exportMenu.hidden) this.toggleExportMenu();
-  }
-
-  async exportDeck(format) {
-    this.closeExportMenu();
-    const label = format.toUpperCase();
-    this.exportBtn.disabled = true;
-    this.exporting = label;
-    this.exportBtn.querySelector("span").textContent = this.t("export.running", { format: label });
-    try {
-      const res = await fetch(`/api/slide/export?format=${format}`, { credentials: "same-origin" });
-      if (!res.ok) {
-        let message = `${res.status} ${res.statusText}`;
-        try { const body = await res.json(); message = (body.error && body.error.message) || body.message || message; } catch { /* not JSON */ }
-        throw new Error(message);
-      }
-      const blob = await res.blob();
-      const disposition = res.headers.get("Content-Disposition") || "";
-      const match = disposition.match(/filename="?([^";]+)"?/);
-      const name = match ? match[1] : `deck.${format}`;
-      const url = URL.createObjectURL(blob);
-      const a = h("a", { href: url, download: name, hidden: true });
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-      const saved = res.headers.get("X-Pneuma-Export-Path");
-      this.flash(saved ? this.t("export.doneSaved", { name, path: saved }) : this.t("export.done", { name }));
-    } catch (err) {
-      this.flash(this.t("export.failed", { message: err.message || err }), "error", 6000);
-    } finally {
-      this.exportBtn.disabled = false;
-      this.exporting = null;
-      this.exportBtn.querySelector("span").textContent = this.t("toolbar.export");
-    }
   }
 
   async checkFromUi() {
