@@ -215,7 +215,8 @@ def test_pneuma_modes_lists_it_like_a_builtin(fresh: Fresh) -> None:
     assert set(modes) == {"doc", NAME}
     assert modes[NAME].keys() == modes["doc"].keys()
     assert modes[NAME]["distribution"] == DIST and modes[NAME]["plugin"] == NAME
-    assert modes[NAME]["hooks"] == modes["doc"]["hooks"] == ["register_modes"]
+    assert modes[NAME]["hooks"] == ["register_modes"]
+    assert modes["doc"]["hooks"] == ["register_exporters", "register_modes"]  # doc exports too
     assert Path(modes[NAME]["paths"]["package"]) == fresh.project / PACKAGE  # the editable install
     plugins = {p["name"]: p for p in payload["plugins"]}
     assert plugins[NAME] == {"name": NAME, "distribution": DIST, "version": "0.1.0",

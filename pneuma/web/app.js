@@ -13,6 +13,7 @@ import { api, ViewerHost, localized, selectionLabel } from './lib/viewer-host.js
 import { renderMarkdown, escapeHtml, highlight, languageOf } from './lib/markdown.js';
 import { t, getLocale, onLocaleChange, formatCost, formatDuration } from './lib/i18n.js';
 import { LanguageSwitch, glyphsFor } from './lib/language-switch.js';
+import { useDismiss } from './lib/dismiss.js';
 import { ExportMenu } from './lib/export-menu.js';
 import { rewind, TurnChanges, RewindNote } from './lib/rewind.js';
 
@@ -736,12 +737,7 @@ function ModelMenu() {
   const [open, setOpen] = useState(false);
   const [custom, setCustom] = useState('');
   const ref = useRef(null);
-  useEffect(() => {
-    if (!open) return undefined;
-    const close = (e) => { if (ref.current && !ref.current.contains(e.target)) setOpen(false); };
-    document.addEventListener('pointerdown', close);
-    return () => document.removeEventListener('pointerdown', close);
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
   if (!hasAgent()) return null;
   const current = session.model || 'default';
   const choose = (value) => {

@@ -24,6 +24,9 @@ def test_the_doc_menu_offers_pdf_and_html_and_downloads_the_html(pneuma_server, 
     server = pneuma_server("doc", backend="none")
     page = open_page(server)
     assert _open_menu(page) == ["pdf", "html"]
+    page.keyboard.press("Escape")  # closes, as a press outside does
+    page.wait_for_selector(".export-menu .menu-pop", state="detached")
+    assert _open_menu(page) == ["pdf", "html"]
     labels = page.inner_text(".export-menu .menu-pop")
     assert "PDF (print-styled, with contents)" in labels
     shot(page, "export-menu-doc")

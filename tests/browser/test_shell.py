@@ -241,13 +241,15 @@ def test_permission_denied_with_a_note(chat, fake_claude):
 
 def test_model_switch(chat, fake_claude):
     page = chat()
-    expect(page.locator(".model-name")).to_have_text("claude-fake-model")
+    # The model comes with the agent's first init line: on a busy machine
+    # the fake CLI can take longer than expect's default 5 s to start.
+    expect(page.locator(".model-name")).to_have_text("claude-fake-model", timeout=15_000)
     page.locator(".model-btn").click()
     page.locator(".menu-item[data-model='opus']").click()
     request = fake_claude.wait_stdin(lambda m: m.get("type") == "control_request"
                                      and m["request"].get("subtype") == "set_model")
     assert request["request"]["model"] == "opus"
-    expect(page.locator(".model-name")).to_have_text("opus")
+    expect(page.locator(".model-name")).to_have_text("opus", timeout=15_000)
     expect(page.locator(".notice.quiet", has_text="Model switched to opus")).to_have_count(1)
 
 

@@ -6,6 +6,7 @@
 import { html, useState, useEffect, useRef } from '../vendor/preact-htm.js';
 import { fetchJson } from './viewer-helpers.js';
 import { t, localized } from './i18n.js';
+import { useDismiss } from './dismiss.js';
 
 async function download(format) {
   const response = await fetch(`/api/export/${encodeURIComponent(format)}`, { credentials: 'same-origin' });
@@ -44,12 +45,7 @@ export function ExportMenu() {
     fetchJson('/api/export').then((body) => setFormats(body.formats || []))
       .catch((error) => console.error('pneuma: listing the export formats failed', error));
   }, []);
-  useEffect(() => {
-    if (!open) return undefined;
-    const close = (e) => { if (ref.current && !ref.current.contains(e.target)) setOpen(false); };
-    document.addEventListener('pointerdown', close);
-    return () => document.removeEventListener('pointerdown', close);
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
   if (!formats.length) return null;
   const run = async (format) => {
     setBusy(format.name);
