@@ -14,7 +14,7 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.server.test_seq_after_crash import Run, messages, say, tab, user_message
+from tests.server.test_seq_after_crash import Run, messages, restarted_history, say, tab, user_message
 
 SHOWN_BEFORE_KILL = 25
 
@@ -46,15 +46,7 @@ async def test_every_message_a_tab_was_shown_survives_a_kill_9(tmp_path: Path) -
         run.proc.wait()
     assert len(shown) >= SHOWN_BEFORE_KILL
 
-    again = Run(workspace)
-    try:
-        async with tab(again, 0) as ws:
-            async for message in messages(ws):
-                if message["type"] == "message_history":
-                    history = message
-                    break
-    finally:
-        again.stop()
+    again, history = await restarted_history(workspace)
     assert again.session_id == run.session_id  # the same conversation resumed
     restored = [m["content"] for m in history["messages"] if m.get("type") == "user_message"]
     assert restored[:len(shown)] == shown, "messages shown before the kill were lost"

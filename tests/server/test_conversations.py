@@ -24,7 +24,7 @@ from pneuma.server.conversations import read_conversations
 from pneuma.server.persistence import load_session, open_conversation, save_session
 from pneuma.server.session import Session
 from tests.server.conftest import Server
-from tests.server.test_seq_after_crash import Run, messages, say, tab
+from tests.server.test_seq_after_crash import Run, messages, restarted_history, say, tab
 from tests.stored_conversation import logged
 
 PNEUMA = str(Path(sys.executable).with_name("pneuma"))
@@ -350,15 +350,7 @@ async def test_a_real_run_resumes_the_conversation_switched_to_even_after_a_kill
         run.proc.kill()
         run.proc.wait()
 
-    again = Run(workspace)
-    try:
-        async with tab(again, 0) as ws:
-            async for message in messages(ws):
-                if message["type"] == "message_history":
-                    history = message
-                    break
-    finally:
-        again.stop()
+    again, history = await restarted_history(workspace)
     assert again.session_id == run.session_id
     assert history["conversation"] == {"id": switched_to, "title": "second topic"}
     assert [m["content"] for m in history["messages"] if m["type"] == "user_message"] == [

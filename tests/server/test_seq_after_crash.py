@@ -85,6 +85,20 @@ def user_message(text: str) -> str:
     return json.dumps({"type": "user_message", "content": text, "client_msg_id": text})
 
 
+async def restarted_history(workspace: Path) -> tuple[Run, dict[str, Any]]:
+    """A new `pneuma run` on ``workspace`` and the ``message_history`` a
+    fresh tab gets from it (the run is stopped before this returns)."""
+    again = Run(workspace)
+    try:
+        async with tab(again, 0) as ws:
+            async for message in messages(ws):
+                if message["type"] == "message_history":
+                    return again, message
+    finally:
+        again.stop()
+    raise AssertionError("the restarted run sent no message_history")
+
+
 async def say(run: Run, text: str) -> int:
     """One user message from a new tab, read until the server's no-agent
     answer; returns the newest seq the tab saw."""
