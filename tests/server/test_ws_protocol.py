@@ -33,6 +33,20 @@ async def test_no_broadcast_before_subscribe(server):
     assert status == {"type": "status_change", "status": "idle"}
 
 
+async def test_a_model_learnt_between_connect_and_subscribe_reaches_the_tab(server):
+    # The tab's session_init predates the agent's init line; the broadcast
+    # of the model went only to tabs subscribed then. The page would show
+    # "Default" until the next switch.
+    tab = await server.tab(subscribe=False)
+    assert tab.received[0]["session"]["model"] is None
+    server.session.set_agent_state(model="claude-late-model", permission_mode="default")
+    server.backend.emit({"type": "session_update", "updates": {"model": "claude-late-model"}})
+    await tab.subscribe(0)
+    update = await tab.wait_for("session_update")
+    assert update["updates"]["model"] == "claude-late-model"
+    assert update["updates"]["permission_mode"] == "default"
+
+
 async def test_subscribe_from_zero_gets_the_history(server):
     server.backend.emit({"type": "user_message", "content": "hi"})
     server.backend.emit({"type": "stream_event", "event": {"delta": "x"}})
