@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -76,6 +77,13 @@ class RestoreResult:
                 "restored": self.restored, "keptConflicts": self.kept_conflicts,
                 "failed": self.failed}
 
+    def chat_notice(self, origin: str) -> dict[str, Any]:
+        """The chat's ``workspace_restored`` note of this restore; ``origin``
+        is "chat" or "terminal"."""
+        return {"target": self.plan.target, "undo": self.undo, "restored": self.restored,
+                "kept_conflicts": self.kept_conflicts, "failed": self.failed,
+                "origin": origin, "timestamp": time.time()}
+
     def agent_note(self) -> str:
         """What to tell the agent in its next message, so the conversation
         matches the files again."""
@@ -131,11 +139,12 @@ def _changed_between_turns(from_target: list[Checkpoint], now: FileMap) -> set[s
 
 
 def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
-            overwrite_conflicts: Iterable[str] = (), keep_conflicts: bool = False
-            ) -> RestoreResult:
+            overwrite_conflicts: Iterable[str] = (), keep_conflicts: bool = False,
+            origin: str = "terminal") -> RestoreResult:
     """Restore the watched files to checkpoint ``ref`` (see the module's
     docstring). ``E_CONFLICT`` when a conflict is neither in
-    ``overwrite_conflicts`` nor ``keep_conflicts`` allows leaving it."""
+    ``overwrite_conflicts`` nor ``keep_conflicts`` allows leaving it.
+    ``origin`` ("chat" or "terminal") is for the note the chat lists."""
     overwrite = set(overwrite_conflicts)
     with store._locked():
         plan = plan_restore(store, ref)
@@ -185,6 +194,8 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
         # The agent still believes the files are as it left them: its next
         # message says which changed (Session takes the note).
         store._leave_agent_note(result.agent_note())
+        # And the chat lists it, whoever made it (Session takes the notices).
+        store._leave_chat_notice(result.chat_notice(origin))
         return result
 
 

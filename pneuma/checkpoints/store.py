@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
+from typing import Any
 
 from pneuma.checkpoints.blobs import BlobStore
 from pneuma.checkpoints.compare import Changes, changes, unified_diff
@@ -37,6 +37,10 @@ from pneuma.tools.sandbox import Sandbox
 STORE_DIR = ".pneuma/checkpoints"
 # In STORE_DIR: what the next message to the agent must say about restores.
 AGENT_NOTE = "agent-note.txt"
+# In STORE_DIR: restores the chat has not listed yet, a JSON object a line.
+# A restore from the terminal leaves one for `pneuma run` to list (now, if
+# it runs, or when it next starts); the chat's own restores go the same way.
+CHAT_NOTICES = "chat-notices.jsonl"
 MESSAGE_CHARS = 80
 _MANIFEST_NAME = re.compile(r"^(\d{8})-(\d+|u\d+)\.json$")
 _REF = re.compile(r"^(?:\d+|u\d+)$")
@@ -344,6 +348,45 @@ class Checkpoints:
                 return ""
             self._note_path.unlink(missing_ok=True)
         return note.strip()
+
+    # --- telling the chat ---
+
+    def _leave_chat_notice(self, notice: dict[str, Any]) -> None:
+        """Keep ``notice`` (a restore's summary) for the chat (under the lock)."""
+        path = self.directory / CHAT_NOTICES
+        try:
+            earlier = path.read_bytes()
+        except FileNotFoundError:
+            earlier = b""
+        line = json.dumps(notice, ensure_ascii=False).encode("utf-8") + b"\n"
+        atomic_write_bytes(path, earlier + line, 0o600)
+
+    def has_chat_notices(self) -> bool:
+        """Whether a restore waits to be listed (a stat: cheap enough for
+        every batch of file events)."""
+        return (self.directory / CHAT_NOTICES).exists()
+
+    def take_chat_notices(self) -> list[dict[str, Any]]:
+        """The restores the chat has not listed yet, oldest first, once. A
+        damaged line is skipped: the files were restored all the same."""
+        path = self.directory / CHAT_NOTICES
+        if not path.exists():
+            return []
+        with self._locked():
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except FileNotFoundError:
+                return []
+            path.unlink(missing_ok=True)
+        notices = []
+        for line in text.splitlines():
+            try:
+                notice = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(notice, dict):
+                notices.append(notice)
+        return notices
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

@@ -282,6 +282,8 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
     # bytes: rewriting it would cost fsyncs before the first answer.
     write_files(stale_files(_encoded_state(app)))
     session.dirty = False
+    # Restores made from the terminal while no `pneuma run` was up.
+    await session.list_restores()
 
     async def save_soon() -> None:
         files = _encoded_state(app)

@@ -130,6 +130,11 @@ class Pneuma:
         """Deliver a batch of changes: the browser first, then the listeners.
         Called by the host's watcher; a listener that raises is logged."""
         self.session.emit({"type": "content_update", "files": files})
+        # Files written by `pneuma checkpoints restore` in a terminal: the
+        # chat lists that restore as it lists its own.
+        store = self.session.checkpoints
+        if store is not None and store.has_chat_notices():
+            self.session.spawn(self.session.list_restores())
         for listener in list(self._files_listeners):
             try:
                 listener(files)

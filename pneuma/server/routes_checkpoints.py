@@ -17,7 +17,6 @@ then tells the viewer, and a ``workspace_restored`` message tells the chat.
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import datetime
 from typing import Any
 
@@ -119,15 +118,11 @@ async def restore_checkpoint(request: web.Request) -> web.Response:
                         details={"field": "keepConflicts"})
     _not_mid_turn(session)
     result = await asyncio.to_thread(restore, store, ref, overwrite_conflicts=overwrite,
-                                     keep_conflicts=keep_conflicts)
-    answer = result.to_json()
+                                     keep_conflicts=keep_conflicts, origin="chat")
     # The chat lists the rewind (and offers its undo); persisted with the
     # conversation, so a reload shows it too.
-    session.emit({"type": "workspace_restored", "target": result.plan.target,
-                  "undo": result.undo, "restored": result.restored,
-                  "kept_conflicts": result.kept_conflicts, "failed": result.failed,
-                  "timestamp": time.time()})
-    return web.json_response(answer)
+    await session.list_restores()
+    return web.json_response(result.to_json())
 
 
 def setup(app: web.Application) -> None:

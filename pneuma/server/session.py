@@ -731,6 +731,9 @@ class Session:
             note = store.take_agent_note()
             return note, store.record(message, conversation=self.conversation_id).ref
 
+        # A restore from the terminal that no file event brought (it changed
+        # nothing the watcher sees) is listed before the turn it precedes.
+        await self.list_restores()
         try:
             note, ref = await asyncio.to_thread(before_turn)
         except Exception as exc:
@@ -742,6 +745,22 @@ class Session:
                    "client_msg_id": echo.get("client_msg_id"),
                    "user_seq": echo.get("seq"), "user_timestamp": echo.get("timestamp")})
         return note
+
+    async def list_restores(self) -> None:
+        """List in the chat the restores it has not listed yet: the chat's
+        own, and those made with ``pneuma checkpoints restore`` while this
+        run was up or before it started (the store keeps them as notices)."""
+        store = self.checkpoints
+        if store is None:
+            return
+        try:
+            notices = await asyncio.to_thread(store.take_chat_notices)
+        except Exception as exc:
+            log.warning("could not read the restores to list in the chat: %s", exc)
+            return
+        for notice in notices:
+            notice.pop("type", None)
+            self.emit({"type": "workspace_restored", **notice})
 
     def _turn_ended(self) -> None:
         """The agent's turn is over: what changes after it is someone

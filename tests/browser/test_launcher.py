@@ -249,6 +249,11 @@ def test_from_the_gallery_to_a_rewind_in_the_chat_and_back_from_the_terminal(
         # The viewer follows the files the terminal put back.
         expect(page.locator(".pd-doc h1").first).to_contain_text("Rewritten by the agent",
                                                                  timeout=TURN)
+        # And the chat lists that undo as it lists its own, saying where it was made.
+        from_terminal = page.locator('.rewind-note[data-target="u1"]')
+        expect(from_terminal).to_contain_text("Rewind undone: 2 files restored", timeout=TURN)
+        expect(from_terminal.locator(".rewind-origin")).to_contain_text("Made from the terminal")
+        shot(page, "journey-undone-from-terminal")
         assert page.console_errors == []
     finally:
         page.context.close()

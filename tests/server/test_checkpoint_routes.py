@@ -167,3 +167,62 @@ async def test_a_turn_of_no_message_of_the_persons_ends_no_checkpoint(make_serve
     assert [m for m in later if m.get("type") == "turn_changes"] == []
     plan = await (await server.get("/api/checkpoints/1/plan")).json()
     assert plan["conflicts"] == [REL]
+
+
+async def _one_turn(server: Any, tab: Any) -> str:
+    """A turn of the agent that rewrites the title slide; its original text."""
+    target = server.workspace / REL
+    original = target.read_text()
+    await tab.say("make the title louder")
+    await tab.wait_for("turn_checkpoint")
+    await server.backend.wait_call("send_user_message")
+    target.write_text(original + "<h1>LOUDER</h1>\n")
+    server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
+    await tab.wait_for("turn_changes")
+    return original
+
+
+def _restore_from_the_terminal(workspace: Any, ref: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pneuma", "checkpoints", "restore", ref,
+                           "-w", str(workspace), "--yes"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Restored 1 file(s)." in done.stdout
+
+
+async def test_a_restore_from_the_terminal_is_listed_in_the_open_chat(make_server):
+    server = await make_server(watch=True)
+    tab = await server.tab()
+    original = await _one_turn(server, tab)
+
+    _restore_from_the_terminal(server.workspace, "1")
+    assert (server.workspace / REL).read_text() == original
+    # The file watcher sees the restored file; the chat lists the restore,
+    # with the undo it offers and where it was made.
+    note = await tab.wait_for("workspace_restored", timeout=10)
+    assert (note["target"], note["undo"], note["restored"]) == ("1", "u1", [REL])
+    assert note["origin"] == "terminal"
+    # Once: later file events list nothing again.
+    (server.workspace / "slides" / "03-late.html").write_text("<section>late</section>\n")
+    await tab.wait_for("content_update")
+    history = await (await server.tab(subscribe=False)).full_history()
+    assert [m["target"] for m in history if m["type"] == "workspace_restored"] == ["1"]
+
+
+async def test_a_restore_from_the_terminal_while_nothing_ran_is_listed_at_the_next_start(
+        make_server, tmp_path):
+    workspace = tmp_path / "kept"
+    first = await make_server(workspace=workspace)
+    tab = await first.tab()
+    original = await _one_turn(first, tab)
+    await first.client.close()
+
+    _restore_from_the_terminal(workspace, "1")
+    assert (workspace / REL).read_text() == original
+    again = await make_server(workspace=workspace, seed=False)
+    history = await (await again.tab(subscribe=False)).full_history()
+    [note] = [m for m in history if m["type"] == "workspace_restored"]
+    assert note["origin"] == "terminal" and note["restored"] == [REL]

@@ -350,6 +350,7 @@ export function RewindNote({ item, store }) {
       ${data.undo && html`<button class="btn rewind-undo" disabled=${undone || working || isRunning(store)} onClick=${undo}>
         ${undone ? t('rewind.undoDone') : t('rewind.undo')}</button>`}
     </div>
+    ${data.origin === 'terminal' && html`<div class="notice-hint rewind-origin">${t('rewind.fromTerminal')}</div>`}
     ${restored.length > 0 && html`<${FileList} paths=${restored} />`}
     ${kept.length > 0 && html`<div class="notice-hint">${t('rewind.keptConflicts', { paths: kept.join(', ') })}</div>`}
     ${failed.length > 0 && html`<div class="notice-hint rewind-failed">${t('rewind.failed', { paths: failed.map((f) => `${f.path} (${f.error})`).join(', ') })}</div>`}
