@@ -138,6 +138,7 @@ def start_checks(
     switch_mode: bool = False,
     notify: Notify = _ignore,
     claude_bin: str | None = None,
+    agent_env: Mapping[str, str] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Everything to make sure of before serving: the backend and mode
     exist and agree, the workspace is locked, seeded with its params, the
@@ -146,7 +147,7 @@ def start_checks(
     from pneuma.cli.launch_stamp import checked_paths, write_stamp
     from pneuma.workspace.manifest_file import manifest_file_problem
 
-    check_backend_choice(load_mode(mode_name), backend, workspace, claude_bin, notify)
+    check_backend_choice(load_mode(mode_name), backend, workspace, claude_bin, notify, agent_env)
     workspace.mkdir(parents=True, exist_ok=True)
     claim_workspace(workspace, mode_name, switch_mode, create=True, notify=notify)
     mode, values = prepare_workspace(mode_name, workspace, provided, prompt, notify)
@@ -187,18 +188,21 @@ def mode_allows_backend(mode: Any, backend: str) -> bool:
 
 
 def check_backend_choice(mode: Any, backend: str, workspace: Path | None = None,
-                         claude_bin: str | None = None, notify: Notify = _ignore) -> None:
+                         claude_bin: str | None = None, notify: Notify = _ignore,
+                         agent_env: Mapping[str, str] | None = None) -> None:
     """The backend is installed and the mode supports it, or a
     ``StartProblem`` says which are (and which of those work now); one
     that is chosen but cannot work now (no binary, no key) is a warning
     naming what is missing and the usable ones: the page would show the
-    same, and fixing the environment is enough."""
+    same, and fixing the environment is enough. ``agent_env`` is what the
+    agent gets on top of this process's environment: checked with it."""
     from pneuma.cli.backends import (
         BackendState, backend_states, check_backend, check_context, installed_backends,
         unusable_line,
     )
 
-    context = check_context(workspace=workspace, claude_bin=claude_bin, version=False)
+    context = check_context(agent_environment(agent_env), workspace=workspace,
+                            claude_bin=claude_bin, version=False)
     installed = {spec.name: (spec, plugin) for spec, plugin in installed_backends()}
     if backend not in installed:
         raise StartProblem(f"no backend named '{backend}' (installed: "
@@ -220,6 +224,13 @@ def check_backend_choice(mode: Any, backend: str, workspace: Path | None = None,
         others = backend_states(context, [name for name in installed if name != backend
                                           and mode_allows_backend(mode, name)])
         notify(f"warning: {unusable_line(chosen, others)}")
+
+
+def agent_environment(agent_env: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment the agent runs with: this process's, and ``agent_env`` over it."""
+    import os
+
+    return {**os.environ, **(agent_env or {})}
 
 
 def agent_notices(mode: Any, permission_mode: str | None, notify: Notify = _ignore) -> str | None:

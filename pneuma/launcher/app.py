@@ -26,6 +26,7 @@ import asyncio
 import base64
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from aiohttp import web
 
 from pneuma import __version__
 from pneuma.cli.backends import backend_states, check_context, installed_backends
-from pneuma.cli.start_checks import StartProblem, mode_allows_backend
+from pneuma.cli.start_checks import StartProblem, agent_environment, mode_allows_backend
 from pneuma.cli.workspace_lock import held_flocks
 from pneuma.host.manifest import InitParam
 from pneuma.host.modes import LoadedMode
@@ -111,17 +112,20 @@ async def static_file(request: web.Request) -> web.StreamResponse:
 async def launcher_info(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     # A check may start a process (`claude --version`): not in the event loop.
+    defaults = state.hosting.defaults
     backends = await asyncio.get_running_loop().run_in_executor(
-        None, backend_states_json, state.hosting.defaults.claude_bin)
+        None, backend_states_json, defaults.claude_bin, defaults.agent_env)
     return _json({"version": __version__, "listFile": str(state.recent.path),
                   "backend": state.hosting.defaults.backend, "backends": backends,
                   "workspacesFolder": str(Path.home() / WORKSPACES_FOLDER)})
 
 
-def backend_states_json(claude_bin: str | None) -> list[dict[str, Any]]:
-    """Every installed backend and whether it works now (`pneuma backends --json`)."""
-    return [state.to_json()
-            for state in backend_states(check_context(claude_bin=claude_bin))]
+def backend_states_json(claude_bin: str | None,
+                        agent_env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Every installed backend and whether it works now (`pneuma backends
+    --json`), with the environment the workspaces' agents would get."""
+    context = check_context(agent_environment(agent_env), claude_bin=claude_bin)
+    return [state.to_json() for state in backend_states(context)]
 
 
 def supported_backends(mode: LoadedMode, installed: list[str] | None = None) -> list[str]:

@@ -106,7 +106,7 @@ class WorkspaceHost:
                 mode, values = await loop.run_in_executor(None, lambda: start_checks(
                     mode_name, workspace, backend, dict(params or {}),
                     notify=lambda line: loop.call_soon_threadsafe(notify, line),
-                    claude_bin=defaults.claude_bin))
+                    claude_bin=defaults.claude_bin, agent_env=defaults.agent_env))
             except StartProblem:
                 self._release_if_unserved(workspace)
                 raise

@@ -604,15 +604,16 @@ class Session:
                             + ",".join(entry.text for entry in self._window) + "]," + rest[1:])
         connection.subscribed = True
         # Snapshots for this tab only, hence no seq: seq numbers belong to
-        # broadcasts, each counted exactly once. The agent's state goes too:
-        # a session_update broadcast between this tab's session_init and its
-        # subscribe reached only the tabs subscribed then, and the history
-        # above holds the conversation, not the agent's model or tools.
+        # broadcasts, each counted exactly once.
+        connection.send(_dumps({"type": "status_change", "status": self.status}))
+        # The agent's state too: a session_update broadcast between this
+        # tab's session_init and its subscribe reached only the tabs
+        # subscribed then, and the history above holds the conversation, not
+        # the agent's model or tools.
         info = self.session_info()
         known = {key: info[key] for key in ("model", "tools", "permission_mode", "agent_session_id") if info[key]}
         if known:
             connection.send(_dumps({"type": "session_update", "updates": known}))
-        connection.send(_dumps({"type": "status_change", "status": self.status}))
         self._backend_hook("viewer_attached", connection)
 
     # --- messages from a browser ---

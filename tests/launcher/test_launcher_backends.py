@@ -4,6 +4,8 @@ and a new workspace runs the backend the dialog picked."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
@@ -37,6 +39,18 @@ async def test_the_launcher_reports_each_backend_and_whether_it_works_now(
     status, gallery = await launcher.call("GET", "/api/modes")
     doc = next(m for m in gallery["modes"] if m["name"] == "doc")
     assert {"claude-code", "native", "socket", "none"} <= set(doc["supportedBackends"])
+
+
+async def test_the_backends_are_checked_with_the_environment_the_agents_get(
+        launcher, no_credentials) -> None:
+    # Credentials given to the workspaces' agents only (as an embedding
+    # program would): the launcher must not call claude-code unusable.
+    hosting = launcher.state.hosting
+    hosting.defaults = dataclasses.replace(hosting.defaults, agent_env={"ANTHROPIC_API_KEY": "sk-agent"})
+    status, info = await launcher.call("GET", "/api/launcher")
+    backends = {b["name"]: b for b in info["backends"]}
+    assert status == 200 and backends["claude-code"]["usable"] is True, backends["claude-code"]
+    assert backends["native"]["usable"] is True
 
 
 async def test_a_new_workspace_runs_the_backend_the_dialog_picked(launcher, tmp_path) -> None:
