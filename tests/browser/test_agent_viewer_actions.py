@@ -37,8 +37,6 @@ from tests.e2e.pneuma_run import CLAUDE_BIN
 from tests.fakes.anthropic_api import FakeAnthropicAPI, ToolUseBlock, text, tool_use
 from tests.loopback import fail_unless_loopback_only
 
-REPO = Path(__file__).resolve().parents[2]
-MERMAID = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.iife.js"
 TURN = 60_000  # ms an agent turn of the real CLI (three API round trips, two curls) may take
 RENDERED = ".pneuma-diagram[data-state=rendered] .dg-stage svg"
 
@@ -236,7 +234,6 @@ def test_the_agent_switches_the_webcraft_preview_to_phone_and_reads_the_view(
 # --- diagram ----------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not MERMAID.exists(), reason="the diagram viewer's mermaid bundle is not built (scripts/build-web)")
 def test_the_agent_opens_another_diagram_and_turns_it_dark(
         pneuma_server: Any, fake_api: ThreadedFakeAPI, open_page: Any, shot: Any) -> None:
     fake_api.push(text("Hi! This is a diagram of Pneuma itself. What do you want to draw?"))
