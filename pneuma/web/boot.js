@@ -5,6 +5,8 @@
 // by scripts/build-web. Without it the page would fail with an obscure
 // import error, so check first and say what to do.
 
+import { explainProblem } from './lib/problem-box.js';
+
 const root = document.getElementById('app');
 
 // The page's texts come from /static/i18n/ (lib/i18n.js). When the server
@@ -36,21 +38,7 @@ async function loadTexts() {
 }
 
 function explain(title, body, command) {
-  root.replaceChildren();
-  const box = document.createElement('div');
-  box.className = 'boot boot-problem';
-  const h = document.createElement('h1');
-  h.textContent = title;
-  const p = document.createElement('p');
-  p.textContent = body;
-  box.append(h, p);
-  if (command) {
-    const pre = document.createElement('pre');
-    pre.textContent = command;
-    box.append(pre);
-  }
-  root.append(box);
-  document.title = `Pneuma · ${title}`;
+  explainProblem(root, title, body, command);
 }
 
 async function start() {

@@ -3,6 +3,7 @@
 // workspace goes to that workspace's own page (its own port and token),
 // in this tab: the launcher is one Back away, and its list says what runs.
 
+import { explainProblem } from './lib/problem-box.js';
 import { t, initI18n, ready, getLocale, onLocaleChange, localized, formatNumber } from './lib/i18n.js';
 
 const root = document.getElementById('app');
@@ -496,15 +497,7 @@ function Launcher() {
 }
 
 function explain(title, body) {
-  root.replaceChildren();
-  const box = document.createElement('div');
-  box.className = 'boot boot-problem';
-  const h = document.createElement('h1');
-  h.textContent = title;
-  const p = document.createElement('p');
-  p.textContent = body;
-  box.append(h, p);
-  root.append(box);
+  explainProblem(root, title, body);
 }
 
 async function start() {

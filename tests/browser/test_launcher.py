@@ -288,3 +288,18 @@ def test_the_new_workspace_dialog_picks_a_backend_and_says_why_one_cannot_work(
         assert page.console_errors == []
     finally:
         page.context.close()
+
+
+def test_a_refused_launcher_page_says_which_link_to_open(browser, launcher):
+    # The cookie the launcher's link set is gone (it restarted with a new
+    # token): the page is cached, its API answers 401.
+    served = launcher()
+    page = _new_page(browser, "en-US")
+    try:
+        page.route("**/api/launcher", lambda route: route.fulfill(status=401, body="{}"))
+        page.goto(served.url)
+        expect(page.locator(".boot-problem h1")).to_have_text("This page needs the launcher link")
+        expect(page.locator(".boot-problem p")).to_contain_text("?token=")
+        expect(page).to_have_title("Pneuma · This page needs the launcher link")
+    finally:
+        page.context.close()
