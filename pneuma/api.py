@@ -92,6 +92,7 @@ _EXPORTS: dict[str, str] = {
     "is_local_url": "pneuma.tools.browser:is_local_url",
     "html_to_pdf": "pneuma.tools.html_render:html_to_pdf",
     "html_to_png": "pneuma.tools.html_render:html_to_png",
+    "find_chromium": "pneuma.tools.html_render:find_chromium",
     # the one LLM gateway (every model call goes through it)
     "LLMGateway": "pneuma.llm.gateway:LLMGateway",
     "LLMSettings": "pneuma.llm.settings:LLMSettings",
@@ -173,7 +174,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         write_in_workspace,
     )
     from pneuma.tools.browser import is_local_url
-    from pneuma.tools.html_render import html_to_pdf, html_to_png
+    from pneuma.tools.html_render import find_chromium, html_to_pdf, html_to_png
     from pneuma.tools.runtime import forward_to_server
     from pneuma.tools.server_client import request_json
     from pneuma.tools.sandbox import Sandbox

@@ -143,7 +143,7 @@ def test_new_mode_generates_the_whole_package(fresh: Fresh) -> None:
                    if p.is_file() and "__pycache__" not in p.parts and ".egg-info" not in str(p))  # fmt: skip
     assert files == [
         ".gitignore", "README.md", "conftest.py",
-        f"{PACKAGE}/__init__.py", f"{PACKAGE}/manifest.json", f"{PACKAGE}/seeds/welcome.md",
+        f"{PACKAGE}/__init__.py", f"{PACKAGE}/export.py", f"{PACKAGE}/manifest.json", f"{PACKAGE}/seeds/welcome.md",
         f"{PACKAGE}/skill/SKILL.md", f"{PACKAGE}/static/viewer.css", f"{PACKAGE}/static/viewer.js",
         f"{PACKAGE}/tools.py", "pyproject.toml", "tests/test_mode.py",
     ]  # fmt: skip
@@ -215,12 +215,13 @@ def test_pneuma_modes_lists_it_like_a_builtin(fresh: Fresh) -> None:
     assert set(modes) == {"doc", NAME}
     assert modes[NAME].keys() == modes["doc"].keys()
     assert modes[NAME]["distribution"] == DIST and modes[NAME]["plugin"] == NAME
-    assert modes[NAME]["hooks"] == ["register_modes"]
-    assert modes["doc"]["hooks"] == ["register_exporters", "register_modes"]  # doc exports too
+    # Both export, the generated mode through its example exporter.
+    assert modes[NAME]["hooks"] == modes["doc"]["hooks"] == ["register_exporters", "register_modes"]
     assert Path(modes[NAME]["paths"]["package"]) == fresh.project / PACKAGE  # the editable install
     plugins = {p["name"]: p for p in payload["plugins"]}
     assert plugins[NAME] == {"name": NAME, "distribution": DIST, "version": "0.1.0",
-                             "entryPoint": PACKAGE, "hooks": ["register_modes"], "modes": [NAME]}  # fmt: skip
+                             "entryPoint": PACKAGE, "hooks": ["register_exporters", "register_modes"],
+                             "modes": [NAME]}  # fmt: skip
     shown = json.loads(_ok(_run([fresh.pneuma, "modes", "show", NAME], fresh.env, fresh.root)).stdout)
     assert shown["viewer"]["module"] == "viewer.js"
 
@@ -237,6 +238,31 @@ def test_its_tool_runs_through_pneuma_tool(fresh: Fresh, tmp_path: Path) -> None
                    '{"file": "../etc/passwd.md"}'], fresh.env, tmp_path)  # fmt: skip
     assert denied.returncode == 1
     assert json.loads(denied.stdout)["error"]["code"] == "E_DENY_PATH"
+
+
+def test_its_export_runs_through_pneuma_export(fresh: Fresh, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    _ok(_run([fresh.pneuma, "init", "--mode", NAME, "-w", workspace, "--no-prompt"], fresh.env, tmp_path))
+    listed = _ok(_run([fresh.pneuma, "export", "--mode", NAME, "-w", workspace, "--list"], fresh.env,
+                      tmp_path))  # fmt: skip
+    assert listed.stdout == "html\tHTML (every page in one file)\n"
+    (workspace / "plan.md").write_text("# Launch plan\n\n## Risks\n\n- late\n", encoding="utf-8")
+    done = _ok(_run([fresh.pneuma, "export", "--mode", NAME, "-w", workspace, "--format", "html"],
+                    fresh.env, tmp_path))  # fmt: skip
+    out = Path(done.stdout.strip())
+    assert out == workspace / "exports" / "ws.html"
+    assert done.stderr == f"[pneuma] exported 2 page(s) to {out}\n"
+    page = out.read_text(encoding="utf-8")
+    articles = re.findall(r'<article id="([^"]+)" data-file="([^"]+)"', page)
+    assert articles == [("page-plan", "plan.md"), ("page-welcome", "welcome.md")]
+    assert '<h2 id="page-plan--risks">Risks</h2>' in page and '<a href="#page-plan--risks">' in page
+    # A workspace with no pages is one line, as for every mode.
+    (workspace / "plan.md").unlink()
+    (workspace / "welcome.md").unlink()
+    failed = _run([fresh.pneuma, "export", "--mode", NAME, "-w", workspace, "--format", "html"],
+                  fresh.env, tmp_path)  # fmt: skip
+    assert failed.returncode == 1
+    assert failed.stderr == f"pneuma: error: {workspace} has no Markdown pages to export\n"
 
 
 def test_the_generated_packages_own_tests_pass(fresh: Fresh) -> None:

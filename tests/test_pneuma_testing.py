@@ -211,7 +211,7 @@ def test_fixtures_work_with_pytest_plugins(pytester: pytest.Pytester, monkeypatc
         @pytest.mark.asyncio
         async def test_server(pneuma_server):
             server = await pneuma_server("slide")
-            response = await server.get("/api/slide/export?format=html")
+            response = await server.get("/api/export/html")
             assert response.status == 200
             assert "<!doctype html>" in await response.text()
             tab = await server.tab()

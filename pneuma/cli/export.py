@@ -3,7 +3,10 @@ offers (``register_exporters``), or ``--list`` of those formats.
 
 Every failure is one line, ``pneuma: error: …``: exit 2 for a wrong
 request (no such mode or format, a workspace switched to a mode that cannot
-export it), 1 when the export itself failed.
+export it), 1 when the export itself failed — the exporter's ``ExportError``
+(with its hint, when it has one and the message does not already say it),
+or a Playwright error it let escape, said as ``html_to_pdf`` says it (no
+Chromium installed, Chromium failed).
 """
 
 from __future__ import annotations
@@ -87,15 +90,22 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
     try:
         result = exporter.run(workspace, fmt, output, _stored_params(workspace, mode_name))
     except ExportError as exc:
-        parked = [] if asked else _parked_modes(workspace, exporters)
+        parked = [] if asked or exc.code != "E_CONFLICT" else _parked_modes(workspace, exporters)
         if parked:
             other = parked[0]
             _fail(f"{workspace} is switched to the {mode_name} mode, which cannot export it "
                   f"({exc}); switch it back with `pneuma run --mode {other} --switch-mode "
                   f"-w {workspace}`, or export it as it is with `pneuma export --mode {other}`", 2)
-        _fail(str(exc), 1)
+        _fail(_with_hint(exc), 1)
     except OSError as exc:  # the output could not be written there
         _fail(f"cannot write {exc.filename or output}: {exc.strerror or exc}", 1)
+    except Exception as exc:
+        from pneuma.tools.html_render import renderer_failure
+
+        failure = renderer_failure(exc)
+        if failure is None:
+            raise  # a bug in the exporter: its traceback is what to report
+        _fail(_with_hint(failure), 1)
     for warning in result.warnings:
         click.echo(f"[pneuma] warning: {warning}", err=True)
     where = result.files[0].parent if len(result.files) > 1 else result.files[0]
@@ -103,6 +113,13 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
     click.echo(f"[pneuma] exported {what} to {where}", err=True)
     for path in result.files:
         click.echo(str(path))
+
+
+def _with_hint(exc: ExportError) -> str:
+    message = str(exc)
+    if exc.hint and exc.hint not in message:
+        return f"{message} ({exc.hint.rstrip('.')})"
+    return message
 
 
 def _stored_params(workspace: Path, mode_name: str) -> dict[str, object]:

@@ -5,8 +5,8 @@ An ``Exporter`` names its mode, lists its formats (``ExportFormat``) and has
 one function, ``export(request) -> ExportResult``. The host picks the
 exporter of the workspace's mode, checks the format, fills in the default
 output and calls it; an ``ExportError`` becomes one line
-(``pneuma: error: …``) on the command line and an ``E_CONFLICT`` error in the
-browser.
+(``pneuma: error: …``) on the command line and, in the browser, an error
+with the code it carries (``E_CONFLICT`` unless it says otherwise).
 """
 
 from __future__ import annotations
@@ -19,10 +19,28 @@ from typing import Any
 
 import pluggy
 
+from pneuma.tools.errors import ERROR_CODES, ErrorCode
+
 
 class ExportError(RuntimeError):
     """The workspace cannot be exported in that format; the message says why
-    in one line (it is shown as ``pneuma: error: <message>``)."""
+    in one line (it is shown as ``pneuma: error: <message>``).
+
+    ``code`` is what the browser's Export menu gets (docs/errors.md), so the
+    person is told what kind of failure it is: ``E_CONFLICT`` (the default)
+    when the workspace cannot be exported as it stands, ``E_UNAVAILABLE``
+    when something the export needs is not installed (Chromium, a bundle),
+    ``E_PREVIEW_FAIL`` when the renderer was there and failed, ``E_TIMEOUT``
+    when it did not finish. ``hint`` says what to do about it.
+    """
+
+    def __init__(self, message: str, *, code: ErrorCode = "E_CONFLICT",
+                 hint: str | None = None) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.hint = hint
 
 
 @dataclass(frozen=True)

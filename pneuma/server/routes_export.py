@@ -6,9 +6,12 @@
                                that writes several files), also kept under W/exports/
 
 Exports run in a worker thread (they print with Chromium). An
-``ExportError`` is ``E_CONFLICT`` (the workspace cannot be exported as it
-stands), a format the mode does not offer ``E_BAD_ARGS``, a disk error
-``E_IO``.
+``ExportError`` answers with its own code and hint: ``E_CONFLICT`` (the
+workspace cannot be exported as it stands), ``E_UNAVAILABLE`` (no Chromium
+installed), ``E_PREVIEW_FAIL`` (Chromium failed), ``E_TIMEOUT``. A
+Playwright error an exporter let escape is answered the same way
+(``renderer_failure``). A format the mode does not offer is ``E_BAD_ARGS``,
+a disk error ``E_IO``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pneuma.host.exporters import Exporter, ExportError, ExportResult, all_expor
 from pneuma.host.plugins import get_plugin_manager
 from pneuma.server.handle import PNEUMA, Pneuma
 from pneuma.tools.errors import ToolError
+from pneuma.tools.html_render import renderer_failure
 
 _MEDIA = {
     ".pdf": "application/pdf",
@@ -82,12 +86,15 @@ async def run_export(request: web.Request) -> web.StreamResponse:
     try:
         path = await asyncio.to_thread(export)
     except ExportError as exc:
-        problem = str(exc).replace(str(workspace), "the workspace")
-        raise ToolError("E_CONFLICT", f"cannot export {name}: {problem}",
-                        details={"format": name}) from None
+        raise _answer(exc, name, workspace) from None
     except OSError as exc:
         raise ToolError("E_IO", f"could not write the export: {exc.strerror or type(exc).__name__}",
                         details={"format": name}) from None
+    except Exception as exc:
+        failure = renderer_failure(exc)
+        if failure is None:
+            raise  # a bug: the error middleware logs it and answers E_INTERNAL
+        raise _answer(failure, name, workspace) from None
     try:
         rel = path.relative_to(workspace).as_posix()
     except ValueError:
@@ -98,6 +105,14 @@ async def run_export(request: web.Request) -> web.StreamResponse:
         "Cache-Control": "no-store",
         "X-Pneuma-Export-Path": rel,
     })
+
+
+def _answer(exc: ExportError, name: str, workspace: Path) -> ToolError:
+    """The exporter's error as the Export menu shows it: its code and hint, and
+    no absolute path of the person's disk in the message."""
+    problem = str(exc).replace(str(workspace), "the workspace")
+    return ToolError(exc.code, f"cannot export {name}: {problem}", details={"format": name},
+                     hint=exc.hint)
 
 
 def _attachment(name: str) -> str:

@@ -6,10 +6,18 @@ binary's own ``--print-to-pdf`` / ``--screenshot``.
 
 The file is opened as a ``file://`` URL, so it must be self-contained
 (assets inlined); nothing here serves a workspace.
+
+Failures are ``ExportError``\\ s with the code the Export menu shows
+(docs/errors.md), the same for every mode: no Chromium installed is
+``E_UNAVAILABLE`` (the message says how to install it), a Chromium that
+crashed or failed to print is ``E_PREVIEW_FAIL``, one that did not finish
+``E_TIMEOUT``. ``renderer_failure`` gives the host the same answer for a
+Playwright error an exporter let escape.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
@@ -28,12 +36,69 @@ _SETTLE_SCRIPT = """async () => {
 }"""
 
 
-def _binary() -> str:
+_TIMEOUT_S = 120
+INSTALL_CHROMIUM = ("install it with `sudo apt-get install chromium` (Debian, Ubuntu) or your "
+                    "system's package manager, then export again")
+
+
+def find_chromium() -> str:
+    """The Chromium binary to render with: the host's (``CHROMIUM``), else one
+    on PATH; ``ExportError`` ``E_UNAVAILABLE`` naming it and how to install
+    it when there is none."""
     found = CHROMIUM if Path(CHROMIUM).exists() else (
         shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome"))
     if not found:
-        raise ExportError(f"this export needs Chromium ({CHROMIUM}) and it is not installed")
+        raise _chromium_missing()
     return found
+
+
+def _chromium_missing() -> ExportError:
+    return ExportError(f"this export needs Chromium ({CHROMIUM}), and it is not installed; "
+                       f"{INSTALL_CHROMIUM}", code="E_UNAVAILABLE")
+
+
+def chromium_failed(detail: str) -> ExportError:
+    """The one error for a Chromium that is installed but failed (crashed,
+    could not start, printed nothing): ``E_PREVIEW_FAIL``."""
+    return ExportError(f"Chromium failed: {detail}", code="E_PREVIEW_FAIL",
+                       hint="Export again; if it fails again, check that `chromium --headless "
+                            "--no-sandbox --dump-dom about:blank` runs on this machine")
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+# Playwright's launch error quotes the browser's stderr and exit code in its
+# call log; the first line alone ("… has been closed") does not say why.
+_BROWSER_STDERR = re.compile(r"\[pid=\d+\]\[err\] (.+)")
+_BROWSER_EXIT = re.compile(r"exitCode=(\d+)")
+
+
+def _playwright_detail(exc: BaseException) -> str:
+    text = str(exc)
+    parts = [_first_line(exc)]
+    if exit_code := _BROWSER_EXIT.search(text):
+        parts.append(f"exit status {exit_code.group(1)}")
+    if said := _BROWSER_STDERR.findall(text):
+        parts.append(said[-1].strip()[-300:])
+    return "; ".join(parts)
+
+
+def renderer_failure(exc: BaseException) -> ExportError | None:
+    """The ``ExportError`` for a Playwright error an exporter let escape (the
+    browser could not be started or died), or None when ``exc`` is not one:
+    ``pneuma export`` and the Export menu answer it like ``html_to_pdf``'s own."""
+    try:
+        from playwright.sync_api import Error as PlaywrightError
+    except ImportError:
+        return None
+    if not isinstance(exc, PlaywrightError):
+        return None
+    if "executable doesn't exist" in str(exc).lower():  # launched with a CHROMIUM not there
+        return _chromium_missing()
+    return chromium_failed(_playwright_detail(exc))
 
 
 def _has_playwright() -> bool:
@@ -45,13 +110,21 @@ def _has_playwright() -> bool:
 
 
 def _run_cli(*args: str) -> None:
+    binary = find_chromium()
     with tempfile.TemporaryDirectory(prefix="pneuma-chromium-") as profile:
-        result = subprocess.run(
-            [_binary(), "--headless", *CHROMIUM_ARGS, f"--user-data-dir={profile}",
-             "--virtual-time-budget=10000", *args],
-            capture_output=True, text=True, timeout=120, check=False)
+        try:
+            result = subprocess.run(
+                [binary, "--headless", *CHROMIUM_ARGS, f"--user-data-dir={profile}",
+                 "--virtual-time-budget=10000", *args],
+                capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise ExportError(f"Chromium did not finish within {_TIMEOUT_S} s",
+                              code="E_TIMEOUT") from None
+        except OSError as exc:  # there, but not a program this machine can run
+            raise chromium_failed(f"cannot start {binary}: {exc.strerror or exc}") from None
     if result.returncode != 0:
-        raise ExportError(f"chromium failed: {result.stderr.strip()[-300:]}")
+        tail = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
+        raise chromium_failed(tail[0][-300:])
 
 
 def html_to_pdf(html_file: Path, output: Path, *, page_width: int | None = None,
@@ -62,23 +135,28 @@ def html_to_pdf(html_file: Path, output: Path, *, page_width: int | None = None,
     if not _has_playwright():
         _run_cli("--no-pdf-header-footer", f"--print-to-pdf={output}", html_file.as_uri())
     else:
+        from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import sync_playwright
 
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=_binary(), args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page()
-                page.emulate_media(media="print")
-                page.goto(html_file.as_uri(), wait_until="load")
-                page.evaluate(_SETTLE_SCRIPT)
-                size = ({"width": f"{page_width}px", "height": f"{page_height}px"}
-                        if page_width and page_height else {})
-                page.pdf(path=str(output), print_background=True, prefer_css_page_size=not size,
-                         **size)
-            finally:
-                browser.close()
+        binary = find_chromium()
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
+                try:
+                    page = browser.new_page()
+                    page.emulate_media(media="print")
+                    page.goto(html_file.as_uri(), wait_until="load")
+                    page.evaluate(_SETTLE_SCRIPT)
+                    size = ({"width": f"{page_width}px", "height": f"{page_height}px"}
+                            if page_width and page_height else {})
+                    page.pdf(path=str(output), print_background=True,
+                             prefer_css_page_size=not size, **size)
+                finally:
+                    browser.close()
+        except PlaywrightError as exc:
+            raise chromium_failed(_playwright_detail(exc)) from None
     if not output.is_file():
-        raise ExportError("chromium wrote no PDF")
+        raise chromium_failed("it wrote no PDF")
 
 
 def html_to_png(html_files: list[Path], outputs: list[Path], *, width: int, height: int,
@@ -95,15 +173,20 @@ def html_to_png(html_files: list[Path], outputs: list[Path], *, width: int, heig
             _run_cli("--hide-scrollbars", f"--window-size={width},{height}",
                      f"--screenshot={output}", html_file.as_uri())
         return
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_binary(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            for html_file, output in zip(html_files, outputs, strict=True):
-                page.goto(html_file.as_uri(), wait_until="load")
-                page.evaluate(_SETTLE_SCRIPT)
-                page.screenshot(path=str(output), full_page=full_page)
-        finally:
-            browser.close()
+    binary = find_chromium()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                for html_file, output in zip(html_files, outputs, strict=True):
+                    page.goto(html_file.as_uri(), wait_until="load")
+                    page.evaluate(_SETTLE_SCRIPT)
+                    page.screenshot(path=str(output), full_page=full_page)
+            finally:
+                browser.close()
+    except PlaywrightError as exc:
+        raise chromium_failed(_playwright_detail(exc)) from None

@@ -317,10 +317,13 @@ def test_export_button_downloads_a_pdf(page: Any, server: Server) -> None:
     assert data.startswith(b"%PDF-")
     assert len(re.findall(rb"/Type\s*/Page(?![A-Za-z])", data)) == 8
     assert info.value.suggested_filename.endswith(".pdf")
-    status, body = server.request("GET", "/api/slide/export?format=html")
+    # The menu's route, also for the agent's curl; the slide mode's own route is gone.
+    status, body = server.request("GET", "/api/export/html")
     assert status == 200 and b"Now make it yours" in body
-    status, _ = server.request("GET", "/api/slide/export?format=docx")
+    status, _ = server.request("GET", "/api/export/docx")
     assert status == 400
+    status, _ = server.request("GET", "/api/slide/export?format=html")
+    assert status == 404
 
 
 def test_a_clicked_element_reaches_the_agent_with_the_next_message(

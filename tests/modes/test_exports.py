@@ -250,3 +250,102 @@ def test_draw_export_without_drawings_is_one_error_line(tmp_path: Path) -> None:
     proc = _export("--mode", "draw", "-w", str(workspace), "--format", "svg")
     assert proc.returncode == 1
     assert proc.stderr == f"pneuma: error: {workspace.resolve()} has no drawings (*.excalidraw) to export\n"
+
+
+# --- no Chromium, or a Chromium that fails: the same error from every mode ---
+#
+# Each export that renders with Chromium says so the same way, whatever the
+# mode: no Chromium installed is E_UNAVAILABLE (503) naming it and how to
+# install it; a Chromium that crashes is E_PREVIEW_FAIL (502) with what it
+# said. `pneuma export` prints the same message as one line, exit 1.
+
+
+@pytest.fixture
+def no_chromium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """No Chromium anywhere: the host's path is missing and PATH has none.
+    (Modes that launch Playwright themselves got CHROMIUM from pneuma.api at
+    import; they are pointed at the missing path too.)"""
+    import pneuma.tools.html_render
+    import pneuma_webcraft.render
+
+    missing = str(tmp_path / "no-chromium")
+    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", missing)
+    monkeypatch.setattr(pneuma_webcraft.render, "CHROMIUM", missing)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    return missing
+
+
+@pytest.fixture
+def crashing_chromium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """A Chromium that dies at once, as one with a broken GPU stack or sandbox does."""
+    import pneuma.tools.html_render
+
+    crashing = tmp_path / "bin" / "chromium"
+    crashing.parent.mkdir()
+    crashing.write_text("#!/bin/sh\necho 'chromium: Trace/breakpoint trap' >&2\nexit 133\n")
+    crashing.chmod(0o755)
+    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", str(crashing))
+    return str(crashing)
+
+
+def _needs_chromium(missing: str) -> str:
+    return (f"this export needs Chromium ({missing}), and it is not installed; install it with "
+            "`sudo apt-get install chromium` (Debian, Ubuntu) or your system's package manager, "
+            "then export again")
+
+
+async def _export_error(mode: str, fmt: str, workspace: Path) -> tuple[int, dict]:
+    from pneuma.testing import serve
+
+    async with serve(mode, workspace, backend="none", watch=False) as server:
+        response = await server.get(f"/api/export/{fmt}")
+        return response.status, (await response.json())["error"]
+
+
+@pytest.mark.parametrize(("mode", "fmt"), [("slide", "pdf"), ("slide", "pptx"), ("doc", "pdf"),
+                                           ("webcraft", "png"),
+                                           pytest.param("draw", "png", marks=NEEDS_BUNDLE)])
+async def test_the_export_menu_says_chromium_is_missing_and_how_to_install_it(
+        no_chromium: str, tmp_path: Path, mode: str, fmt: str) -> None:
+    status, error = await _export_error(mode, fmt, tmp_path / "ws")
+    assert (status, error["code"]) == (503, "E_UNAVAILABLE"), error
+    assert error["message"] == f"cannot export {fmt}: {_needs_chromium(no_chromium)}"
+    assert error["details"] == {"format": fmt}
+    assert not list((tmp_path / "ws").glob(f"exports/*.{fmt}"))
+
+
+@pytest.mark.parametrize(("mode", "fmt"), [("slide", "pdf"), ("slide", "png"), ("doc", "pdf")])
+async def test_the_export_menu_says_chromium_failed_and_what_it_said(
+        crashing_chromium: str, tmp_path: Path, mode: str, fmt: str) -> None:
+    status, error = await _export_error(mode, fmt, tmp_path / "ws")
+    assert (status, error["code"]) == (502, "E_PREVIEW_FAIL"), error
+    assert error["message"].startswith(f"cannot export {fmt}: Chromium failed: ")
+    assert "exit status 133" in error["message"]
+    assert "chromium: Trace/breakpoint trap" in error["message"]
+    assert error["recoverable"] is True and "chromium --headless" in error["hint"]
+
+
+def test_pneuma_export_without_chromium_is_one_line(no_chromium: str, deck: Path, docs: Path,
+                                                    tmp_path: Path) -> None:
+    done = CliRunner().invoke(cli, ["export", "--mode", "doc", "-w", str(docs), "--format", "pdf"])
+    assert done.exit_code == 1
+    assert done.output == f"pneuma: error: {_needs_chromium(no_chromium)}\n"
+    # The slide mode adds what a person can do without Chromium.
+    done = CliRunner().invoke(cli, ["export", "--mode", "slide", "-w", str(deck), "--format", "pdf"])
+    assert done.exit_code == 1
+    assert done.output == (f"pneuma: error: {_needs_chromium(no_chromium)} (Or export HTML: it needs "
+                           "no Chromium and prints to PDF from any browser)\n")
+    # A mode whose exporter lets Playwright's own error escape is answered the same way.
+    site = tmp_path / "site"
+    init_workspace(get_mode("webcraft"), site)
+    done = CliRunner().invoke(cli, ["export", "--mode", "webcraft", "-w", str(site), "--format", "png"])
+    assert done.exit_code == 1
+    assert done.output == f"pneuma: error: {_needs_chromium(no_chromium)}\n"
+
+
+def test_pneuma_export_with_a_crashing_chromium_is_one_line(crashing_chromium: str, deck: Path) -> None:
+    done = CliRunner().invoke(cli, ["export", "--mode", "slide", "-w", str(deck), "--format", "png"])
+    assert done.exit_code == 1
+    assert done.output.startswith("pneuma: error: Chromium failed: ")
+    assert done.output.count("\n") == 1 and "Traceback" not in done.output
+    assert "exit status 133; chromium: Trace/breakpoint trap" in done.output

@@ -67,7 +67,7 @@ def stub_handler(server, path: str, monkeypatch, handler) -> None:
     ("GET", "/static/no-such-file.js", {}, 404, "E_NOT_FOUND"),
     ("GET", "/modes/draw/viewer.js", {}, 404, "E_NOT_FOUND"),
     ("GET", "/ws/browser/not-this-session", {}, 404, "E_NOT_FOUND"),
-    ("GET", "/api/slide/export", {"params": {"format": "docx"}}, 400, "E_BAD_ARGS"),
+    ("GET", "/api/export/docx", {}, 400, "E_BAD_ARGS"),
 ])
 async def test_each_route_family_answers_in_the_one_shape(server, method, path, kwargs,
                                                           status, code):
@@ -203,18 +203,18 @@ def test_every_code_has_a_status():
         {401, 403, 503}
 
 
-# --- the slide export route -------------------------------------------------------
+# --- the Export menu's route (/api/export/{format}) ---------------------------------
 
 
 async def test_a_deck_that_cannot_be_exported_is_a_conflict(server):
     (server.workspace / "manifest.json").write_text('{"slides": []}')
-    response = await server.get("/api/slide/export", params={"format": "html"})
+    response = await server.get("/api/export/html")
     error = await error_of(response, 409, "E_CONFLICT")
     assert "no slides" in error["message"]
     assert "manifest.json" in error["hint"]
     assert str(server.workspace) not in error["message"]
     (server.workspace / "manifest.json").unlink()
-    response = await server.get("/api/slide/export", params={"format": "html"})
+    response = await server.get("/api/export/html")
     error = await error_of(response, 409, "E_CONFLICT")
     assert str(server.workspace) not in error["message"]
 
@@ -222,37 +222,33 @@ async def test_a_deck_that_cannot_be_exported_is_a_conflict(server):
 @pytest.fixture
 def no_chromium(monkeypatch, tmp_path):
     """No Chromium anywhere: the pinned path is missing and PATH has none."""
-    import pneuma_slide.export
-    import pneuma_slide.routes
+    import pneuma.tools.html_render
 
-    missing = str(tmp_path / "no-chromium")
-    monkeypatch.setattr(pneuma_slide.routes, "CHROMIUM", missing)
-    monkeypatch.setattr(pneuma_slide.export, "CHROMIUM", missing)
+    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", str(tmp_path / "no-chromium"))
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
 
 
 async def test_pdf_export_without_chromium_is_unavailable(server, no_chromium):
-    response = await server.get("/api/slide/export", params={"format": "pdf"})
+    response = await server.get("/api/export/pdf")
     error = await error_of(response, 503, "E_UNAVAILABLE")
-    assert "Chromium" in error["message"] and "HTML" in error["hint"]
+    assert "needs Chromium" in error["message"] and "apt-get install chromium" in error["message"]
+    assert "HTML" in error["hint"]
     # The HTML export needs no Chromium and still works.
-    response = await server.get("/api/slide/export", params={"format": "html"})
+    response = await server.get("/api/export/html")
     assert response.status == 200 and "<html" in await response.text()
 
 
 async def test_pdf_export_with_a_chromium_that_crashes_is_a_preview_failure(
         server, monkeypatch, tmp_path):
-    import pneuma_slide.export
-    import pneuma_slide.routes
+    import pneuma.tools.html_render
 
     crashing = tmp_path / "chromium"
     crashing.write_text("#!/bin/sh\necho 'chromium: Trace/breakpoint trap' >&2\nexit 133\n")
     crashing.chmod(crashing.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setattr(pneuma_slide.routes, "CHROMIUM", str(crashing))
-    monkeypatch.setattr(pneuma_slide.export, "CHROMIUM", str(crashing))
+    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", str(crashing))
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
-    response = await server.get("/api/slide/export", params={"format": "pdf"})
+    response = await server.get("/api/export/pdf")
     error = await error_of(response, 502, "E_PREVIEW_FAIL")
-    assert "Chromium" in error["message"]
+    assert "Chromium failed" in error["message"] and "Trace/breakpoint trap" in error["message"]
     assert error["recoverable"] is True
     assert not list(Path(server.workspace, "exports").glob("*.pdf"))

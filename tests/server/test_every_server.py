@@ -57,6 +57,10 @@ async def _refusals(server) -> dict[str, list[tuple[str, str, int]]]:
 @pytest.mark.parametrize("mode", MODES)
 async def test_every_route_of_every_mode_server_is_guarded(mode, tmp_path):
     async with serve(mode, tmp_path / "ws", backend="none", watch=False) as server:
+        paths = {path for _, path in _routes(server.app, server.session_id)}
+        # Every mode exports through the one Export route (no mode has its own).
+        assert {"/api/export", "/api/export/x"} <= paths
+        assert not any(p.endswith("/export") and p != "/api/export" for p in paths), paths
         assert await _refusals(server) == {"token": [], "host": [], "origin": []}
 
 

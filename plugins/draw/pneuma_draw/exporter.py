@@ -31,6 +31,7 @@ from pneuma.api import (
     ExportFormat,
     ExportRequest,
     ExportResult,
+    find_chromium,
 )
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -138,10 +139,11 @@ def export(request: ExportRequest) -> ExportResult:
     files: list[Path] = []
     warnings: list[str] = []
     with _static_server() as url, sync_playwright() as p:
-        try:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:  # find_chromium: no Chromium is E_UNAVAILABLE, as in every mode
+            browser = p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
         except PlaywrightError as exc:
-            raise ExportError(f"could not start Chromium ({CHROMIUM}): {str(exc).splitlines()[0]}") from None
+            raise ExportError(f"could not start Chromium ({CHROMIUM}): {str(exc).splitlines()[0]}",
+                              code="E_PREVIEW_FAIL") from None
         try:
             page = browser.new_page()
             page.goto(url, wait_until="load")
@@ -161,7 +163,8 @@ def export(request: ExportRequest) -> ExportResult:
                     target.write_bytes(base64.b64decode(result["png"]))
                 files.append(target)
         except PlaywrightError as exc:
-            raise ExportError(f"Excalidraw could not render the drawing: {str(exc).splitlines()[0]}") from None
+            raise ExportError(f"Excalidraw could not render the drawing: {str(exc).splitlines()[0]}",
+                              code="E_PREVIEW_FAIL") from None
         finally:
             browser.close()
     if not files:

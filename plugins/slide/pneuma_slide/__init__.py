@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, routes=".routes:slide_routes", exporter=".exporter:EXPORTER")
+plugin = ModePlugin(__name__, exporter=".exporter:EXPORTER")
 register_modes = plugin.register_modes
-register_routes = plugin.register_routes
 register_exporters = plugin.register_exporters

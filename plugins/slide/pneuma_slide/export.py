@@ -5,9 +5,8 @@ HTML: every slide of manifest.json, in order, each in its own iframe (its
 refers to inlined as a data: URL), keyboard navigation on screen, and print
 CSS giving one page per slide at the slide's size.
 
-PDF: headless Chromium prints that HTML, one page per slide. Playwright is
-used when it can be imported; otherwise the ``chromium`` binary's own
-``--print-to-pdf``.
+PDF: the host's headless Chromium prints that HTML, one page per slide
+(``pneuma.api.html_to_pdf``).
 """
 
 from __future__ import annotations
@@ -18,14 +17,12 @@ import json
 import mimetypes
 import posixpath
 import re
-import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import CHROMIUM, CHROMIUM_ARGS, read_config
+from pneuma.api import html_to_pdf, read_config
 
 DEFAULT_WIDTH = 1280
 DEFAULT_HEIGHT = 720
@@ -317,65 +314,15 @@ def render_html(deck: Deck) -> str:
 # --- PDF -----------------------------------------------------------------------------
 
 
-def _pdf_with_playwright(html_file: Path, output: Path, deck: Deck) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": deck.width, "height": deck.height})
-            page.emulate_media(media="print")
-            page.goto(html_file.as_uri(), wait_until="load")
-            page.evaluate(
-                """async () => {
-                  const docs = [document, ...Array.from(document.querySelectorAll('iframe'))
-                    .map((f) => f.contentDocument).filter(Boolean)];
-                  await Promise.all(docs.map((d) => d.fonts ? d.fonts.ready : null));
-                  const images = docs.flatMap((d) => Array.from(d.images)).filter((i) => !i.complete);
-                  await Promise.all(images.map((i) => new Promise((r) => { i.onload = i.onerror = r; })));
-                }"""
-            )
-            page.pdf(
-                path=str(output),
-                width=f"{deck.width}px",
-                height=f"{deck.height}px",
-                print_background=True,
-                prefer_css_page_size=True,
-                margin={"top": "0", "right": "0", "bottom": "0", "left": "0"},
-            )
-        finally:
-            browser.close()
-
-
-def _pdf_with_chromium_cli(html_file: Path, output: Path) -> None:
-    binary = CHROMIUM if Path(CHROMIUM).exists() else (
-        shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    )
-    if not binary:
-        raise ExportError("PDF export needs Chromium (/usr/bin/chromium) or the playwright package")
-    with tempfile.TemporaryDirectory(prefix="pneuma-chromium-") as profile:
-        result = subprocess.run(
-            [binary, "--headless", *CHROMIUM_ARGS, f"--user-data-dir={profile}",
-             "--no-pdf-header-footer", "--virtual-time-budget=10000",
-             f"--print-to-pdf={output}", html_file.as_uri()],
-            capture_output=True, text=True, timeout=120, check=False,
-        )
-    if result.returncode != 0 or not output.is_file():
-        raise ExportError(f"chromium --print-to-pdf failed: {result.stderr.strip()[-400:]}")
-
-
 def render_pdf(deck: Deck, output: Path, *, html_text: str | None = None) -> None:
+    """Print the deck's HTML, one page per slide at the slide's size, with the
+    host's Chromium (``html_to_pdf``: its ``ExportError`` says when Chromium
+    is missing or failed, the same way for every mode)."""
     html_text = html_text if html_text is not None else render_html(deck)
     with tempfile.TemporaryDirectory(prefix="pneuma-export-") as tmp:
         html_file = Path(tmp) / "deck.html"
         html_file.write_text(html_text, encoding="utf-8")
-        output.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            _pdf_with_chromium_cli(html_file, output)
-        else:
-            _pdf_with_playwright(html_file, output, deck)
+        html_to_pdf(html_file, output, page_width=deck.width, page_height=deck.height)
 
 
 def count_pdf_pages(data: bytes) -> int:

@@ -67,11 +67,22 @@ def slide_text(fragment: str) -> str:
     return parser.text()
 
 
+# What to do about a deck that cannot be exported as it stands (E_CONFLICT).
+_FIX_MANIFEST = ("Fix manifest.json: it must list the deck's slides, each an existing file; "
+                 "then export again.")
+# What else a person can do when Chromium cannot print the PDF.
+_PDF_WITHOUT_CHROMIUM = "Or export HTML: it needs no Chromium and prints to PDF from any browser."
+
+
+def _deck_problem(exc: deck_export.ExportError) -> ExportError:
+    return ExportError(str(exc), hint=_FIX_MANIFEST)
+
+
 def _deck(request: ExportRequest) -> deck_export.Deck:
     try:
         return deck_export.load_deck(request.workspace, dict(request.params) or None)
     except deck_export.ExportError as exc:
-        raise ExportError(str(exc)) from None
+        raise _deck_problem(exc) from None
 
 
 def _slide_pngs(deck: deck_export.Deck, directory: Path) -> list[Path]:
@@ -115,7 +126,10 @@ def export(request: ExportRequest) -> ExportResult:
             result = deck_export.export_deck(request.workspace, request.format, request.output,
                                              dict(request.params) or None)
         except deck_export.ExportError as exc:
-            raise ExportError(str(exc)) from None
+            raise _deck_problem(exc) from None
+        except ExportError as exc:  # html_to_pdf: no Chromium, or it failed
+            hint = f"{exc.hint} {_PDF_WITHOUT_CHROMIUM}" if exc.hint else _PDF_WITHOUT_CHROMIUM
+            raise ExportError(str(exc), code=exc.code, hint=hint) from None
         return ExportResult([result.path], _missing(result.missing_assets),
                             f"{result.slides} slide(s)")
     deck = _deck(request)

@@ -4,7 +4,8 @@
 They use the real parts of Pneuma through `pneuma.testing`: the mode as
 `pneuma run` loads it, workspaces seeded as `pneuma init` seeds them, the
 `ToolContext` a handler really gets, the tool runtime with its schema checks,
-and a real server on 127.0.0.1 with a fake agent.
+the exporter as `pneuma export` runs it, and a real server on 127.0.0.1 with
+a fake agent.
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from pneuma.api import LoadedMode, ToolError
+from pneuma.api import ExportError, LoadedMode, ToolError
 from pneuma.testing import call_tool, install_skill, load_mode, make_workspace, serve, tool_context
 
-from {{ cookiecutter.__package }} import tools
+from {{ cookiecutter.__package }} import export, tools
 
 MODE = "{{ cookiecutter.name }}"
 PACKAGE_DIR = Path(tools.__file__).resolve().parent
@@ -142,6 +144,85 @@ def test_outline_through_pneumas_tool_runtime(mode: LoadedMode, workspace: Path)
     assert missing["error"]["code"] == "E_NOT_FOUND"
 
 
+# --- the HTML export -------------------------------------------------------------------
+
+
+class ExportedPage(HTMLParser):
+    """What a reader of the exported file finds: the pages (their files and
+    headings), every id, every link, and the text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.files: list[str] = []
+        self.headings: list[tuple[str, str]] = []
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self._heading: str | None = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        self.tags.append(tag)
+        if found.get("id"):
+            self.ids.add(found["id"] or "")
+        if tag == "article":
+            self.files.append(found.get("data-file") or "")
+        if tag == "a" and found.get("href"):
+            self.links.append(found["href"] or "")
+        if tag in ("h1", "h2"):
+            self._heading = tag
+            self.headings.append((tag, ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._heading:
+            self._heading = None
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+        if self._heading:
+            tag, text = self.headings[-1]
+            self.headings[-1] = (tag, text + data)
+
+
+def test_html_export_holds_every_page_in_one_file(workspace: Path, tmp_path: Path):
+    (workspace / "notes").mkdir()
+    (workspace / "notes" / "plan.md").write_text(
+        "# Launch plan\n\nShip it **soon**, not <script>alert(1)</script>.\n\n"
+        "## Budget\n\n1. Design\n2. Build\n", encoding="utf-8")
+    out = tmp_path / "notes.html"
+    # What `pneuma export --mode {{ cookiecutter.name }} --format html -o notes.html` runs.
+    result = export.EXPORTER.run(workspace, "html", out)
+    assert result.files == [out] and result.summary == "2 page(s)"
+    page = ExportedPage(out.read_text(encoding="utf-8"))
+    # Every page, in path order; Pneuma's own files are not pages.
+    assert page.files == ["notes/plan.md", "welcome.md"]
+    h1 = [text for tag, text in page.headings if tag == "h1"]
+    assert h1 == ["Launch plan", "Welcome to {{ cookiecutter.__display_name }}"]
+    assert ("h2", "Budget") in page.headings and ("h2", "How to steer") in page.headings
+    # The contents lead to the pages and their sections.
+    inside = [link[1:] for link in page.links if link.startswith("#")]
+    assert len(inside) >= 6 and set(inside) <= page.ids
+    # Markdown is rendered, markup in the text is only text.
+    assert {"strong", "ol", "pre", "blockquote", "code"} <= set(page.tags)
+    assert "script" not in page.tags
+    assert "not <script>alert(1)</script>." in "".join(page.text)
+    # Without an output, it goes where Pneuma puts exports.
+    default = export.EXPORTER.run(workspace, "html").files[0]
+    assert default == workspace.resolve() / "exports" / f"{workspace.name}.html"
+
+
+def test_html_export_of_a_workspace_without_pages_says_so(tmp_path: Path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "CLAUDE.md").write_text("# For the agent, not a page\n", encoding="utf-8")
+    with pytest.raises(ExportError, match="has no Markdown pages to export") as caught:
+        export.EXPORTER.run(empty, "html")
+    assert caught.value.code == "E_CONFLICT"
+
+
 # --- a running Pneuma ------------------------------------------------------------------
 
 
@@ -155,6 +236,13 @@ def test_a_running_pneuma_serves_the_viewer_the_tool_and_the_chat(mode: LoadedMo
             # The agent's curl reaches the same handler as MCP does.
             answer = await server.post("/api/tools/outline", json={"file": "welcome.md"})
             assert (await answer.json())["title"].startswith("Welcome to ")
+            # The Export menu lists the exporter's format and downloads it.
+            menu = await (await server.get("/api/export")).json()
+            assert [f["name"] for f in menu["formats"]] == ["html"]
+            download = await server.get("/api/export/html")
+            assert download.status == 200
+            assert "<h1 id=" in await download.text()
+            assert (workspace / download.headers["X-Pneuma-Export-Path"]).is_file()
             # Nothing is served without the session token.
             assert (await server.get("/api/config", token=False)).status == 401
             # What the viewer's extractContext wrote reaches the agent first.
