@@ -4,6 +4,12 @@ frame, tabs and widths switch, the agent's viewer actions answer over HTTP
 as the agent calls them, the person's picked element reaches the (fake)
 agent as a <viewer-context>, an agent's edit reloads the page at the same
 scroll position, and the page cannot reach Pneuma's API.
+
+Reloads: a change to a file the open page does not use leaves its frame
+alone; a change to one it uses loads the new page underneath the old one,
+which stays on show until the new one has painted. Inline scripts' errors
+carry their HTML file's line numbers; srcset images load, the width picking
+its candidate.
 """
 
 from __future__ import annotations
@@ -24,11 +30,12 @@ TURN = 15_000
 
 def frame(page: Any, viewport: str = "desktop") -> Any:
     """The page inside the preview frame of that width, once its bridge reported."""
-    page.wait_for_selector(f'iframe.webcraft-frame[data-viewport="{viewport}"]', timeout=10_000)
-    handle = page.locator(f'iframe.webcraft-frame[data-viewport="{viewport}"]').element_handle()
+    selector = f'iframe.webcraft-frame[data-viewport="{viewport}"]'
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        inner = handle.content_frame()
+        # Asked again each time: a reload puts a new iframe in the old one's place.
+        handle = page.wait_for_selector(selector, timeout=10_000)
+        inner = handle.content_frame() if handle else None
         if inner is not None and "/webcraft/frames/" in inner.url:
             try:
                 inner.wait_for_selector("h1", timeout=2_000)
@@ -111,7 +118,8 @@ def test_agent_actions_navigate_describe_and_report_console_errors(site: tuple[A
     in_file = next(e for e in errors if "reading 'title'" in e["message"])
     assert (in_file["source"], in_file["line"]) == ("js/bad.js", 3), in_file
     thrown = next(e for e in errors if "undefinedFunction" in e["message"])
-    assert thrown["kind"] == "exception" and thrown["source"] == "broken.html" and thrown["line"] == 0
+    # broken.html is one line long: its inline scripts' errors are on line 1.
+    assert thrown["kind"] == "exception" and thrown["source"] == "broken.html" and thrown["line"] == 1
     assert any("assets/missing.png" in m for m in messages), messages
     # The sandboxed page never gets an answer from Pneuma's API.
     assert "api refused" in messages or any(m.startswith("api answered 4") for m in messages), messages
@@ -194,3 +202,183 @@ def test_the_export_menu_downloads_the_site_as_a_zip(site: tuple[Any, Any], shot
         names = set(archive.namelist())
         assert {"index.html", "about.html", "css/style.css", "js/main.js", "assets/logo.svg"} <= names
         assert b"Notes that think with you." in archive.read("index.html")
+
+
+# --- reloads, inline-script lines, srcset ----------------------------------------------
+
+# Installed in the shell page: every animation frame, is the document the
+# person sees at the middle of the desktop preview one whose bridge has
+# reported "ready" (loaded and painted) for the URL its iframe shows? A
+# frame that is navigating shows nothing (or half a page) until then.
+WATCH_FOR_BLANK = """() => {
+  const readyUrl = new WeakMap();
+  for (const el of document.querySelectorAll('iframe.webcraft-frame')) readyUrl.set(el, el.src);
+  const watch = window.__blankWatch = { samples: 0, blank: [], shown: [] };
+  addEventListener('message', (event) => {
+    const data = event.data || {};
+    if (data.source !== 'webcraft-bridge' || data.type !== 'ready') return;
+    const el = [...document.querySelectorAll('.webcraft-frame-box iframe')]
+      .find((f) => f.contentWindow === event.source);
+    if (el) readyUrl.set(el, el.src);
+  });
+  const tick = () => {
+    const box = document.querySelector('.webcraft-device[data-viewport="desktop"] .webcraft-frame-box');
+    if (box) {
+      const r = box.getBoundingClientRect();
+      const top = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 200));
+      watch.samples++;
+      const url = top instanceof HTMLIFrameElement ? top.src : String(top && top.className);
+      if (!(top instanceof HTMLIFrameElement) || readyUrl.get(top) !== top.src) watch.blank.push(url);
+      if (watch.shown[watch.shown.length - 1] !== url) watch.shown.push(url);
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def wait_for_marker(page: Any, gone: bool, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    value: Any = "(not read)"
+    while time.monotonic() < deadline:
+        try:
+            value = frame(page).evaluate("window.__marker ?? null")
+            if (value is None) == gone:
+                return
+        except Exception as error:  # the frame was swapped meanwhile: ask again
+            value = error
+        time.sleep(0.1)
+    raise AssertionError(f"the page was {'not ' if gone else ''}reloaded: window.__marker is {value!r}")
+
+
+def test_only_a_change_to_the_open_pages_files_reloads_it_and_never_blank(site: tuple[Any, Any]) -> None:
+    server, page = site
+    builds: list[str] = []
+    page.on("request", lambda r: builds.append(r.url) if "/api/webcraft/frames" in r.url else None)
+    workspace: Path = server.workspace
+    frame(page).evaluate("window.__marker = 'kept'")
+    page.evaluate(WATCH_FOR_BLANK)
+
+    # Another page, an asset no page uses, and a new page: the open page stays as it is.
+    (workspace / "about.html").write_text((workspace / "about.html").read_text().replace("About Lumen", "About us"))
+    (workspace / "assets" / "unused.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (workspace / "contact.html").write_text("<!doctype html><title>Contact</title><h1>Contact</h1>")
+    expect(page.locator('.webcraft-tab[data-page="contact.html"]')).to_have_count(1)
+    time.sleep(1.0)  # the watcher may deliver the three files in more than one update
+    assert frame(page).evaluate("window.__marker") == "kept"
+    assert builds == []
+
+    # The page's stylesheet: the new style shows, and the old page stayed on
+    # show until the new one had painted.
+    with (workspace / "css" / "style.css").open("a") as css:
+        css.write("\nh1 { color: rgb(0, 128, 0) !important; }\n")
+    expect(shown(page).locator("h1")).to_have_css("color", "rgb(0, 128, 0)")
+    wait_for_marker(page, gone=True)
+    time.sleep(0.3)
+    watch = page.evaluate("window.__blankWatch")
+    assert watch["samples"] > 10 and len(watch["shown"]) >= 2, watch  # it did reload
+    assert watch["blank"] == [], watch
+    assert len(builds) >= 1
+    expect(page.locator(".webcraft-frame-box iframe")).to_have_count(1)  # the old document is gone
+
+    # A stylesheet the page's stylesheet imports is one of its files too.
+    (workspace / "css" / "theme.css").write_text("h1 { letter-spacing: 3px; }\n")
+    style = workspace / "css" / "style.css"
+    style.write_text('@import url("theme.css");\n' + style.read_text())
+    expect(shown(page).locator("h1")).to_have_css("letter-spacing", "3px")
+    (workspace / "css" / "theme.css").write_text("h1 { letter-spacing: 5px; }\n")
+    expect(shown(page).locator("h1")).to_have_css("letter-spacing", "5px")
+
+    # An image the page shows, and the page's script: each reloads it.
+    for used in ("assets/logo.svg", "js/main.js"):
+        frame(page).evaluate("window.__marker = 'kept'")
+        target = workspace / used
+        target.write_text(target.read_text() + ("\n<!-- edited -->\n" if used.endswith(".svg") else "\n// edited\n"))
+        wait_for_marker(page, gone=True)
+    assert page.evaluate("window.__blankWatch.blank") == []
+    assert page.console_errors == []
+
+
+INLINE_ERRORS_PAGE = """<!doctype html>
+<html lang="en">
+<head><title>Lines</title>
+<style>h1 { color: #333; }</style>
+</head>
+<body>
+<h1>Lines</h1>
+<script>
+  const answer = 42;
+  missingFunction(answer);
+</script>
+<p>between</p><script>console.error("told " + answer)</script>
+<script type="module">
+  const inModule = 1; notInModule(inModule);
+</script>
+</body>
+</html>
+"""
+
+
+def test_errors_in_inline_scripts_name_the_html_file_and_its_line(site: tuple[Any, Any]) -> None:
+    server, page = site
+    (server.workspace / "index.html").write_text(INLINE_ERRORS_PAGE)
+    expect(shown(page).locator("h1")).to_have_text("Lines")
+    deadline = time.monotonic() + 10
+    errors: list[dict[str, Any]] = []
+    while time.monotonic() < deadline and len(errors) < 3:
+        errors = viewer_answer(server, "get-console-errors", {"page": "index.html"})["data"]["errors"]
+        time.sleep(0.2)
+    thrown = next(e for e in errors if "missingFunction" in e["message"])
+    assert (thrown["kind"], thrown["source"], thrown["line"]) == ("exception", "index.html", 10), thrown
+    assert thrown["column"] == 3  # missingFunction( starts after two spaces
+    told = next(e for e in errors if e["message"] == "told 42")
+    assert (told["source"], told["line"]) == ("index.html", 12), told
+    in_module = next(e for e in errors if "notInModule" in e["message"])
+    assert (in_module["source"], in_module["line"], in_module["column"]) == ("index.html", 14, 23), in_module
+    page.click(".webcraft-errors-button")
+    rows = page.locator(".webcraft-error-panel li")
+    expect(rows.filter(has_text="missingFunction").locator("code")).to_have_text("index.html:10")
+    expect(rows.filter(has_text="told 42").locator("code")).to_have_text("index.html:12")
+
+
+def solid_png(path: Path, size: tuple[int, int], color: tuple[int, int, int]) -> None:
+    from PIL import Image  # noqa: PLC0415 - only the srcset test draws images
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", size, color).save(path)
+
+
+SRCSET_PAGE = """<!doctype html><html lang="en"><head><title>Pictures</title>
+<style>body { margin: 0 } img { display: block; width: 100%; }</style></head><body>
+<h1>Pictures</h1>
+<img id="responsive" srcset="img/small.png 400w, img/large.png 1200w" sizes="100vw" alt="responsive">
+<picture><source media="(min-width: 800px)" srcset="img/large.png">
+<img id="art" src="img/small.png" alt="art directed"></picture>
+</body></html>
+"""
+
+
+def test_srcset_images_load_and_the_width_picks_the_candidate(site: tuple[Any, Any]) -> None:
+    server, page = site
+    # Square and 3:1, to tell which one a frame shows (naturalWidth of a
+    # srcset image is scaled by its density, its aspect ratio is not).
+    solid_png(server.workspace / "img" / "small.png", (400, 400), (220, 0, 0))
+    solid_png(server.workspace / "img" / "large.png", (1200, 400), (0, 0, 220))
+    (server.workspace / "pictures.html").write_text(SRCSET_PAGE)
+    # Phone first: once the large image is in its memory cache, Chromium
+    # uses it at every width (as it would on the published site).
+    assert viewer_answer(server, "set-viewport", {"viewport": "phone"})["success"]
+    assert viewer_answer(server, "navigate-to", {"page": "pictures.html"})["success"]
+    expect(shown(page, "phone").locator("h1")).to_have_text("Pictures")
+    # Chromium at a 1× screen takes the first candidate at least as wide as
+    # the image's 100vw; the picture's source applies from 800 px.
+    expected = {"phone": ("small", "small"), "tablet": ("large", "large"), "desktop": ("large", "large")}
+    for viewport, (responsive, art) in expected.items():
+        assert viewer_answer(server, "set-viewport", {"viewport": viewport})["success"]
+        inner = frame(page, viewport)
+        inner.wait_for_function(
+            "() => [...document.images].every((i) => i.complete && i.naturalWidth > 0)", timeout=10_000)
+        ratios = inner.evaluate("() => [responsive, art].map((i) => Math.round(i.naturalWidth / i.naturalHeight))")
+        assert ratios == [{"small": 1, "large": 3}[responsive], {"small": 1, "large": 3}[art]], (viewport, ratios)
+    errors = viewer_answer(server, "get-console-errors", {"page": "pictures.html"})["data"]["errors"]
+    assert errors == []

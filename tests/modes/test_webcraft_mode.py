@@ -83,6 +83,26 @@ def test_capture_screenshot_renders_a_page_at_the_asked_width(site: Path) -> Non
     assert png_size((site / "shots/about.png").read_bytes())[0] == 1280 == desktop["width"]
 
 
+@CHROMIUM
+def test_capture_screenshot_shows_the_srcset_candidate_the_width_picks(site: Path) -> None:
+    from PIL import Image  # noqa: PLC0415 - only the image tests read pixels
+
+    (site / "img").mkdir()
+    Image.new("RGB", (400, 400), (220, 0, 0)).save(site / "img" / "small.png")
+    Image.new("RGB", (1200, 400), (0, 0, 220)).save(site / "img" / "large.png")
+    (site / "pictures.html").write_text(
+        "<!doctype html><html lang='en'><title>Pictures</title>"
+        "<style>body{margin:0}img{display:block;width:100%}</style>"
+        "<img srcset='img/small.png 400w, img/large.png 1200w' sizes='100vw' alt='responsive'></html>")
+    colours = {}
+    for viewport in ("phone", "desktop"):
+        shot = call_tool("webcraft", site, "capture_screenshot", {"page": "pictures.html", "viewport": viewport})
+        with Image.open(site / shot["path"]) as image:
+            colours[viewport] = image.convert("RGB").getpixel((20, 20))
+    # The small (red) file at 390 px, the large (blue) one at 1280 px.
+    assert colours == {"phone": (220, 0, 0), "desktop": (0, 0, 220)}, colours
+
+
 def test_capture_screenshot_refuses_missing_pages_and_paths_outside(site: Path) -> None:
     missing = call_tool("webcraft", site, "capture_screenshot", {"page": "nope.html"})
     assert missing["error"]["code"] == "E_NOT_FOUND"

@@ -13,6 +13,43 @@
   const post = (message) => parent.postMessage({ ...message, source: "webcraft-bridge", frame }, "*");
   const MAX_TEXT = 300;
 
+  // --- srcset ----------------------------------------------------------------------
+  // The viewer hands each img/source's srcset over as data-webcraft-srcset,
+  // [[data: URL or remote URL, descriptor]]. Given data: candidates, Chromium
+  // always takes the largest (it counts them as cached); blob: URLs made here
+  // are picked by width and density as the published site's files would be.
+  // Set as the parser inserts the elements, before any later script runs.
+  const blobs = new Map();
+  const blobUrl = (url) => {
+    if (!url.startsWith("data:")) return url;
+    if (!blobs.has(url)) {
+      const comma = url.indexOf(",");
+      const meta = url.slice(5, comma);
+      const body = url.slice(comma + 1);
+      let bytes;
+      if (/;base64$/i.test(meta)) {
+        const binary = atob(body);
+        bytes = new Uint8Array(binary.length);
+        for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      } else bytes = new TextEncoder().encode(decodeURIComponent(body));
+      blobs.set(url, URL.createObjectURL(new Blob([bytes], { type: meta.split(";")[0] || "application/octet-stream" })));
+    }
+    return blobs.get(url);
+  };
+  const applySrcset = (el) => {
+    let candidates = [];
+    try { candidates = JSON.parse(el.getAttribute("data-webcraft-srcset")) || []; } catch { /* none */ }
+    el.removeAttribute("data-webcraft-srcset");
+    el.setAttribute("srcset", candidates.map(([url, descriptor]) => (descriptor ? `${blobUrl(url)} ${descriptor}` : blobUrl(url))).join(", "));
+  };
+  const applyAllSrcsets = () => document.querySelectorAll("[data-webcraft-srcset]").forEach(applySrcset);
+  const srcsetObserver = new MutationObserver(applyAllSrcsets);
+  srcsetObserver.observe(document.documentElement, { childList: true, subtree: true });
+  document.addEventListener("DOMContentLoaded", () => {
+    applyAllSrcsets();
+    srcsetObserver.disconnect();
+  });
+
   // --- console ---------------------------------------------------------------------
   const describeArg = (value) => {
     if (value instanceof Error) return `${value.name}: ${value.message}`;
@@ -20,9 +57,21 @@
     try { return JSON.stringify(value); } catch { return String(value); }
   };
   const report = (entry) => post({ type: "console", entry: { at: Date.now(), ...entry } });
+  // The page's code in a V8 stack: the first frame that is not this bridge
+  // (the viewer names it with a sourceURL). Inline scripts and js/ files
+  // carry their file's name and lines (the viewer's sourceURLs again).
+  const BRIDGE = /pneuma-webcraft-bridge\.js/;
+  const whereIn = (stack) => {
+    for (const line of String(stack || "").split("\n").slice(1)) {
+      if (BRIDGE.test(line)) continue;
+      const found = /\(?([^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
+      if (found) return { source: found[1], line: Number(found[2]), column: Number(found[3]) };
+    }
+    return {};
+  };
   const originalError = console.error.bind(console);
   console.error = (...args) => {
-    report({ kind: "console.error", message: args.map(describeArg).join(" ").slice(0, 2000) });
+    report({ kind: "console.error", message: args.map(describeArg).join(" ").slice(0, 2000), ...whereIn(new Error().stack) });
     originalError(...args);
   };
   window.addEventListener("error", (event) => {
@@ -42,7 +91,11 @@
     });
   }, true);
   window.addEventListener("unhandledrejection", (event) => {
-    report({ kind: "unhandledrejection", message: `Unhandled rejection: ${describeArg(event.reason)}` });
+    const reason = event.reason;
+    report({
+      kind: "unhandledrejection", message: `Unhandled rejection: ${describeArg(reason)}`,
+      ...(reason instanceof Error ? whereIn(reason.stack) : {}),
+    });
   });
 
   // --- selectors ---------------------------------------------------------------------
@@ -193,10 +246,19 @@
     }
   });
 
+  // "ready" tells the viewer it may show this document in place of the old
+  // one: so only once it has painted (a frame after load), or a short while
+  // after load if animation frames do not come.
+  function afterPaint(then) {
+    let done = false;
+    const once = () => { if (!done) { done = true; then(); } };
+    requestAnimationFrame(() => setTimeout(once, 0));
+    setTimeout(once, 300);
+  }
   function ready() {
     addStyle();
     if (config.scrollY) scrollTo(0, config.scrollY);
-    post({ type: "ready", info: describe() });
+    afterPaint(() => post({ type: "ready", info: describe() }));
   }
   if (document.readyState === "complete") ready();
   else addEventListener("load", ready);

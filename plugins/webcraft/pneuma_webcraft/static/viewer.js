@@ -10,6 +10,10 @@
 // the server refuses, and no shell policy (so the page's own scripts run).
 // A small bridge script (bridge.js) runs first in the page and talks to the viewer with postMessage: console errors, the picked element,
 // scroll position, link clicks; describe, scroll-to and axe-core on request.
+//
+// Reloads: the build records the workspace files it used, and only a change
+// to one of them rebuilds the page, which then loads underneath the one on
+// show and replaces it once painted (PreviewFrame), so it never blinks.
 
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
@@ -76,16 +80,82 @@ const escapeAttr = (s) => String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;
 
 // --- building a self-contained page -------------------------------------------------
 
-/** A script file's code inlined; sourceURL keeps its name in error reports. */
-function inlineScript(code, path) {
+// The bridge's name in stack traces, so that it is never taken for the page's code.
+const BRIDGE_SOURCE = "pneuma-webcraft-bridge.js";
+// Script types the browser runs as JavaScript; other <script>s are data the page reads.
+const JS_TYPES = new Set(["", "module", "text/javascript", "application/javascript", "application/ecmascript",
+  "text/ecmascript", "application/x-javascript", "text/jscript"]);
+
+/** A file's code as the body of an inline script; sourceURL keeps its name
+ * in error reports and stacks. `lead` is what goes before it (for an inline
+ * script: newlines and spaces that put its first character at the line and
+ * column it has in the HTML file, so errors count lines as the file does). */
+function inlineScript(code, path, lead = "") {
   // A closing tag inside the code would end the inline element early.
-  return code.replace(/<\/script/gi, "<\\/script") + "\n//# sourceURL=" + path;
+  return lead + code.replace(/<\/script/gi, "<\\/script") + "\n//# sourceURL=" + encodeURI(path);
 }
 
 /** The bridge, preceded by its configuration (bridge.js reads WEBCRAFT_CONFIG). */
 function bootScript(config, bridge) {
-  return "const WEBCRAFT_CONFIG = " + JSON.stringify(config).replace(/</g, "\\u003c") + ";\n" + bridge;
+  return "const WEBCRAFT_CONFIG = " + JSON.stringify(config).replace(/</g, "\\u003c") + ";\n" + bridge
+    + "\n//# sourceURL=" + BRIDGE_SOURCE;
 }
+
+/** Where each inline script's code starts in the page's source, {line,
+ * column} 1-based (null when not found), in the order given. The parser
+ * keeps a script's text verbatim (after folding CRLF to LF), so the first
+ * occurrence after the previous script that is followed by </script> (or the
+ * end of the file) is this script's. */
+function inlineScriptStarts(source, codes) {
+  const text = source.replace(/\r\n?/g, "\n");
+  let cursor = 0;
+  return codes.map((code) => {
+    if (!code) return null;
+    let at = text.indexOf(code, cursor);
+    while (at >= 0 && at + code.length < text.length && !/^<\/script/i.test(text.slice(at + code.length, at + code.length + 8))) {
+      at = text.indexOf(code, at + 1);
+    }
+    if (at < 0) return null;
+    cursor = at + code.length;
+    const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+    let line = 1;
+    for (let i = text.indexOf("\n"); i >= 0 && i < at; i = text.indexOf("\n", i + 1)) line++;
+    return { line, column: at - lineStart + 1 };
+  });
+}
+
+/** A srcset attribute's candidates, [{url, descriptor}], split as the HTML
+ * standard does (a URL runs to whitespace; trailing commas end it). */
+function parseSrcset(value) {
+  const s = String(value);
+  const out = [];
+  let i = 0;
+  while (i < s.length) {
+    while (i < s.length && /[\s,]/.test(s[i])) i++;
+    if (i >= s.length) break;
+    const start = i;
+    while (i < s.length && !/\s/.test(s[i])) i++;
+    let url = s.slice(start, i);
+    let descriptor = "";
+    if (url.endsWith(",")) url = url.replace(/,+$/, "");
+    else {
+      const from = i;
+      let depth = 0;
+      while (i < s.length && (s[i] !== "," || depth > 0)) {
+        if (s[i] === "(") depth++;
+        else if (s[i] === ")") depth = Math.max(0, depth - 1);
+        i++;
+      }
+      descriptor = s.slice(from, i).trim();
+    }
+    if (url) out.push({ url, descriptor });
+  }
+  return out;
+}
+
+// In CSS: an @import (url() or a string) or any other url().
+const CSS_REF = /@import\s+(?:url\(\s*(["']?)([^"')]+)\1\s*\)|(["'])([^"']+)\3)|url\(\s*(["']?)([^"')]+)\5\s*\)/gi;
+const MAX_IMPORT_DEPTH = 8;
 
 class PageBuilder {
   constructor(ctx) {
@@ -101,10 +171,13 @@ class PageBuilder {
     return files.find((f) => f.path === path);
   }
 
-  async dataUrl(files, path, missing) {
+  /** A workspace file as a data: URL, or null (then it is in `job.missing`).
+   * Either way it is one of the files the page uses. */
+  async dataUrl(files, path, job) {
+    job.uses.add(path);
     const entry = this.file(files, path);
     if (!entry) {
-      missing.add(path);
+      job.missing.add(path);
       return null;
     }
     const ext = path.split(".").pop().toLowerCase();
@@ -126,48 +199,96 @@ class PageBuilder {
       return await this.dataUrls.get(path);
     } catch {
       this.dataUrls.delete(path);
-      missing.add(path);
+      job.missing.add(path);
       return null;
     }
   }
 
-  async css(files, from, text, missing) {
-    const refs = [...text.matchAll(/url\(\s*(["']?)([^"')]+)\1\s*\)/gi)];
-    let out = text;
-    for (const match of refs) {
-      const path = resolveRef(from, match[2].trim());
-      if (!path) continue;
-      const url = await this.dataUrl(files, path, missing);
-      if (url) out = out.split(match[0]).join(`url("${url}")`);
+  /** CSS text of the file `from` with its url()s as data: URLs and its
+   * @imports as data: URLs of the imported sheets, built the same way (so
+   * their own url()s resolve against their own folder). One pass over the
+   * original text: a replacement is never scanned again. */
+  async css(files, from, text, job, depth = 0) {
+    let out = "";
+    let last = 0;
+    for (const match of text.matchAll(CSS_REF)) {
+      const importRef = match[2] ?? match[4];
+      const ref = (importRef ?? match[6]).trim();
+      const path = resolveRef(from, ref);
+      let replacement = null;
+      if (path && importRef !== undefined) {
+        job.uses.add(path);
+        const entry = this.file(files, path);
+        if (!entry) job.missing.add(path);
+        else if (depth < MAX_IMPORT_DEPTH) {
+          const sheet = await this.css(files, path, entry.content || "", job, depth + 1);
+          replacement = `@import url("data:text/css;charset=utf-8,${encodeURIComponent(sheet)}")`;
+        }
+      } else if (path) {
+        const url = await this.dataUrl(files, path, job);
+        if (url) replacement = `url("${url}")`;
+      }
+      if (replacement === null) continue;
+      out += text.slice(last, match.index) + replacement;
+      last = match.index + match[0].length;
     }
-    return out;
+    return out + text.slice(last);
   }
 
-  /** The page as one HTML string that needs nothing from the server, and the
-   * local files it referred to that do not exist. */
+  /** srcset's candidates, [[url, descriptor]], local files as data: URLs
+   * (the frame has no origin the server would answer); a missing file's
+   * candidate is left out. They go to the bridge, not into srcset: Chromium
+   * treats a data: candidate as already cached and so always shows the
+   * largest one, so the bridge turns them into blob: URLs of the frame's own
+   * before the browser picks (bridge.js, "srcset"). */
+  async srcset(files, page, value, job) {
+    const kept = [];
+    for (const { url, descriptor } of parseSrcset(value)) {
+      const path = resolveRef(page, url);
+      const target = path ? await this.dataUrl(files, path, job) : url;
+      if (target) kept.push([target, descriptor]);
+    }
+    return kept;
+  }
+
+  /** The page as one HTML string that needs nothing from the server, the
+   * local files it referred to that do not exist, and every workspace file
+   * the result depends on (the page itself included): a change to any
+   * other file leaves the preview as it is. */
   async build(files, page, config) {
-    const missing = new Set();
+    const job = { missing: new Set(), uses: new Set([page]) };
     const source = this.file(files, page)?.content ?? "";
     const doc = new DOMParser().parseFromString(source, "text/html");
+    const inline = [...doc.querySelectorAll("script:not([src])")];
+    const starts = inlineScriptStarts(source, inline.map((s) => s.textContent));
+    inline.forEach((script, i) => {
+      const type = (script.getAttribute("type") || "").trim().toLowerCase();
+      if (!starts[i] || !JS_TYPES.has(type)) return;
+      const { line, column } = starts[i];
+      script.textContent = inlineScript(script.textContent, page, "\n".repeat(line - 1) + " ".repeat(column - 1));
+    });
     for (const link of doc.querySelectorAll('link[rel~="stylesheet"][href]')) {
       const path = resolveRef(page, link.getAttribute("href"));
       if (!path) continue;
+      job.uses.add(path);
       const entry = this.file(files, path);
-      if (!entry) { missing.add(path); continue; }
+      if (!entry) { job.missing.add(path); continue; }
       const style = doc.createElement("style");
       style.setAttribute("data-webcraft-href", path);
-      style.textContent = await this.css(files, path, entry.content || "", missing);
+      for (const attr of ["media", "title"]) if (link.hasAttribute(attr)) style.setAttribute(attr, link.getAttribute(attr));
+      style.textContent = await this.css(files, path, entry.content || "", job);
       link.replaceWith(style);
     }
     for (const style of doc.querySelectorAll("style:not([data-webcraft-href])")) {
-      style.textContent = await this.css(files, page, style.textContent, missing);
+      style.textContent = await this.css(files, page, style.textContent, job);
     }
     for (const script of doc.querySelectorAll("script[src]")) {
       const path = resolveRef(page, script.getAttribute("src"));
       if (!path) continue;
+      job.uses.add(path);
       const entry = this.file(files, path);
       script.removeAttribute("src");
-      if (!entry) { missing.add(path); continue; }
+      if (!entry) { job.missing.add(path); continue; }
       script.setAttribute("data-webcraft-src", path);
       script.textContent = inlineScript(entry.content || "", path);
     }
@@ -176,7 +297,7 @@ class PageBuilder {
         const value = el.getAttribute(attr);
         const path = value && resolveRef(page, value);
         if (!path || (attr === "href" && el.tagName === "A")) continue;
-        const url = await this.dataUrl(files, path, missing);
+        const url = await this.dataUrl(files, path, job);
         if (url) el.setAttribute(attr, url);
         else {
           // Reported as a missing file; left as it was, it would be fetched
@@ -186,42 +307,76 @@ class PageBuilder {
         }
       }
     }
-    for (const el of doc.querySelectorAll("[style]")) {
-      if (/url\(/i.test(el.getAttribute("style"))) el.setAttribute("style", await this.css(files, page, el.getAttribute("style"), missing));
+    for (const el of doc.querySelectorAll("img[srcset], source[srcset]")) {
+      el.setAttribute("data-webcraft-srcset", JSON.stringify(await this.srcset(files, page, el.getAttribute("srcset"), job)));
+      el.removeAttribute("srcset");
     }
-    for (const img of doc.querySelectorAll("img[srcset], source[srcset]")) img.removeAttribute("srcset");
+    for (const el of doc.querySelectorAll("[style]")) {
+      if (/url\(/i.test(el.getAttribute("style"))) el.setAttribute("style", await this.css(files, page, el.getAttribute("style"), job));
+    }
     const bridge = await (bridgePromise ??= fetchText(BRIDGE_URL));
     const head = doc.head || doc.documentElement;
     const boot = doc.createElement("script");
     boot.textContent = bootScript(config, bridge);
     head.insertBefore(boot, head.firstChild);
     const doctype = /^\s*<!doctype/i.test(source) ? "<!doctype html>\n" : "";
-    return { html: doctype + doc.documentElement.outerHTML, missing: [...missing] };
+    return { html: doctype + doc.documentElement.outerHTML, missing: [...job.missing], uses: job.uses };
   }
 }
 
 // --- one preview frame ----------------------------------------------------------------
 
 const newFrameKey = (viewport) => `${viewport}-${Math.random().toString(36).slice(2, 10)}`;
+const SWAP_FALLBACK_MS = 1500; // after its load event, a document whose bridge never reports is shown anyway
 
+/** One width's preview, double-buffered: a new document loads in a second
+ * iframe underneath the one the person sees and replaces it once its bridge
+ * reports "ready" (loaded, scrolled, painted), so a reload never shows a
+ * blank frame. Only the iframe on show has the class "webcraft-frame". */
 class PreviewFrame {
   constructor(viewer, viewport) {
     this.viewer = viewer;
     this.viewport = viewport;
     this.key = newFrameKey(viewport);
     this.scrollY = 0;
+    this.bakedScrollY = 0; // the scroll position the loading document was built with
     this.info = null;
     this.readyWaiters = [];
-    this.iframe = h("iframe", {
-      class: "webcraft-frame", sandbox: "allow-scripts", "data-viewport": viewport,
-      width: String(VIEWPORTS[viewport]), height: String(VIEWPORT_HEIGHT[viewport]),
-    });
+    this.iframe = null; // the document on show
+    this.incoming = null; // the next one, loading underneath
+    this.shownPage = null; // the page of the document on show (another tab's until a switch has loaded)
+    this.incomingPage = null;
+    this.size = null;
     this.label = h("div", { class: "webcraft-frame-label" });
-    this.box = h("div", { class: "webcraft-frame-box" }, this.iframe);
-    this.root = h("figure", { class: "webcraft-device", "data-viewport": viewport }, this.label, this.box);
+    this.box = h("div", { class: "webcraft-frame-box" });
+    this.root = h("figure", { class: "webcraft-device", "data-viewport": this.viewport }, this.label, this.box);
   }
 
-  async load(html) {
+  createIframe() {
+    const iframe = h("iframe", {
+      class: "webcraft-frame-loading", sandbox: "allow-scripts", "data-viewport": this.viewport,
+      width: String(VIEWPORTS[this.viewport]), height: String(VIEWPORT_HEIGHT[this.viewport]),
+    });
+    this.applySize(iframe);
+    return iframe;
+  }
+
+  resize(width, height, scale) {
+    this.size = { width, height, scale };
+    for (const iframe of [this.iframe, this.incoming]) if (iframe) this.applySize(iframe);
+    this.box.style.width = `${Math.round(width * scale)}px`;
+    this.box.style.height = `${Math.round(height * scale)}px`;
+  }
+
+  applySize(iframe) {
+    if (!this.size) return;
+    iframe.style.width = `${this.size.width}px`;
+    iframe.style.height = `${this.size.height}px`;
+    iframe.style.transform = `scale(${this.size.scale})`;
+  }
+
+  /** Show `html` (`page` built for `key`); false when a newer render took over. */
+  async load(html, key, page) {
     // The server keeps the built page and serves it with the sandbox policy
     // of workspace content (routes.py); a data: or srcdoc frame would inherit
     // the shell's policy and the page's scripts would not run.
@@ -231,7 +386,46 @@ class PreviewFrame {
     });
     const answer = await response.json();
     if (!response.ok) throw new Error(answer.error?.message || `HTTP ${response.status}`);
-    this.iframe.src = answer.url;
+    if (key !== this.key) return false;
+    const iframe = this.createIframe();
+    iframe.src = answer.url;
+    if (!this.iframe) {
+      iframe.className = "webcraft-frame";
+      this.iframe = iframe;
+      this.shownPage = page;
+      this.box.append(iframe);
+      return true;
+    }
+    this.incoming?.remove(); // a reload still in flight: the newer one replaces it
+    this.incoming = iframe;
+    this.incomingPage = page;
+    iframe.addEventListener("load", () => setTimeout(() => {
+      if (this.incoming === iframe) this.swap();
+    }, SWAP_FALLBACK_MS));
+    this.box.prepend(iframe);
+    return true;
+  }
+
+  /** The loaded document takes the place of the one on show, in one task
+   * (so between two paints). */
+  swap() {
+    const iframe = this.incoming;
+    if (!iframe) return;
+    this.incoming = null;
+    this.iframe?.remove();
+    iframe.className = "webcraft-frame";
+    this.iframe = iframe;
+    const samePage = this.shownPage === this.incomingPage;
+    this.shownPage = this.incomingPage;
+    // The person may have scrolled the old document while this one loaded.
+    if (samePage && Math.abs(this.scrollY - this.bakedScrollY) > 1) this.post({ type: "scroll-to", scrollY: this.scrollY });
+  }
+
+  /** Which of this frame's documents sent a message: "shown", "incoming" or null. */
+  whose(source) {
+    if (this.iframe && this.iframe.contentWindow === source) return "shown";
+    if (this.incoming && this.incoming.contentWindow === source) return "incoming";
+    return null;
   }
 
   ready() {
@@ -245,7 +439,7 @@ class PreviewFrame {
   }
 
   post(message) {
-    this.iframe.contentWindow?.postMessage(message, "*");
+    this.iframe?.contentWindow?.postMessage(message, "*");
   }
 }
 
@@ -264,6 +458,7 @@ class WebcraftViewer {
     this.selection = null;
     this.errors = []; // {page, viewport, kind, message, source, line, column, at}
     this.frames = [];
+    this.uses = null; // the files the open page's last build used (see affectsOpenPage)
     this.pending = new Map();
     this.nextId = 1;
     this.renderSeq = 0;
@@ -351,7 +546,9 @@ class WebcraftViewer {
     for (const frame of this.frames) {
       frame.info = null;
       frame.key = newFrameKey(frame.viewport);
+      frame.bakedScrollY = frame.scrollY = keepScroll ? scrolls.get(frame.viewport) || 0 : 0;
     }
+    this.uses = null; // until the build says which files the page uses, every change counts
     // Questions the old document was answering are asked again by ask().
     for (const [id, waiter] of this.pending) {
       if (this.frames.includes(waiter.frame)) {
@@ -362,15 +559,15 @@ class WebcraftViewer {
     // A new render replaces this page's old errors: they described the old code.
     this.errors = this.errors.filter((e) => e.page !== this.page);
     const built = await Promise.all(this.frames.map((frame) => this.builder.build(this.files, this.page, {
-      frame: frame.key, pick: this.pick, scrollY: keepScroll ? scrolls.get(frame.viewport) || 0 : 0,
+      frame: frame.key, pick: this.pick, scrollY: frame.bakedScrollY,
     })));
     if (seq !== this.renderSeq) return;
+    this.uses = built[0]?.uses ?? null;
     for (const path of built[0]?.missing || []) {
       this.addError({ page: this.page, viewport: "", kind: "missing-file", message: `${this.page} refers to ${path}, which is not in the workspace` });
     }
     await Promise.all(this.frames.map((frame, i) => {
-      if (!keepScroll) frame.scrollY = 0;
-      return frame.load(built[i].html).catch((error) => this.addError({
+      return frame.load(built[i].html, frame.key, this.page).catch((error) => this.addError({
         page: this.page, viewport: frame.viewport, kind: "preview", message: `the preview could not load: ${error.message}`,
       }));
     }));
@@ -386,12 +583,7 @@ class WebcraftViewer {
     const height = Math.max(200, this.stage.clientHeight - 48);
     for (const frame of this.frames) {
       const w = VIEWPORTS[frame.viewport];
-      const frameHeight = Math.round(height / scale);
-      frame.iframe.style.width = `${w}px`;
-      frame.iframe.style.height = `${frameHeight}px`;
-      frame.iframe.style.transform = `scale(${scale})`;
-      frame.box.style.width = `${Math.round(w * scale)}px`;
-      frame.box.style.height = `${Math.round(frameHeight * scale)}px`;
+      frame.resize(w, Math.round(height / scale), scale);
       frame.scale = scale;
     }
   }
@@ -399,14 +591,23 @@ class WebcraftViewer {
   // --- messages from the frames ------------------------------------------------------
 
   receive(event) {
-    const frame = this.frames.find((f) => f.iframe.contentWindow === event.source);
     const message = event.data;
-    if (!frame || !message || message.source !== "webcraft-bridge" || message.frame !== frame.key) return;
-    if (message.type === "ready") frame.markReady(message.info || {});
-    else if (message.type === "scroll") frame.scrollY = Number(message.scrollY) || 0;
+    if (!message || message.source !== "webcraft-bridge") return;
+    const frame = this.frames.find((f) => f.whose(event.source));
+    if (!frame) return;
+    const whose = frame.whose(event.source);
+    // What the person does in the document on show counts even while its
+    // successor loads underneath; what a document reports about itself
+    // (ready, errors, answers) counts only from the current render's.
+    const personal = ["scroll", "select", "navigate"].includes(message.type);
+    if (personal ? whose !== "shown" : message.frame !== frame.key) return;
+    if (message.type === "ready") {
+      if (whose === "incoming") frame.swap();
+      frame.markReady(message.info || {});
+    } else if (message.type === "scroll") frame.scrollY = Number(message.scrollY) || 0;
     else if (message.type === "console") this.addError({ ...message.entry, page: this.page, viewport: frame.viewport });
     else if (message.type === "navigate") {
-      const path = resolveRef(this.page, String(message.href || ""));
+      const path = resolveRef(frame.shownPage || this.page, String(message.href || ""));
       if (path && pagesOf(this.files).includes(path)) this.openPage(path);
       else if (path) this.addError({ page: this.page, viewport: frame.viewport, kind: "broken-link", message: `link to ${path}, which is not a page of the site` });
     } else if (message.type === "select") this.select(frame, message.selection || {});
@@ -450,9 +651,12 @@ class WebcraftViewer {
       line: Number(entry.line) || 0, column: Number(entry.column) || 0, at: entry.at || Date.now(),
     };
     if (clean.source.includes("/webcraft/frames/")) {
-      // An inline script of the page: its line counts in the built document
-      // (bridge and inlined files first), which would only mislead.
+      // Code the builder could not place in the file (an onclick="…"
+      // attribute, say): its line counts in the built document, which would
+      // only mislead. Inline <script>s carry their page's name and lines.
       Object.assign(clean, { source: clean.page, line: 0, column: 0 });
+    } else if (clean.source) {
+      try { clean.source = decodeURI(clean.source); } catch { /* keep it as reported */ }
     }
     // The same error from the three frames of "all" widths is one error.
     if (this.errors.some((e) => e.page === clean.page && e.message === clean.message && e.line === clean.line)) return;
@@ -482,11 +686,12 @@ class WebcraftViewer {
   // --- selection ---------------------------------------------------------------------
 
   select(frame, selection) {
-    this.selection = { ...selection, page: this.page, viewport: frame.viewport };
+    const page = frame.shownPage || this.page;
+    this.selection = { ...selection, page, viewport: frame.viewport };
     const text = (selection.text || "").slice(0, 40);
     this.ctx.setSelection({
       ...this.selection,
-      label: `${this.page} · ${selection.tag || ""}${text ? ` “${text}”` : ""}`,
+      label: `${page} · ${selection.tag || ""}${text ? ` “${text}”` : ""}`,
     });
   }
 
@@ -542,10 +747,20 @@ class WebcraftViewer {
   update(files, changes = []) {
     this.files = files;
     this.builder.forget(changes.map((c) => c.path));
-    const relevant = changes.some((c) => !HIDDEN_PREFIXES.some((p) => c.path.startsWith(p)));
+    const paths = changes.map((c) => c.path).filter((path) => !HIDDEN_PREFIXES.some((p) => path.startsWith(p)));
     if (!this.page) this.page = pagesOf(files)[0] || null;
-    if (relevant || !changes.length) this.render({ keepScroll: true });
+    if (!changes.length || this.affectsOpenPage(paths)) this.render({ keepScroll: true });
     else this.renderTabs();
+  }
+
+  /** Whether a change to `paths` changes what the open page shows: the page
+   * itself or a file its build used (a stylesheet, an @import, a script, an
+   * image, a srcset candidate, a missing file that may now exist). Another
+   * page or an unrelated asset leaves the preview alone. */
+  affectsOpenPage(paths) {
+    if (!this.page || !this.uses) return paths.length > 0; // nothing built yet, or a build in flight
+    if (!pagesOf(this.files).includes(this.page)) return true; // it was deleted: another page opens
+    return paths.some((path) => this.uses.has(path));
   }
 
   async runAction(actionId, params = {}) {
