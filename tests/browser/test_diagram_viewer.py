@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from tests.browser.browser_helpers import send_and_read, viewer_answer
 
 REPO = Path(__file__).resolve().parents[2]
-VENDOR = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.mjs"
+VENDOR = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.iife.js"
 TURN = 15_000  # ms a fake CLI turn may take
 RENDERED = ".pneuma-diagram[data-state=rendered] .dg-stage svg"
 
@@ -83,17 +83,106 @@ def test_a_clicked_node_and_edge_reach_the_agent(
     chip = page.locator(".ctx-row .ctx-chip")
     expect(chip).to_contain_text("Server")
     expect(chip).to_contain_text("aiohttp server")
+    expect(chip).to_contain_text("line 9")  # Server["aiohttp server"] is on line 9 of the seed
     shot(page, "diagram-node-selected")
     assert send_and_read(page, fake_claude, "Split this in two.", turns=2, timeout=TURN) == (
-        '<viewer-context mode="diagram" file="architecture.mmd" kind="node" id="Server">'
+        '<viewer-context mode="diagram" file="architecture.mmd" kind="node" id="Server" line="9">'
         "aiohttp server</viewer-context>\n\nSplit this in two."
     )
     page.locator(".dg-stage g.edgeLabel", has_text="stream-json").click()
     expect(chip).to_contain_text("Session → Agent")
+    # the label and the line of the edge light up together
+    expect(page.locator(".dg-stage .pneuma-selected")).to_have_count(2)
+    expect(chip).to_contain_text("line 21")
+    # The agent adds a line above it: the same edge stays selected, now at line 22.
+    source = server.workspace / "architecture.mmd"
+    source.write_text("%% edited\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
+    expect(chip).to_contain_text("line 22")
+    expect(page.locator(".dg-stage .pneuma-selected")).to_have_count(2)
     assert send_and_read(page, fake_claude, "Name the protocol.", turns=3, timeout=TURN) == (
         '<viewer-context mode="diagram" file="architecture.mmd" kind="edge" id="L_Session_Agent_0" '
-        'from="Session" to="Agent">stream-json</viewer-context>\n\nName the protocol.'
+        'from="Session" to="Agent" line="22">stream-json</viewer-context>\n\nName the protocol.'
     )
+    assert page.console_errors == []
+
+
+# One small diagram of each type the viewer maps back to its source, what to
+# click (by what the person sees: mermaid's own classes and the label), what
+# the chip must say and the <viewer-context> the agent must get: the id or
+# name as the source writes it, and the line that says it.
+SELECTION_CASES: list[tuple[str, str, tuple[str, str], list[str], str]] = [
+    ("sequence.mmd",
+     "sequenceDiagram\n  actor Alice\n  participant Bob as Bobby\n  Alice->>Bob: Hello Bob\n  Bob-->>Alice: Hi Alice\n",
+     ("text.messageText", "Hi Alice"), ["Bob → Alice", "“Hi Alice”", "line 5"],
+     'kind="edge" from="Bob" to="Alice" line="5">Hi Alice'),
+    ("participant.mmd",
+     "sequenceDiagram\n  actor Alice\n  participant Bob as Bobby\n  Alice->>Bob: Hello Bob\n",
+     ("text.actor", "Bobby"), ["Bob", "“Bobby”", "line 3"],
+     'kind="node" id="Bob" line="3">Bobby'),
+    ("classes.mmd",
+     "classDiagram\n  class Animal {\n    +String name\n    +eat()\n  }\n  class Duck\n  Animal <|-- Duck : inherits\n",
+     ("g.node", "Duck"), ["Duck", "line 6"],
+     'kind="node" id="Duck" line="6">Duck'),
+    ("states.mmd",
+     "stateDiagram-v2\n  [*] --> Idle\n  state \"Waiting for input\" as Waiting\n  Idle --> Waiting : start\n"
+     "  Waiting --> [*]\n",
+     ("g.node", "Waiting for input"), ["Waiting", "“Waiting for input”", "line 3"],
+     'kind="node" id="Waiting" line="3">Waiting for input'),
+    ("entities.mmd",
+     "erDiagram\n  CUSTOMER {\n    string name\n  }\n  CUSTOMER ||--o{ ORDER : places\n"
+     "  ORDER ||--|{ LINE_ITEM : contains\n",
+     ("g.edgeLabel", "contains"), ["ORDER → LINE_ITEM", "“contains”", "line 6"],
+     'kind="edge" from="ORDER" to="LINE_ITEM" line="6">contains'),
+    ("ideas.mmd",
+     "mindmap\n  root((Pneuma))\n    Modes\n      Slides\n    Agent[Code agent]\n",
+     ("g.node", "Code agent"), ["Agent", "“Code agent”", "line 5"],
+     'kind="node" id="Agent" line="5">Code agent'),
+    ("plan.mmd",
+     "gantt\n  title Release\n  dateFormat YYYY-MM-DD\n  section Build\n  Design :des1, 2024-01-01, 3d\n"
+     "  Code :code1, after des1, 5d\n",
+     ("text.taskText", "Design"), ["des1", "“Design”", "line 5"],
+     'kind="task" id="des1" line="5">Design'),
+    ("pets.mmd",
+     "pie title Pets\n  \"Dogs\" : 386\n  \"Cats\" : 85\n",
+     ("g.legend", "Cats"), ["Cats", "line 3"],
+     'kind="slice" id="Cats" line="3">Cats: 85'),
+    ("day.mmd",
+     "journey\n  title My day\n  section Morning\n    Make tea: 5: Me\n    Go to work: 2: Me, Cat\n",
+     ("rect.task", ""), ["Make tea", "line 4"],  # its text (HTML in a foreignObject) covers the middle
+     'kind="task" id="Make tea" line="4">Make tea'),
+    ("history.mmd",
+     "timeline\n  title History\n  2002 : LinkedIn\n  2004 : Facebook\n       : Google\n",
+     ("g.timeline-node", "Google"), ["Google", "line 5"],
+     'kind="event" id="Google" line="5">Google'),
+]
+
+
+def test_a_selection_names_its_source_id_and_line_in_every_diagram_type(
+        pneuma_server: Any, fake_claude: Any, open_page: Any, tmp_path: Path, shot: Any) -> None:
+    workspace = tmp_path / "every-type"
+    workspace.mkdir()
+    for file, source, *_ in SELECTION_CASES:
+        (workspace / file).write_text(source, encoding="utf-8")
+    server = pneuma_server("diagram", claude_bin=fake_claude.bin, workspace=workspace)
+    page = wait_rendered(open_page(server, viewport={"width": 1400, "height": 900}))
+    expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the greeting turn
+    chip = page.locator(".ctx-row .ctx-chip")
+    for turn, (file, _, (selector, text), chip_texts, context) in enumerate(SELECTION_CASES, start=2):
+        answer = viewer_answer(server, "navigate-to", {"file": file})
+        assert answer["success"] and answer["data"]["rendered"], (file, answer)
+        wait_rendered(page)
+        target = page.locator(f".dg-stage {selector}", has_text=text) if text else page.locator(f".dg-stage {selector}")
+        if text:
+            target.first.click()
+        else:  # a box whose label covers its middle: a point near its bottom right corner
+            box = target.first.bounding_box()
+            assert box, file
+            page.mouse.click(box["x"] + box["width"] - 6, box["y"] + box["height"] - 6)
+        for expected in chip_texts:
+            expect(chip, f"{file}: the chip").to_contain_text(expected)
+        shot(page, f"diagram-select-{file.removesuffix('.mmd')}")
+        said = send_and_read(page, fake_claude, "This one.", turns=turn, timeout=TURN)
+        assert said.startswith(f'<viewer-context mode="diagram" file="{file}" {context}</viewer-context>'), (file, said)
     assert page.console_errors == []
 
 
@@ -174,7 +263,7 @@ def test_the_export_menu_downloads_every_diagram_as_svg(diagram: tuple[Any, Any]
     page.click(".export-btn")
     page.wait_for_selector(".export-menu .menu-pop")
     formats = page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
-    assert formats == ["svg", "png"]
+    assert formats == ["svg", "png", "svg-dark", "png-dark"]
     assert "SVG (one file per diagram)" in page.inner_text(".export-menu .menu-pop")
     with page.expect_download(timeout=120_000) as info:
         page.click('.export-menu .menu-item[data-format="svg"]')

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -93,6 +94,18 @@ def test_mmd_files_reach_the_viewer_as_text(workspace: Path) -> None:
 
 
 # --- tools ----------------------------------------------------------------------------
+
+
+def test_one_mermaid_bundle_serves_the_viewer_and_headless_rendering() -> None:
+    """scripts/build-web bundles mermaid once: the classic script the viewer
+    adds with a <script> element and render.py loads from its file: URL."""
+    if not BUNDLE.exists():
+        pytest.skip("the mermaid bundle is not built (scripts/build-web)")
+    assert sorted(p.name for p in BUNDLE.parent.iterdir()) == ["mermaid.iife.js"]
+    viewer = (PLUGIN / "static" / "viewer.js").read_text(encoding="utf-8")
+    assert '"./vendor/mermaid.iife.js"' in viewer and "mermaid.mjs" not in viewer
+    build = json.loads((PLUGIN.parent / "web" / "package.json").read_text(encoding="utf-8"))["scripts"]["build"]
+    assert build.count("--outfile=") == 1 and "--format=iife" in build
 
 
 @needs_mermaid
@@ -189,6 +202,70 @@ def test_export_svg_and_png(workspace: Path, tmp_path: Path) -> None:
     for png in sorted((tmp_path / "png").iterdir()):
         width, height = png_size(png.read_bytes())
         assert width > 300 and height > 200, (png.name, width, height)
+
+
+def luminance(colour: str) -> float:
+    """0 (black) to 1 (white) for a #rgb or #rrggbb colour."""
+    digits = colour.lstrip("#")
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    r, g, b = (int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def png_corner(data: bytes) -> tuple[int, int, int]:
+    """The top-left pixel's RGB."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as image:
+        r, g, b = image.convert("RGB").getpixel((0, 0))
+    return r, g, b
+
+
+@needs_mermaid
+def test_export_in_the_dark_theme(workspace: Path, tmp_path: Path) -> None:
+    listed = export(workspace, "--list").stdout.split("\n")
+    assert [line.split("\t")[0] for line in listed if line] == ["svg", "png", "svg-dark", "png-dark"]
+    done = export(workspace, "--format", "svg-dark", "-o", str(tmp_path / "svg-dark"))
+    assert done.returncode == 0, done.stderr
+    assert "dark theme" in done.stderr
+    dark_svgs = sorted((tmp_path / "svg-dark").iterdir())
+    assert [p.name for p in dark_svgs] == ["architecture.svg", "message-flow.svg"]
+    dark = dark_svgs[0].read_text(encoding="utf-8")
+    root = ET.fromstring(dark)
+    # The first thing drawn is a dark background over the whole viewBox ...
+    background = next(el for el in root if el.tag == f"{SVG_NS}rect")
+    assert luminance(background.get("fill", "#fff")) < 0.2, background.attrib
+    x, y, width, height = root.get("viewBox").split()
+    assert (background.get("x"), background.get("y"), background.get("width"), background.get("height")) == (
+        x, y, width, height)
+    # ... under mermaid's dark theme: light text, dark node fills, unlike the light export.
+    style = "".join(el.text or "" for el in root.iter(f"{SVG_NS}style"))
+    text_fill = re.search(r"#pneuma-diagram-0\{[^}]*?fill:(#[0-9a-fA-F]{3,6})", style)
+    assert text_fill and luminance(text_fill.group(1)) > 0.6, style[:300]
+    assert "aiohttp" in svg_texts(dark)
+    light = export(workspace, "--format", "svg", "-o", str(tmp_path / "svg"))
+    assert light.returncode == 0, light.stderr
+    light_svg = (tmp_path / "svg" / "architecture.svg").read_text(encoding="utf-8")
+    assert "pneuma-background" not in light_svg and light_svg != dark
+    done = export(workspace, "--format", "png-dark", "-o", str(tmp_path / "png-dark"))
+    assert done.returncode == 0, done.stderr
+    for png in sorted((tmp_path / "png-dark").iterdir()):
+        data = png.read_bytes()
+        width, height = png_size(data)
+        assert width > 300 and height > 200, (png.name, width, height)
+        r, g, b = png_corner(data)
+        assert max(r, g, b) < 60, (png.name, (r, g, b))
+
+
+@needs_mermaid
+def test_render_diagram_in_the_dark_theme_has_a_dark_background(workspace: Path) -> None:
+    answer = call_tool("diagram", workspace, "render_diagram", {"file": "message-flow.mmd", "theme": "dark"})
+    root = ET.fromstring((workspace / answer["output"]).read_text(encoding="utf-8"))
+    background = next(el for el in root if el.tag == f"{SVG_NS}rect")
+    assert background.get("class") == "pneuma-background" and luminance(background.get("fill", "#fff")) < 0.2
 
 
 @needs_mermaid

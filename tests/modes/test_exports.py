@@ -280,11 +280,16 @@ def crashing_chromium(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     """A Chromium that dies at once, as one with a broken GPU stack or sandbox does."""
     import pneuma.tools.html_render
 
-    crashing = tmp_path / "bin" / "chromium"
-    crashing.parent.mkdir()
+    crashing = _crashing_chromium(tmp_path / "bin")
+    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", crashing)
+    return crashing
+
+
+def _crashing_chromium(directory: Path) -> str:
+    crashing = directory / "chromium"
+    directory.mkdir()
     crashing.write_text("#!/bin/sh\necho 'chromium: Trace/breakpoint trap' >&2\nexit 133\n")
     crashing.chmod(0o755)
-    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", str(crashing))
     return str(crashing)
 
 
@@ -349,3 +354,20 @@ def test_pneuma_export_with_a_crashing_chromium_is_one_line(crashing_chromium: s
     assert done.output.startswith("pneuma: error: Chromium failed: ")
     assert done.output.count("\n") == 1 and "Traceback" not in done.output
     assert "exit status 133; chromium: Trace/breakpoint trap" in done.output
+
+
+async def test_the_diagram_export_says_chromium_is_missing_or_failed_as_the_others_do(
+        no_chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The diagram mode renders with its own Chromium command line (the
+    # mermaid bundle in a page): the same codes and the same words.
+    status, error = await _export_error("diagram", "svg", tmp_path / "ws")
+    assert (status, error["code"]) == (503, "E_UNAVAILABLE"), error
+    assert _needs_chromium(no_chromium) in error["message"]
+
+    import pneuma.tools.html_render
+
+    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", _crashing_chromium(tmp_path / "bin"))
+    status, error = await _export_error("diagram", "png", tmp_path / "ws2")
+    assert (status, error["code"]) == (502, "E_PREVIEW_FAIL"), error
+    assert "exit status 133" in error["message"]
+    assert "chromium: Trace/breakpoint trap" in error["message"]

@@ -1,6 +1,12 @@
-"""``pneuma export --mode diagram --format svg|png``: every diagram of the
-workspace rendered by mermaid in headless Chromium, one file per diagram
-(``architecture.mmd`` → ``architecture.svg``) in the output directory.
+"""``pneuma export --mode diagram --format svg|png|svg-dark|png-dark``: every
+diagram of the workspace rendered by mermaid in headless Chromium, one file
+per diagram (``architecture.mmd`` → ``architecture.svg``) in the output
+directory.
+
+The dark theme is a format of its own (``svg-dark``, ``png-dark``) rather than
+an option: an export request carries only a format name (the CLI's
+``--format``, the Export menu's item), so a format is the one way the person
+can ask for it from both.
 
 A diagram with a syntax error is not exported; the export fails and names
 the file, the line and the parser's message, so nothing half-done is
@@ -19,11 +25,17 @@ from pneuma_diagram.render import RenderUnavailable, run_mermaid, standalone_svg
 FORMATS = (
     ExportFormat("svg", {"en": "SVG (one file per diagram)", "zh-CN": "SVG（每个图表一个文件）"}, ""),
     ExportFormat("png", {"en": "PNG (one image per diagram)", "zh-CN": "PNG（每个图表一张图片）"}, ""),
+    ExportFormat("svg-dark", {"en": "SVG, dark theme (one file per diagram)",
+                              "zh-CN": "SVG，深色主题（每个图表一个文件）"}, ""),
+    ExportFormat("png-dark", {"en": "PNG, dark theme (one image per diagram)",
+                              "zh-CN": "PNG，深色主题（每个图表一张图片）"}, ""),
 )
+DARK_SUFFIX = "-dark"
 
 
 def export_diagrams(workspace: Path, fmt: str, output: Path, theme: str = "light") -> list[Path]:
-    """Write every diagram of ``workspace`` as ``fmt`` into the directory ``output``."""
+    """Write every diagram of ``workspace`` as ``fmt`` (``svg`` or ``png``)
+    in ``theme`` into the directory ``output``."""
     files = diagram_files(workspace)
     if not files:
         raise ExportError(f"no {SUFFIX} diagrams in {workspace}")
@@ -46,19 +58,23 @@ def export_diagrams(workspace: Path, fmt: str, output: Path, theme: str = "light
             # a/b.mmd → a--b.svg: one flat folder, no two diagrams on one name
             target = output / (file[: -len(SUFFIX)].replace("/", "--") + "." + fmt)
             if fmt == "svg":
-                target.write_text(standalone_svg(outcome.svg), encoding="utf-8")
+                target.write_text(standalone_svg(outcome.svg, theme), encoding="utf-8")
             else:
                 target.write_bytes(svg_to_png(outcome.svg, theme))
             written.append(target)
     except RenderUnavailable as exc:
-        raise ExportError(f"cannot render diagrams: {exc}") from None
+        raise ExportError(f"cannot render diagrams: {exc}", code=exc.code) from None
     return written
 
 
 def _export(request: ExportRequest) -> ExportResult:
-    theme = "dark" if str(request.params.get("theme", "")).lower() == "dark" else "light"
-    files = export_diagrams(request.workspace, request.format, request.output, theme)
-    return ExportResult(files=files, summary=f"{len(files)} diagram(s)")
+    fmt = request.format
+    if fmt.endswith(DARK_SUFFIX):
+        fmt, theme = fmt[: -len(DARK_SUFFIX)], "dark"
+    else:
+        theme = "dark" if str(request.params.get("theme", "")).lower() == "dark" else "light"
+    files = export_diagrams(request.workspace, fmt, request.output, theme)
+    return ExportResult(files=files, summary=f"{len(files)} diagram(s), {theme} theme")
 
 
 EXPORTER = Exporter(mode="diagram", formats=FORMATS, export=_export, default_name=lambda ws: "diagrams")

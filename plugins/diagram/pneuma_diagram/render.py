@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import CHROMIUM, CHROMIUM_ARGS
+from pneuma.api import CHROMIUM_ARGS, ExportError, find_chromium
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MERMAID_BUNDLE = PACKAGE_DIR / "static" / "vendor" / "mermaid.iife.js"
@@ -37,7 +37,14 @@ _COLUMN_IN_MESSAGE = re.compile(r"\bcolumn (\d+)", re.I)
 
 
 class RenderUnavailable(RuntimeError):
-    """Chromium or the mermaid bundle is missing, or Chromium failed."""
+    """Chromium or the mermaid bundle is missing, or Chromium failed.
+    ``code`` is the error model's name for which (docs/errors.md):
+    ``E_UNAVAILABLE`` something is not installed, ``E_TIMEOUT``, or
+    ``E_PREVIEW_FAIL`` Chromium was there and failed."""
+
+    def __init__(self, message: str, code: str = "E_PREVIEW_FAIL") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -107,17 +114,22 @@ _PAGE = """<!doctype html>
 
 
 def _chromium(args: list[str], workdir: Path) -> str:
-    if not Path(CHROMIUM).exists():
-        raise RenderUnavailable(f"Chromium is not installed ({CHROMIUM})")
-    command = [CHROMIUM, "--headless", *CHROMIUM_ARGS, f"--user-data-dir={workdir / 'profile'}",
+    try:
+        # The host's Chromium, else one on PATH; said as every export says it.
+        binary = find_chromium()
+    except ExportError as exc:
+        raise RenderUnavailable(str(exc), "E_UNAVAILABLE") from None
+    command = [binary, "--headless", *CHROMIUM_ARGS, f"--user-data-dir={workdir / 'profile'}",
                "--hide-scrollbars", *args]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
-        raise RenderUnavailable(f"Chromium did not finish within {_TIMEOUT_S} s") from None
+        raise RenderUnavailable(f"Chromium did not finish within {_TIMEOUT_S} s", "E_TIMEOUT") from None
+    except OSError as exc:  # there, but not a program this machine can run
+        raise RenderUnavailable(f"Chromium failed: cannot start {binary}: {exc.strerror or exc}") from None
     if done.returncode != 0:
         tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
-        raise RenderUnavailable(f"Chromium failed ({done.returncode}): {tail[0]}")
+        raise RenderUnavailable(f"Chromium failed (exit status {done.returncode}): {tail[0][-300:]}")
     return done.stdout
 
 
@@ -126,7 +138,7 @@ def run_mermaid(sources: list[str], *, render: bool, theme: str = "light") -> li
     mermaid bundle; one ``Outcome`` per source, in order."""
     if not MERMAID_BUNDLE.is_file():
         raise RenderUnavailable("the mermaid bundle is missing: run scripts/build-web "
-                                "(or `npm ci && npm run build` in plugins/diagram/web)")
+                                "(or `npm ci && npm run build` in plugins/diagram/web)", "E_UNAVAILABLE")
     if not sources:
         return []
     job = {"sources": sources, "render": render, "theme": "dark" if theme == "dark" else "default"}
@@ -192,13 +204,29 @@ def svg_size(svg: str) -> tuple[float, float]:
     return (float(found.group(3)), float(found.group(4)))
 
 
-def standalone_svg(svg: str) -> str:
+def standalone_svg(svg: str, theme: str = "light") -> str:
     """The SVG as a file: its natural width and height instead of width=100%
-    (mermaid's on-page sizing), and an XML declaration."""
+    (mermaid's on-page sizing), and an XML declaration.
+
+    A dark drawing gets the viewer's dark canvas as a rectangle behind it:
+    mermaid's dark theme draws light text on a transparent background, which
+    an SVG reader's white page would make unreadable. A rectangle rather than
+    a CSS background, because not every SVG reader applies CSS to the root."""
     width, height = svg_size(svg)
     svg = re.sub(r'^<svg([^>]*?)\swidth="100%"', rf'<svg\1 width="{width:g}" height="{height:g}"', svg, count=1)
     svg = re.sub(r'^(<svg[^>]*?)\sstyle="max-width:[^"]*"', r"\1", svg, count=1)
+    if theme == "dark":
+        svg = _with_background(svg, _background(theme))
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
+
+
+def _with_background(svg: str, colour: str) -> str:
+    """``svg`` with a ``colour`` rectangle under everything, over its viewBox."""
+    found = _VIEWBOX.search(svg)
+    x, y, width, height = found.groups() if found else ("0", "0", "100%", "100%")
+    rect = (f'<rect class="pneuma-background" x="{x}" y="{y}" width="{width}" height="{height}" '
+            f'fill="{colour}"/>')
+    return re.sub(r"^(<svg[^>]*>)", lambda m: m.group(1) + rect, svg, count=1)
 
 
 def svg_to_png(svg: str, theme: str = "light", scale: int = PNG_SCALE) -> bytes:
@@ -208,7 +236,7 @@ def svg_to_png(svg: str, theme: str = "light", scale: int = PNG_SCALE) -> bytes:
     with tempfile.TemporaryDirectory(prefix="pneuma-diagram-") as tmp:
         workdir = Path(tmp)
         page = workdir / "png.html"
-        body = standalone_svg(svg).split("\n", 1)[1]
+        body = standalone_svg(svg, theme).split("\n", 1)[1]
         page.write_text(
             "<!doctype html><html><head><meta charset=\"utf-8\"><style>html,body{margin:0;overflow:hidden;"
             f"background:{_background(theme)}}}svg{{display:block;width:{w}px;height:{h}px}}</style></head>"

@@ -28,7 +28,7 @@ def _mermaid(sources: list[str], *, render: bool, theme: str = "light"):
     try:
         return run_mermaid(sources, render=render, theme=theme)
     except RenderUnavailable as exc:
-        raise ToolError("E_INTERNAL", f"Cannot run mermaid: {exc}",
+        raise ToolError(exc.code, f"Cannot run mermaid: {exc}",
                         hint="Check that Chromium is installed and scripts/build-web has run") from None
 
 
@@ -65,7 +65,7 @@ def render_diagram(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         error = outcome.error.as_dict() if outcome.error else {"message": "mermaid rendered nothing"}
         raise ToolError("E_PARSE_FAIL", f"{file} line {error.get('line')}: {error['message']}",
                         details={"file": file, **error}, hint=error.get("hint"))
-    data = standalone_svg(outcome.svg).encode() if fmt == "svg" else svg_to_png(outcome.svg, theme)
+    data = standalone_svg(outcome.svg, theme).encode() if fmt == "svg" else svg_to_png(outcome.svg, theme)
     write_in_workspace(ctx.sandbox, output, data)
     width, height = svg_size(outcome.svg)
     return {"file": file, "output": output, "format": fmt, "type": outcome.diagram_type,

@@ -26,7 +26,8 @@ export const MESSAGES = {
     "empty.title": "No diagrams yet",
     "empty.body": "Ask the agent to draw one: every {ext} file in the workspace opens here as a tab.",
     "renderer.missingTitle": "The Mermaid renderer is missing",
-    "renderer.missingBody": "The diagram viewer's browser library was not built. Run {install} (or {build} in {folder}) and reload."
+    "renderer.missingBody": "The diagram viewer's browser library was not built. Run {install} (or {build} in {folder}) and reload.",
+    "selection.line": "line {line}"
   },
   "zh-CN": {
     "tabs.label": "图表",
@@ -45,7 +46,8 @@ export const MESSAGES = {
     "empty.title": "还没有图表",
     "empty.body": "请让智能体画一张：工作区中的每个 {ext} 文件都会在这里以标签页打开。",
     "renderer.missingTitle": "缺少 Mermaid 渲染器",
-    "renderer.missingBody": "图表查看器的浏览器端库尚未构建。请运行 {install}（或在 {folder} 中运行 {build}），然后重新加载。"
+    "renderer.missingBody": "图表查看器的浏览器端库尚未构建。请运行 {install}（或在 {folder} 中运行 {build}），然后重新加载。",
+    "selection.line": "第 {line} 行"
   }
 };
 

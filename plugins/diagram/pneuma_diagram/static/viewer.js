@@ -1,5 +1,5 @@
 // The diagram mode's viewer: every .mmd file of the workspace as a tab,
-// drawn by mermaid (npm, bundled at setup into ./vendor/mermaid.mjs), with
+// drawn by mermaid (npm, bundled at setup into ./vendor/mermaid.iife.js), with
 // zoom and pan, a light/dark theme, the parser's error at its line instead
 // of a blank canvas, and click-to-point at nodes and edges.
 //
@@ -10,22 +10,36 @@
 
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import { mapSources } from "./source-map.js";
 
 const MODE = "diagram";
 const EXT = ".mmd";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
-const VENDOR_URL = new URL("./vendor/mermaid.mjs", import.meta.url).href;
+// One bundle serves the viewer and headless rendering (render.py): a classic
+// script, because Chromium refuses ES modules from the file: URLs render.py uses.
+const VENDOR_URL = new URL("./vendor/mermaid.iife.js", import.meta.url).href;
 const HIDDEN_PREFIXES = [".pneuma/", ".claude/", ".git/", "node_modules/", "exports/"];
 const MIN_ZOOM = 0.1;
 const MAX_ZOOM = 8;
 const NAV_WAIT_MS = 2500; // how long navigate-to waits for a file that is still being written
 const DRAG_THRESHOLD_PX = 4;
-// Mermaid's element ids are "<svg id>-<prefix>-<source id>-<counter>".
-const NODE_ID_PREFIXES = /^(?:flowchart|entity|classId|state|id)-/;
 
 let vendorPromise = null;
 function loadMermaid() {
-  vendorPromise ??= import(VENDOR_URL).then((m) => m.mermaid);
+  vendorPromise ??= new Promise((resolve, reject) => {
+    if (window.PneumaMermaid) return resolve(window.PneumaMermaid.mermaid);
+    const script = document.createElement("script");
+    script.src = VENDOR_URL;
+    script.dataset.pneumaDiagram = "vendor";
+    script.onload = () => (window.PneumaMermaid ? resolve(window.PneumaMermaid.mermaid)
+      : reject(new Error("the mermaid bundle defined no PneumaMermaid")));
+    script.onerror = () => {
+      script.remove();
+      vendorPromise = null; // a rebuilt bundle is picked up on the next draw
+      reject(new Error(`cannot load ${VENDOR_URL}`));
+    };
+    document.head.append(script);
+  });
   return vendorPromise;
 }
 
@@ -53,74 +67,53 @@ function prefersDark() {
 }
 
 // --- what was clicked --------------------------------------------------------------
+// source-map.js marks every element that stands for something in the source
+// (data-src-kind, -id, -label, -from, -to, -line, -key); a click picks the
+// nearest marked element.
 
-function sourceNodeId(elementId, svgId) {
-  let id = String(elementId || "");
-  if (svgId && id.startsWith(svgId + "-")) id = id.slice(svgId.length + 1);
-  return id.replace(NODE_ID_PREFIXES, "").replace(/-\d+$/, "");
+function selectionOf(element) {
+  const d = element.dataset;
+  return {
+    kind: d.srcKind, id: d.srcId || "", label: d.srcLabel || "",
+    from: d.srcFrom || undefined, to: d.srcTo || undefined,
+    line: d.srcLine ? Number(d.srcLine) : undefined, key: d.srcKey,
+  };
 }
 
-function labelOf(element) {
-  return (element?.textContent || "").replace(/\s+/g, " ").trim();
-}
-
-/** The node or edge under `target` in the rendered `svg`, as a selection. */
+/** The source element under `target` in the rendered `svg`, as a selection. */
 function pickTarget(svg, target) {
-  const svgId = svg.id;
-  const participant = target.closest("[data-type=participant][data-id], rect.actor[name], text.actor");
-  if (participant) {
-    const id = participant.getAttribute("data-id") || participant.getAttribute("name") || labelOf(participant);
-    return { kind: "node", id, label: id, element: participant };
-  }
-  const message = target.closest("text.messageText");
-  if (message) return { kind: "edge", id: "", label: labelOf(message), element: message };
-  const node = target.closest("g.node");
-  if (node) {
-    const id = node.dataset.nodeId || sourceNodeId(node.id, svgId);
-    return { kind: "node", id, label: labelOf(node) || id, element: node };
-  }
-  const edgeLabel = target.closest("g.edgeLabel");
-  const labelled = edgeLabel?.querySelector("[data-id]");
-  const path = target.closest("path[data-edge], path.flowchart-link, path.relation, path.relationshipLine, path.transition");
-  if (labelled || path) {
-    const raw = labelled?.getAttribute("data-id") || path?.getAttribute("data-id") || path?.id || "";
-    const id = svgId && raw.startsWith(svgId + "-") ? raw.slice(svgId.length + 1) : raw;
-    const labelEl = edgeLabel || (id && svg.querySelector(`g.edgeLabel [data-id="${CSS.escape(id)}"]`));
-    const ends = /^L_(.+)_(.+)_(\d+)$/.exec(id);
-    const line = path || (id && (svg.querySelector(`path[data-id="${CSS.escape(id)}"]`)
-      || svg.querySelector(`path#${CSS.escape(svgId + "-" + id)}`)));
-    return {
-      kind: "edge", id, label: labelOf(labelEl),
-      from: ends ? ends[1] : undefined, to: ends ? ends[2] : undefined,
-      element: line || edgeLabel,
-    };
-  }
-  return null;
+  const marked = target.closest("[data-src-kind]");
+  return marked && svg.contains(marked) ? selectionOf(marked) : null;
 }
 
-// Every node gets its source id as data-node-id: one attribute to find it
-// by, whatever the diagram type called its element.
-function markNodes(svg) {
-  for (const node of svg.querySelectorAll("g.node")) {
-    node.dataset.nodeId = node.getAttribute("data-id") || sourceNodeId(node.id, svg.id);
-  }
-  for (const p of svg.querySelectorAll("[data-type=participant][data-id]")) p.dataset.nodeId = p.getAttribute("data-id");
-}
+// The kinds that are things rather than connections: what describe-view
+// lists as nodes and navigate-to can centre.
+const THING = "[data-src-kind]:not([data-src-kind=edge]):not([data-src-kind=note])";
 
 function nodeIds(svg) {
   const ids = new Set();
-  for (const node of svg.querySelectorAll("g.node")) ids.add(node.getAttribute("data-id") || sourceNodeId(node.id, svg.id));
-  for (const p of svg.querySelectorAll("[data-type=participant][data-id]")) ids.add(p.getAttribute("data-id"));
+  for (const el of svg.querySelectorAll(THING)) ids.add(el.dataset.srcId);
   ids.delete("");
   return [...ids];
 }
 
 function findNode(svg, id) {
-  for (const node of svg.querySelectorAll("g.node, [data-type=participant][data-id]")) {
-    const nodeId = node.getAttribute("data-id") || sourceNodeId(node.id, svg.id);
-    if (nodeId === id) return node;
-  }
+  for (const el of svg.querySelectorAll(THING)) if (el.dataset.srcId === id) return el;
   return null;
+}
+
+/** The elements of a selection in a redrawn svg, found by what the source
+ * calls it (keys are numbered afresh in every drawing). */
+function elementsOf(svg, s) {
+  const same = (el) => {
+    const d = el.dataset;
+    return d.srcKind === s.kind && (d.srcId || "") === (s.id || "") && (d.srcFrom || undefined) === s.from
+      && (d.srcTo || undefined) === s.to && (s.id || s.from || (d.srcLabel || "") === (s.text || ""));
+  };
+  const all = [...svg.querySelectorAll("[data-src-kind]")].filter(same);
+  // several alike (every [*] of a state diagram, a repeated message): the one on its line
+  const first = all.find((el) => Number(el.dataset.srcLine) === s.line) || all[0];
+  return first ? [...svg.querySelectorAll(`[data-src-key="${CSS.escape(first.dataset.srcKey)}"]`)] : [];
 }
 
 // --- the viewer -------------------------------------------------------------------
@@ -314,7 +307,8 @@ class DiagramViewer {
           svg.style.maxWidth = "none";
         }
         this.svg = svg;
-        markNodes(svg);
+        await mapSources(mermaid, text, svg, status.type);
+        if (seq !== this.renderSeq) return;
         this.canvas.hidden = false;
         if (this.fitted) this.fit();
         else this.applyView();
@@ -429,24 +423,37 @@ class DiagramViewer {
   // selection --------------------------------------------------------------------------
 
   select(picked) {
-    this.highlight(picked.element);
-    const { element, ...rest } = picked;
-    this.selected = { file: this.active, kind: rest.kind, id: rest.id, from: rest.from, to: rest.to, text: rest.label };
-    const what = rest.kind === "edge" && rest.from ? `${rest.from} → ${rest.to}` : rest.id;
-    const chip = [this.active, what, rest.label && rest.label !== rest.id ? `“${rest.label}”` : null]
-      .filter(Boolean).join(" · ");
-    this.ctx.setSelection({ ...this.selected, label: chip });
+    const { kind, id, label, from, to, line, key } = picked;
+    this.selected = { file: this.active, kind, id, from, to, line, text: label };
+    this.highlight([...this.svg.querySelectorAll(`[data-src-key="${CSS.escape(key)}"]`)]);
+    this.ctx.setSelection({ ...this.selected, label: this.chipText(this.selected) });
   }
 
-  highlight(element) {
+  /** The context chip: file · what (id, or from → to) · “label” · line. */
+  chipText(s) {
+    const what = s.from ? `${s.from} → ${s.to}` : s.id;
+    return [s.file, what, s.text && s.text !== s.id ? `“${s.text}”` : null,
+      s.line ? this.t("selection.line", { line: s.line }) : null].filter(Boolean).join(" · ");
+  }
+
+  highlight(elements) {
     for (const el of this.stage.querySelectorAll(".pneuma-selected")) el.classList.remove("pneuma-selected");
-    element?.classList.add("pneuma-selected");
+    for (const el of elements || []) el.classList.add("pneuma-selected");
   }
 
+  // After a redraw (the agent edited the file): the same element lights up
+  // again, and if the edit moved it to another line, the chip and the next
+  // message say the new one.
   restoreSelection() {
     const s = this.selected;
     if (!s || s.file !== this.active || !this.svg) return;
-    if (s.kind === "node") this.highlight(findNode(this.svg, s.id));
+    const elements = elementsOf(this.svg, s);
+    this.highlight(elements);
+    const line = elements[0]?.dataset.srcLine ? Number(elements[0].dataset.srcLine) : undefined;
+    if (elements.length && line !== s.line) {
+      this.selected = { ...s, line };
+      this.ctx.setSelection({ ...this.selected, label: this.chipText(this.selected) });
+    }
   }
 
   clearSelection(notifyShell = false) {
@@ -498,7 +505,7 @@ class DiagramViewer {
         const node = findNode(this.svg, String(params.node));
         if (!node) return { success: false, message: `No node ${params.node} in ${file}; its nodes: ${view.nodes.join(", ")}`, data: view };
         this.centreOn(node);
-        this.highlight(node);
+        this.highlight([...this.svg.querySelectorAll(`[data-src-key="${CSS.escape(node.dataset.srcKey)}"]`)]);
       }
       const message = view.rendered
         ? `Showing ${file} (${view.type}, ${view.nodes.length} nodes)`
@@ -559,6 +566,7 @@ export default {
     if (selection.kind) attrs.push(`kind="${escapeAttr(selection.kind)}"`);
     if (selection.id) attrs.push(`id="${escapeAttr(selection.id)}"`);
     if (selection.from) attrs.push(`from="${escapeAttr(selection.from)}"`, `to="${escapeAttr(selection.to)}"`);
+    if (selection.line) attrs.push(`line="${Number(selection.line)}"`);
     return `<viewer-context ${attrs.join(" ")}>${escapeText(String(selection.text ?? "").slice(0, 500))}</viewer-context>`;
   },
 
