@@ -361,16 +361,14 @@ class Checkpoints:
         line = json.dumps(notice, ensure_ascii=False).encode("utf-8") + b"\n"
         atomic_write_bytes(path, earlier + line, 0o600)
 
-    def has_chat_notices(self) -> bool:
-        """Whether a restore waits to be listed (a stat: cheap enough for
-        every batch of file events)."""
-        return (self.directory / CHAT_NOTICES).exists()
-
     def take_chat_notices(self) -> list[dict[str, Any]]:
-        """The restores the chat has not listed yet, oldest first, once. A
-        damaged line is skipped: the files were restored all the same."""
+        """The restores the chat has not listed yet, oldest first, once. Under
+        the store's lock, which a restore holds from its first write to its
+        notice: a caller woken by the restored files waits for the notice
+        rather than missing it. A damaged line is skipped: the files were
+        restored all the same."""
         path = self.directory / CHAT_NOTICES
-        if not path.exists():
+        if not self.directory.is_dir():
             return []
         with self._locked():
             try:

@@ -132,9 +132,7 @@ class Pneuma:
         self.session.emit({"type": "content_update", "files": files})
         # Files written by `pneuma checkpoints restore` in a terminal: the
         # chat lists that restore as it lists its own.
-        store = self.session.checkpoints
-        if store is not None and store.has_chat_notices():
-            self.session.spawn(self.session.list_restores())
+        self.session.list_restores_soon()
         for listener in list(self._files_listeners):
             try:
                 listener(files)

@@ -163,6 +163,8 @@ class Session:
         # Per-turn checkpoints of the workspace (pneuma.checkpoints): None
         # for a session that persists nothing.
         self.checkpoints: Checkpoints | None = None
+        self._listing_restores = False
+        self._restores_to_look_for = False
         # Turns recorded before they reached the agent and not ended yet: a
         # turn of no message of the person's (the greeting) ends none.
         self._turns_checkpointed = 0
@@ -762,6 +764,27 @@ class Session:
         for notice in notices:
             notice.pop("type", None)
             self.emit({"type": "workspace_restored", **notice})
+
+    def list_restores_soon(self) -> None:
+        """``list_restores`` in the background, once at a time: files just
+        changed, perhaps by a restore from the terminal (still writing: the
+        listing waits for the store's lock, held until its notice is out)."""
+        if self.checkpoints is None:
+            return
+        self._restores_to_look_for = True
+        if self._listing_restores:
+            return  # the running listing looks again when it is done
+        self._listing_restores = True
+
+        async def listing() -> None:
+            try:
+                while self._restores_to_look_for:
+                    self._restores_to_look_for = False
+                    await self.list_restores()
+            finally:
+                self._listing_restores = False
+
+        self.spawn(listing())
 
     def _turn_ended(self) -> None:
         """The agent's turn is over: what changes after it is someone

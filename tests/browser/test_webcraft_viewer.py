@@ -46,6 +46,19 @@ def frame(page: Any, viewport: str = "desktop") -> Any:
     raise AssertionError("the preview frame did not load")
 
 
+def in_settled_frame(page: Any, viewport: str, script: str) -> Any:
+    """``script`` evaluated in the page that frame shows. A reload swaps a
+    new frame in for the old one (a late file event after a switch of
+    width, on a busy machine): one detached mid-evaluation is asked again."""
+    for attempt in range(5):
+        try:
+            return frame(page, viewport).evaluate(script)
+        except Exception as exc:
+            if "detached" not in str(exc).lower() or attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
 def shown(page: Any, viewport: str = "desktop") -> Any:
     """A locator root inside that frame, for auto-waiting assertions."""
     return page.frame_locator(f'iframe.webcraft-frame[data-viewport="{viewport}"]')
@@ -375,10 +388,11 @@ def test_srcset_images_load_and_the_width_picks_the_candidate(site: tuple[Any, A
     expected = {"phone": ("small", "small"), "tablet": ("large", "large"), "desktop": ("large", "large")}
     for viewport, (responsive, art) in expected.items():
         assert viewer_answer(server, "set-viewport", {"viewport": viewport})["success"]
-        inner = frame(page, viewport)
-        inner.wait_for_function(
-            "() => [...document.images].every((i) => i.complete && i.naturalWidth > 0)", timeout=10_000)
-        ratios = inner.evaluate("() => [responsive, art].map((i) => Math.round(i.naturalWidth / i.naturalHeight))")
+        ratios = in_settled_frame(page, viewport, """async () => {
+            const loaded = () => [...document.images].every((i) => i.complete && i.naturalWidth > 0);
+            for (let i = 0; i < 100 && !loaded(); i++) await new Promise((r) => setTimeout(r, 100));
+            return [responsive, art].map((i) => Math.round(i.naturalWidth / i.naturalHeight));
+        }""")
         assert ratios == [{"small": 1, "large": 3}[responsive], {"small": 1, "large": 3}[art]], (viewport, ratios)
     errors = viewer_answer(server, "get-console-errors", {"page": "pictures.html"})["data"]["errors"]
     assert errors == []

@@ -144,6 +144,8 @@ async def test_two_workspaces_served_at_once_each_with_its_own_token_and_agent(
     await tab_a.say("hello from a")
     await tab_b.say("hello from b")
     for tab in (tab_a, tab_b):
+        # The greeting turn may still be ending: its result is not this turn's.
+        await tab.wait_for("user_message", timeout=20)
         await tab.wait_for("result", timeout=20)
     users_a = [m["content"] for m in tab_a.received if m.get("type") == "user_message"]
     users_b = [m["content"] for m in tab_b.received if m.get("type") == "user_message"]

@@ -226,3 +226,37 @@ async def test_a_restore_from_the_terminal_while_nothing_ran_is_listed_at_the_ne
     history = await (await again.tab(subscribe=False)).full_history()
     [note] = [m for m in history if m["type"] == "workspace_restored"]
     assert note["origin"] == "terminal" and note["restored"] == [REL]
+
+
+async def test_a_restore_still_writing_when_the_watcher_wakes_is_listed_once_it_is_done(make_server):
+    # The terminal's restore writes the files, then its notice, all under
+    # the store's lock; the watcher may wake in between. The chat must wait
+    # for the notice, not miss it (the CI run that found this: the undo from
+    # the terminal never showed in the chat).
+    import asyncio
+    import threading
+    import time
+
+    server = await make_server(watch=True)
+    tab = await server.tab()
+    store = server.session.checkpoints
+    go_on = threading.Event()
+
+    def slow_restore() -> None:
+        with store._locked():
+            (server.workspace / REL).write_text("<section>put back</section>\n")
+            go_on.wait(10)
+            store._leave_chat_notice({"target": "1", "undo": "u1", "restored": [REL],
+                                      "kept_conflicts": [], "failed": [], "origin": "terminal",
+                                      "timestamp": time.time()})
+
+    writer = threading.Thread(target=slow_restore)
+    writer.start()
+    try:
+        await tab.wait_for("content_update")
+        await asyncio.sleep(0.3)  # the listing woken by that batch is now waiting
+    finally:
+        go_on.set()
+        await asyncio.to_thread(writer.join)
+    note = await tab.wait_for("workspace_restored", timeout=10)
+    assert (note["target"], note["origin"], note["restored"]) == ("1", "terminal", [REL])
