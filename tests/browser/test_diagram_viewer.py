@@ -106,6 +106,29 @@ def test_a_clicked_node_and_edge_reach_the_agent(
     assert page.console_errors == []
 
 
+SEQUENCE_BLOCKS = (
+    "sequenceDiagram\n  participant A\n  participant B\n  loop Every minute\n    A->>B: ping\n  end\n"
+    "  alt is sick\n    B->>A: not good\n  else is well\n    B->>A: fine\n  end\n"
+    "  Note right of B: side note\n  rect rgb(200, 220, 255)\n    A->>B: inside\n  end\n"
+)
+CLASS_MEMBERS = (
+    "classDiagram\n  class Animal {\n    +String name\n    +eat()\n  }\n  class Duck\n"
+    "  Duck : +swim()\n  Duck : +String beak\n  Animal <|-- Duck\n"
+)
+GIT_GRAPH = (
+    "gitGraph\n  commit id: \"init\"\n  commit tag: \"v1\"\n  branch develop\n  checkout develop\n"
+    "  commit id: \"feat\"\n  checkout main\n  merge develop\n"
+)
+REQUIREMENTS = (
+    "requirementDiagram\n  requirement test_req {\n    id: 1\n    text: the test text.\n    risk: high\n"
+    "    verifymethod: test\n  }\n  element test_entity {\n    type: simulation\n  }\n"
+    "  test_entity - satisfies -> test_req\n"
+)
+C4 = (
+    "C4Context\n  title System Context\n  Person(customerA, \"Banking Customer A\", \"A customer\")\n"
+    "  System(SystemAA, \"Internet Banking System\", \"Allows customers\")\n  Rel(customerA, SystemAA, \"Uses\")\n"
+)
+
 # One small diagram of each type the viewer maps back to its source, what to
 # click (by what the person sees: mermaid's own classes and the label), what
 # the chip must say and the <viewer-context> the agent must get: the id or
@@ -154,6 +177,94 @@ SELECTION_CASES: list[tuple[str, str, tuple[str, str], list[str], str]] = [
      "timeline\n  title History\n  2002 : LinkedIn\n  2004 : Facebook\n       : Google\n",
      ("g.timeline-node", "Google"), ["Google", "line 5"],
      'kind="event" id="Google" line="5">Google'),
+    # a sequence's frames: the keyword and its text, a section of it, a note, a coloured rect
+    ("loop.mmd", SEQUENCE_BLOCKS, ("text.loopText", "Every minute"), ["loop", "“Every minute”", "line 4"],
+     'kind="block" id="loop" line="4">Every minute'),
+    ("alt.mmd", SEQUENCE_BLOCKS, ("text.labelText", "alt"), ["alt", "“is sick”", "line 7"],
+     'kind="block" id="alt" line="7">is sick'),
+    ("else.mmd", SEQUENCE_BLOCKS, ("text.sectionTitle", "is well"), ["else", "“is well”", "line 9"],
+     'kind="block" id="else" line="9">is well'),
+    ("note.mmd", SEQUENCE_BLOCKS, ("text.noteText", "side note"), ["“side note”", "line 12"],
+     'kind="note" line="12">side note'),
+    ("rect.mmd", SEQUENCE_BLOCKS, ("rect.rect", ""), ["rect", "“rgb(200, 220, 255)”", "line 13"],
+     'kind="block" id="rect" line="13">rgb(200, 220, 255)'),
+    # a class's attribute and method, in its { } block or in a `Class : member` statement
+    ("member.mmd", CLASS_MEMBERS, ("g.methods-group g.label", "+eat()"), ["Animal : +eat()", "line 4"],
+     'kind="member" of="Animal" id="+eat()" line="4">+eat()'),
+    ("attribute.mmd", CLASS_MEMBERS, ("g.members-group g.label", "+String beak"),
+     ["Duck : +String beak", "line 8"],
+     'kind="member" of="Duck" id="+String beak" line="8">+String beak'),
+    ("commit.mmd", GIT_GRAPH, ("text.commit-label", "feat"), ["feat", "line 6"],
+     'kind="commit" id="feat" line="6">feat'),
+    ("tag.mmd", GIT_GRAPH, ("text.tag-label", "v1"), ["“commit tag: v1”", "line 3"],
+     'kind="commit" line="3">commit tag: v1'),
+    ("branch.mmd", GIT_GRAPH, ("g.branchLabel g.label", "develop"), ["develop", "line 4"],
+     'kind="branch" id="develop" line="4">develop'),
+    ("quadrant.mmd",
+     "quadrantChart\n  title Reach\n  x-axis Low Reach --> High Reach\n  y-axis Low Engagement --> High Engagement\n"
+     "  quadrant-1 Expand\n  quadrant-2 Promote\n  Campaign A: [0.3, 0.6]\n  Campaign B: [0.45, 0.23]\n",
+     ("g.data-point", "Campaign B"), ["Campaign B", "line 8"],
+     'kind="point" id="Campaign B" line="8">Campaign B'),
+    ("requirement.mmd", REQUIREMENTS, ("g.node", "test_entity"), ["test_entity", "line 8"],
+     'kind="node" id="test_entity" line="8">test_entity'),
+    ("satisfies.mmd", REQUIREMENTS, ("g.edgeLabel", "satisfies"), ["test_entity → test_req", "“satisfies”", "line 11"],
+     'kind="edge" from="test_entity" to="test_req" line="11">satisfies'),
+    ("c4.mmd", C4, ("g.c4-shape", "Internet Banking System"), ["SystemAA", "“Internet Banking System”", "line 4"],
+     'kind="node" id="SystemAA" line="4">Internet Banking System'),
+    ("c4-rel.mmd", C4, ("text", "Uses"), ["customerA → SystemAA", "line 5"],
+     'kind="edge" from="customerA" to="SystemAA" line="5">Uses'),
+    ("sankey.mmd",
+     "sankey\n  Agricultural waste,Bio-conversion,124.729\n  Bio-conversion,Liquid,0.597\n  Bio-conversion,Losses,26.862\n",
+     (".node-labels text", "Losses"), ["Losses", "line 4"],
+     'kind="node" id="Losses" line="4">Losses'),
+    ("xychart.mmd",
+     "xychart\n  title \"Sales Revenue\"\n  x-axis [jan, feb, mar]\n  y-axis \"Revenue\" 4000 --> 11000\n"
+     "  bar [5000, 6000, 7500]\n  line [5000, 6000, 7500]\n",
+     ("g.bar-plot-0 rect", ""), ["bar", "“[5000, 6000, 7500]”", "line 5"],
+     'kind="series" id="bar" line="5">[5000, 6000, 7500]'),
+    ("axis.mmd",
+     "xychart\n  title \"Sales Revenue\"\n  x-axis [jan, feb, mar]\n  y-axis \"Revenue\" 4000 --> 11000\n"
+     "  bar [5000, 6000, 7500]\n",
+     ("g.left-axis text", "Revenue"), ["Revenue", "line 4"],
+     'kind="label" id="Revenue" line="4">Revenue'),
+    ("block.mmd", "block\n  columns 3\n  a[\"Alpha\"] b[\"Beta\"] c\n  a --> b\n",
+     ("g.node", "Beta"), ["b", "“Beta”", "line 3"],
+     'kind="node" id="b" line="3">Beta'),
+    ("architecture.mmd",
+     "architecture-beta\n  group api(cloud)[API]\n  service db(database)[Database] in api\n"
+     "  service server(server)[Server] in api\n  db:L -- R:server\n",
+     ("g.architecture-service text", "Database"), ["db", "“Database”", "line 3"],
+     'kind="node" id="db" line="3">Database'),
+    ("kanban.mmd", "kanban\n  todo[Todo]\n    t1[Write docs]\n    t2[Fix bug]\n  done[Done]\n    t3[Ship it]\n",
+     ("g.node", "Fix bug"), ["t2", "“Fix bug”", "line 4"],
+     'kind="node" id="t2" line="4">Fix bug'),
+    ("packet.mmd", "packet\n  0-15: \"Source Port\"\n  16-31: \"Destination Port\"\n",
+     ("text.packetLabel", "Destination Port"), ["Destination Port", "line 3"],
+     'kind="field" id="Destination Port" line="3">Destination Port'),
+    ("radar.mmd", "radar-beta\n  axis A, B, C\n  curve c1{1,2,3}\n  curve c2{3,2,1}\n",
+     ("text.radarLegendText", "c2"), ["c2", "line 4"],
+     'kind="curve" id="c2" line="4">c2'),
+    ("treemap.mmd",
+     "treemap-beta\n\"Section 1\"\n    \"Leaf 1.1\": 12\n\"Section 2\"\n    \"Leaf 2.1\": 20\n",
+     ("g.treemapNode", "Leaf 2.1"), ["Leaf 2.1", "line 5"],
+     'kind="node" id="Leaf 2.1" line="5">Leaf 2.1'),
+    # types whose database names nothing: the clicked text, at the line that writes it
+    ("venn.mmd", "venn-beta\n  title Fruit\n  set A[\"Apples\"]\n  set B[\"Bananas\"]\n  union A,B[\"Both\"]\n",
+     ("g.venn-area text", "Bananas"), ["Bananas", "line 4"],
+     'kind="label" id="Bananas" line="4">Bananas'),
+    ("ishikawa.mmd", "ishikawa-beta\n  Slow builds\n    People\n      Not trained\n    Tools\n      Old compiler\n",
+     ("g.ishikawa-label-group", "Tools"), ["Tools", "line 5"],
+     'kind="label" id="Tools" line="5">Tools'),
+    ("wardley.mmd", "wardley-beta\n  title Tea shop\n  component Cup [0.73, 0.78]\n  component Tea [0.63, 0.81]\n"
+     "  Cup -> Tea\n",
+     ("g.wardley-node text", "Tea"), ["Tea", "line 4"],  # not the title's line 2
+     'kind="label" id="Tea" line="4">Tea'),
+    ("tree.mmd", "treeView-beta\n  root\n    src\n      main.py\n    docs\n",
+     ("g.tree-view text", "main.py"), ["main.py", "line 4"],
+     'kind="label" id="main.py" line="4">main.py'),
+    ("swimlane.mmd", "swimlane-beta\n  A[Start] --> B[Stop]\n",
+     ("g.node", "Stop"), ["B", "“Stop”", "line 2"],
+     'kind="node" id="B" line="2">Stop'),
 ]
 
 
@@ -183,6 +294,30 @@ def test_a_selection_names_its_source_id_and_line_in_every_diagram_type(
         shot(page, f"diagram-select-{file.removesuffix('.mmd')}")
         said = send_and_read(page, fake_claude, "This one.", turns=turn, timeout=TURN)
         assert said.startswith(f'<viewer-context mode="diagram" file="{file}" {context}</viewer-context>'), (file, said)
+    assert page.console_errors == []
+
+
+def test_a_selected_member_or_frame_follows_its_line_when_the_agent_edits(diagram: tuple[Any, Any]) -> None:
+    server, page = diagram
+    chip = page.locator(".ctx-row .ctx-chip")
+    for file, source, (selector, text), before, after in [
+        ("member.mmd", CLASS_MEMBERS, ("g.methods-group g.label", "+eat()"), "line 4", "line 6"),
+        ("else.mmd", SEQUENCE_BLOCKS, ("text.sectionTitle", "is well"), "line 9", "line 11"),
+    ]:
+        path = server.workspace / file
+        path.write_text(source, encoding="utf-8")
+        assert viewer_answer(server, "navigate-to", {"file": file})["data"]["rendered"]
+        wait_rendered(page)
+        page.locator(f".dg-stage {selector}", has_text=text).first.click()
+        expect(chip).to_contain_text(before)
+        selected = page.locator(".dg-stage .pneuma-selected")
+        expect(selected).to_have_count(1)
+        # two lines above it: the same member (not its class, not another member) stays selected
+        path.write_text(source.replace("\n", "\n%% one\n%% two\n", 1), encoding="utf-8")
+        expect(chip).to_contain_text(after)
+        expect(selected).to_have_count(1)
+        expect(selected).to_have_text(text if file == "member.mmd" else f"[{text}]")
+        assert viewer_answer(server, "describe-view")["data"]["selection"]["line"] == int(after.split()[1])
     assert page.console_errors == []
 
 

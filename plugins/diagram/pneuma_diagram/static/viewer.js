@@ -74,7 +74,7 @@ function prefersDark() {
 function selectionOf(element) {
   const d = element.dataset;
   return {
-    kind: d.srcKind, id: d.srcId || "", label: d.srcLabel || "",
+    kind: d.srcKind, id: d.srcId || "", label: d.srcLabel || "", of: d.srcOf || undefined,
     from: d.srcFrom || undefined, to: d.srcTo || undefined,
     line: d.srcLine ? Number(d.srcLine) : undefined, key: d.srcKey,
   };
@@ -86,9 +86,11 @@ function pickTarget(svg, target) {
   return marked && svg.contains(marked) ? selectionOf(marked) : null;
 }
 
-// The kinds that are things rather than connections: what describe-view
-// lists as nodes and navigate-to can centre.
-const THING = "[data-src-kind]:not([data-src-kind=edge]):not([data-src-kind=note])";
+// The kinds that are things rather than connections, parts of a thing (a
+// class's member) or a sequence's loop/alt/… frame: what describe-view lists
+// as nodes and navigate-to can centre.
+const THING = "[data-src-kind]:not([data-src-kind=edge]):not([data-src-kind=note])"
+  + ":not([data-src-kind=member]):not([data-src-kind=block])";
 
 function nodeIds(svg) {
   const ids = new Set();
@@ -107,7 +109,8 @@ function findNode(svg, id) {
 function elementsOf(svg, s) {
   const same = (el) => {
     const d = el.dataset;
-    return d.srcKind === s.kind && (d.srcId || "") === (s.id || "") && (d.srcFrom || undefined) === s.from
+    return d.srcKind === s.kind && (d.srcId || "") === (s.id || "") && (d.srcOf || undefined) === s.of
+      && (d.srcFrom || undefined) === s.from
       && (d.srcTo || undefined) === s.to && (s.id || s.from || (d.srcLabel || "") === (s.text || ""));
   };
   const all = [...svg.querySelectorAll("[data-src-kind]")].filter(same);
@@ -423,15 +426,16 @@ class DiagramViewer {
   // selection --------------------------------------------------------------------------
 
   select(picked) {
-    const { kind, id, label, from, to, line, key } = picked;
-    this.selected = { file: this.active, kind, id, from, to, line, text: label };
+    const { kind, id, label, of, from, to, line, key } = picked;
+    this.selected = { file: this.active, kind, id, of, from, to, line, text: label };
     this.highlight([...this.svg.querySelectorAll(`[data-src-key="${CSS.escape(key)}"]`)]);
     this.ctx.setSelection({ ...this.selected, label: this.chipText(this.selected) });
   }
 
-  /** The context chip: file · what (id, or from → to) · “label” · line. */
+  /** The context chip: file · what (id, from → to, or a member as the
+   * source can write it, `Class : member`) · “label” · line. */
   chipText(s) {
-    const what = s.from ? `${s.from} → ${s.to}` : s.id;
+    const what = s.from ? `${s.from} → ${s.to}` : s.of ? `${s.of} : ${s.id}` : s.id;
     return [s.file, what, s.text && s.text !== s.id ? `“${s.text}”` : null,
       s.line ? this.t("selection.line", { line: s.line }) : null].filter(Boolean).join(" · ");
   }
@@ -564,6 +568,7 @@ export default {
     if (!selection) return "";
     const attrs = [`mode="${MODE}"`, `file="${escapeAttr(selection.file || "")}"`];
     if (selection.kind) attrs.push(`kind="${escapeAttr(selection.kind)}"`);
+    if (selection.of) attrs.push(`of="${escapeAttr(selection.of)}"`);
     if (selection.id) attrs.push(`id="${escapeAttr(selection.id)}"`);
     if (selection.from) attrs.push(`from="${escapeAttr(selection.from)}"`, `to="${escapeAttr(selection.to)}"`);
     if (selection.line) attrs.push(`line="${Number(selection.line)}"`);
