@@ -23,7 +23,8 @@ sys.path.insert(0, str(HERE))
 
 from _common import machine_note, print_rows  # noqa: E402
 
-BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher"]
+BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher",
+              "export"]
 TIMEOUT = 180
 
 

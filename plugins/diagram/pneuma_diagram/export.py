@@ -20,7 +20,7 @@ from pathlib import Path
 from pneuma.api import ExportError, Exporter, ExportFormat, ExportRequest, ExportResult
 
 from pneuma_diagram.diagrams import SUFFIX, diagram_files
-from pneuma_diagram.render import RenderUnavailable, run_mermaid, standalone_svg, svg_to_png
+from pneuma_diagram.render import RenderUnavailable, run_mermaid, standalone_svg, svgs_to_png
 
 FORMATS = (
     ExportFormat("svg", {"en": "SVG (one file per diagram)", "zh-CN": "SVG（每个图表一个文件）"}, ""),
@@ -51,16 +51,18 @@ def export_diagrams(workspace: Path, fmt: str, output: Path, theme: str = "light
             lines = (error.message if error else "mermaid rendered nothing").splitlines()
             said = lines[0] if len(lines) == 1 else f"{lines[0]} {lines[-1]}"
             raise ExportError(f"{where}: {said} ({len(broken)} diagram(s) with errors; nothing exported)")
+        svgs = [outcome.svg or "" for outcome in outcomes]
+        # every PNG from one Chromium, not one Chromium per diagram
+        pngs = svgs_to_png(svgs, theme) if fmt == "png" else []
         output.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
-        for file, outcome in zip(files, outcomes):
-            assert outcome.svg is not None
+        for n, (file, svg) in enumerate(zip(files, svgs)):
             # a/b.mmd → a--b.svg: one flat folder, no two diagrams on one name
             target = output / (file[: -len(SUFFIX)].replace("/", "--") + "." + fmt)
             if fmt == "svg":
-                target.write_text(standalone_svg(outcome.svg, theme), encoding="utf-8")
+                target.write_text(standalone_svg(svg, theme), encoding="utf-8")
             else:
-                target.write_bytes(svg_to_png(outcome.svg, theme))
+                target.write_bytes(pngs[n])
             written.append(target)
     except RenderUnavailable as exc:
         raise ExportError(f"cannot render diagrams: {exc}", code=exc.code) from None
