@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     "HeadlessServer": "pneuma.server.headless:HeadlessServer",
     "ensure_headless_server": "pneuma.server.headless:ensure_headless_server",
     "running_headless_server": "pneuma.server.headless:running_headless_server",
+    # the workspace on an origin of its own, for previews that run its pages
+    "ContentSite": "pneuma.server.content_site:ContentSite",
     # errors
     "ToolError": "pneuma.tools.errors:ToolError",
     "ErrorCode": "pneuma.tools.errors:ErrorCode",
@@ -154,6 +156,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.tools.runtime import call_tool as call_mode_tool
     from pneuma.workspace.claude_md import MarkerError, find_sections
     from pneuma.server.config import ServerConfig
+    from pneuma.server.content_site import ContentSite
     from pneuma.server.errors import error_response
     from pneuma.server.handle import Pneuma, pneuma_of
     from pneuma.server.headless import (

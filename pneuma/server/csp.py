@@ -54,8 +54,16 @@ def shell_policy(host: str) -> str:
     middleware) names the socket endpoint explicitly for older browsers
     whose ``'self'`` does not cover ``ws:``."""
     connect = "'self'"
+    frames = "'self' blob: data:"
     if _HOST.match(host):
         connect += f" ws://{host}"
+        # Content sites (pneuma.server.content_site) are this host on
+        # another port, started after this page may have been answered (the
+        # early server), so their ports cannot be listed. A frame runs in
+        # its own origin, so this lets the shell show them, not reach them.
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if not name.startswith("["):  # Chromium ignores IPv6 literals in source lists
+            frames += f" http://{name}:*"
     return "; ".join((
         "default-src 'self'",
         "script-src 'self'",
@@ -64,7 +72,7 @@ def shell_policy(host: str) -> str:
         "form-action 'self'",
         "frame-ancestors 'none'",
         f"connect-src {connect}",
-        "frame-src 'self' blob: data:",
+        f"frame-src {frames}",
         "worker-src 'self' blob:",
         # Inline styles: the viewers set style attributes and slide themes
         # are <style> elements; styles cannot call the API.

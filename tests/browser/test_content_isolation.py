@@ -134,3 +134,30 @@ def test_every_viewer_works_under_the_shell_policy(mode: str, pneuma_server: Any
     refused = [e for e in page.console_errors
                if "Content Security Policy" in e or "unsafe-eval" in e or "sandboxed" in e]
     assert refused == []
+
+
+def test_a_webcraft_page_runs_on_its_own_origin_and_cannot_write(pneuma_server: Any,
+                                                                 open_page: Any) -> None:
+    """The webcraft preview frames the page from the mode's content site
+    (pneuma.api.ContentSite): another origin, so its scripts' writes to the
+    Pneuma server are refused (the Origin check), and to its own site too
+    (read-only)."""
+    server = pneuma_server("webcraft", backend="none")
+    ws = Path(server.workspace)
+    attack = ATTACK.replace("'/api/files'", "'{url}/api/files'")
+    (ws / "index.html").write_text(PAGE.format(attack=attack.format(
+        url=server.base, target="pwned-webcraft.txt")), encoding="utf-8")
+    (ws / "local.html").write_text(PAGE.format(attack=ATTACK.format(target="pwned-local.txt")),
+                                   encoding="utf-8")
+    page = open_page(server)
+    for name, title in (("index.html", "refused"), ("local.html", "answered 403")):
+        page.click(f'.webcraft-tab[data-page="{name}"]')
+        frame = page.frame_locator("iframe.webcraft-frame[data-viewport='desktop']")
+        frame.locator("h1").wait_for()
+        inner = page.locator("iframe.webcraft-frame").element_handle().content_frame()
+        inner.wait_for_function("() => /^(answered|refused)/.test(document.title)", timeout=10_000)
+        assert (name, inner.title()) == (name, title)
+        origin = inner.evaluate("() => self.origin")
+        assert origin.startswith("http://127.0.0.1:") and origin != server.base
+    time.sleep(1.0)
+    assert written(ws) == []

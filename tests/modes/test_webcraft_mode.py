@@ -1,5 +1,5 @@
 """The webcraft mode (plugins/webcraft): manifest, seed site, skill, the
-capture_screenshot tool, the preview-frame routes and its exports, each
+capture_screenshot tool, the preview's content site and its exports, each
 checked the way a person or the agent would meet it."""
 
 from __future__ import annotations
@@ -111,23 +111,26 @@ def test_capture_screenshot_refuses_missing_pages_and_paths_outside(site: Path) 
     assert outside["error"]["code"] in {"E_DENY_PATH", "E_BAD_ARGS"}
 
 
-def test_the_frame_routes_serve_the_built_page_sandboxed_behind_the_token(site: Path) -> None:
+def test_the_preview_pages_come_from_the_content_site_with_the_bridge(site: Path) -> None:
+    """The viewer frames the pages from the mode's content site; the route
+    that names it sits behind the server's token, and the site adds the
+    bridge to each page (tests/server/test_content_site.py covers the site)."""
+    import aiohttp
+
     async def scenario() -> None:
         async with serve("webcraft", site) as server:
-            page = "<!doctype html><title>t</title><script>document.title='ran'</script>"
-            stored = await server.post("/api/webcraft/frames", json={"html": page})
-            assert stored.status == 200
-            url = (await stored.json())["url"]
-            served = await server.get(url)
-            assert served.status == 200 and await served.text() == page
-            policy = served.headers["Content-Security-Policy"]
-            assert policy.startswith("sandbox allow-scripts") and "allow-same-origin" not in policy
-            assert "frame-ancestors 'self'" in policy
-            assert (await server.get(url, token=False)).status == 401  # no token
-            bad = await server.post("/api/webcraft/frames", json={"html": 3})
-            assert bad.status == 400 and (await bad.json())["error"]["code"] == "E_BAD_ARGS"
-            gone = await server.get("/webcraft/frames/unknown")
-            assert gone.status == 404 and (await gone.json())["error"]["code"] == "E_NOT_FOUND"
+            assert (await server.get("/api/webcraft/site", token=False)).status == 401
+            info = await (await server.get("/api/webcraft/site")).json()
+            assert info["origin"].startswith("http://127.0.0.1:") and info["token"] != server.token
+            async with aiohttp.ClientSession() as client:
+                headers = {"Authorization": f"Bearer {info['token']}"}
+                async with client.get(info["origin"] + "/about.html", headers=headers) as page:
+                    html = await page.text()
+                    assert page.status == 200 and "About Lumen" in html
+                    assert '<script src="/__pneuma__/bridge.js"></script>' in html
+                    assert "allow-same-origin" not in page.headers["Content-Security-Policy"]
+            # The old built-frame routes are gone.
+            assert (await server.post("/api/webcraft/frames", json={"html": "x"})).status in (404, 405)
 
     asyncio.run(scenario())
 

@@ -33,26 +33,34 @@ async def screenshot_pages(site_root: Path, jobs: Sequence[tuple[str, str, Path]
     site_root = site_root.resolve()
     from playwright.async_api import async_playwright
 
-    shots: list[Shot] = []
+    # One context (and page) per width, not per job: a context costs about a
+    # third of a second, and the pages of one site may share one at a width
+    # as they share one browser when visited (benchmarks/bench_export.py).
+    widths: dict[str, list[int]] = {}
+    for index, (_page, viewport, _output) in enumerate(jobs):
+        widths.setdefault(viewport, []).append(index)
+    shots: list[Shot | None] = [None] * len(jobs)
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            for page_path, viewport, output in jobs:
+            for viewport, indexes in widths.items():
                 width, height = viewport_size(viewport)
                 context = await browser.new_context(viewport={"width": width, "height": height})
                 await context.route("**/*", _only_inside(site_root))
                 page = await context.new_page()
-                await page.goto((site_root / page_path).as_uri(), wait_until="load")
-                await page.evaluate("() => document.fonts ? document.fonts.ready.then(() => true) : true")
-                output.parent.mkdir(parents=True, exist_ok=True)
-                await page.screenshot(path=str(output), full_page=True)
-                size = await page.evaluate(
-                    "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+                for index in indexes:
+                    page_path, _viewport, output = jobs[index]
+                    await page.goto((site_root / page_path).as_uri(), wait_until="load")
+                    await page.evaluate("() => document.fonts ? document.fonts.ready.then(() => true) : true")
+                    output.parent.mkdir(parents=True, exist_ok=True)
+                    await page.screenshot(path=str(output), full_page=True)
+                    size = await page.evaluate(
+                        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+                    shots[index] = Shot(page_path, viewport, output, width, max(height, int(size[1])))
                 await context.close()
-                shots.append(Shot(page_path, viewport, output, width, max(height, int(size[1]))))
         finally:
             await browser.close()
-    return shots
+    return [shot for shot in shots if shot is not None]
 
 
 def _only_inside(site_root: Path) -> Callable[[Any], Awaitable[None]]:

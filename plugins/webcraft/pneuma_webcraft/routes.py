@@ -1,79 +1,45 @@
-"""The preview frames' documents: ``POST /api/webcraft/frames`` stores a page
-the viewer built (self-contained: styles, scripts and images inlined) and
-answers a URL; ``GET /webcraft/frames/{id}`` serves it to the viewer's frame.
+"""Where the preview's pages come from: the workspace on a content origin of
+its own (``pneuma.api.ContentSite``), with the viewer's bridge added to
+every HTML document.
 
-Why a route and not a ``data:`` or ``srcdoc`` frame: those inherit the
-shell's Content-Security-Policy (``script-src 'self'``), so the site's own
-inline scripts and the viewer's bridge would not run. This document gets
-the policy of workspace content instead (docs/security.md): ``sandbox``
-without ``allow-same-origin``, an opaque origin whose requests the server
-refuses, plus ``frame-ancestors 'self'`` so that only Pneuma's page may
-frame it. Both routes sit behind the server's token, Host and Origin checks.
+The viewer frames ``http://127.0.0.1:<content port>/<page>`` directly, so
+a page loads as it would from the published site: its stylesheets, scripts,
+ES module imports, ``fetch``es and srcset candidates are plain requests to
+that site. The site is another origin than Pneuma's: what the page runs can
+neither call the API nor read the shell (docs/security.md). The bridge
+(``static/bridge.js``, served as ``/__pneuma__/bridge.js``) talks to the
+viewer by ``postMessage`` only; axe-core is served beside it for the
+accessibility check.
+
+``GET /api/webcraft/site?hostname=…`` (behind the server's token, Host and
+Origin checks) tells the viewer the site's origin and its token.
 """
 
 from __future__ import annotations
 
-import secrets
-from collections import OrderedDict
+from pathlib import Path
 
 from aiohttp import web
 
-from pneuma.api import Pneuma, ToolError
+from pneuma.api import ContentSite, Pneuma, ToolError
 
-FRAME_POLICY = "sandbox allow-scripts allow-popups allow-modals; frame-ancestors 'self'"
-MAX_FRAMES = 24  # a few pages × three widths, with room for reloads in flight
-MAX_FRAME_BYTES = 48 * 1024 * 1024
-
-
-class FrameStore:
-    """The last few built pages, oldest dropped first (memory, not disk:
-    they are the viewer's scratch copies, rebuilt on every change)."""
-
-    def __init__(self, limit: int = MAX_FRAMES) -> None:
-        self.limit = limit
-        self.documents: OrderedDict[str, str] = OrderedDict()
-
-    def put(self, html: str) -> str:
-        frame_id = secrets.token_urlsafe(12)
-        self.documents[frame_id] = html
-        while len(self.documents) > self.limit:
-            self.documents.popitem(last=False)
-        return frame_id
-
-    def get(self, frame_id: str) -> str | None:
-        return self.documents.get(frame_id)
+STATIC = Path(__file__).parent / "static"
+BRIDGE_TAG = '<script src="/__pneuma__/bridge.js"></script>'
+ASSETS = {"bridge.js": STATIC / "bridge.js", "axe.min.js": STATIC / "vendor" / "axe.min.js"}
 
 
 def webcraft_routes(pneuma: Pneuma) -> list[web.RouteDef]:
-    """The routes of a webcraft session (the ``register_routes`` hook's answer)."""
-    store = FrameStore()
+    """The routes of a webcraft session (the ``register_routes`` hook's answer);
+    the content site lives as long as the server."""
+    site = ContentSite.for_session(pneuma, name="webcraft", inject_head=BRIDGE_TAG, assets=ASSETS)
 
-    async def store_frame(request: web.Request) -> web.Response:
-        try:
-            body = await request.json()
-        except ValueError:
-            raise ToolError("E_BAD_ARGS", "the body must be JSON: {\"html\": \"…\"}") from None
-        html = body.get("html") if isinstance(body, dict) else None
-        if not isinstance(html, str):
-            raise ToolError("E_BAD_ARGS", "'html' must be a string", details={"field": "html"})
-        if len(html.encode("utf-8")) > MAX_FRAME_BYTES:
-            raise ToolError("E_TOO_LARGE", "the built page is too large to preview",
-                            details={"limit": MAX_FRAME_BYTES}, hint="make the page's images smaller")
-        frame_id = store.put(html)
-        return web.json_response({"id": frame_id, "url": f"/webcraft/frames/{frame_id}"})
+    async def site_info(request: web.Request) -> web.Response:
+        if not site.running:
+            raise ToolError("E_UNAVAILABLE", "the webcraft preview's site is not running",
+                            hint="restart pneuma run; the server log says why it did not start")
+        # Named as the shell was opened (localhost or 127.0.0.1), so that
+        # the frame is same-site with it and keeps its cookie.
+        hostname = request.query.get("hostname")
+        return web.json_response({"origin": site.origin(hostname), "token": site.token})
 
-    async def serve_frame(request: web.Request) -> web.Response:
-        html = store.get(request.match_info["frame_id"])
-        if html is None:
-            raise ToolError("E_NOT_FOUND", "no such preview frame (it was replaced by a newer one)",
-                            hint="the viewer rebuilds the page; reload it")
-        return web.Response(text=html, content_type="text/html", headers={
-            "Content-Security-Policy": FRAME_POLICY,
-            "Cache-Control": "no-store",
-            "Referrer-Policy": "no-referrer",
-        })
-
-    return [
-        web.post("/api/webcraft/frames", store_frame),
-        web.get("/webcraft/frames/{frame_id}", serve_frame),
-    ]
+    return [web.get("/api/webcraft/site", site_info)]

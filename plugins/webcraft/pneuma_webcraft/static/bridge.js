@@ -1,54 +1,65 @@
-// Runs INSIDE the previewed page (an opaque-origin, sandboxed frame): the
-// viewer prepends it to every page it shows, after a line that defines
-// WEBCRAFT_CONFIG = {frame, scrollY, pick}. It reports to the viewer with
-// postMessage and never reaches Pneuma's server (it cannot: the frame has
-// no origin the server accepts and no token).
+// Runs INSIDE the previewed page, on the webcraft content site's origin (an
+// origin of its own, never the shell's: it cannot reach Pneuma's API). The
+// content site adds it to every HTML document it serves, as the first
+// script of <head> (pneuma.api.ContentSite, inject_head). The viewer names
+// the frame "webcraft:" + JSON {frame, scrollY, pick, parentOrigin}; the
+// bridge reads that from window.name and reports to the viewer with
+// postMessage, to the shell's origin only.
 //
-// Reports: ready (title, size), console entries, scroll position, the
-// element the person picked, clicks on links to other pages. Answers:
-// describe, scroll-to, pick on/off, axe (runs axe-core's source it is sent).
+// Reports: ready (title, size), the files the page used (the document and
+// every resource it loaded, fetches included), console entries with their
+// file and line, scroll position, the element the person picked, clicks on
+// links to other pages. Answers: describe, scroll-to, pick on/off, axe.
 (() => {
-  const config = typeof WEBCRAFT_CONFIG === "object" ? WEBCRAFT_CONFIG : {};
+  let config = {};
+  try {
+    if (window.name.startsWith("webcraft:")) config = JSON.parse(window.name.slice(9)) || {};
+  } catch { /* not framed by the viewer: stay quiet */ }
   const frame = config.frame || "";
-  const post = (message) => parent.postMessage({ ...message, source: "webcraft-bridge", frame }, "*");
+  const parentOrigin = config.parentOrigin || "";
+  if (!parentOrigin || parent === window) return;
+  const post = (message) => parent.postMessage({ ...message, source: "webcraft-bridge", frame }, parentOrigin);
   const MAX_TEXT = 300;
+  const BRIDGE_PREFIX = "/__pneuma__/";
 
-  // --- srcset ----------------------------------------------------------------------
-  // The viewer hands each img/source's srcset over as data-webcraft-srcset,
-  // [[data: URL or remote URL, descriptor]]. Given data: candidates, Chromium
-  // always takes the largest (it counts them as cached); blob: URLs made here
-  // are picked by width and density as the published site's files would be.
-  // Set as the parser inserts the elements, before any later script runs.
-  const blobs = new Map();
-  const blobUrl = (url) => {
-    if (!url.startsWith("data:")) return url;
-    if (!blobs.has(url)) {
-      const comma = url.indexOf(",");
-      const meta = url.slice(5, comma);
-      const body = url.slice(comma + 1);
-      let bytes;
-      if (/;base64$/i.test(meta)) {
-        const binary = atob(body);
-        bytes = new Uint8Array(binary.length);
-        for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      } else bytes = new TextEncoder().encode(decodeURIComponent(body));
-      blobs.set(url, URL.createObjectURL(new Blob([bytes], { type: meta.split(";")[0] || "application/octet-stream" })));
+  // A URL on this site as the workspace path it serves ("js/app.js"); other URLs as they are.
+  const pathOf = (url) => {
+    try {
+      const u = new URL(url, location.href);
+      if (u.origin !== location.origin) return String(url);
+      let path = decodeURIComponent(u.pathname).replace(/^\//, "");
+      if (path === "" || path.endsWith("/")) path += "index.html";
+      return path;
+    } catch { return String(url); }
+  };
+
+  // --- the files the page used ------------------------------------------------------
+  // Whatever it loaded from this site, at any time: a change to one of them reloads it.
+  const used = new Set([pathOf(location.href)]);
+  let usesTimer = 0;
+  const noteUses = (entries) => {
+    let added = false;
+    for (const entry of entries) {
+      let u;
+      try { u = new URL(entry.name); } catch { continue; }
+      if (u.origin !== location.origin || u.pathname.startsWith(BRIDGE_PREFIX)) continue;
+      const path = pathOf(entry.name);
+      if (!used.has(path)) { used.add(path); added = true; }
+      // A fetch of a file that is not there (elements report their own failures).
+      if (entry.responseStatus === 404 && ["fetch", "xmlhttprequest"].includes(entry.initiatorType)) {
+        report({ kind: "missing-file", message: `${path} is not in the workspace`, source: pathOf(location.href) });
+      }
     }
-    return blobs.get(url);
+    if (added && readyDone) {
+      clearTimeout(usesTimer);
+      usesTimer = setTimeout(() => post({ type: "uses", paths: [...used] }), 50);
+    }
   };
-  const applySrcset = (el) => {
-    let candidates = [];
-    try { candidates = JSON.parse(el.getAttribute("data-webcraft-srcset")) || []; } catch { /* none */ }
-    el.removeAttribute("data-webcraft-srcset");
-    el.setAttribute("srcset", candidates.map(([url, descriptor]) => (descriptor ? `${blobUrl(url)} ${descriptor}` : blobUrl(url))).join(", "));
-  };
-  const applyAllSrcsets = () => document.querySelectorAll("[data-webcraft-srcset]").forEach(applySrcset);
-  const srcsetObserver = new MutationObserver(applyAllSrcsets);
-  srcsetObserver.observe(document.documentElement, { childList: true, subtree: true });
-  document.addEventListener("DOMContentLoaded", () => {
-    applyAllSrcsets();
-    srcsetObserver.disconnect();
-  });
+  let readyDone = false;
+  try {
+    new PerformanceObserver((list) => noteUses(list.getEntries())).observe({ type: "resource", buffered: true });
+  } catch { /* no observer: the list at "ready" is all there is */ }
+  if (performance.setResourceTimingBufferSize) performance.setResourceTimingBufferSize(2000);
 
   // --- console ---------------------------------------------------------------------
   const describeArg = (value) => {
@@ -57,15 +68,14 @@
     try { return JSON.stringify(value); } catch { return String(value); }
   };
   const report = (entry) => post({ type: "console", entry: { at: Date.now(), ...entry } });
-  // The page's code in a V8 stack: the first frame that is not this bridge
-  // (the viewer names it with a sourceURL). Inline scripts and js/ files
-  // carry their file's name and lines (the viewer's sourceURLs again).
-  const BRIDGE = /pneuma-webcraft-bridge\.js/;
+  // The page's code in a V8 stack: the first frame that is not this bridge,
+  // its URL as the workspace file (the browser counts lines as the file does).
+  const BRIDGE = /\/__pneuma__\/bridge\.js/;
   const whereIn = (stack) => {
     for (const line of String(stack || "").split("\n").slice(1)) {
       if (BRIDGE.test(line)) continue;
       const found = /\(?([^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
-      if (found) return { source: found[1], line: Number(found[2]), column: Number(found[3]) };
+      if (found) return { source: pathOf(found[1]), line: Number(found[2]), column: Number(found[3]) };
     }
     return {};
   };
@@ -79,13 +89,13 @@
     if (target && target !== window && target.tagName) {
       // A resource (img, script, link) that failed to load.
       const url = target.src || target.href || "";
-      report({ kind: "resource", message: `${target.tagName.toLowerCase()} failed to load ${url}`.trim() });
+      report({ kind: "resource", message: `${target.tagName.toLowerCase()} failed to load ${url ? pathOf(url) : ""}`.trim() });
       return;
     }
     report({
       kind: "exception",
       message: event.message || describeArg(event.error),
-      source: event.filename || "",
+      source: event.filename ? pathOf(event.filename) : "",
       line: event.lineno || 0,
       column: event.colno || 0,
     });
@@ -206,12 +216,17 @@
     };
   }
 
-  async function runAxe(source) {
+  async function runAxe() {
     if (!window.axe) {
-      const script = document.createElement("script");
-      script.textContent = source;
-      document.documentElement.appendChild(script);
-      script.remove();
+      // Served by the content site beside this bridge (the page's own origin).
+      await new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = BRIDGE_PREFIX + "axe.min.js";
+        script.onload = resolve;
+        script.onerror = () => reject(new Error("axe-core is not installed (run scripts/build-web)"));
+        document.documentElement.appendChild(script);
+        script.remove();
+      });
     }
     if (!window.axe) throw new Error("axe-core did not load in the page");
     const results = await window.axe.run(document, { resultTypes: ["violations"] });
@@ -223,7 +238,7 @@
   }
 
   addEventListener("message", async (event) => {
-    if (event.source !== parent) return;
+    if (event.source !== parent || event.origin !== parentOrigin) return;
     const message = event.data || {};
     const answer = (result) => post({ type: "reply", id: message.id, result });
     try {
@@ -240,7 +255,7 @@
           el?.scrollIntoView({ block: "start" });
         } else scrollTo(0, message.scrollY || 0);
         answer({ ok: found, data: describe() });
-      } else if (message.type === "axe") answer({ ok: true, data: await runAxe(message.source) });
+      } else if (message.type === "axe") answer({ ok: true, data: await runAxe() });
     } catch (error) {
       answer({ ok: false, error: String(error && error.message || error) });
     }
@@ -258,7 +273,12 @@
   function ready() {
     addStyle();
     if (config.scrollY) scrollTo(0, config.scrollY);
-    afterPaint(() => post({ type: "ready", info: describe() }));
+    afterPaint(() => {
+      noteUses(performance.getEntriesByType("resource"));
+      readyDone = true;
+      post({ type: "uses", paths: [...used] });
+      post({ type: "ready", info: describe() });
+    });
   }
   if (document.readyState === "complete") ready();
   else addEventListener("load", ready);

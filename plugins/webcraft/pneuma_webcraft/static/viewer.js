@@ -2,27 +2,28 @@
 // at a phone, tablet or desktop width or all three side by side.
 //
 // Isolation (docs/security.md): a page is workspace content, so it never
-// runs where it could reach Pneuma's API. The viewer builds each page into
-// one self-contained document (its stylesheets, scripts and images inlined
-// from the files the shell already holds) and shows it in a
-// frame sandboxed with allow-scripts only, served by this mode's route with
-// the sandbox policy of workspace content (routes.py): an opaque origin that
-// the server refuses, and no shell policy (so the page's own scripts run).
-// A small bridge script (bridge.js) runs first in the page and talks to the viewer with postMessage: console errors, the picked element,
-// scroll position, link clicks; describe, scroll-to and axe-core on request.
+// runs where it could reach Pneuma's API. The frames load the pages from
+// the mode's content site (routes.py, pneuma.api.ContentSite): the
+// workspace served read-only on another port, so another origin than the
+// shell's, with a token of its own. There a page works as it does when
+// published (fetch, ES module imports, relative URLs made in script), and
+// the site adds a small bridge (bridge.js) as the first script of every
+// page, which talks to the viewer with postMessage: console errors, the
+// picked element, the files the page loaded, scroll position, link clicks;
+// describe, scroll-to and axe-core on request. Only messages from the
+// content site's origin are listened to.
 //
-// Reloads: the build records the workspace files it used, and only a change
-// to one of them rebuilds the page, which then loads underneath the one on
-// show and replaces it once painted (PreviewFrame), so it never blinks.
+// Reloads: the bridge reports every file the page used (the document and
+// all it loaded, fetches included), and only a change to one of them
+// reloads the page, which then loads underneath the one on show and
+// replaces it once painted (PreviewFrame), so it never blinks.
 
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
 
 const MODE = "webcraft";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
-const BRIDGE_URL = new URL("./bridge.js", import.meta.url).href;
-const FRAMES_URL = "/api/webcraft/frames";
-const AXE_URL = new URL("./vendor/axe.min.js", import.meta.url).href;
+const SITE_URL = "/api/webcraft/site";
 const VIEWPORTS = { phone: 390, tablet: 820, desktop: 1280 };
 const VIEWPORT_HEIGHT = { phone: 844, tablet: 1180, desktop: 800 };
 const ORDER = ["phone", "tablet", "desktop"];
@@ -30,19 +31,28 @@ const HIDDEN_PREFIXES = [".pneuma/", ".claude/", ".git/", "node_modules/", "expo
 const NAV_WAIT_MS = 2500; // how long navigate-to waits for a page that is still being written
 const REPLY_TIMEOUT_MS = 20000;
 const MAX_ERRORS = 200;
-const MIME = {
-  png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp",
-  avif: "image/avif", ico: "image/x-icon", svg: "image/svg+xml", woff: "font/woff", woff2: "font/woff2",
-  ttf: "font/ttf", otf: "font/otf", json: "application/json", css: "text/css", js: "text/javascript",
-};
+// Safe only because the frame's origin is the content site's, never the
+// shell's: allow-same-origin gives the page that origin (so its fetches and
+// module imports reach the content site with its cookie), and from there it
+// can neither read the shell nor call Pneuma's API (another origin, refused
+// by the server's Origin check). No allow-top-navigation: it cannot replace
+// the shell.
+const FRAME_SANDBOX = "allow-scripts allow-same-origin allow-forms allow-popups allow-modals";
 
 const stylesheet = sharedStylesheet(CSS_URL, { "data-pneuma-webcraft": "" });
-let bridgePromise = null;
-let axePromise = null;
-const fetchText = (url) => fetch(url, { credentials: "same-origin" }).then((r) => {
-  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-  return r.text();
-});
+let sitePromise = null;
+
+/** The content site's origin and token (asked once; again after a failure). */
+function contentSite() {
+  sitePromise ??= fetch(`${SITE_URL}?hostname=${encodeURIComponent(location.hostname)}`, { credentials: "same-origin" })
+    .then(async (r) => {
+      const body = await r.json();
+      if (!r.ok) throw new Error(body.error?.message || `HTTP ${r.status}`);
+      return body;
+    })
+    .catch((error) => { sitePromise = null; throw error; });
+  return sitePromise;
+}
 
 // --- paths --------------------------------------------------------------------------
 
@@ -77,252 +87,7 @@ function resolveRef(from, ref) {
 }
 
 const escapeAttr = (s) => String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-
-// --- building a self-contained page -------------------------------------------------
-
-// The bridge's name in stack traces, so that it is never taken for the page's code.
-const BRIDGE_SOURCE = "pneuma-webcraft-bridge.js";
-// Script types the browser runs as JavaScript; other <script>s are data the page reads.
-const JS_TYPES = new Set(["", "module", "text/javascript", "application/javascript", "application/ecmascript",
-  "text/ecmascript", "application/x-javascript", "text/jscript"]);
-
-/** A file's code as the body of an inline script; sourceURL keeps its name
- * in error reports and stacks. `lead` is what goes before it (for an inline
- * script: newlines and spaces that put its first character at the line and
- * column it has in the HTML file, so errors count lines as the file does). */
-function inlineScript(code, path, lead = "") {
-  // A closing tag inside the code would end the inline element early.
-  return lead + code.replace(/<\/script/gi, "<\\/script") + "\n//# sourceURL=" + encodeURI(path);
-}
-
-/** The bridge, preceded by its configuration (bridge.js reads WEBCRAFT_CONFIG). */
-function bootScript(config, bridge) {
-  return "const WEBCRAFT_CONFIG = " + JSON.stringify(config).replace(/</g, "\\u003c") + ";\n" + bridge
-    + "\n//# sourceURL=" + BRIDGE_SOURCE;
-}
-
-/** Where each inline script's code starts in the page's source, {line,
- * column} 1-based (null when not found), in the order given. The parser
- * keeps a script's text verbatim (after folding CRLF to LF), so the first
- * occurrence after the previous script that is followed by </script> (or the
- * end of the file) is this script's. */
-function inlineScriptStarts(source, codes) {
-  const text = source.replace(/\r\n?/g, "\n");
-  let cursor = 0;
-  return codes.map((code) => {
-    if (!code) return null;
-    let at = text.indexOf(code, cursor);
-    while (at >= 0 && at + code.length < text.length && !/^<\/script/i.test(text.slice(at + code.length, at + code.length + 8))) {
-      at = text.indexOf(code, at + 1);
-    }
-    if (at < 0) return null;
-    cursor = at + code.length;
-    const lineStart = text.lastIndexOf("\n", at - 1) + 1;
-    let line = 1;
-    for (let i = text.indexOf("\n"); i >= 0 && i < at; i = text.indexOf("\n", i + 1)) line++;
-    return { line, column: at - lineStart + 1 };
-  });
-}
-
-/** A srcset attribute's candidates, [{url, descriptor}], split as the HTML
- * standard does (a URL runs to whitespace; trailing commas end it). */
-function parseSrcset(value) {
-  const s = String(value);
-  const out = [];
-  let i = 0;
-  while (i < s.length) {
-    while (i < s.length && /[\s,]/.test(s[i])) i++;
-    if (i >= s.length) break;
-    const start = i;
-    while (i < s.length && !/\s/.test(s[i])) i++;
-    let url = s.slice(start, i);
-    let descriptor = "";
-    if (url.endsWith(",")) url = url.replace(/,+$/, "");
-    else {
-      const from = i;
-      let depth = 0;
-      while (i < s.length && (s[i] !== "," || depth > 0)) {
-        if (s[i] === "(") depth++;
-        else if (s[i] === ")") depth = Math.max(0, depth - 1);
-        i++;
-      }
-      descriptor = s.slice(from, i).trim();
-    }
-    if (url) out.push({ url, descriptor });
-  }
-  return out;
-}
-
-// In CSS: an @import (url() or a string) or any other url().
-const CSS_REF = /@import\s+(?:url\(\s*(["']?)([^"')]+)\1\s*\)|(["'])([^"']+)\3)|url\(\s*(["']?)([^"')]+)\5\s*\)/gi;
-const MAX_IMPORT_DEPTH = 8;
-
-class PageBuilder {
-  constructor(ctx) {
-    this.ctx = ctx;
-    this.dataUrls = new Map(); // path -> the promise of its data: URL, for binary files
-  }
-
-  forget(paths) {
-    for (const p of paths) this.dataUrls.delete(p);
-  }
-
-  file(files, path) {
-    return files.find((f) => f.path === path);
-  }
-
-  /** A workspace file as a data: URL, or null (then it is in `job.missing`).
-   * Either way it is one of the files the page uses. */
-  async dataUrl(files, path, job) {
-    job.uses.add(path);
-    const entry = this.file(files, path);
-    if (!entry) {
-      job.missing.add(path);
-      return null;
-    }
-    const ext = path.split(".").pop().toLowerCase();
-    const mime = MIME[ext] || "application/octet-stream";
-    if (!entry.binary && typeof entry.content === "string") {
-      return `data:${mime};charset=utf-8,${encodeURIComponent(entry.content)}`;
-    }
-    if (!this.dataUrls.has(path)) {
-      this.dataUrls.set(path, fetch(this.ctx.contentUrl(path), { credentials: "same-origin" })
-        .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(String(r.status)))))
-        .then((blob) => new Promise((resolve, reject) => {
-          const reader = new FileReader();
-          reader.onload = () => resolve(String(reader.result).replace(/^data:[^;,]*/, `data:${mime}`));
-          reader.onerror = () => reject(reader.error);
-          reader.readAsDataURL(blob);
-        })));
-    }
-    try {
-      return await this.dataUrls.get(path);
-    } catch {
-      this.dataUrls.delete(path);
-      job.missing.add(path);
-      return null;
-    }
-  }
-
-  /** CSS text of the file `from` with its url()s as data: URLs and its
-   * @imports as data: URLs of the imported sheets, built the same way (so
-   * their own url()s resolve against their own folder). One pass over the
-   * original text: a replacement is never scanned again. */
-  async css(files, from, text, job, depth = 0) {
-    let out = "";
-    let last = 0;
-    for (const match of text.matchAll(CSS_REF)) {
-      const importRef = match[2] ?? match[4];
-      const ref = (importRef ?? match[6]).trim();
-      const path = resolveRef(from, ref);
-      let replacement = null;
-      if (path && importRef !== undefined) {
-        job.uses.add(path);
-        const entry = this.file(files, path);
-        if (!entry) job.missing.add(path);
-        else if (depth < MAX_IMPORT_DEPTH) {
-          const sheet = await this.css(files, path, entry.content || "", job, depth + 1);
-          replacement = `@import url("data:text/css;charset=utf-8,${encodeURIComponent(sheet)}")`;
-        }
-      } else if (path) {
-        const url = await this.dataUrl(files, path, job);
-        if (url) replacement = `url("${url}")`;
-      }
-      if (replacement === null) continue;
-      out += text.slice(last, match.index) + replacement;
-      last = match.index + match[0].length;
-    }
-    return out + text.slice(last);
-  }
-
-  /** srcset's candidates, [[url, descriptor]], local files as data: URLs
-   * (the frame has no origin the server would answer); a missing file's
-   * candidate is left out. They go to the bridge, not into srcset: Chromium
-   * treats a data: candidate as already cached and so always shows the
-   * largest one, so the bridge turns them into blob: URLs of the frame's own
-   * before the browser picks (bridge.js, "srcset"). */
-  async srcset(files, page, value, job) {
-    const kept = [];
-    for (const { url, descriptor } of parseSrcset(value)) {
-      const path = resolveRef(page, url);
-      const target = path ? await this.dataUrl(files, path, job) : url;
-      if (target) kept.push([target, descriptor]);
-    }
-    return kept;
-  }
-
-  /** The page as one HTML string that needs nothing from the server, the
-   * local files it referred to that do not exist, and every workspace file
-   * the result depends on (the page itself included): a change to any
-   * other file leaves the preview as it is. */
-  async build(files, page, config) {
-    const job = { missing: new Set(), uses: new Set([page]) };
-    const source = this.file(files, page)?.content ?? "";
-    const doc = new DOMParser().parseFromString(source, "text/html");
-    const inline = [...doc.querySelectorAll("script:not([src])")];
-    const starts = inlineScriptStarts(source, inline.map((s) => s.textContent));
-    inline.forEach((script, i) => {
-      const type = (script.getAttribute("type") || "").trim().toLowerCase();
-      if (!starts[i] || !JS_TYPES.has(type)) return;
-      const { line, column } = starts[i];
-      script.textContent = inlineScript(script.textContent, page, "\n".repeat(line - 1) + " ".repeat(column - 1));
-    });
-    for (const link of doc.querySelectorAll('link[rel~="stylesheet"][href]')) {
-      const path = resolveRef(page, link.getAttribute("href"));
-      if (!path) continue;
-      job.uses.add(path);
-      const entry = this.file(files, path);
-      if (!entry) { job.missing.add(path); continue; }
-      const style = doc.createElement("style");
-      style.setAttribute("data-webcraft-href", path);
-      for (const attr of ["media", "title"]) if (link.hasAttribute(attr)) style.setAttribute(attr, link.getAttribute(attr));
-      style.textContent = await this.css(files, path, entry.content || "", job);
-      link.replaceWith(style);
-    }
-    for (const style of doc.querySelectorAll("style:not([data-webcraft-href])")) {
-      style.textContent = await this.css(files, page, style.textContent, job);
-    }
-    for (const script of doc.querySelectorAll("script[src]")) {
-      const path = resolveRef(page, script.getAttribute("src"));
-      if (!path) continue;
-      job.uses.add(path);
-      const entry = this.file(files, path);
-      script.removeAttribute("src");
-      if (!entry) { job.missing.add(path); continue; }
-      script.setAttribute("data-webcraft-src", path);
-      script.textContent = inlineScript(entry.content || "", path);
-    }
-    for (const el of doc.querySelectorAll("[src], [poster], link[rel~='icon'][href], image[href]")) {
-      for (const attr of ["src", "poster", "href"]) {
-        const value = el.getAttribute(attr);
-        const path = value && resolveRef(page, value);
-        if (!path || (attr === "href" && el.tagName === "A")) continue;
-        const url = await this.dataUrl(files, path, job);
-        if (url) el.setAttribute(attr, url);
-        else {
-          // Reported as a missing file; left as it was, it would be fetched
-          // from the frame's URL on the server (and fail there too).
-          el.removeAttribute(attr);
-          el.setAttribute(`data-webcraft-missing-${attr}`, value);
-        }
-      }
-    }
-    for (const el of doc.querySelectorAll("img[srcset], source[srcset]")) {
-      el.setAttribute("data-webcraft-srcset", JSON.stringify(await this.srcset(files, page, el.getAttribute("srcset"), job)));
-      el.removeAttribute("srcset");
-    }
-    for (const el of doc.querySelectorAll("[style]")) {
-      if (/url\(/i.test(el.getAttribute("style"))) el.setAttribute("style", await this.css(files, page, el.getAttribute("style"), job));
-    }
-    const bridge = await (bridgePromise ??= fetchText(BRIDGE_URL));
-    const head = doc.head || doc.documentElement;
-    const boot = doc.createElement("script");
-    boot.textContent = bootScript(config, bridge);
-    head.insertBefore(boot, head.firstChild);
-    const doctype = /^\s*<!doctype/i.test(source) ? "<!doctype html>\n" : "";
-    return { html: doctype + doc.documentElement.outerHTML, missing: [...job.missing], uses: job.uses };
-  }
-}
+const pageUrl = (site, page) => `${site.origin}/${page.split("/").map(encodeURIComponent).join("/")}?token=${encodeURIComponent(site.token)}`;
 
 // --- one preview frame ----------------------------------------------------------------
 
@@ -339,7 +104,7 @@ class PreviewFrame {
     this.viewport = viewport;
     this.key = newFrameKey(viewport);
     this.scrollY = 0;
-    this.bakedScrollY = 0; // the scroll position the loading document was built with
+    this.bakedScrollY = 0; // the scroll position the loading document was asked to restore
     this.info = null;
     this.readyWaiters = [];
     this.iframe = null; // the document on show
@@ -352,9 +117,13 @@ class PreviewFrame {
     this.root = h("figure", { class: "webcraft-device", "data-viewport": this.viewport }, this.label, this.box);
   }
 
-  createIframe() {
+  createIframe(config) {
     const iframe = h("iframe", {
-      class: "webcraft-frame-loading", sandbox: "allow-scripts", "data-viewport": this.viewport,
+      class: "webcraft-frame-loading", sandbox: FRAME_SANDBOX, "data-viewport": this.viewport,
+      // The bridge reads its configuration from the frame's name (the page's URL stays its own).
+      name: "webcraft:" + JSON.stringify(config),
+      // The shell's URL (it may carry Pneuma's token) is not the page's business.
+      referrerpolicy: "no-referrer",
       width: String(VIEWPORTS[this.viewport]), height: String(VIEWPORT_HEIGHT[this.viewport]),
     });
     this.applySize(iframe);
@@ -375,20 +144,11 @@ class PreviewFrame {
     iframe.style.transform = `scale(${this.size.scale})`;
   }
 
-  /** Show `html` (`page` built for `key`); false when a newer render took over. */
-  async load(html, key, page) {
-    // The server keeps the built page and serves it with the sandbox policy
-    // of workspace content (routes.py); a data: or srcdoc frame would inherit
-    // the shell's policy and the page's scripts would not run.
-    const response = await fetch(FRAMES_URL, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ html }),
-    });
-    const answer = await response.json();
-    if (!response.ok) throw new Error(answer.error?.message || `HTTP ${response.status}`);
+  /** Show `page` from the content site (`site`), loaded for `key`. */
+  load(site, key, page, config) {
     if (key !== this.key) return false;
-    const iframe = this.createIframe();
-    iframe.src = answer.url;
+    const iframe = this.createIframe({ ...config, frame: key, parentOrigin: location.origin });
+    iframe.src = pageUrl(site, page);
     if (!this.iframe) {
       iframe.className = "webcraft-frame";
       this.iframe = iframe;
@@ -439,7 +199,7 @@ class PreviewFrame {
   }
 
   post(message) {
-    this.iframe?.contentWindow?.postMessage(message, "*");
+    if (this.viewer.site) this.iframe?.contentWindow?.postMessage(message, this.viewer.site.origin);
   }
 }
 
@@ -451,14 +211,15 @@ class WebcraftViewer {
     this.ctx = ctx;
     this.t = translator(() => ctx.locale || "en");
     this.files = ctx.files || [];
-    this.builder = new PageBuilder(ctx);
+    this.site = null; // the content site: {origin, token}
     this.page = null;
     this.viewport = "desktop";
     this.pick = false;
     this.selection = null;
     this.errors = []; // {page, viewport, kind, message, source, line, column, at}
     this.frames = [];
-    this.uses = null; // the files the open page's last build used (see affectsOpenPage)
+    this.uses = null; // the files the open page's document used, as its bridge reported (see affectsOpenPage)
+    this.changedWhileLoading = new Set();
     this.pending = new Map();
     this.nextId = 1;
     this.renderSeq = 0;
@@ -548,7 +309,8 @@ class WebcraftViewer {
       frame.key = newFrameKey(frame.viewport);
       frame.bakedScrollY = frame.scrollY = keepScroll ? scrolls.get(frame.viewport) || 0 : 0;
     }
-    this.uses = null; // until the build says which files the page uses, every change counts
+    this.uses = null; // until the bridge says which files the page uses
+    this.changedWhileLoading = new Set(); // weighed against them once it has
     // Questions the old document was answering are asked again by ask().
     for (const [id, waiter] of this.pending) {
       if (this.frames.includes(waiter.frame)) {
@@ -556,21 +318,19 @@ class WebcraftViewer {
         waiter.resolve({ ok: false, reloaded: true, error: "the page reloaded" });
       }
     }
-    // A new render replaces this page's old errors: they described the old code.
+    // A new load replaces this page's old errors: they described the old code.
     this.errors = this.errors.filter((e) => e.page !== this.page);
-    const built = await Promise.all(this.frames.map((frame) => this.builder.build(this.files, this.page, {
-      frame: frame.key, pick: this.pick, scrollY: frame.bakedScrollY,
-    })));
-    if (seq !== this.renderSeq) return;
-    this.uses = built[0]?.uses ?? null;
-    for (const path of built[0]?.missing || []) {
-      this.addError({ page: this.page, viewport: "", kind: "missing-file", message: `${this.page} refers to ${path}, which is not in the workspace` });
+    let site;
+    try {
+      site = this.site = await contentSite();
+    } catch (error) {
+      this.addError({ page: this.page, viewport: "", kind: "preview", message: `the preview could not load: ${error.message}` });
+      return;
     }
-    await Promise.all(this.frames.map((frame, i) => {
-      return frame.load(built[i].html, frame.key, this.page).catch((error) => this.addError({
-        page: this.page, viewport: frame.viewport, kind: "preview", message: `the preview could not load: ${error.message}`,
-      }));
-    }));
+    if (seq !== this.renderSeq) return;
+    for (const frame of this.frames) {
+      frame.load(site, frame.key, this.page, { pick: this.pick, scrollY: frame.bakedScrollY });
+    }
     this.fit();
   }
 
@@ -593,6 +353,8 @@ class WebcraftViewer {
   receive(event) {
     const message = event.data;
     if (!message || message.source !== "webcraft-bridge") return;
+    // Only the content site's pages speak for the preview.
+    if (!this.site || event.origin !== this.site.origin) return;
     const frame = this.frames.find((f) => f.whose(event.source));
     if (!frame) return;
     const whose = frame.whose(event.source);
@@ -606,6 +368,14 @@ class WebcraftViewer {
       frame.markReady(message.info || {});
     } else if (message.type === "scroll") frame.scrollY = Number(message.scrollY) || 0;
     else if (message.type === "console") this.addError({ ...message.entry, page: this.page, viewport: frame.viewport });
+    else if (message.type === "uses") {
+      this.uses ??= new Set();
+      for (const path of Array.isArray(message.paths) ? message.paths : []) this.uses.add(String(path));
+      // A file it used changed while it loaded: it may show the old one.
+      const stale = [...this.changedWhileLoading].some((path) => this.uses.has(path));
+      this.changedWhileLoading.clear();
+      if (stale) this.render({ keepScroll: true });
+    }
     else if (message.type === "navigate") {
       const path = resolveRef(frame.shownPage || this.page, String(message.href || ""));
       if (path && pagesOf(this.files).includes(path)) this.openPage(path);
@@ -650,14 +420,6 @@ class WebcraftViewer {
       message: String(entry.message || "").slice(0, 2000), source: String(entry.source || ""),
       line: Number(entry.line) || 0, column: Number(entry.column) || 0, at: entry.at || Date.now(),
     };
-    if (clean.source.includes("/webcraft/frames/")) {
-      // Code the builder could not place in the file (an onclick="…"
-      // attribute, say): its line counts in the built document, which would
-      // only mislead. Inline <script>s carry their page's name and lines.
-      Object.assign(clean, { source: clean.page, line: 0, column: 0 });
-    } else if (clean.source) {
-      try { clean.source = decodeURI(clean.source); } catch { /* keep it as reported */ }
-    }
     // The same error from the three frames of "all" widths is one error.
     if (this.errors.some((e) => e.page === clean.page && e.message === clean.message && e.line === clean.line)) return;
     this.errors.push(clean);
@@ -746,7 +508,6 @@ class WebcraftViewer {
 
   update(files, changes = []) {
     this.files = files;
-    this.builder.forget(changes.map((c) => c.path));
     const paths = changes.map((c) => c.path).filter((path) => !HIDDEN_PREFIXES.some((p) => path.startsWith(p)));
     if (!this.page) this.page = pagesOf(files)[0] || null;
     if (!changes.length || this.affectsOpenPage(paths)) this.render({ keepScroll: true });
@@ -754,12 +515,18 @@ class WebcraftViewer {
   }
 
   /** Whether a change to `paths` changes what the open page shows: the page
-   * itself or a file its build used (a stylesheet, an @import, a script, an
-   * image, a srcset candidate, a missing file that may now exist). Another
-   * page or an unrelated asset leaves the preview alone. */
+   * itself or a file it loaded (a stylesheet, an @import, a script, a module
+   * it imported, an image, a srcset candidate, a fetched file, one that was
+   * missing and may now exist). Another page or an unrelated asset leaves
+   * the preview alone. */
   affectsOpenPage(paths) {
-    if (!this.page || !this.uses) return paths.length > 0; // nothing built yet, or a build in flight
+    if (!this.page) return paths.length > 0;
     if (!pagesOf(this.files).includes(this.page)) return true; // it was deleted: another page opens
+    if (!this.uses) {
+      // A load in flight: whether these count is known once its bridge reports what it used.
+      for (const path of paths) this.changedWhileLoading.add(path);
+      return paths.includes(this.page);
+    }
     return paths.some((path) => this.uses.has(path));
   }
 
@@ -805,15 +572,8 @@ class WebcraftViewer {
     if (actionId === "check-accessibility") {
       const page = normalizePath(params.page || this.page || "");
       if (!page || !(await this.waitForPage(page))) return { success: false, message: `No page ${params.page || ""} in the workspace` };
-      let source;
-      try {
-        source = await (axePromise ??= fetchText(AXE_URL));
-      } catch (error) {
-        axePromise = null;
-        return { success: false, message: `axe-core is not installed in the viewer (run scripts/build-web): ${error.message}` };
-      }
       const frame = await this.show(page);
-      const result = await this.ask(frame, { type: "axe", source });
+      const result = await this.ask(frame, { type: "axe" });
       if (!result.ok) return { success: false, message: `axe-core failed in ${page}: ${result.error}` };
       const violations = result.data;
       return {

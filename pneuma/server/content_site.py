@@ -1,0 +1,369 @@
+"""A content origin: the workspace's files served read-only on a site of their own.
+
+A mode whose preview runs the workspace's pages as they would run when
+published (``fetch('data.json')``, ES module imports, relative URLs made in
+script) cannot show them in an opaque-origin frame: every request such a
+page makes carries ``Origin: null``, and the Pneuma server refuses it. It
+must not serve them from its own origin either: a page there could call the
+API with the person's cookie. So the pages get an origin of their own: a
+small aiohttp site in the same process and event loop, on another port of
+the same host (``http://127.0.0.1:<content port>``). To the browser that is
+another origin:
+
+* it cannot read the Pneuma server's answers (the same-origin policy), and
+  anything it sends there carries ``Origin: http://127.0.0.1:<content
+  port>``, which the server's Origin check refuses (it accepts only its own
+  ``host:port``); the server's token is never given to it;
+* it has its own credential, a random token made here that is good for this
+  site only (the Pneuma server does not know it, and this site refuses the
+  server's token), traded on the first load of a ``?token=`` URL for an
+  HttpOnly cookie named ``pneuma_content_<port>`` (the server reads only
+  ``pneuma_token_<its port>``); that first answer redirects to the same URL
+  without the token, so the page never sees it in its ``location``;
+* it only reads: GET and HEAD; anything else is refused with 403
+  ``E_FORBIDDEN`` (``reason: read_only``);
+* every file is opened through the workspace's fd-based sandbox
+  (``Sandbox.open_file``: no ``..``, no symlink out of the workspace, no
+  hard-linked file, no ``.env*``), and Pneuma's and the agent's own files
+  (``.pneuma/``, ``.claude/``, ``.git/``, ``node_modules/``, ``CLAUDE.md``,
+  ``AGENTS.md``) are answered 404 as if they did not exist;
+* its answers say ``frame-ancestors`` the Pneuma server's origins (and its
+  own), so no other site can frame it, ``nosniff``, and ``no-cache`` (an
+  edit shows on the next load).
+
+A mode may add a script of its own to every HTML document (``inject_head``,
+written right after ``<head>`` on the same line, so the page's line numbers
+are unchanged) and serve files of its package under ``/__pneuma__/``
+(``assets``): that is how a viewer's bridge gets into the page without the
+page being rewritten. The shell's viewer talks to the page by
+``postMessage`` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import mimetypes
+import os
+import re
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+from urllib.parse import quote, urlencode, urlsplit
+
+from aiohttp import web
+
+from pneuma.server.errors import error_response
+from pneuma.tools.errors import ToolError
+from pneuma.tools.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from pneuma.server.handle import Pneuma
+
+log = logging.getLogger(__name__)
+
+COOKIE_PREFIX = "pneuma_content"
+READ_METHODS = ("GET", "HEAD")
+ASSET_PREFIX = "__pneuma__/"
+# Pneuma's, the agent's and tools' own files: never part of what a page may load.
+HIDDEN_DIRS = frozenset({".pneuma", ".claude", ".git", "node_modules"})
+HIDDEN_TOP_FILES = frozenset({"CLAUDE.md", "AGENTS.md"})
+MAX_HTML_BYTES = 25 * 1024 * 1024  # an HTML document is read whole to add the mode's script
+_CHUNK = 256 * 1024
+_TEXT_SUFFIXES = frozenset({".html", ".htm", ".css", ".js", ".mjs", ".json", ".svg", ".txt",
+                            ".xml", ".md", ".csv", ".webmanifest"})
+_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json",
+          ".webmanifest": "application/manifest+json", ".md": "text/markdown"}
+_HEAD = re.compile(rb"<head(?:\s[^>]*)?>", re.IGNORECASE)
+_HTML = re.compile(rb"<html(?:\s[^>]*)?>", re.IGNORECASE)
+_DOCTYPE = re.compile(rb"^\s*<!doctype[^>]*>", re.IGNORECASE)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def _loopback_names(host: str) -> set[str]:
+    return {_url_host(host), "127.0.0.1", "localhost", "[::1]"} - {"0.0.0.0", "[::]"}
+
+
+def content_type(rel: str) -> str:
+    suffix = PurePosixPath(rel).suffix.lower()
+    kind = _TYPES.get(suffix) or mimetypes.guess_type("file" + suffix)[0] or "application/octet-stream"
+    return f"{kind}; charset=utf-8" if suffix in _TEXT_SUFFIXES else kind
+
+
+def is_hidden(rel: str) -> bool:
+    """Whether ``rel`` is one of Pneuma's or the agent's own files."""
+    parts = rel.split("/")
+    return parts[0] in HIDDEN_TOP_FILES or any(p in HIDDEN_DIRS for p in parts)
+
+
+def inject_into_head(html: bytes, snippet: bytes) -> bytes:
+    """``snippet`` right after ``<head>`` (or ``<html>``, or the doctype),
+    on the same line: the page's own lines keep their numbers."""
+    for pattern in (_HEAD, _HTML, _DOCTYPE):
+        found = pattern.search(html)
+        if found:
+            return html[:found.end()] + snippet + html[found.end():]
+    return snippet + html
+
+
+class ContentSite:
+    """The workspace on an origin of its own; see the module docstring.
+
+    ``for_session`` makes one that starts and stops with a Pneuma server."""
+
+    def __init__(self, sandbox: Sandbox, api_url: Callable[[], str], main_token: str, *,
+                 inject_head: str = "", assets: Mapping[str, Path] | None = None,
+                 port_file: Path | None = None) -> None:
+        self.sandbox = sandbox
+        self._api_url = api_url
+        self._main_token = main_token
+        self._inject = inject_head.encode("utf-8")
+        self._assets = dict(assets or {})
+        # The page's storage (localStorage, IndexedDB) belongs to its origin:
+        # the same workspace gets the same port whenever it is free.
+        self._port_file = port_file
+        self.token = secrets.token_urlsafe(24)
+        self.port: int | None = None
+        self.app = web.Application(middlewares=[self._guard])
+        self.app.router.add_get("/{path:.*}", self._serve)
+        self._runner: web.AppRunner | None = None
+
+    @classmethod
+    def for_session(cls, pneuma: Pneuma, *, name: str, inject_head: str = "",
+                    assets: Mapping[str, Path] | None = None) -> ContentSite:
+        """A site over ``pneuma``'s workspace that lives as long as its server;
+        ``name`` keys the remembered port (``.pneuma/<name>-site.json``)."""
+        site = cls(pneuma.sandbox, lambda: pneuma.api_url, pneuma.token,
+                   inject_head=inject_head, assets=assets,
+                   port_file=pneuma.workspace / ".pneuma" / f"{name}-site.json")
+        pneuma.on_startup(site.start)
+        pneuma.on_shutdown(site.stop)
+        return site
+
+    # -- where it is --
+
+    @property
+    def bind_host(self) -> str:
+        """The Pneuma server's own host: this site is never more reachable than it."""
+        host = urlsplit(self._api_url()).hostname or "127.0.0.1"
+        return "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
+
+    @property
+    def running(self) -> bool:
+        return self.port is not None
+
+    @property
+    def cookie_name(self) -> str:
+        return f"{COOKIE_PREFIX}_{self.port}"
+
+    def hosts(self) -> set[str]:
+        """``Host`` values this site answers to."""
+        return {f"{name}:{self.port}" for name in _loopback_names(self.bind_host)}
+
+    def origin(self, hostname: str | None = None) -> str:
+        """``http://<hostname>:<port>``; pass the name the shell was opened
+        under, so that the frame is same-site with it (a SameSite cookie is
+        not sent to a frame on another host name)."""
+        name = "localhost" if hostname == "localhost" else _url_host(self.bind_host)
+        return f"http://{name}:{self.port}"
+
+    def main_origins(self) -> list[str]:
+        """The Pneuma server's origins: the only pages that may frame this site."""
+        parts = urlsplit(self._api_url())
+        port = parts.port or 80
+        return sorted(f"http://{name}:{port}" for name in _loopback_names(parts.hostname or ""))
+
+    def url(self, path: str = "", *, hostname: str | None = None) -> str:
+        """The workspace file ``path`` on this site, with its token (for the first load)."""
+        if not self.running:
+            raise ToolError("E_UNAVAILABLE", "the content site is not running")
+        return f"{self.origin(hostname)}/{quote(path)}?{urlencode({'token': self.token})}"
+
+    # -- lifetime --
+
+    async def start(self) -> None:
+        """Listen; a failure leaves the preview unavailable, not the server down."""
+        try:
+            await self._start()
+        except OSError as exc:
+            log.warning("the content site could not start: %s", exc)
+            self.port = None
+
+    async def _start(self) -> None:
+        family = socket.AF_INET6 if ":" in self.bind_host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        remembered = self._remembered_port()
+        try:
+            sock.bind((self.bind_host, remembered))
+        except OSError:
+            if not remembered:
+                sock.close()
+                raise
+            sock.bind((self.bind_host, 0))
+        sock.listen(128)
+        sock.setblocking(False)
+        self.port = int(sock.getsockname()[1])
+        if self.port != remembered:
+            self._remember_port(self.port)
+        self._runner = web.AppRunner(self.app, handle_signals=False, access_log=None,
+                                     shutdown_timeout=1.0)
+        await self._runner.setup()
+        await web.SockSite(self._runner, sock).start()
+
+    def _remembered_port(self) -> int:
+        if self._port_file is None:
+            return 0
+        try:
+            port = json.loads(self._port_file.read_text(encoding="utf-8"))["port"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0
+        return port if isinstance(port, int) and 1024 <= port <= 65535 else 0
+
+    def _remember_port(self, port: int) -> None:
+        if self._port_file is None:
+            return
+        try:
+            self._port_file.parent.mkdir(parents=True, exist_ok=True)
+            self._port_file.write_text(json.dumps({"port": port}), encoding="utf-8")
+        except OSError as exc:  # a read-only workspace: a new origin next time, no more
+            log.warning("could not remember the content site's port: %s", exc)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            try:
+                await asyncio.wait_for(runner.cleanup(), 4.0)
+            except asyncio.TimeoutError:
+                log.warning("the content site did not stop in time")
+        self.port = None
+
+    # -- who may ask --
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        refusal = self._refusal(request)
+        if refusal is not None:
+            return self._error(refusal)
+        if request.query.get("token"):
+            # Traded for the cookie; the page is loaded again without it in its URL.
+            rest = [(k, v) for k, v in request.query.items() if k != "token"]
+            target = request.path + (f"?{urlencode(rest)}" if rest else "")
+            response: web.StreamResponse = web.Response(
+                status=303, headers={"Location": target, "Cache-Control": "no-store"})
+            response.set_cookie(self.cookie_name, self.token, httponly=True, samesite="Strict", path="/")
+            return response
+        try:
+            response = await handler(request)
+        except ToolError as error:
+            return self._error(error)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            return self._error(ToolError("E_BAD_ARGS", f"{request.method} {request.path}: {exc.reason}",
+                                         details={"status": exc.status, "path": request.path}))
+        except (OSError, ValueError, RuntimeError) as exc:
+            if request.writer is not None and request.writer.output_size > 0:
+                raise  # an answer already under way cannot be replaced
+            log.warning("%s %s failed", request.method, request.path, exc_info=exc)
+            return self._error(ToolError("E_INTERNAL", f"{request.method} {request.path} failed"))
+        return response
+
+    def _error(self, error: ToolError) -> web.Response:
+        response = error_response(error)
+        response.headers.update(self._headers())
+        return response
+
+    def _refusal(self, request: web.Request) -> ToolError | None:
+        hosts = self.hosts()
+        host = request.headers.get("Host", "")
+        if host not in hosts:
+            return ToolError("E_FORBIDDEN", f"Host {host!r} is not the content site",
+                             details={"reason": "host", "host": host})
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in {f"http://{h}" for h in hosts}:
+            return ToolError("E_FORBIDDEN", f"requests from {origin!r} are not allowed",
+                             details={"reason": "origin", "origin": origin},
+                             hint="only the site's own pages may call this site")
+        presented = self._presented_token(request)
+        if presented is None or not hmac.compare_digest(presented.encode(), self.token.encode()):
+            server_token = presented is not None and hmac.compare_digest(
+                presented.encode(), self._main_token.encode())
+            return ToolError(
+                "E_UNAUTHORIZED",
+                "the content site's token is required" if presented is None
+                else "the Pneuma server's token is not good here" if server_token
+                else "the token is not this content site's",
+                details={"reason": "missing_token" if presented is None
+                         else "server_token" if server_token else "wrong_token"},
+                hint="open the page from the Pneuma page's preview")
+        if request.method not in READ_METHODS:
+            return ToolError("E_FORBIDDEN", "the content site only serves reads",
+                             details={"reason": "read_only", "method": request.method})
+        return None
+
+    def _presented_token(self, request: web.Request) -> str | None:
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Bearer "):
+            return header[7:].strip()
+        return request.query.get("token") or request.cookies.get(self.cookie_name)
+
+    def _headers(self) -> dict[str, str]:
+        ancestors = " ".join(o for o in self.main_origins() if "[" not in o)
+        return {"Content-Security-Policy": f"frame-ancestors 'self' {ancestors}",
+                "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache",
+                "Referrer-Policy": "no-referrer"}
+
+    # -- what it serves --
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        rel = request.match_info["path"]
+        if rel.startswith(ASSET_PREFIX):
+            return self._asset(rel[len(ASSET_PREFIX):])
+        if rel == "" or rel.endswith("/"):
+            rel += "index.html"
+        if is_hidden(rel):
+            raise ToolError("E_NOT_FOUND", f"no file {rel}", details={"path": rel})
+        try:
+            fd, info = self.sandbox.open_file(rel)
+        except IsADirectoryError:
+            # A folder's page: its relative URLs must resolve inside it.
+            raise web.HTTPFound("/" + request.match_info["path"] + "/") from None
+        except (FileNotFoundError, NotADirectoryError):
+            raise ToolError("E_NOT_FOUND", f"no file {rel}", details={"path": rel}) from None
+        with os.fdopen(fd, "rb") as handle:
+            headers = {**self._headers(), "Content-Type": content_type(rel)}
+            if rel.lower().endswith((".html", ".htm")) and self._inject:
+                data = handle.read(MAX_HTML_BYTES + 1)
+                if len(data) > MAX_HTML_BYTES:
+                    raise ToolError("E_TOO_LARGE", f"{rel} is too large to preview",
+                                    details={"path": rel, "limit": MAX_HTML_BYTES})
+                return web.Response(body=inject_into_head(data, self._inject), headers=headers)
+            response = web.StreamResponse(headers=headers)
+            response.content_length = info.st_size
+            await response.prepare(request)
+            if request.method != "HEAD":
+                position = 0
+                while position < info.st_size:
+                    chunk = os.pread(handle.fileno(), min(_CHUNK, info.st_size - position), position)
+                    if not chunk:
+                        break  # truncated meanwhile: a short body
+                    await response.write(chunk)
+                    position += len(chunk)
+            await response.write_eof()
+            return response
+
+    def _asset(self, name: str) -> web.StreamResponse:
+        path = self._assets.get(name)
+        if path is None or not path.is_file():
+            raise ToolError("E_NOT_FOUND", f"no file {ASSET_PREFIX}{name}", details={"path": name})
+        return web.Response(body=path.read_bytes(),
+                            headers={**self._headers(), "Content-Type": content_type(name)})
