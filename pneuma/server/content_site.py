@@ -37,6 +37,16 @@ are unchanged) and serve files of its package under ``/__pneuma__/``
 (``assets``): that is how a viewer's bridge gets into the page without the
 page being rewritten. The shell's viewer talks to the page by
 ``postMessage`` only.
+
+A mode may also add routes of its own to the site (``add_routes``: WebGAL's
+engine page and its editor-sync socket), behind the same guard, and choose
+where the workspace is served (``workspace_at``: the whole tree at ``/``, or
+one folder under a prefix, or not at all), whether files opened as documents
+get a ``sandbox`` policy (``document_sandbox``), whether the token URL is
+redirected away (``redirect_token``; WebGAL's launcher removes it from its
+address itself, and a client without cookies can still open that URL), and
+whether an open connection to the site counts as use of a headless server
+(``keep_server_alive``).
 """
 
 from __future__ import annotations
@@ -52,10 +62,10 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from aiohttp import web
+from aiohttp import ClientError, ClientSession, ClientTimeout, web
 
 from pneuma.server.errors import error_response
 from pneuma.tools.errors import ToolError
@@ -81,6 +91,7 @@ _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".json": "applica
 _HEAD = re.compile(rb"<head(?:\s[^>]*)?>", re.IGNORECASE)
 _HTML = re.compile(rb"<html(?:\s[^>]*)?>", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"^\s*<!doctype[^>]*>", re.IGNORECASE)
+_RANGE = re.compile(r"\s*bytes=(\d*)-(\d*)\s*")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -105,6 +116,21 @@ def is_hidden(rel: str) -> bool:
     return parts[0] in HIDDEN_TOP_FILES or any(p in HIDDEN_DIRS for p in parts)
 
 
+def byte_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """[start, end) of the one ``bytes=`` range a ``Range`` header asks for;
+    None (the whole file) for none, several, or one that does not fit (a
+    server may always answer a range request with the whole file)."""
+    found = _RANGE.fullmatch(header or "")
+    if found is None or not (found[1] or found[2]):
+        return None
+    if found[1]:
+        start = int(found[1])
+        end = min(int(found[2]) + 1, size) if found[2] else size
+    else:  # the last N bytes
+        start, end = max(0, size - int(found[2])), size
+    return (start, end) if start < end else None
+
+
 def inject_into_head(html: bytes, snippet: bytes) -> bytes:
     """``snippet`` right after ``<head>`` (or ``<html>``, or the doctype),
     on the same line: the page's own lines keep their numbers."""
@@ -122,29 +148,48 @@ class ContentSite:
 
     def __init__(self, sandbox: Sandbox, api_url: Callable[[], str], main_token: str, *,
                  inject_head: str = "", assets: Mapping[str, Path] | None = None,
-                 port_file: Path | None = None) -> None:
+                 port_file: Path | None = None,
+                 workspace_at: tuple[str, str] | None = ("/", ""),
+                 document_sandbox: str | None = None,
+                 cookie_prefix: str = COOKIE_PREFIX,
+                 redirect_token: bool = True,
+                 keep_server_alive: Callable[[], float] | None = None) -> None:
+        """``workspace_at``: (URL prefix ending in ``/``, workspace folder)
+        served there, or None. ``document_sandbox``: the ``sandbox``
+        directive given to workspace files (they run in an opaque origin if
+        opened as a page). ``keep_server_alive``: the seconds between
+        touches of the Pneuma server while this site has open connections."""
         self.sandbox = sandbox
         self._api_url = api_url
         self._main_token = main_token
         self._inject = inject_head.encode("utf-8")
         self._assets = dict(assets or {})
+        self._document_sandbox = document_sandbox
+        self._cookie_prefix = cookie_prefix
+        self._redirect_token = redirect_token
+        self._keep_alive_every = keep_server_alive
+        self._keepalive: asyncio.Task[None] | None = None
         # The page's storage (localStorage, IndexedDB) belongs to its origin:
         # the same workspace gets the same port whenever it is free.
         self._port_file = port_file
         self.token = secrets.token_urlsafe(24)
         self.port: int | None = None
         self.app = web.Application(middlewares=[self._guard])
-        self.app.router.add_get("/{path:.*}", self._serve)
+        self._mount = workspace_at
+        if workspace_at is not None:
+            # Registered first: a mode's own routes are matched after it.
+            self.app.router.add_get(workspace_at[0] + "{path:.*}", self._serve)
         self._runner: web.AppRunner | None = None
 
     @classmethod
-    def for_session(cls, pneuma: Pneuma, *, name: str, inject_head: str = "",
-                    assets: Mapping[str, Path] | None = None) -> ContentSite:
+    def for_session(cls, pneuma: Pneuma, *, name: str, port_file: str | None = None,
+                    **options: Any) -> ContentSite:
         """A site over ``pneuma``'s workspace that lives as long as its server;
-        ``name`` keys the remembered port (``.pneuma/<name>-site.json``)."""
+        ``name`` keys the remembered port (``.pneuma/<name>-site.json``, or
+        ``.pneuma/<port_file>``); ``options`` are the constructor's."""
         site = cls(pneuma.sandbox, lambda: pneuma.api_url, pneuma.token,
-                   inject_head=inject_head, assets=assets,
-                   port_file=pneuma.workspace / ".pneuma" / f"{name}-site.json")
+                   port_file=pneuma.workspace / ".pneuma" / (port_file or f"{name}-site.json"),
+                   **options)
         pneuma.on_startup(site.start)
         pneuma.on_shutdown(site.stop)
         return site
@@ -163,7 +208,11 @@ class ContentSite:
 
     @property
     def cookie_name(self) -> str:
-        return f"{COOKIE_PREFIX}_{self.port}"
+        return f"{self._cookie_prefix}_{self.port}"
+
+    def add_routes(self, routes: list[web.RouteDef]) -> None:
+        """A mode's own routes on this site, behind its guard (call before start)."""
+        self.app.router.add_routes(routes)
 
     def hosts(self) -> set[str]:
         """``Host`` values this site answers to."""
@@ -218,6 +267,9 @@ class ContentSite:
                                      shutdown_timeout=1.0)
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
+        if self._keep_alive_every is not None:
+            self._keepalive = asyncio.get_running_loop().create_task(
+                self._keep_server_alive(self._keep_alive_every))
 
     def _remembered_port(self) -> int:
         if self._port_file is None:
@@ -238,6 +290,9 @@ class ContentSite:
             log.warning("could not remember the content site's port: %s", exc)
 
     async def stop(self) -> None:
+        if self._keepalive is not None:
+            self._keepalive.cancel()
+            self._keepalive = None
         if self._runner is not None:
             runner, self._runner = self._runner, None
             try:
@@ -246,6 +301,25 @@ class ContentSite:
                 log.warning("the content site did not stop in time")
         self.port = None
 
+    async def _keep_server_alive(self, every: Callable[[], float]) -> None:
+        """A headless Pneuma server stops once nothing has used it for a
+        while, and it sees only its own connections; a page open on this
+        site (a game's socket) is use too. While one is, touch the server
+        over loopback with its token."""
+        timeout = ClientTimeout(total=10)
+        while True:
+            await asyncio.sleep(every())
+            server = self._runner.server if self._runner is not None else None
+            if server is None or not server.connections:
+                continue
+            try:
+                async with ClientSession(timeout=timeout) as client:
+                    async with client.get(self._api_url() + "/api/config", headers={
+                            "Authorization": f"Bearer {self._main_token}"}) as response:
+                        await response.read()
+            except (ClientError, OSError, asyncio.TimeoutError):
+                pass
+
     # -- who may ask --
 
     @web.middleware
@@ -253,7 +327,7 @@ class ContentSite:
         refusal = self._refusal(request)
         if refusal is not None:
             return self._error(refusal)
-        if request.query.get("token"):
+        if request.query.get("token") and self._redirect_token:
             # Traded for the cookie; the page is loaded again without it in its URL.
             rest = [(k, v) for k, v in request.query.items() if k != "token"]
             target = request.path + (f"?{urlencode(rest)}" if rest else "")
@@ -268,13 +342,20 @@ class ContentSite:
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
-            return self._error(ToolError("E_BAD_ARGS", f"{request.method} {request.path}: {exc.reason}",
-                                         details={"status": exc.status, "path": request.path}))
+            return self._error(ToolError(
+                "E_NOT_FOUND" if exc.status == 404 else "E_BAD_ARGS",
+                f"no {request.path} on this site" if exc.status == 404
+                else f"{request.method} {request.path}: {exc.reason}",
+                details={"status": exc.status, "path": request.path}))
         except (OSError, ValueError, RuntimeError) as exc:
             if request.writer is not None and request.writer.output_size > 0:
                 raise  # an answer already under way cannot be replaced
             log.warning("%s %s failed", request.method, request.path, exc_info=exc)
             return self._error(ToolError("E_INTERNAL", f"{request.method} {request.path} failed"))
+        if request.query.get("token") and not response.prepared:
+            # Not redirected: this answer sets the cookie, the page's later
+            # requests (and its socket) carry only that.
+            response.set_cookie(self.cookie_name, self.token, httponly=True, samesite="Strict", path="/")
         return response
 
     def _error(self, error: ToolError) -> web.Response:
@@ -316,18 +397,28 @@ class ContentSite:
             return header[7:].strip()
         return request.query.get("token") or request.cookies.get(self.cookie_name)
 
-    def _headers(self) -> dict[str, str]:
-        ancestors = " ".join(o for o in self.main_origins() if "[" not in o)
-        return {"Content-Security-Policy": f"frame-ancestors 'self' {ancestors}",
+    def frame_ancestors(self) -> str:
+        """The CSP directive that lets only the Pneuma server's pages (and
+        this site's) frame an answer of this site."""
+        # Chromium ignores (and complains about) IPv6 literals in source lists.
+        return "frame-ancestors 'self' " + " ".join(o for o in self.main_origins() if "[" not in o)
+
+    def _headers(self, *, document_sandbox: str | None = None) -> dict[str, str]:
+        policy = self.frame_ancestors()
+        if document_sandbox is not None:
+            policy = f"sandbox {document_sandbox}; {policy}"
+        return {"Content-Security-Policy": policy,
                 "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache",
                 "Referrer-Policy": "no-referrer"}
 
     # -- what it serves --
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
-        rel = request.match_info["path"]
-        if rel.startswith(ASSET_PREFIX):
-            return self._asset(rel[len(ASSET_PREFIX):])
+        prefix, folder = self._mount or ("/", "")
+        url_rel = request.match_info["path"]
+        if url_rel.startswith(ASSET_PREFIX):
+            return self._asset(url_rel[len(ASSET_PREFIX):])
+        rel = f"{folder.strip('/')}/{url_rel}" if folder.strip("/") else url_rel
         if rel == "" or rel.endswith("/"):
             rel += "index.html"
         if is_hidden(rel):
@@ -336,24 +427,31 @@ class ContentSite:
             fd, info = self.sandbox.open_file(rel)
         except IsADirectoryError:
             # A folder's page: its relative URLs must resolve inside it.
-            raise web.HTTPFound("/" + request.match_info["path"] + "/") from None
+            raise web.HTTPFound(prefix + quote(url_rel) + "/") from None
         except (FileNotFoundError, NotADirectoryError):
             raise ToolError("E_NOT_FOUND", f"no file {rel}", details={"path": rel}) from None
         with os.fdopen(fd, "rb") as handle:
-            headers = {**self._headers(), "Content-Type": content_type(rel)}
+            headers = {**self._headers(document_sandbox=self._document_sandbox),
+                       "Content-Type": content_type(rel)}
             if rel.lower().endswith((".html", ".htm")) and self._inject:
                 data = handle.read(MAX_HTML_BYTES + 1)
                 if len(data) > MAX_HTML_BYTES:
                     raise ToolError("E_TOO_LARGE", f"{rel} is too large to preview",
                                     details={"path": rel, "limit": MAX_HTML_BYTES})
                 return web.Response(body=inject_into_head(data, self._inject), headers=headers)
-            response = web.StreamResponse(headers=headers)
-            response.content_length = info.st_size
+            # Media elements ask for byte ranges (to seek, and before they play).
+            span = byte_range(request.headers.get("Range"), info.st_size)
+            start, end = span or (0, info.st_size)
+            headers["Accept-Ranges"] = "bytes"
+            if span is not None:
+                headers["Content-Range"] = f"bytes {start}-{end - 1}/{info.st_size}"
+            response = web.StreamResponse(status=200 if span is None else 206, headers=headers)
+            response.content_length = end - start
             await response.prepare(request)
             if request.method != "HEAD":
-                position = 0
-                while position < info.st_size:
-                    chunk = os.pread(handle.fileno(), min(_CHUNK, info.st_size - position), position)
+                position = start
+                while position < end:
+                    chunk = os.pread(handle.fileno(), min(_CHUNK, end - position), position)
                     if not chunk:
                         break  # truncated meanwhile: a short body
                     await response.write(chunk)

@@ -6,7 +6,7 @@ does not work there, and the server refuses the site's token and any request
 from the site's origin. Pneuma's and the agent's files, paths out of the
 workspace (a symlink included) and anything but a read are refused; the
 answers say nosniff, no-cache and who may frame them; only HTML documents
-get the mode's script. Served in-process by ``pneuma.testing.serve``.
+get the mode's script; media get the byte ranges they ask for. Served in-process by ``pneuma.testing.serve``.
 """
 
 from __future__ import annotations
@@ -154,6 +154,32 @@ async def test_only_html_documents_get_the_script(webcraft) -> None:
             assert await frag.text() == BRIDGE_TAG + "<p>no head at all</p>"
         async with client.head(origin + "/index.html", headers=own) as head:
             assert head.status == 200 and head.headers["X-Content-Type-Options"] == "nosniff"
+
+
+async def test_media_gets_the_byte_range_it_asks_for(webcraft) -> None:
+    """A <video> or <audio> seeks by asking for byte ranges; a range that
+    does not fit (or several) gets the whole file."""
+    origin, token = await site_of(webcraft)
+    data = bytes(range(256)) * 40
+    (webcraft.workspace / "clip.webm").write_bytes(data)
+    own = {"Authorization": f"Bearer {token}"}
+    size = len(data)
+    cases = [  # (Range asked for, status, body, Content-Range)
+        (None, 200, data, None),
+        ("bytes=10-19", 206, data[10:20], f"bytes 10-19/{size}"),
+        ("bytes=10000-", 206, data[10000:], f"bytes 10000-{size - 1}/{size}"),
+        ("bytes=-5", 206, data[-5:], f"bytes {size - 5}-{size - 1}/{size}"),
+        ("bytes=0-", 206, data, f"bytes 0-{size - 1}/{size}"),
+        ("bytes=99999-", 200, data, None),
+        ("bytes=0-1,4-5", 200, data, None),
+    ]
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
+        for asked, status, body, span in cases:
+            headers = {**own, **({"Range": asked} if asked else {})}
+            async with client.get(origin + "/clip.webm", headers=headers) as response:
+                assert (response.status, await response.read()) == (status, body), asked
+                assert response.headers["Accept-Ranges"] == "bytes"
+                assert response.headers.get("Content-Range") == span, asked
 
 
 async def test_the_server_refuses_the_site_token_and_its_origin(webcraft) -> None:

@@ -1,5 +1,6 @@
-"""The WebGAL engine's own site (pneuma_webgal/engine_site.py) and the
-Pneuma server keep each other at arm's length.
+"""The WebGAL engine's own site (pneuma_webgal/engine_site.py: the shared
+``pneuma.api.ContentSite``) and the Pneuma server keep each other at arm's
+length.
 
 The engine page and the game's files are served on another port (another
 origin) with a token of their own. The Pneuma server refuses that token and
@@ -106,6 +107,37 @@ async def test_the_engine_site_only_reads_with_its_own_token(webgal) -> None:
                 assert (await response.json())["error"]["code"] == code
                 assert token not in await response.text()
     assert (webgal.workspace / "game/scene/start.txt").exists()
+
+
+async def test_the_engine_site_serves_the_game_folder_and_nothing_else(webgal) -> None:
+    """The engine's site is the shared content site with only ``game/``
+    mounted: the rest of the workspace, the agent's files and a symlink out
+    of the workspace are not there, and a game file may only be framed by
+    the Pneuma server's pages."""
+    origin, token = await engine_of(webgal)
+    ws: Path = webgal.workspace
+    (ws / "notes.md").write_text("private notes", encoding="utf-8")
+    (ws / "game" / ".env").write_text("SECRET=1", encoding="utf-8")
+    outside = ws.parent / "outside.txt"
+    outside.write_text("private", encoding="utf-8")
+    (ws / "game" / "escape.txt").symlink_to(outside)
+    own = {"Authorization": f"Bearer {token}"}
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
+        async with client.get(origin + "/webgal/game/config.txt", headers=own) as response:
+            assert response.status == 200
+            policy = response.headers["Content-Security-Policy"]
+            assert "frame-ancestors 'self' " in policy and webgal.url in policy
+            assert response.headers["X-Content-Type-Options"] == "nosniff"
+        cases = [("/notes.md", 404, "E_NOT_FOUND"), ("/webgal/notes.md", 404, "E_NOT_FOUND"),
+                 ("/webgal/game/%2e%2e/notes.md", 404, "E_NOT_FOUND"),
+                 ("/webgal/game/.env", 403, "E_DENY_PATH"),
+                 ("/webgal/game/escape.txt", 403, "E_DENY_PATH")]
+        for path, status, code in cases:
+            async with client.get(origin + path, headers=own) as response:
+                assert response.status == status, path
+                assert (await response.json())["error"]["code"] == code, path
+                body = await response.text()
+                assert "private" not in body and "SECRET" not in body, path
 
 
 async def test_the_page_url_opens_the_engine_by_cookie(webgal) -> None:

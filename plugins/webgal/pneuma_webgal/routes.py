@@ -7,17 +7,18 @@ either way, so every route here sits behind the server's token, Host and
 Origin checks.
 
 The engine itself (the game's scenes and assets are workspace content) is
-not served here: it runs on an origin of its own, ``EngineSite``
-(engine_site.py), a read-only site with its own token that the server
-starts and stops with itself. On that site:
+not served here: it runs on an origin of its own, the content site
+(``pneuma.api.ContentSite``, as engine_site.py sets it up), a read-only site
+with its own token that the server starts and stops with itself. On that
+site:
 
 ``/webgal/``
     The real WebGAL engine (engine.py) with ``static/launcher.js`` added, which
     reads a fragment ``#scene=<file under game/scene/>&line=<1-based line>``,
     jumps there once the engine runs, and talks to the page framing it with
     ``postMessage``. ``/webgal/game/…`` is the workspace's ``game/`` folder
-    (through the sandbox); ``/api/webgalsync`` the editor-sync socket the
-    engine opens by itself (sync.py).
+    (the content site's own, through the fd-based sandbox); ``/api/webgalsync``
+    the editor-sync socket the engine opens by itself (sync.py).
 
 On the Pneuma server:
 
@@ -54,10 +55,10 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.api import Pneuma, ToolError
+from pneuma.api import ContentSite, Pneuma, ToolError
 
 from .engine import BRIDGE, LAUNCHER, NOT_BUILT_PAGE, engine_dir, engine_version, inject_launcher
-from .engine_site import CONTENT_POLICY, ENGINE_PORT_FILE, EngineSite, engine_headers
+from .engine_site import engine_headers, engine_site, page_url
 from .sync import WebgalSync, jump_request
 
 _TEXT_TYPES = {".txt": "text/plain", ".json": "application/json", ".css": "text/css",
@@ -118,13 +119,10 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
     """The webgal routes of one server; the sync hub and the engine's site
     live as long as it does."""
     sync = WebgalSync(pneuma.workspace)
-    site = EngineSite(lambda: pneuma.api_url, pneuma.token,
-                      port_file=pneuma.workspace / ".pneuma" / ENGINE_PORT_FILE)
-    site.app.router.add_routes(engine_routes(pneuma, site, sync))
-    pneuma.on_startup(site.start)
+    site = engine_site(pneuma)
+    site.add_routes(engine_routes(pneuma, site, sync))
     # Shutdown callbacks run newest first: the games' sockets are closed
-    # before the site waits for its connections to end.
-    pneuma.on_shutdown(site.stop)
+    # before the site (registered by engine_site) waits for its connections to end.
     pneuma.on_shutdown(sync.close)
 
     async def redirect(request: web.Request) -> web.StreamResponse:
@@ -138,7 +136,7 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
         # The engine frame is named as this page was opened (localhost or
         # 127.0.0.1), so that it is same-site with it and keeps its cookie.
         hostname = request.host.rpartition(":")[0] or request.host
-        html, policy = relay_page(site.page_url(hostname=hostname), site.origin(hostname))
+        html, policy = relay_page(page_url(site, hostname=hostname), site.origin(hostname))
         return web.Response(text=html, content_type="text/html",
                             headers={"Cache-Control": "no-store",
                                      "Content-Security-Policy": policy})
@@ -151,7 +149,7 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
 
     async def jump(request: web.Request) -> web.Response:
         result = await jump_request(sync, await _json_body(request))
-        result["url"] = site.page_url(result["scene"], result["line"])
+        result["url"] = page_url(site, result["scene"], result["line"])
         return _json(result)
 
     async def status(request: web.Request) -> web.Response:
@@ -159,7 +157,7 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
         return _json({"engine": {"available": engine is not None,
                                  "version": engine_version(engine),
                                  "origin": site.origin() if site.running else None},
-                      "url": site.page_url() if site.running else None, **sync.status()})
+                      "url": page_url(site) if site.running else None, **sync.status()})
 
     return [
         web.get("/webgal", redirect),
@@ -172,8 +170,9 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
     ]
 
 
-def engine_routes(pneuma: Pneuma, site: EngineSite, sync: WebgalSync) -> list[web.RouteDef]:
-    """The routes of the engine's own site (engine_site.py)."""
+def engine_routes(pneuma: Pneuma, site: ContentSite, sync: WebgalSync) -> list[web.RouteDef]:
+    """The engine's routes on its own site (engine_site.py); the game's files
+    (``/webgal/game/``) are the site's own."""
     cache: dict[str, Any] = {}
 
     def index_html() -> str | None:
@@ -203,11 +202,6 @@ def engine_routes(pneuma: Pneuma, site: EngineSite, sync: WebgalSync) -> list[we
     async def launcher(request: web.Request) -> web.StreamResponse:
         return _file_response(LAUNCHER, "launcher.js", headers=engine_headers(site))
 
-    async def game_file(request: web.Request) -> web.StreamResponse:
-        rel = "game/" + request.match_info["path"]
-        return _file_response(pneuma.sandbox.resolve(rel), rel, headers={
-            "Content-Security-Policy": CONTENT_POLICY, "X-Content-Type-Options": "nosniff"})
-
     async def engine_file(request: web.Request) -> web.StreamResponse:
         engine = engine_dir()
         if engine is None:
@@ -231,7 +225,6 @@ def engine_routes(pneuma: Pneuma, site: EngineSite, sync: WebgalSync) -> list[we
         web.get("/webgal/", index),
         web.get("/webgal/index.html", index),
         web.get("/webgal/_pneuma/launcher.js", launcher),
-        web.get("/webgal/game/{path:.+}", game_file),
         web.get("/webgal/{path:.+}", engine_file),
         web.get("/api/webgalsync", sync_socket),
     ]
