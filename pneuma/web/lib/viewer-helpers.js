@@ -1,5 +1,5 @@
 // Small helpers a mode's viewer may import from the shell instead of writing
-// its own: `import { h, sharedStylesheet, fetchJson, translator } from "/static/lib/viewer-helpers.js"`.
+// its own: `import { h, sharedStylesheet, fetchJson, translator, normalizePath } from "/static/lib/viewer-helpers.js"`.
 // They are part of the viewer contract (docs/viewer-contract.md, "Shared
 // helpers") and keep pneuma.api's compatibility promise: add names or
 // optional arguments; never change or remove one outside a major version.
@@ -116,4 +116,22 @@ export function translator(messages, getLocale) {
     const text = table[key] ?? english[key] ?? fallback;
     return String(text).replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
   };
+}
+
+/**
+ * A workspace-relative path in one spelling: backslashes as slashes, no
+ * empty or `.` segments, `..` applied; `null` when it climbs out of the
+ * workspace ("../x"). Links in a page and paths the agent names are
+ * compared with the workspace's file list this way.
+ */
+export function normalizePath(path) {
+  const out = [];
+  for (const part of String(path).replace(/\\/g, "/").split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (!out.length) return null;
+      out.pop();
+    } else out.push(part);
+  }
+  return out.join("/");
 }

@@ -9,7 +9,7 @@
 // Third-party code (markdown-it, highlight.js) is bundled at setup into
 // ./vendor/doc-vendor.js by `npm run build` in plugins/doc/web/.
 
-import { sharedStylesheet } from "/static/lib/viewer-helpers.js";
+import { normalizePath, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
 
 const MODE = "doc";
@@ -38,17 +38,6 @@ function isMarkdown(path) {
   return !HIDDEN_PREFIXES.some((p) => path.startsWith(p) || path.includes("/" + p));
 }
 
-function normalizePath(path) {
-  const out = [];
-  for (const part of String(path).replace(/\\/g, "/").split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (!out.length) return null; // escapes the workspace
-      out.pop();
-    } else out.push(part);
-  }
-  return out.join("/");
-}
 
 function dirname(path) {
   const i = path.lastIndexOf("/");

@@ -18,7 +18,7 @@
 // reloads the page, which then loads underneath the one on show and
 // replaces it once painted (PreviewFrame), so it never blinks.
 
-import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
+import { h, normalizePath, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
 
 const MODE = "webcraft";
@@ -65,17 +65,6 @@ function pagesOf(files) {
     .sort((a, b) => (a !== "index.html") - (b !== "index.html") || a.split("/").length - b.split("/").length || a.localeCompare(b));
 }
 
-function normalizePath(path) {
-  const out = [];
-  for (const part of String(path).replace(/\\/g, "/").split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (!out.length) return null;
-      out.pop();
-    } else out.push(part);
-  }
-  return out.join("/");
-}
 
 const dirname = (path) => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "");
 const isExternal = (url) => /^([a-z][a-z0-9+.-]*:|\/\/)/i.test(url);

@@ -8,6 +8,10 @@
 // and resolveItems(files); mount returns {update, runAction, destroy}.
 // The mode's name comes from ctx.mode, so renaming the mode needs no change
 // here. No build step: this file is served as it is at /modes/<mode>/viewer.js.
+// Helpers Pneuma serves to every viewer (docs/viewer-contract.md, "Shared
+// helpers") come from /static/lib/viewer-helpers.js.
+
+import { normalizePath } from "/static/lib/viewer-helpers.js";
 
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const HIDDEN = /(^|\/)(\.claude|\.pneuma|\.git|node_modules|\.venv)\//;
@@ -36,17 +40,6 @@ function pageOrder(a, b) {
   return rank(a) - rank(b) || a.localeCompare(b);
 }
 
-function normalizePath(path) {
-  const out = [];
-  for (const part of String(path).replace(/\\/g, "/").split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (!out.length) return null;
-      out.pop();
-    } else out.push(part);
-  }
-  return out.join("/");
-}
 
 function pageTitle(content) {
   const match = /^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/m.exec(content || "");
