@@ -68,6 +68,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from aiohttp import ClientError, ClientSession, ClientTimeout, web
 
 from pneuma.server.errors import error_response
+from pneuma.server.routes_files import write_span
 from pneuma.tools.errors import ToolError
 from pneuma.tools.sandbox import Sandbox
 
@@ -83,7 +84,6 @@ ASSET_PREFIX = "__pneuma__/"
 HIDDEN_DIRS = frozenset({".pneuma", ".claude", ".git", "node_modules"})
 HIDDEN_TOP_FILES = frozenset({"CLAUDE.md", "AGENTS.md"})
 MAX_HTML_BYTES = 25 * 1024 * 1024  # an HTML document is read whole to add the mode's script
-_CHUNK = 256 * 1024
 _TEXT_SUFFIXES = frozenset({".html", ".htm", ".css", ".js", ".mjs", ".json", ".svg", ".txt",
                             ".xml", ".md", ".csv", ".webmanifest"})
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json",
@@ -449,13 +449,7 @@ class ContentSite:
             response.content_length = end - start
             await response.prepare(request)
             if request.method != "HEAD":
-                position = start
-                while position < end:
-                    chunk = os.pread(handle.fileno(), min(_CHUNK, end - position), position)
-                    if not chunk:
-                        break  # truncated meanwhile: a short body
-                    await response.write(chunk)
-                    position += len(chunk)
+                await write_span(response, handle.fileno(), start, end)
             await response.write_eof()
             return response
 

@@ -285,15 +285,22 @@ async def content(request: web.Request) -> web.StreamResponse:
         await response.prepare(request)
         if request.method == "HEAD":
             return response
-        position = start
-        while position < stop:
-            chunk = os.pread(handle.fileno(), min(_CHUNK, stop - position), position)
-            if not chunk:
-                break  # truncated meanwhile; the client sees a short body
-            await response.write(chunk)
-            position += len(chunk)
+        await write_span(response, handle.fileno(), start, stop)
         await response.write_eof()
     return response
+
+
+async def write_span(response: web.StreamResponse, fd: int, start: int, stop: int) -> None:
+    """Bytes ``[start, stop)`` of the open file ``fd`` to a prepared
+    response, read by position (never re-opened by path), in chunks. A file
+    truncated meanwhile gives a short body."""
+    position = start
+    while position < stop:
+        chunk = os.pread(fd, min(_CHUNK, stop - position), position)
+        if not chunk:
+            break
+        await response.write(chunk)
+        position += len(chunk)
 
 
 def setup(app: web.Application) -> None:
