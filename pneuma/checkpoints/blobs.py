@@ -15,15 +15,25 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 
 from pneuma.tools.files import temp_name
+from pneuma.tools.state_files import ensure_dir, read_state_bytes
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _is_regular(path: Path) -> bool:
+    """A blob is there: a regular file itself, never a link to one."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 class BlobStore:
@@ -37,14 +47,14 @@ class BlobStore:
         return self.directory / digest[:2] / digest[2:]
 
     def has(self, digest: str) -> bool:
-        return self.path(digest).is_file()
+        return _is_regular(self.path(digest))
 
     def put(self, data: bytes, digest: str | None = None) -> str:
         digest = digest or sha256(data)
         path = self.path(digest)
-        if path.is_file():
+        if _is_regular(path):
             return digest
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_dir(path.parent)  # never a fan-out folder that is a link
         tmp = path.parent / temp_name(path.name)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o600)
@@ -58,7 +68,7 @@ class BlobStore:
         return digest
 
     def get(self, digest: str) -> bytes:
-        data = self.path(digest).read_bytes()
+        data = read_state_bytes(self.path(digest))
         if sha256(data) != digest:
             raise OSError(f"blob {digest[:12]} is damaged (its content does not match its name)")
         return data

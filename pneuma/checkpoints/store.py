@@ -31,8 +31,9 @@ from pneuma.checkpoints.policy import StorePolicy
 from pneuma.checkpoints.scan import scan
 from pneuma.server.watcher import FileFilter
 from pneuma.tools.errors import ToolError
-from pneuma.tools.files import atomic_write_bytes
 from pneuma.tools.sandbox import Sandbox
+from pneuma.tools.state_files import ensure_dir, open_state_file, read_state_bytes
+from pneuma.tools.state_files import write_state_bytes
 
 STORE_DIR = ".pneuma/checkpoints"
 # In STORE_DIR: what the next message to the agent must say about restores.
@@ -311,7 +312,7 @@ class Checkpoints:
 
     def _load(self, name: str) -> Checkpoint:
         try:
-            return Checkpoint.from_json(json.loads((self.manifests / name).read_text("utf-8")))
+            return Checkpoint.from_json(json.loads(read_state_bytes(self.manifests / name)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ToolError("E_IO", f"checkpoint file {name} cannot be read: {exc}",
                             details={"file": name}) from None
@@ -319,7 +320,7 @@ class Checkpoints:
     def _write(self, checkpoint: Checkpoint) -> None:
         name = f"{checkpoint.seq:08d}-{checkpoint.ref}.json"
         data = json.dumps(checkpoint.to_json(), ensure_ascii=False, separators=(",", ":"))
-        atomic_write_bytes(self.manifests / name, data.encode("utf-8"), mode=0o600)
+        write_state_bytes(self.manifests / name, data.encode("utf-8"), 0o600)
 
     # --- telling the agent ---
 
@@ -333,17 +334,17 @@ class Checkpoints:
         if not note:
             return
         try:
-            earlier = self._note_path.read_text(encoding="utf-8")
+            earlier = read_state_bytes(self._note_path).decode("utf-8", "replace")
         except FileNotFoundError:
             earlier = ""
-        atomic_write_bytes(self._note_path, (earlier + note + "\n").encode("utf-8"), 0o600)
+        write_state_bytes(self._note_path, (earlier + note + "\n").encode("utf-8"), 0o600)
 
     def take_agent_note(self) -> str:
         """What restores since the agent's last message left for it to know
         (which files changed on disk), once: the note is gone afterwards."""
         with self._locked():
             try:
-                note = self._note_path.read_text(encoding="utf-8")
+                note = read_state_bytes(self._note_path).decode("utf-8", "replace")
             except FileNotFoundError:
                 return ""
             self._note_path.unlink(missing_ok=True)
@@ -355,11 +356,11 @@ class Checkpoints:
         """Keep ``notice`` (a restore's summary) for the chat (under the lock)."""
         path = self.directory / CHAT_NOTICES
         try:
-            earlier = path.read_bytes()
+            earlier = read_state_bytes(path)
         except FileNotFoundError:
             earlier = b""
         line = json.dumps(notice, ensure_ascii=False).encode("utf-8") + b"\n"
-        atomic_write_bytes(path, earlier + line, 0o600)
+        write_state_bytes(path, earlier + line, 0o600)
 
     def take_chat_notices(self) -> list[dict[str, Any]]:
         """The restores the chat has not listed yet, oldest first, once. Under
@@ -372,7 +373,7 @@ class Checkpoints:
             return []
         with self._locked():
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = read_state_bytes(path).decode("utf-8", "replace")
             except FileNotFoundError:
                 return []
             path.unlink(missing_ok=True)
@@ -388,9 +389,12 @@ class Checkpoints:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # Every folder of the store walked without following a link: one
+        # planted there would put blobs and manifests outside the workspace.
+        fd = open_state_file(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
+            ensure_dir(self.manifests)
+            ensure_dir(self.blobs.directory)
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:

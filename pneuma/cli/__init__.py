@@ -220,8 +220,10 @@ def prepare_workspace(
     """Seed the workspace and settle params; shared by init, skill install and run."""
     from pneuma.cli.start_checks import StartProblem
     from pneuma.cli.start_checks import prepare_workspace as prepare
+    from pneuma.cli.start_checks import refuse_unsafe_state
 
     try:
+        refuse_unsafe_state(workspace)
         return prepare(mode_name, workspace, params, _prompter(no_prompt), _echo_notice)
     except StartProblem as exc:
         _fail(exc.message, exc.code)

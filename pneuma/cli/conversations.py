@@ -44,7 +44,7 @@ def list_command(workspace: Path, as_json: bool) -> None:
         _fail(f"workspace {workspace} does not exist")
     try:
         found = read_conversations(workspace, previews=as_json)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         _fail(f"could not read the conversations of {workspace}: {exc}")
     if as_json:
         click.echo(json.dumps({"workspace": str(workspace.resolve()), "conversations": [

@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -85,7 +86,11 @@ CONTENT_LIMIT = 256 * 1024
 
 def _content_line(path: str) -> str:
     try:
-        with open(path, "rb") as file:
+        # Never blocking on a FIFO planted where a checked file belongs.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return "-"
             data = file.read(CONTENT_LIMIT + 1)
     except OSError:
         return "-"
@@ -207,7 +212,7 @@ def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str],
                 first: Mapping[str, Any] | None = None) -> None:
     """Record a start whose checks passed (only rewritten when different),
     with ``first``, the early server's data (``FirstAnswers.to_json()``)."""
-    from pneuma.tools.files import atomic_write_bytes
+    from pneuma.tools.state_files import read_state_bytes, write_state_bytes
 
     ordered = list(dict.fromkeys(paths))
     target = workspace / STAMP_FILE
@@ -217,13 +222,12 @@ def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str],
         record["first"] = dict(first)
     data = json.dumps(record, ensure_ascii=False, indent=1).encode("utf-8")
     try:
-        if target.read_bytes() == data:
+        if read_state_bytes(target) == data:
             return
     except OSError:
         pass
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, data)
+        write_state_bytes(target, data, None)
     except OSError:
         pass  # a read-only workspace starts the slow way every time; no harm
 

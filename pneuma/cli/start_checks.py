@@ -58,6 +58,19 @@ def check_root_permission_mode(permission_mode: str | None) -> None:
             "--permission-mode acceptEdits")
 
 
+def refuse_unsafe_state(workspace: Path) -> None:
+    """A ``.pneuma/`` that is a link or holds one (a shared zip or the
+    agent's shell can plant them) is refused before anything opens it."""
+    from pneuma.tools.state_files import UnsafeStatePath, audit_state_dir
+
+    try:
+        audit_state_dir(workspace)
+    except UnsafeStatePath as exc:
+        raise StartProblem(str(exc)) from None
+    except OSError as exc:
+        raise StartProblem(f"cannot read {workspace / '.pneuma'}: {exc.strerror or exc}") from None
+
+
 def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: bool = False,
                     notify: Notify = _ignore) -> None:
     """Before anything is written: the workspace is served by no other
@@ -68,14 +81,18 @@ def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: 
     the second call, from the checks, once the backend and mode are known
     good and just before the first file is written."""
     from pneuma.cli.workspace_lock import WorkspaceBusy, acquire, holds
+    from pneuma.tools.state_files import UnsafeStatePath
     from pneuma.workspace.mode_switch import switch_refusal, switch_sessions
 
     if holds(workspace):  # claimed by the first call
         return
+    refuse_unsafe_state(workspace)
     try:
         if not acquire(workspace, create=create):
             return
     except WorkspaceBusy as exc:
+        raise StartProblem(str(exc)) from None
+    except UnsafeStatePath as exc:
         raise StartProblem(str(exc)) from None
     except OSError as exc:
         raise StartProblem(f"cannot lock {workspace}: {exc}") from None
@@ -113,13 +130,14 @@ def install_skill(mode: Any, workspace: Path, values: dict[str, Any], notify: No
                   **options: Any) -> Any:
     """Install (or with ``check=True`` compare) the mode's skill; warnings
     go to ``notify``."""
+    from pneuma.tools.state_files import UnsafeStatePath
     from pneuma.workspace.claude_md import MarkerError
     from pneuma.workspace.skill import SkillInstallError
     from pneuma.workspace.skill import install_skill as install
 
     try:
         result = install(mode, workspace, values, **options)
-    except (MarkerError, SkillInstallError) as exc:
+    except (MarkerError, SkillInstallError, UnsafeStatePath) as exc:
         raise StartProblem(str(exc)) from None
     for warning in result.warnings:
         notify(f"warning: {warning}")

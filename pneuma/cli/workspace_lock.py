@@ -18,7 +18,10 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from pathlib import Path
+
+from pneuma.tools.state_files import STATE_DIR, open_state_file, read_state_bytes
 
 LOCK_FILE = ".pneuma/server.lock"
 
@@ -49,10 +52,11 @@ def acquire(workspace: Path, *, create: bool = True) -> bool:
     if key in _held:
         return True
     path = Path(key) / LOCK_FILE
-    if not create and not path.parent.is_dir():
+    if not create and not _is_real_dir(Path(key) / STATE_DIR):
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    # Never through a link: the file gets the session URL with its token
+    # (pneuma.tools.state_files refuses one with the line to show).
+    fd = open_state_file(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -87,7 +91,7 @@ def holder(workspace: Path) -> dict[str, object] | None:
     without touching the lock; None when it names none. Whether the lock
     is held at all is ``is_locked``'s question."""
     try:
-        data = (workspace / LOCK_FILE).read_bytes()[:64 * 1024]
+        data = read_state_bytes(workspace / LOCK_FILE, 64 * 1024)
         info = json.loads(data.decode("utf-8", "replace")) if data.strip() else None
     except (OSError, ValueError):
         return None
@@ -127,9 +131,11 @@ def is_locked(workspace: Path, held: set[tuple[int, int, int]] | None = None) ->
     that instant refuse the workspace as busy. Without ``/proc/locks`` (not
     Linux) the holder's pid is asked instead (``os.kill(pid, 0)``)."""
     try:
-        st = (workspace / LOCK_FILE).stat()
+        st = (workspace / LOCK_FILE).lstat()
     except OSError:
         return False
+    if not stat.S_ISREG(st.st_mode):
+        return False  # a link or a FIFO planted there is no lock of ours
     if str(workspace.resolve()) in _held:
         return True
     if held is None:
@@ -159,6 +165,13 @@ def record_url(workspace: Path, url: str) -> None:
             _write(fd, {"pid": os.getpid(), "url": url})
         except OSError:
             pass  # only a nicer message for a second start is lost
+
+
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def _write(fd: int, info: dict[str, object]) -> None:

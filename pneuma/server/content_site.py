@@ -71,6 +71,7 @@ from pneuma.server.errors import error_response
 from pneuma.server.routes_files import write_span
 from pneuma.tools.errors import ToolError
 from pneuma.tools.sandbox import Sandbox
+from pneuma.tools.state_files import read_state_bytes, write_state_bytes
 
 if TYPE_CHECKING:
     from pneuma.server.handle import Pneuma
@@ -275,7 +276,7 @@ class ContentSite:
         if self._port_file is None:
             return 0
         try:
-            port = json.loads(self._port_file.read_text(encoding="utf-8"))["port"]
+            port = json.loads(read_state_bytes(self._port_file, 4096))["port"]
         except (OSError, ValueError, KeyError, TypeError):
             return 0
         return port if isinstance(port, int) and 1024 <= port <= 65535 else 0
@@ -284,8 +285,8 @@ class ContentSite:
         if self._port_file is None:
             return
         try:
-            self._port_file.parent.mkdir(parents=True, exist_ok=True)
-            self._port_file.write_text(json.dumps({"port": port}), encoding="utf-8")
+            # Never through a link planted under .pneuma/ (pneuma.tools.state_files).
+            write_state_bytes(self._port_file, json.dumps({"port": port}).encode("utf-8"))
         except OSError as exc:  # a read-only workspace: a new origin next time, no more
             log.warning("could not remember the content site's port: %s", exc)
 

@@ -27,11 +27,14 @@ nothing, and works on a log never opened by a Pneuma that keeps a list.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from pneuma.tools.state_files import check_sqlite_files, read_state_bytes
 
 STATE_DIR = ".pneuma"
 LOG_FILE = "conversation.db"
@@ -212,7 +215,7 @@ def _timestamp(message: dict[str, Any]) -> float | None:
 def current_conversation_id(workspace: Path) -> str | None:
     """The conversation a restart resumes (``session.json``), if any."""
     try:
-        meta = json.loads((workspace / STATE_DIR / SESSION_FILE).read_text(encoding="utf-8"))
+        meta = json.loads(read_state_bytes(workspace / STATE_DIR / SESSION_FILE))
     except (OSError, ValueError):
         return None
     if not isinstance(meta, dict):
@@ -229,8 +232,9 @@ def read_conversations(workspace: Path, *, previews: bool = True) -> list[Conver
     block it), writes nothing, migrates nothing. Raises ``sqlite3.Error``
     for a log it cannot read."""
     path = workspace / STATE_DIR / LOG_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return []
+    check_sqlite_files(path, create_dirs=False)  # never a log through a link
     current = current_conversation_id(workspace)
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pneuma.tools.server_client import request_json
+from pneuma.tools.state_files import open_state_file, read_state_bytes, write_state_bytes
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -125,7 +126,7 @@ def running_headless_server(mode: str, workspace: Path | str) -> HeadlessServer 
     """The headless server of ``mode`` in ``workspace``, if it is up and answering."""
     workspace = Path(workspace).resolve()
     try:
-        record = json.loads(state_path(mode, workspace).read_text(encoding="utf-8"))
+        record = json.loads(read_state_bytes(state_path(mode, workspace), 64 * 1024))
         pid, port, token = int(record["pid"]), int(record["port"]), str(record["token"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -139,8 +140,7 @@ def _start_lock(mode: str, workspace: Path) -> Iterator[None]:
     """One starter at a time per workspace and mode: two tool calls at once
     must share one server, not start two."""
     path = state_path(mode, workspace).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
+    with os.fdopen(open_state_file(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -173,7 +173,7 @@ def _start(mode: str, workspace: Path, idle_seconds: float, timeout: float) -> H
     # The child must import this very pneuma (a source checkout included).
     here = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
-    with open(log, "ab") as output:
+    with os.fdopen(open_state_file(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "pneuma.server.headless", "--mode", mode,
              "--workspace", str(workspace), "--idle", str(idle_seconds)],
@@ -184,7 +184,7 @@ def _start(mode: str, workspace: Path, idle_seconds: float, timeout: float) -> H
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            tail = log.read_text(encoding="utf-8", errors="replace")[-600:].strip()
+            tail = read_state_bytes(log).decode("utf-8", "replace")[-600:].strip()
             raise RuntimeError(f"the {mode} server exited with code {process.returncode}: {tail}")
         running = running_headless_server(mode, workspace)
         if running is not None and running.pid == process.pid:
@@ -226,7 +226,6 @@ async def serve(mode_name: str, workspace: Path, idle_seconds: float) -> int:
     from aiohttp import web
 
     from pneuma.host.registry import get_mode
-    from pneuma.tools.files import atomic_write_bytes
     from pneuma.workspace.params import WorkspaceError, resolve_params
 
     mode = get_mode(mode_name)
@@ -261,7 +260,7 @@ async def serve(mode_name: str, workspace: Path, idle_seconds: float) -> int:
     path = state_path(mode_name, workspace)
     record = {"pid": os.getpid(), "port": port, "token": token, "startedAt": time.time()}
     # Readable by this user only, from the first byte on: the token is in it.
-    atomic_write_bytes(path, json.dumps(record).encode("utf-8"), mode=0o600)
+    write_state_bytes(path, json.dumps(record).encode("utf-8"), 0o600)
 
     async def watch_idle() -> None:
         nonlocal last_used
@@ -278,7 +277,7 @@ async def serve(mode_name: str, workspace: Path, idle_seconds: float) -> int:
     await stop.wait()
     idle.cancel()
     try:
-        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
+        if json.loads(read_state_bytes(path, 64 * 1024)).get("pid") == os.getpid():
             path.unlink()
     except (OSError, ValueError):
         pass

@@ -85,15 +85,19 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
     thread: it touches nothing but the files)."""
     # Imported here: `pneuma run` reads the session id before its ready
     # line and should import no more than that needs.
-    from pneuma.tools.files import atomic_write_bytes
+    from pneuma.tools.state_files import write_state_bytes
 
     for path, data in files:
-        atomic_write_bytes(path, data, STATE_FILE_MODE)
+        # Never through a link planted under .pneuma/: session.json holds
+        # the agent's session id, and the folder is the owner's alone.
+        write_state_bytes(path, data, STATE_FILE_MODE)
 
 
 def _read_json(path: Path) -> Any:
+    from pneuma.tools.state_files import read_state_bytes
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_state_bytes(path).decode("utf-8"))
     except FileNotFoundError:
         return None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

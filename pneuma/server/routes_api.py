@@ -22,7 +22,8 @@ from pneuma.server.config import CONFIG, SANDBOX, SELF_WRITES, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected, no_browser_error
 from pneuma.server.early_server import config_answer
 from pneuma.server.errors import json_text
-from pneuma.server.routes_files import atomic_write, decode_content, read_json_body
+from pneuma.server.routes_files import decode_content, read_json_body
+from pneuma.tools.state_files import write_state_bytes
 from pneuma.tools.errors import ToolError
 from pneuma.tools.files import write_in_workspace
 
@@ -233,7 +234,7 @@ async def save_capture(request: web.Request) -> web.Response:
     stem = name.removesuffix(".png")
     stamp = time.strftime("%Y%m%dT%H%M%S")
     rel = f".pneuma/captures/{stem}-{stamp}-{secrets.token_hex(3)}.png"
-    atomic_write(config.workspace / rel, png)
+    write_state_bytes(config.workspace / rel, png, None)  # never through a link
     return web.json_response({"success": True, "path": rel, "size": len(png)})
 
 

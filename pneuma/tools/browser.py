@@ -27,7 +27,7 @@ from typing import Any
 from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
 from pneuma.tools.context import ToolContext
 from pneuma.tools.errors import ToolError
-from pneuma.tools.files import atomic_write_bytes
+from pneuma.tools.state_files import write_state_bytes
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
 STATE_NAME = "browser"
@@ -176,4 +176,4 @@ def _save_private(ctx: ToolContext, value: dict[str, Any]) -> None:
     """Into the tool state, readable by this user only: the URL and the
     cookies may hold a server's session token."""
     data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    atomic_write_bytes(ctx.state.directory / f"{STATE_NAME}.json", data, mode=0o600)
+    write_state_bytes(ctx.state.directory / f"{STATE_NAME}.json", data, 0o600)

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.files import atomic_write_bytes
+from pneuma.tools.state_files import ensure_dir, open_state_file, read_state_bytes
+from pneuma.tools.state_files import write_state_bytes
 
 DRY_RUNS = "dry_runs"
 IDEMPOTENCY = "idempotency"
@@ -40,7 +41,7 @@ class ToolState:
     def load(self, name: str, default: Any = None) -> Any:
         path = self.directory / f"{name}.json"
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return json.loads(read_state_bytes(path))
         except FileNotFoundError:
             return default
         except (OSError, ValueError):
@@ -49,12 +50,12 @@ class ToolState:
 
     def save(self, name: str, value: Any) -> None:
         data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        atomic_write_bytes(self.directory / f"{name}.json", data)
+        write_state_bytes(self.directory / f"{name}.json", data, None)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Exclusive across processes (flock) and threads; re-entrant in a thread."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.directory)
         key = str(self.directory.resolve())
         with _thread_locks_guard:
             tlock = _thread_locks.setdefault(key, threading.RLock())
@@ -67,7 +68,7 @@ class ToolState:
                 finally:
                     depths[key] -= 1
                 return
-            fd = os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+            fd = open_state_file(self.directory / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 _flock(fd)
                 depths[key] = 1

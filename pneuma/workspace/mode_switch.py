@@ -16,7 +16,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from pathlib import Path, PurePosixPath
+
+from pneuma.tools.state_files import ensure_dir
 
 STATE_DIR = ".pneuma"
 # One mode's conversation: its ids, and its log (``history.json``, or the
@@ -65,7 +68,7 @@ def switch_sessions(workspace: Path, to_mode: str) -> str | None:
         return None
     state = workspace / STATE_DIR
     parked_old = workspace / PARKED_DIR / current
-    parked_old.mkdir(parents=True, exist_ok=True)
+    ensure_dir(parked_old)  # never a parking folder that is a link
     _move_session(state, parked_old)
     parked_new = workspace / PARKED_DIR / to_mode
     if parked_new.is_dir():
@@ -99,6 +102,14 @@ def remove_old_skill(workspace: Path) -> None:
     parts = PurePosixPath(rel).parts
     if len(parts) != 3 or parts[:2] != (".claude", "skills") or parts[2] in ("", ".", ".."):
         return
-    folder = workspace.joinpath(*parts)
-    if folder.is_dir() and not folder.is_symlink():
-        shutil.rmtree(folder)
+    # Not one of .claude, .claude/skills or the folder may be a link: a
+    # `.claude` linked to ~/.claude would make this delete the person's own skill.
+    walked = workspace
+    for part in parts:
+        walked = walked / part
+        try:
+            if not stat.S_ISDIR(walked.lstat().st_mode):
+                return
+        except OSError:
+            return
+    shutil.rmtree(walked)

@@ -7,6 +7,7 @@ asked once, stored in ``.pneuma/config.toml``, and reused afterwards.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tomllib
 from collections.abc import Callable, Mapping
@@ -18,7 +19,7 @@ from wcmatch import glob as wcglob
 
 from pneuma.host.manifest import InitParam, localize
 from pneuma.host.modes import LoadedMode
-from pneuma.tools.files import atomic_write_bytes
+from pneuma.tools.state_files import read_state_bytes, write_state_bytes
 
 CONFIG_FILE = ".pneuma/config.toml"
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.NEGATE
@@ -84,7 +85,7 @@ def seed_workspace(mode: LoadedMode, workspace: Path) -> InitResult:
 
 def _copy_new(source: Path, workspace: Path, target_rel: str, result: InitResult) -> None:
     target = workspace / target_rel
-    if target.exists():
+    if os.path.lexists(target):  # a link, even a dangling one, is never written through
         result.skipped.append(target_rel)
         return
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -98,10 +99,11 @@ def _copy_new(source: Path, workspace: Path, target_rel: str, result: InitResult
 def read_config(workspace: Path) -> dict[str, Any]:
     path = workspace / CONFIG_FILE
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_state_bytes(path).decode("utf-8"))
     except FileNotFoundError:
         return {}
+    except UnicodeDecodeError as exc:
+        raise WorkspaceError(f"{path} is not UTF-8 text: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise WorkspaceError(f"{path} is not valid TOML: {exc}") from None
 
@@ -111,10 +113,13 @@ def write_config(workspace: Path, config: Mapping[str, Any]) -> None:
     import tomli_w  # only written once per workspace; not worth importing on every run
 
     data = tomli_w.dumps(dict(config)).encode("utf-8")
-    if path.exists() and path.read_bytes() == data:
-        return
+    try:
+        if read_state_bytes(path) == data:
+            return
+    except FileNotFoundError:
+        pass
     # Params may be secrets: the file is the owner's alone from its creation.
-    atomic_write_bytes(path, data, mode=0o600)
+    write_state_bytes(path, data, 0o600)
 
 
 def coerce_param(param: InitParam, value: Any) -> Any:

@@ -34,6 +34,7 @@ from pneuma.host.manifest import localize
 from pneuma.host.modes import ClaudeMdSection, LoadedMode
 from pneuma.host.plugins import PneumaPluginManager, get_plugin_manager
 from pneuma.tools.files import atomic_write_bytes
+from pneuma.tools.state_files import write_beneath
 
 TEMPLATED_SUFFIXES = {".md", ".txt", ".html", ".css", ".json"}
 INSTALL_STATE = ".pneuma/installed.json"
@@ -384,9 +385,10 @@ def apply_changes(workspace: Path, changes: list[FileChange]) -> None:
             target.unlink(missing_ok=True)
             _prune_empty_dirs(target.parent, workspace)
         else:
-            if target.is_symlink():
-                target.unlink()
-            atomic_write_bytes(target, change.content, PRIVATE_MODE if change.private else None)
+            # No folder on the way followed if it is a link: a `.claude`
+            # linked to ~/.claude would make the install write there.
+            write_beneath(workspace, change.path, change.content,
+                          PRIVATE_MODE if change.private else None)
 
 
 def _prune_empty_dirs(directory: Path, workspace: Path) -> None:
@@ -558,6 +560,6 @@ def _write_fingerprint(workspace: Path, fingerprint: str | None, warnings: list[
     if _read(workspace.resolve(), FINGERPRINT_FILE) == content:
         return  # a second install leaves every byte and every mtime as it was
     try:
-        atomic_write_bytes(path, content)
+        write_beneath(workspace.resolve(), FINGERPRINT_FILE, content)
     except OSError:
         pass  # only an optimisation: the next run installs in full

@@ -14,9 +14,12 @@ import json
 import os
 import re
 import secrets
+import stat
 import time
 from pathlib import Path
 from typing import Any
+
+from pneuma.tools.state_files import read_state_bytes, write_state_bytes
 
 EXTENSIONS = {
     "image/png": ".png",
@@ -53,16 +56,14 @@ class ArtifactService:
             raise ArtifactError(f"an artifact may hold at most {MAX_ARTIFACT_BYTES} bytes")
         safe_kind = re.sub(r"[^a-z0-9]", "", kind.lower())[:16] or "file"
         artifact_id = f"art_{safe_kind}_{time.strftime('%Y%m%d%H%M%S')}_{secrets.token_hex(4)}"
-        self.root.mkdir(parents=True, exist_ok=True)
         ext = EXTENSIONS.get(content_type, ".bin")
         path = self.root / f"{artifact_id}{ext}"
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        # Under .pneuma/: never through a link (pneuma.tools.state_files).
+        write_state_bytes(path, data)
         info = {"artifactId": artifact_id, "kind": safe_kind, "contentType": content_type,
                 "size": len(data), "file": path.name, "taskId": task_id,
                 "createdAt": time.time(), **(meta or {})}
-        (self.root / f"{artifact_id}.json").write_text(json.dumps(info), encoding="utf-8")
+        write_state_bytes(self.root / f"{artifact_id}.json", json.dumps(info).encode("utf-8"))
         return {**info, "url": self.url(artifact_id)}
 
     def save_text(self, text: str, content_type: str = "text/plain", **kwargs: Any) -> dict[str, Any]:
@@ -73,8 +74,10 @@ class ArtifactService:
             return None
         meta = self.root / f"{artifact_id}.json"
         try:
-            info = json.loads(meta.read_text(encoding="utf-8"))
+            info = json.loads(read_state_bytes(meta, 1024 * 1024))
         except (OSError, ValueError):
+            return None
+        if not isinstance(info, dict):
             return None
         return {**info, "url": self.url(artifact_id)}
 
@@ -82,9 +85,21 @@ class ArtifactService:
         info = self.info(artifact_id)
         if info is None:
             return None
-        path = self.root / info["file"]
-        return path if path.is_file() else None
+        name = info.get("file")
+        # The record names a file beside it, never another place.
+        if not isinstance(name, str) or not name.startswith(artifact_id) or "/" in name:
+            return None
+        path = self.root / name
+        try:
+            return path if stat.S_ISREG(path.lstat().st_mode) else None
+        except OSError:
+            return None
 
     def read(self, artifact_id: str) -> bytes | None:
         path = self.path(artifact_id)
-        return path.read_bytes() if path else None
+        if path is None:
+            return None
+        try:
+            return read_state_bytes(path)
+        except OSError:
+            return None

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pneuma.tools.state_files import check_sqlite_files
+
 from .state import Task, TaskStatus
 
 SCHEMA = """
@@ -79,7 +81,7 @@ def _dumps(value: Any) -> str:
 
 class SessionStore:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        check_sqlite_files(path)  # its folders made, none of them or its files a link
         self.path = path
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
