@@ -23,7 +23,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-API_VERSION = "1.0.0"
+API_VERSION = "1.1.0"
 """The version of this API (semver); independent of the host's ``__version__``."""
 
 # name -> "module:attribute" where it lives today (an implementation detail).
@@ -81,6 +81,11 @@ _EXPORTS: dict[str, str] = {
     "atomic_write_text": "pneuma.tools.files:atomic_write_text",
     "atomic_write_bytes": "pneuma.tools.files:atomic_write_bytes",
     "write_in_workspace": "pneuma.tools.files:write_in_workspace",
+    # a mode's own state under .pneuma/, never through a link
+    "read_state_bytes": "pneuma.tools.state_files:read_state_bytes",
+    "write_state_bytes": "pneuma.tools.state_files:write_state_bytes",
+    "UnsafeStatePath": "pneuma.tools.state_files:UnsafeStatePath",
+    "check_sqlite_files": "pneuma.tools.state_files:check_sqlite_files",
     "content_hash": "pneuma.tools.files:content_hash",
     "line_diff": "pneuma.tools.diff:line_diff",
     "apply_line_diff": "pneuma.tools.diff:apply_line_diff",
@@ -183,6 +188,12 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.tools.sandbox import Sandbox
     from pneuma.tools.snapshots import SnapshotStore
     from pneuma.tools.state import ToolState
+    from pneuma.tools.state_files import (
+        UnsafeStatePath,
+        check_sqlite_files,
+        read_state_bytes,
+        write_state_bytes,
+    )
     from pneuma.workspace.params import read_config
 
 

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import ToolContext, ToolError, atomic_write_bytes
+from pneuma.api import ToolContext, ToolError, atomic_write_bytes, write_state_bytes
 
 from .render import screenshot_pages
 from .site import copy_site, viewport_size
@@ -44,6 +44,9 @@ async def capture_screenshot(ctx: ToolContext, args: dict[str, Any]) -> dict[str
         except ImportError as error:
             raise ToolError("E_INTERNAL", f"screenshots need the playwright package ({error})") from error
         data = shot_file.read_bytes()
-    atomic_write_bytes(target, data)
+    if "output" in args:
+        atomic_write_bytes(target, data)
+    else:
+        write_state_bytes(target, data, None)  # never through a link under .pneuma/
     width, height = struct.unpack(">II", data[16:24])
     return {"path": output_rel, "width": width, "height": height, "viewport": shots[0].viewport}

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.state_files import read_state_bytes, write_state_bytes
+from pneuma.api import read_state_bytes, write_state_bytes
 
 EXTENSIONS = {
     "image/png": ".png",

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.state_files import check_sqlite_files
+from pneuma.api import check_sqlite_files
 
 from .state import Task, TaskStatus
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from pneuma.api import check_sqlite_files
 from pneuma_coauthor.domain.events import PAYLOADS, TaskEvent
 
 SCHEMA = """
@@ -47,7 +48,9 @@ def _write_lock(path: Path) -> threading.RLock:
 class EventStore:
     def __init__(self, path: Path, *, synchronous: str = "FULL") -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # Its folders made, none of them nor the files a link (a workspace
+        # from a shared zip may carry them under .pneuma/).
+        check_sqlite_files(path)
         # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so the
         # read-validate-insert of an append happens under SQLite's write lock.
         self._conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30.0)
