@@ -22,6 +22,7 @@ from aiohttp import web
 
 from pneuma.server.config import CONFIG
 from pneuma.tools.errors import ErrorCode, ToolError
+from pneuma.tools.state_files import UnsafeStatePath
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +144,16 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
             if name in exc.headers:
                 response.headers[name] = exc.headers[name]
         return response
+    except UnsafeStatePath as exc:
+        # A link planted under .pneuma/ was refused: the request is not at
+        # fault, but nothing was written through it either.
+        if request.writer.output_size > 0:
+            raise
+        config = request.app.get(CONFIG)
+        log.warning("%s %s: %s", request.method, request.path, exc)
+        return error_response(ToolError(
+            "E_DENY_PATH", _without_paths(str(exc), config.workspace if config else None),
+            details={"reason": "state_link"}))
     except TimeoutError as exc:  # aiohttp itself answers an unhandled timeout with 504
         if request.writer.output_size > 0:
             raise

@@ -302,9 +302,13 @@ def audit_state_dir(workspace: Path) -> None:
             for name in (*_dirs, *files):
                 seen += 1
                 info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
-                if stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode):
+                if stat.S_ISDIR(info.st_mode) or (stat.S_ISREG(info.st_mode)
+                                                  and info.st_nlink == 1):
                     continue
                 shown = workspace / STATE_DIR / os.path.normpath(os.path.join(folder, name))
+                if stat.S_ISREG(info.st_mode):
+                    # Its other name may lie outside: a write here lands there.
+                    raise UnsafeStatePath(shown, f"has {info.st_nlink} hard links")
                 raise UnsafeStatePath(shown, _describe(folder_fd, name, info))
             if seen > AUDIT_LIMIT:
                 return
