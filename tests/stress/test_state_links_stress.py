@@ -96,7 +96,7 @@ def test_every_planted_state_entry_is_refused_before_anything_opens_it(tmp_path)
         slowest = max(slowest, time.monotonic() - started)
     assert not (outside / "not-there-yet").exists()
     assert _snapshot(outside) == before
-    record("4 .pneuma links", f"{count(tried)} plants before a start ({len(STATE_NAMES)} "
+    record("23.4 .pneuma links", f"{count(tried)} plants before a start ({len(STATE_NAMES)} "
            f"entries × {len(PLANTS)} kinds): {count(refused)} refused in one line, slowest "
            f"{slowest:.2f} s, 0 canary files changed")
     assert refused == tried
@@ -146,6 +146,6 @@ def test_links_planted_while_pneuma_runs_never_carry_a_write_outside(tmp_path):
         _, err = proc.communicate(timeout=30)
         assert "Traceback" not in err, err
     assert _snapshot(outside) == before
-    record("4 .pneuma links", f"{LIVE_ROUNDS} live `pneuma run`s with {count(replaced)} state "
+    record("23.4 .pneuma links", f"{LIVE_ROUNDS} live `pneuma run`s with {count(replaced)} state "
            "entries swapped for links mid-run, a write and a capture, then a stop: 0 canary "
            "files changed")
