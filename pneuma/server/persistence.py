@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
-from pneuma.server.conversation_log import ConversationLog, ConversationLogError
+from pneuma.server.conversation_log import (
+    ConversationLog,
+    ConversationLogError,
+    ConversationLogRefused,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -229,9 +233,13 @@ def save_session(workspace: Path, **state: Unpack[SessionState]) -> None:
 def try_open_log(state_dir: Path) -> ConversationLog | None:
     """The conversation log in ``state_dir``; None, with a warning, when it
     cannot be opened (a read-only folder): the session then goes on, its
-    chat kept in memory only."""
+    chat kept in memory only. A log that must not be used now (another
+    process holds it) raises ``ConversationLogRefused``: the start stops
+    with its one line rather than run beside a conversation it cannot keep."""
     try:
         return ConversationLog.open(state_dir)
+    except ConversationLogRefused:
+        raise
     except (OSError, ConversationLogError) as exc:
         log.warning("the conversation cannot be saved: %s", exc)
         return None

@@ -250,7 +250,8 @@ def test_a_damaged_log_is_moved_aside_and_a_new_one_started(tmp_path, caplog):
     (tmp_path / ".pneuma" / "conversation.db").write_bytes(b"not a database " * 100)
     with caplog.at_level(logging.WARNING):
         conversation = ConversationLog.open(tmp_path / ".pneuma")
-    assert (tmp_path / ".pneuma" / "conversation.db.corrupt").read_bytes().startswith(b"not a")
+    [backup] = (tmp_path / ".pneuma").glob("conversation.db.corrupt-*")
+    assert backup.read_bytes().startswith(b"not a")
     session = Session("s1", mode="slide", workspace=tmp_path, backend_name="none",
                       conversation=conversation)
     session.emit({"type": "user_message", "content": "still works"})
