@@ -119,26 +119,33 @@ class Sandbox:
         it exists must not lead outside the root through a symlink."""
         canonical = self.normalize(rel, allow_root=allow_root)
         candidate = self.root / PurePosixPath(canonical) if canonical else self.root
+        self._real_rel(candidate, rel)
+        return candidate
+
+    def _real_rel(self, candidate: Path, rel: object) -> str:
+        """Where ``candidate`` really lands, relative to the root ('' for the
+        root), or E_DENY_PATH. One realpath per check: a symlink swapped
+        between two of them would let the second land outside unchecked
+        (a race is a refusal, never a crash)."""
         real = Path(os.path.realpath(candidate))
         if real != self.root and self.root not in real.parents:
             raise self._deny(str(rel), "leads outside the workspace through a symlink")
+        real_rel = real.relative_to(self.root).as_posix() if real != self.root else ""
         # A symlink inside the workspace that points at a forbidden directory
         # is refused as if the path named it.
-        if real != self.root:
-            for segment in real.relative_to(self.root).parts:
-                hit = _segment_forbidden(segment, self.forbidden)
-                if hit is not None:
-                    raise self._deny(str(rel), f"resolves into a forbidden directory ({hit})")
-        return candidate
+        for segment in real_rel.split("/") if real_rel else ():
+            hit = _segment_forbidden(segment, self.forbidden)
+            if hit is not None:
+                raise self._deny(str(rel), f"resolves into a forbidden directory ({hit})")
+        return real_rel
 
     def resolve_writable(self, rel: object) -> Path:
         """``resolve``, and refused for the files only the skill installer
         writes (``.claude/``, ``.mcp.json``), named directly or through a
         symlink."""
-        path = self.resolve(rel)
         canonical = self.normalize(rel)
-        real = Path(os.path.realpath(path))
-        real_rel = real.relative_to(self.root).as_posix() if real != self.root else ""
+        path = self.root / PurePosixPath(canonical)
+        real_rel = self._real_rel(path, rel)
         for name in (canonical, real_rel):
             if name and name.split("/", 1)[0] in READ_ONLY_TOP:
                 raise self._read_only(canonical)

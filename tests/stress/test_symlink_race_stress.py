@@ -23,5 +23,6 @@ async def test_thousands_of_requests_under_a_flipping_symlink_never_reach_outsid
                             time_cap=TIME_CAP)
     record("1 symlink race", f"{count(result.rounds)} rounds, {count(result.requests)} HTTP "
            f"requests, {count(result.tool_calls)} direct tool calls, "
-           f"{count(len(result.leaked) + int(result.outside_changed))} escapes")
+           f"{count(len(result.leaked) + int(result.outside_changed))} escapes, "
+           f"{count(len(result.server_errors))} 5xx answers")
     result.assert_nothing_escaped(at_least=100)

@@ -75,6 +75,14 @@ def _flipper(ws: Path, outside: Path, stop: threading.Event) -> threading.Thread
     return threading.Thread(target=flip, daemon=True)
 
 
+def _error_code(answer: object) -> str | None:
+    """The E_* code of a tool call's answer, if it is an error."""
+    if not isinstance(answer, dict):
+        return None
+    error = answer.get("error")
+    return error.get("code") if isinstance(error, dict) else None
+
+
 @dataclass
 class RaceResult:
     """What a run of the race tried and what came back."""
@@ -84,6 +92,9 @@ class RaceResult:
     tool_calls: int = 0
     answers: list[str] = field(default_factory=list)
     outside_changed: bool = False
+    # Every HTTP answer's status and every direct tool call's error code:
+    # a lost race is a refusal (4xx, E_CONFLICT or E_DENY_PATH), never a 5xx.
+    server_errors: list[str] = field(default_factory=list)
 
     @property
     def leaked(self) -> list[str]:
@@ -96,6 +107,8 @@ class RaceResult:
         assert not self.outside_changed, "a write or delete landed outside the workspace"
         leaked = self.leaked
         assert not leaked, f"{len(leaked)} answers held outside content, e.g. {leaked[0][:200]}"
+        assert not self.server_errors, (f"{len(self.server_errors)} answers were server errors, "
+                                        f"e.g. {self.server_errors[0][:300]}")
 
 
 async def run_race(server, ws: Path, outside: Path, notes_mode, *, rounds: int,
@@ -133,14 +146,21 @@ async def run_race(server, ws: Path, outside: Path, notes_mode, *, rounds: int,
                 # The other order, so the flip lands between other checks and uses.
                 requests.reverse()
             for response in await asyncio.gather(*requests):
-                result.answers.append((await response.read()).decode("utf-8", "replace"))
+                text = (await response.read()).decode("utf-8", "replace")
+                result.answers.append(text)
+                if response.status >= 500:
+                    result.server_errors.append(f"{response.method} {response.url.path}: "
+                                                f"{response.status} {text}")
             result.requests += len(requests)
             for name, args in (("read_file", {"path": "flink"}),
                                ("write_to_file", {"path": "link/victim.txt", "content": body,
                                                   "mode": "overwrite", "dryRun": False}),
                                ("search_files", {"path": "link", "regex": "SECRET"}),
                                ("list_files", {"path": "link", "globs": ["**"]})):
-                result.answers.append(str(await asyncio.to_thread(runtime.call, name, args)))
+                answer = await asyncio.to_thread(runtime.call, name, args)
+                result.answers.append(str(answer))
+                if _error_code(answer) in ("E_INTERNAL", "E_IO"):
+                    result.server_errors.append(f"{name}: {answer}")
                 result.tool_calls += 1
             result.rounds += 1
     finally:
