@@ -39,7 +39,7 @@ def killed_write(target: Path) -> Path:
     try:
         deadline = time.monotonic() + 15
         while True:
-            new = [p for p in target.parent.glob(f".{target.name}.*.tmp") if p not in before]
+            new = [p for p in target.parent.glob(".*.tmp") if p not in before]
             if new and new[0].stat().st_size == 300_000:
                 break
             assert time.monotonic() < deadline, "the writer never wrote its temp file"

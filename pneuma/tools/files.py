@@ -128,7 +128,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
     for a moment. Without it an existing file keeps its own bits and a new
     one gets 0o644 (less the umask).
 
-    The temp file is ``.<name>.<8 hex>.tmp``: the file watcher ignores that
+    The temp file is ``.pneuma.<8 hex>.tmp`` (``temp_name``): the file watcher ignores that
     pattern (pneuma.server.watcher.ALWAYS_IGNORED), and it is removed again
     when the write fails."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -157,12 +157,17 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
 
 
 def temp_name(name: str) -> str:
-    """The name of ``atomic_write_bytes``' temp file for a file ``name``."""
-    return f".{name}.{secrets.token_hex(4)}.tmp"
+    """The name of ``atomic_write_bytes``' temp file for a file ``name``:
+    20 bytes whatever ``name`` is. A name derived from the file's own (it
+    was ``.<name>.<8 hex>.tmp``) does not fit NAME_MAX for names of 242 bytes
+    and more, which the sandbox accepts; O_EXCL settles the rare clash."""
+    del name  # kept in the signature: callers name the file the temp is for
+    return f".pneuma.{secrets.token_hex(4)}.tmp"
 
 
-# Exactly what temp_name makes; a user's ".notes.tmp" or "draft.1234abcd.tmp"
-# does not match.
+# What temp_name makes, and what it made before (``.<name>.<8 hex>.tmp``,
+# still cleaned up after a crash); a user's ".notes.tmp" or
+# "draft.1234abcd.tmp" does not match.
 TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 # A temp file untouched this long has no writer: a write takes seconds at
 # most (its mtime moves while it goes on), so only a writer killed mid-way
