@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,15 +40,22 @@ from pneuma.host.manifest import InitParam
 from pneuma.host.modes import LoadedMode
 from pneuma.host.paths import web_dir
 from pneuma.host.registry import load_modes
+from pneuma.cli.start_checks import backend_instruction_files
 from pneuma.launcher.details import served_elsewhere, workspace_details
+from pneuma.launcher.folders import (
+    checked_path_text, folder_from_request, is_workspace, refuse_foreign_folder,
+)
+from pneuma.launcher.plan import plan_writes
 from pneuma.launcher.hosting import WorkspaceHost
-from pneuma.launcher.recent import RecentWorkspaces
+from pneuma.launcher.recent import RecentWorkspaces, UnusableList
 from pneuma.server import csp
 from pneuma.server.errors import error_middleware, json_text
 from pneuma.server.security import allowed_hosts, make_security_middleware
 from pneuma.tools.errors import ToolError
+from pneuma.workspace.claude_md import MarkerError
 from pneuma.workspace.mode_switch import workspace_mode
 from pneuma.workspace.params import coerce_param
+from pneuma.workspace.skill import SkillInstallError
 
 _REPO_PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
 # The modes this repository ships (its plugins/ folder), by distribution,
@@ -239,10 +245,17 @@ def _listing(state: LauncherState, query: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _list_refused(exc: UnusableList) -> ToolError:
+    return ToolError("E_CONFLICT", str(exc), details={"reason": "list_file", "file": exc.path})
+
+
 async def recent_workspaces(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     query = request.query.get("q", "")[:200]
-    rows = await asyncio.get_running_loop().run_in_executor(None, _listing, state, query)
+    try:
+        rows = await asyncio.get_running_loop().run_in_executor(None, _listing, state, query)
+    except UnusableList as exc:
+        raise _list_refused(exc) from None
     return _json({"workspaces": rows, "query": query})
 
 
@@ -261,20 +274,7 @@ async def _body(request: web.Request) -> dict[str, Any]:
 
 
 def _folder(body: dict[str, Any]) -> Path:
-    raw = body.get("path")
-    if not isinstance(raw, str) or not raw.strip():
-        raise ToolError("E_BAD_ARGS", "'path' must be the folder's path",
-                        details={"field": "path", "reason": "missing"})
-    path = Path(raw.strip()).expanduser()
-    if not path.is_absolute():
-        raise ToolError("E_BAD_ARGS", f"'{raw}' is not an absolute path (start it with / or ~)",
-                        details={"field": "path", "reason": "relative"})
-    path = Path(os.path.normpath(path))
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError) as exc:
-        raise ToolError("E_BAD_ARGS", f"cannot use {raw}: {exc}",
-                        details={"field": "path", "reason": "unresolvable"}) from None
+    return folder_from_request(body.get("path"))
 
 
 def _mode(name: Any) -> LoadedMode:
@@ -322,13 +322,6 @@ def check_params(mode: LoadedMode, given: Any) -> dict[str, Any]:
     return values
 
 
-def _refuse_special_folder(path: Path) -> None:
-    if path == Path("/") or path == Path.home().resolve():
-        which = "the root folder" if path == Path("/") else "your home folder"
-        raise ToolError("E_BAD_ARGS", f"{path} is {which}; choose a folder of its own for the "
-                        "workspace", details={"field": "path", "reason": "special_folder"})
-
-
 def _elsewhere_answer(path: Path) -> dict[str, Any] | None:
     other = served_elsewhere(path)
     if other is None:
@@ -361,15 +354,14 @@ async def open_workspace(request: web.Request) -> web.Response:
         raise ToolError("E_NOT_FOUND", f"{path} does not exist (or is not a folder)",
                         details={"field": "path", "reason": "missing"},
                         hint="forget it, or start a new workspace there")
-    _refuse_special_folder(path)
-    name = body.get("mode") or workspace_mode(path)
-    if name is None:
-        entry = state.recent.find(path)
-        name = entry.mode if entry is not None else None
-    if name is None:
+    refuse_foreign_folder(path)
+    # Open serves a workspace, never makes one: a folder without Pneuma's
+    # state is "new", where the person sees what will be written first.
+    if not is_workspace(path):
         raise ToolError("E_BAD_ARGS", f"{path} is not a Pneuma workspace yet; start a new "
                         "workspace there from a mode", details={"field": "path",
                                                                 "reason": "not_a_workspace"})
+    name = body.get("mode") or workspace_mode(path)
     return await _serve(state, path, _mode(name), None)
 
 
@@ -380,19 +372,40 @@ async def new_workspace(request: web.Request) -> web.Response:
     params = check_params(mode, body.get("params"))
     backend = _backend(mode, body.get("backend"))
     path = _folder(body)
-    _refuse_special_folder(path)
+    refuse_foreign_folder(path)
     if path.exists() and not path.is_dir():
         raise ToolError("E_CONFLICT", f"{path} is a file, not a folder",
                         details={"field": "path", "reason": "not_a_folder"})
     if path.is_dir() and any(path.iterdir()):
-        current = workspace_mode(path)
-        if current != mode.name:
-            what = f"a {current} workspace" if current else "not empty"
-            raise ToolError("E_CONFLICT", f"{path} is {what}; choose an empty or new folder "
-                            f"for a {mode.name} workspace",
-                            details={"field": "path", "reason": "not_empty",
-                                     "mode": current})
+        current = workspace_mode(path) if is_workspace(path) else None
+        if current is not None and current != mode.name:
+            raise ToolError("E_CONFLICT", f"{path} is a {current} workspace; choose an empty or "
+                            f"new folder for a {mode.name} workspace",
+                            details={"field": "path", "reason": "not_empty", "mode": current})
+        if current is None:
+            await _confirmed(state, path, mode, params, backend, body.get("confirm"))
     return await _serve(state, path, mode, params, backend)
+
+
+async def _confirmed(state: LauncherState, path: Path, mode: LoadedMode,
+                     params: dict[str, Any], backend: str | None, confirm: Any) -> None:
+    """A folder with the person's files becomes a workspace only once they
+    have seen what will be written there and said yes: ``confirm`` must be
+    the digest of that list as it stands now (docs/launcher.md)."""
+    instruction_files = backend_instruction_files(backend or state.hosting.defaults.backend)
+    try:
+        plan = await asyncio.get_running_loop().run_in_executor(
+            None, plan_writes, mode, path, params, instruction_files)
+    except (MarkerError, SkillInstallError, OSError, UnicodeDecodeError) as exc:
+        raise ToolError("E_CONFLICT", f"{path} cannot be made a {mode.name} workspace: {exc}",
+                        details={"field": "path", "reason": "cannot_install"}) from None
+    if confirm == plan.digest:
+        return
+    listed = ", ".join(w.path for w in plan.writes)
+    raise ToolError("E_CONFLICT", f"{path} is not empty; making it a {mode.name} workspace "
+                    f"writes {listed}. Confirm to go ahead",
+                    details={"field": "path", "reason": "needs_confirmation",
+                             "writes": plan.to_json(), "confirm": plan.digest})
 
 
 def _backend(mode: LoadedMode, name: Any) -> str | None:
@@ -414,7 +427,11 @@ async def forget_workspace(request: web.Request) -> web.Response:
     raw = body.get("path")
     if not isinstance(raw, str) or not raw:
         raise ToolError("E_BAD_ARGS", "'path' must be a listed folder", details={"field": "path"})
-    forgotten = await asyncio.get_running_loop().run_in_executor(None, state.recent.forget, raw)
+    try:
+        forgotten = await asyncio.get_running_loop().run_in_executor(
+            None, state.recent.forget, raw)
+    except UnusableList as exc:
+        raise _list_refused(exc) from None
     if not forgotten:
         raise ToolError("E_NOT_FOUND", f"{raw} is not in the list", details={"field": "path"})
     return _json({"forgotten": raw})
@@ -431,6 +448,7 @@ async def stop_session(request: web.Request) -> web.Response:
     raw = body.get("path")
     if not isinstance(raw, str) or not raw:
         raise ToolError("E_BAD_ARGS", "'path' must be a served folder", details={"field": "path"})
+    checked_path_text(raw)
     if not await state.hosting.stop(Path(raw)):
         raise ToolError("E_NOT_FOUND", f"{raw} is not served by this launcher",
                         details={"field": "path", "reason": "not_served"})
