@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
+
+from pneuma.tools.files import temp_name
 
 STATE_DIR = ".pneuma"
 # New folders under .pneuma/ are the owner's alone: several files hold the
@@ -230,8 +231,9 @@ def _replace_in(dir_fd: int, name: str, path: Path, data: bytes, mode: int | Non
             raise UnsafeStatePath(path, "is a folder, not a file")
         if mode is None and existing is not None and stat.S_ISREG(existing.st_mode):
             mode = existing.st_mode & 0o777  # a file rewritten keeps its own bits
-        # A short fixed-length name: fits NAME_MAX whatever ``name`` is.
-        temporary = f".tmp-{secrets.token_hex(6)}.pneuma-tmp"
+        # The one temp-file pattern (the watcher ignores it, a start removes
+        # a killed write's leftover); fits NAME_MAX whatever ``name`` is.
+        temporary = temp_name(name)
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                      | os.O_CLOEXEC, 0o666 if mode is None else mode, dir_fd=dir_fd)
         try:
