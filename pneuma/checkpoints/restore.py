@@ -31,6 +31,17 @@ from pneuma.tools.errors import ToolError
 from pneuma.tools.files import atomic_write_at
 
 Action = Literal["create", "write", "delete"]
+# Why a file as it is now stays through a rewind (the undo could not bring it back).
+_UNDO_CANNOT_KEEP = {
+    "too_big": "too big for the undo point to keep, so the rewind leaves it",
+    "hard_link": "a hard-linked file is not replaced",
+    "unreadable": "it could not be read for the undo point, so the rewind leaves it",
+    "": "the undo point could not keep it, so the rewind leaves it",
+}
+# Only read, write and execute bits are restored: a checkpoint's manifest is a
+# file in the workspace, and a crafted one must not make a restore (perhaps run
+# as root) create a setuid, setgid or sticky file.
+ORDINARY_BITS = 0o777
 
 
 @dataclass
@@ -117,9 +128,13 @@ def _plan(target: Checkpoint, from_target: list[Checkpoint], now: FileMap) -> Re
             plan.left_as_is.append({"path": path, "reason": want.skipped or "not_kept",
                                     "why": _why(want.skipped)})
             continue
-        if have is not None and have.skipped == "hard_link":
-            plan.left_as_is.append({"path": path, "reason": "hard_link",
-                                    "why": "a hard-linked file is not replaced"})
+        if have is not None and have.hash is None:
+            # The undo point cannot keep this file as it is now (too big, a
+            # hard link, unreadable): replacing or deleting it would lose it
+            # for good, so the rewind leaves it and the preview says so.
+            reason = have.skipped or "not_kept"
+            plan.left_as_is.append({"path": path, "reason": reason,
+                                    "why": _UNDO_CANNOT_KEEP.get(reason, _UNDO_CANNOT_KEEP[""])})
             continue
         action: Action = "delete" if want is None else "create" if have is None else "write"
         plan.steps.append(Step(path, action, conflict=path in by_hand))
@@ -219,7 +234,7 @@ def _apply(store: Checkpoints, step: Step, entry: FileEntry | None) -> None:
     with sandbox.locate(step.path, write=True, follow_final=False,
                         create_dirs=True) as located:
         try:
-            atomic_write_at(located.dir_fd, located.name, data, mode=entry.mode)
+            atomic_write_at(located.dir_fd, located.name, data, mode=restored_mode(entry.mode))
         except IsADirectoryError:
             raise ToolError("E_CONFLICT", f"{step.path} is a folder now",
                             details={"path": step.path}) from None
@@ -228,6 +243,27 @@ def _apply(store: Checkpoints, step: Step, entry: FileEntry | None) -> None:
                 raise ToolError("E_CONFLICT", f"{step.path} is a folder now",
                                 details={"path": step.path}) from None
             raise
+
+
+def restored_mode(recorded: int) -> int:
+    """The permission bits a restore gives a file: the recorded rwx bits,
+    never wider than the umask allows (as any new file of the person's)."""
+    return recorded & ORDINARY_BITS & ~current_umask()
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux shows it
+    (``os.umask`` sets it for every thread while it is read)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def _remove_empty_parents(store: Checkpoints, rel: str) -> None:
