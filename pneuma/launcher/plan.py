@@ -111,8 +111,8 @@ def plan_writes(mode: LoadedMode, workspace: Path, params: Mapping[str, Any],
                                         folders[skill_folder]))
     # Pneuma's own state: the conversation, checkpoints, settings, the lock.
     exists = os.path.lexists(workspace / STATE_DIR)
+    # (its file count is not listed: the session adds files there as it runs)
     plan.writes.append(PlannedWrite(STATE_DIR + "/", "change" if exists else "create",
-                                    "Pneuma's own state: conversation, checkpoints, settings",
-                                    max(folders.get(STATE_DIR + "/", 0), 1)))
+                                    "Pneuma's own state: conversation, checkpoints, settings"))
     plan.writes.sort(key=lambda w: w.path)
     return plan

@@ -56,6 +56,11 @@ const REASONS = {
   not_a_workspace: 'launcher.error.notWorkspace',
   not_a_folder: 'launcher.error.notFolder',
   served_elsewhere: 'launcher.error.servedElsewhere',
+  system_folder: 'launcher.error.systemFolder',
+  not_owned: 'launcher.error.notOwned',
+  nul: 'launcher.error.badPath',
+  not_unicode: 'launcher.error.badPath',
+  too_long: 'launcher.error.badPath',
 };
 
 function explainError(error, mode) {
@@ -270,8 +275,22 @@ function BackendField({ choices, value, onChange }) {
   </div>`;
 }
 
+// A folder that already has files is made a workspace only once the person
+// has seen what will be written there (the server's list, details.writes)
+// and said yes: the answer carries the list's digest back as `confirm`.
+function PlannedWrites({ writes, modeName }) {
+  return html`<div class="ln-confirm" role="group" aria-labelledby="ln-confirm-h">
+    <h3 id="ln-confirm-h">${t('launcher.confirm.title')}</h3>
+    <p>${t('launcher.confirm.body', { mode: modeName })}</p>
+    <ul class="ln-writes">${writes.map((w) => html`<li key=${w.path} data-action=${w.action}>
+      <code>${w.path}</code> <span class="muted">${t(`launcher.confirm.${w.action}`)}${w.files > 1 ? ` · ${t('launcher.recent.files', { count: w.files })}` : ''}</span></li>`)}</ul>
+  </div>`;
+}
+
 function NewWorkspaceDialog({ mode, backends, launcherBackend, onClose, onOpened }) {
-  const [folder, setFolder] = useState(mode.suggestedFolder);
+  const [folder, setFolderText] = useState(mode.suggestedFolder);
+  const [planned, setPlanned] = useState(null); // {writes, confirm} for this folder
+  const setFolder = (value) => { setFolderText(value); setPlanned(null); };
   const { choices, preferred } = backendChoices(mode, backends, launcherBackend);
   const [backend, setBackend] = useState(preferred);
   const [values, setValues] = useState(() => Object.fromEntries(mode.params.map((p) => [p.name, p.default == null ? (p.type === 'select' ? p.options[0] : '') : String(p.default)])));
@@ -329,10 +348,15 @@ function NewWorkspaceDialog({ mode, backends, launcherBackend, onClose, onOpened
     try {
       const request = { mode: mode.name, path: folder, params: values };
       if (backend) request.backend = backend;
+      if (planned) request.confirm = planned.confirm;
       const answer = await api('/api/workspaces/new', request);
       onOpened(answer);
     } catch (error) {
       setSubmitting(false);
+      if (error instanceof ApiError && error.details.reason === 'needs_confirmation') {
+        setPlanned({ writes: error.details.writes || [], confirm: error.details.confirm });
+        return;
+      }
       const field = error instanceof ApiError ? error.details.field : undefined;
       const text = explainError(error, name);
       if (field && field.startsWith('params.')) setErrors({ [field.slice(7)]: text });
@@ -370,10 +394,11 @@ function NewWorkspaceDialog({ mode, backends, launcherBackend, onClose, onOpened
             onChange=${(value) => setValues({ ...values, [param.name]: value })} />`)}
         </fieldset>`}
         ${choices.length > 0 && html`<${BackendField} choices=${choices} value=${backend} onChange=${setBackend} />`}
+        ${planned && html`<${PlannedWrites} writes=${planned.writes} modeName=${name} />`}
         ${problem && html`<div class="ln-problem" role="alert">${problem}</div>`}
         <div class="ln-dialog-actions">
           <button type="button" class="ln-btn" onClick=${onClose} disabled=${submitting}>${t('launcher.new.cancel')}</button>
-          <button type="submit" class="ln-btn ln-btn-primary" disabled=${submitting}>${submitting ? t('launcher.new.starting') : t('launcher.new.create')}</button>
+          <button type="submit" class="ln-btn ln-btn-primary" disabled=${submitting}>${submitting ? t('launcher.new.starting') : planned ? t('launcher.confirm.go') : t('launcher.new.create')}</button>
         </div>
       </form>
     </div>

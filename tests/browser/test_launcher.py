@@ -303,3 +303,38 @@ def test_a_refused_launcher_page_says_which_link_to_open(browser, launcher):
         expect(page).to_have_title("Pneuma · This page needs the launcher link")
     finally:
         page.context.close()
+
+
+def test_a_folder_with_files_is_made_a_workspace_only_after_the_listed_writes_are_confirmed(
+        browser, launcher, tmp_path, shot):
+    """Issue 23, item 5: the dialog lists what will be written into a folder
+    that has the person's files, writes nothing until they confirm, and
+    keeps their own CLAUDE.md text when they do."""
+    served = launcher()
+    folder = tmp_path / "my-notes"
+    folder.mkdir()
+    (folder / "CLAUDE.md").write_text("Always answer in haiku.\n")
+    (folder / "ideas.md").write_text("# Ideas\n")
+    page = _new_page(browser, "en-US")
+    try:
+        page.goto(served.url)
+        page.locator(".ln-card[data-mode='doc']").click()
+        page.locator("#ln-folder").fill(str(folder))
+        page.locator(".ln-dialog button[type=submit]").click()
+        writes = page.locator(".ln-confirm .ln-writes li")
+        expect(page.locator(".ln-confirm h3")).to_have_text("This folder already has files")
+        expect(writes.filter(has_text="CLAUDE.md")).to_contain_text("updated, your own content kept")
+        expect(writes.filter(has_text=".pneuma/")).to_contain_text("new")
+        expect(writes.filter(has_text=".gitignore")).to_have_count(1)
+        expect(page.locator(".ln-dialog button[type=submit]")).to_have_text("Write these and open")
+        assert sorted(p.name for p in folder.iterdir()) == ["CLAUDE.md", "ideas.md"]
+        _settled(page)
+        shot(page, "launcher-confirm-writes-en")
+        page.locator(".ln-dialog button[type=submit]").click()
+        page.wait_for_url(re.compile(r"/\?session=[^&]+&token="), timeout=20_000)
+        assert (folder / "CLAUDE.md").read_text().startswith("Always answer in haiku.\n")
+        assert (folder / ".pneuma").is_dir() and (folder / "ideas.md").read_text() == "# Ideas\n"
+        # Chromium logs the 409 that asked for the confirmation itself.
+        assert [e for e in page.console_errors if "status of 409" not in e] == []
+    finally:
+        page.context.close()
