@@ -465,6 +465,14 @@ def run(options: RunOptions, announced: Announced | None = None) -> int:
     except PortUnavailable as exc:
         print(f"pneuma: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        # A conversation log another process holds: one line, no traceback.
+        from pneuma.server.conversation_log import ConversationLogRefused
+
+        if not isinstance(exc, ConversationLogRefused):
+            raise
+        print(f"pneuma: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         if announced is not None:
             print("[pneuma] stopping…", file=sys.stderr, flush=True)

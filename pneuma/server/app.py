@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ from pneuma.tools.files import remove_stale_temp_files
 from pneuma.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
+# Free space after which paused checkpoints are tried again (the next turn's).
+CHECKPOINT_ROOM = 4 * 1024 * 1024
 
 
 def create_app(config: ServerConfig) -> web.Application:
@@ -250,6 +253,20 @@ def save_now(app: web.Application) -> None:
     app[SESSION].dirty = False
 
 
+async def _resume_saving(workspace: Path, session: Any) -> None:
+    """While saving is paused (a full disk), try again: the conversation
+    log writes what waits; checkpoints go on at the next turn once there
+    is room (docs/checkpoints.md)."""
+    conversation = session.conversation
+    if conversation is not None and conversation.paused is not None:
+        if await asyncio.to_thread(conversation.resume_saving):
+            session.saving.resumed("conversation")
+    if session.saving.is_paused("checkpoints"):
+        free = await asyncio.to_thread(lambda: shutil.disk_usage(workspace).free)
+        if free >= CHECKPOINT_ROOM:
+            session.saving.resumed("checkpoints")
+
+
 async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
     session = app[SESSION]
@@ -263,6 +280,7 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
             if session.conversation is not None and session.conversation.writes:
                 # The log's fsyncs, off the event loop (see conversation_log).
                 await loop.run_in_executor(None, session.conversation.checkpoint)
+            await _resume_saving(config.workspace, session)
             if not session.dirty:
                 continue
             # Encoded here, where the session lives; written and fsynced in
@@ -274,14 +292,22 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
             writing = loop.run_in_executor(None, write_files, files)
             try:
                 await writing
-            except OSError:
+            except OSError as exc:
                 session.dirty = True
-                log.exception("could not save the session")
+                if not session.saving.failed("session", exc):  # a full disk: said once
+                    log.exception("could not save the session")
+            else:
+                session.saving.resumed("session")
 
     # A restart with nothing new finds the file holding exactly these
     # bytes: rewriting it would cost fsyncs before the first answer.
-    write_files(stale_files(_encoded_state(app)))
     session.dirty = False
+    try:
+        write_files(stale_files(_encoded_state(app)))
+    except OSError as exc:
+        if not session.saving.failed("session", exc):
+            raise
+        session.dirty = True  # a full disk at start: saved when it can be
     # Restores made from the terminal while no `pneuma run` was up.
     await session.list_restores()
 
@@ -299,7 +325,12 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
         # A periodic save still being written must land before the final one.
         await asyncio.wait([writing])
     await session.close()
-    save_now(app)
+    try:
+        save_now(app)
+    except OSError as exc:
+        if not session.saving.failed("session", exc):
+            raise
+        log.warning("could not save the session at exit: %s", exc)
     if session.conversation is not None:
         # What is queued is committed, the WAL folded back: one file at rest.
         await loop.run_in_executor(None, session.conversation.close)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pneuma.server.conversation_log import ConversationLog, LoggedMessage
+from pneuma.server.saving_status import SavingStatus
 
 if TYPE_CHECKING:
     from pneuma.checkpoints import Checkpoints
@@ -175,6 +176,8 @@ class Session:
         self._assistants: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._first_row_id: int | None = None
         self._next_row_id = 1
+        # What cannot be saved now (a full disk): one line, and the page's banner.
+        self.saving = SavingStatus(self._saving_changed)
         for message in history or ():
             self._record(message, _dumps(message))
         if conversation is not None:
@@ -436,6 +439,9 @@ class Session:
                              str(message.get("type")), entry.text))
             conversation.import_messages(self.conversation_id, rows)
         self.conversation = conversation
+        conversation.on_pause = lambda reason: self.saving.pause("conversation", reason)
+        if conversation.paused is not None:
+            self.saving.pause("conversation", conversation.paused)
         self.conversations.opened()
         self._show_tail()
 
@@ -556,7 +562,14 @@ class Session:
             "tools": self.agent_state.get("tools", []),
             "permission_mode": self.agent_state.get("permission_mode"),
             "last_seq": self.seq,
+            "saving": self.saving.public(),
         }
+
+    def _saving_changed(self, saving: dict[str, Any] | None) -> None:
+        """Tabs show whether saving is paused; a tab that connects later
+        gets it in its ``session_init``."""
+        if getattr(self, "connections", None):
+            self.emit({"type": "session_update", "updates": {"saving": saving}})
 
     def attach(self, connection: BrowserConnection) -> None:
         self.connections.add(connection)
@@ -740,8 +753,10 @@ class Session:
         try:
             note, ref = await asyncio.to_thread(before_turn)
         except Exception as exc:
-            log.warning("could not record a checkpoint before the turn: %s", exc)
+            if not self.saving.failed("checkpoints", exc):
+                log.warning("could not record a checkpoint before the turn: %s", exc)
             return ""
+        self.saving.resumed("checkpoints")
         self._turns_checkpointed += 1
         # The user message is found by its client_msg_id, else its timestamp.
         self.emit({"type": "turn_checkpoint", "ref": ref,
@@ -807,7 +822,8 @@ class Session:
             try:
                 ended = await asyncio.to_thread(end_and_compare)
             except Exception as exc:
-                log.warning("could not record the end of the turn: %s", exc)
+                if not self.saving.failed("checkpoints", exc):
+                    log.warning("could not record the end of the turn: %s", exc)
                 return
             if ended is not None:
                 # The chat shows under the user's message what the turn changed.

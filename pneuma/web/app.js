@@ -16,6 +16,7 @@ import { LanguageSwitch, glyphsFor } from './lib/language-switch.js';
 import { useDismiss } from './lib/dismiss.js';
 import { ExportMenu } from './lib/export-menu.js';
 import { rewind, TurnChanges, RewindNote } from './lib/rewind.js';
+import { SavingBanner } from './lib/saving-banner.js';
 
 const ACCEPTED_IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 const MAX_IMAGE_BYTES = 3.7 * 1024 * 1024; // the API's 5 MB base64 limit, with room
@@ -506,6 +507,7 @@ function MessageList() {
   const last = items[items.length - 1];
   const waiting = isRunning() && !(last && last.kind === 'assistant' && last.streaming);
   return html`<div class="messages-wrap">
+    <${SavingBanner} saving=${state.session && state.session.saving} />
     <div class="messages" ref=${ref} onScroll=${onScroll} role="log" aria-live="polite">
       <${EarlierMessages} />
       ${!hasAgent() && html`<${NoAgentBanner} />`}

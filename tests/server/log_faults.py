@@ -33,7 +33,8 @@ def make_log(state_dir: Path, count: int, *, size: int = 200, session: str = "s1
 
 def rows(path: Path) -> dict[int, str]:
     """Every row of a healthy log: id → body."""
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    # Not resolved: a path through /proc/<pid>/root must stay one.
+    db = sqlite3.connect(f"{Path(os.path.abspath(path)).as_uri()}?mode=ro", uri=True)
     try:
         return dict(db.execute("SELECT id, body FROM messages"))
     finally:
