@@ -26,10 +26,17 @@ another origin:
   (``Sandbox.open_file``: no ``..``, no symlink out of the workspace, no
   hard-linked file, no ``.env*``), and Pneuma's and the agent's own files
   (``.pneuma/``, ``.claude/``, ``.git/``, ``node_modules/``, ``CLAUDE.md``,
-  ``AGENTS.md``) are answered 404 as if they did not exist;
-* its answers say ``frame-ancestors`` the Pneuma server's origins (and its
-  own), so no other site can frame it, ``nosniff``, and ``no-cache`` (an
-  edit shows on the next load).
+  ``AGENTS.md``) are answered 404 as if they did not exist. That is decided
+  on the path as the file system will read it (percent-decoded by aiohttp,
+  ``.`` segments dropped: ``/.%2fCLAUDE.md`` is ``CLAUDE.md``), in any
+  segment and in any letter case, and again on where the fd walk really
+  landed (a symlink ``notes.md -> CLAUDE.md`` or ``cfg -> .claude`` is
+  hidden too); a site serving one folder serves nothing a link leads to
+  outside it;
+* every answer (errors and redirects too) says ``frame-ancestors`` the
+  Pneuma server's origins (and its own), so no other site can frame it,
+  ``nosniff``, ``no-referrer`` and ``no-cache`` (an edit shows on the next
+  load).
 
 A mode may add a script of its own to every HTML document (``inject_head``,
 written right after ``<head>`` on the same line, so the page's line numbers
@@ -83,7 +90,10 @@ READ_METHODS = ("GET", "HEAD")
 ASSET_PREFIX = "__pneuma__/"
 # Pneuma's, the agent's and tools' own files: never part of what a page may load.
 HIDDEN_DIRS = frozenset({".pneuma", ".claude", ".git", "node_modules"})
-HIDDEN_TOP_FILES = frozenset({"CLAUDE.md", "AGENTS.md"})
+HIDDEN_FILES = frozenset({"CLAUDE.md", "AGENTS.md"})
+# Compared case-folded: on a case-insensitive file system (a FAT stick, a
+# macOS volume) "claude.md" opens CLAUDE.md.
+_HIDDEN_NAMES = frozenset(name.casefold() for name in HIDDEN_DIRS | HIDDEN_FILES)
 MAX_HTML_BYTES = 25 * 1024 * 1024  # an HTML document is read whole to add the mode's script
 _TEXT_SUFFIXES = frozenset({".html", ".htm", ".css", ".js", ".mjs", ".json", ".svg", ".txt",
                             ".xml", ".md", ".csv", ".webmanifest"})
@@ -111,10 +121,17 @@ def content_type(rel: str) -> str:
     return f"{kind}; charset=utf-8" if suffix in _TEXT_SUFFIXES else kind
 
 
+def path_segments(rel: str) -> list[str]:
+    """``rel``'s segments as the file system walks them: empty and ``.``
+    segments dropped (``..`` is kept for the sandbox to refuse)."""
+    return [part for part in rel.split("/") if part not in ("", ".")]
+
+
 def is_hidden(rel: str) -> bool:
-    """Whether ``rel`` is one of Pneuma's or the agent's own files."""
-    parts = rel.split("/")
-    return parts[0] in HIDDEN_TOP_FILES or any(p in HIDDEN_DIRS for p in parts)
+    """Whether ``rel`` is, or is inside, one of Pneuma's or the agent's own
+    files or folders, named in any segment (a nested ``CLAUDE.md`` is the
+    agent's too)."""
+    return any(part.casefold() in _HIDDEN_NAMES for part in path_segments(rel))
 
 
 def byte_range(header: str | None, size: int) -> tuple[int, int] | None:
@@ -333,7 +350,8 @@ class ContentSite:
             rest = [(k, v) for k, v in request.query.items() if k != "token"]
             target = request.path + (f"?{urlencode(rest)}" if rest else "")
             response: web.StreamResponse = web.Response(
-                status=303, headers={"Location": target, "Cache-Control": "no-store"})
+                status=303, headers={**self._headers(), "Location": target,
+                                     "Cache-Control": "no-store"})
             response.set_cookie(self.cookie_name, self.token, httponly=True, samesite="Strict", path="/")
             return response
         try:
@@ -341,8 +359,8 @@ class ContentSite:
         except ToolError as error:
             return self._error(error)
         except web.HTTPException as exc:
-            if exc.status < 400:
-                raise
+            if exc.status < 400:  # a redirect: with the guards every answer carries
+                return web.Response(status=exc.status, headers={**self._headers(), **exc.headers})
             return self._error(ToolError(
                 "E_NOT_FOUND" if exc.status == 404 else "E_BAD_ARGS",
                 f"no {request.path} on this site" if exc.status == 404
@@ -357,6 +375,10 @@ class ContentSite:
             # Not redirected: this answer sets the cookie, the page's later
             # requests (and its socket) carry only that.
             response.set_cookie(self.cookie_name, self.token, httponly=True, samesite="Strict", path="/")
+        if not response.prepared:
+            # A mode's own routes too; what an answer set itself stays.
+            for name, value in self._headers().items():
+                response.headers.setdefault(name, value)
         return response
 
     def _error(self, error: ToolError) -> web.Response:
@@ -423,14 +445,19 @@ class ContentSite:
         if rel == "" or rel.endswith("/"):
             rel += "index.html"
         if is_hidden(rel):
-            raise ToolError("E_NOT_FOUND", f"no file {rel}", details={"path": rel})
+            raise _no_file(rel)
         try:
-            fd, info = self.sandbox.open_file(rel)
+            fd, info, real_rel = self.sandbox.open_file_real(rel)
         except IsADirectoryError:
+            if not self._may_serve(self._real_rel(rel), folder):
+                raise _no_file(rel) from None
             # A folder's page: its relative URLs must resolve inside it.
             raise web.HTTPFound(prefix + quote(url_rel) + "/") from None
         except (FileNotFoundError, NotADirectoryError):
-            raise ToolError("E_NOT_FOUND", f"no file {rel}", details={"path": rel}) from None
+            raise _no_file(rel) from None
+        if not self._may_serve(real_rel, folder):
+            os.close(fd)
+            raise _no_file(rel)
         with os.fdopen(fd, "rb") as handle:
             headers = {**self._headers(document_sandbox=self._document_sandbox),
                        "Content-Type": content_type(rel)}
@@ -454,9 +481,33 @@ class ContentSite:
             await response.write_eof()
             return response
 
+    def _real_rel(self, rel: str) -> str:
+        """Where the fd walk lands for ``rel`` (symlinks resolved; '' for
+        a link to the workspace root)."""
+        try:
+            with self.sandbox.locate(rel) as located:
+                return located.real_rel
+        except IsADirectoryError:
+            return ""
+
+    @staticmethod
+    def _may_serve(real_rel: str, folder: str) -> bool:
+        """Whether the file or folder really at ``real_rel`` may be served
+        from a site serving ``folder``: not hidden, and not outside the
+        folder (a link in a game's folder to the rest of the workspace)."""
+        folder = folder.strip("/")
+        inside = not folder or real_rel == folder or real_rel.startswith(folder + "/")
+        return inside and not is_hidden(real_rel)
+
     def _asset(self, name: str) -> web.StreamResponse:
         path = self._assets.get(name)
         if path is None or not path.is_file():
             raise ToolError("E_NOT_FOUND", f"no file {ASSET_PREFIX}{name}", details={"path": name})
         return web.Response(body=path.read_bytes(),
                             headers={**self._headers(), "Content-Type": content_type(name)})
+
+
+def _no_file(rel: str) -> ToolError:
+    """The answer for a file that is not there, or is one of the hidden
+    ones (the same 404: a page cannot tell them apart)."""
+    return ToolError("E_NOT_FOUND", f"no file {rel}", details={"path": rel})

@@ -189,11 +189,19 @@ class Sandbox:
         Raises ``FileNotFoundError``/``NotADirectoryError`` for a missing
         file, ``IsADirectoryError`` for a directory, ``E_DENY_PATH`` for an
         escape or a hard-linked file (checked on the fd itself)."""
+        fd, info, _real = self.open_file_real(rel)
+        return fd, info
+
+    def open_file_real(self, rel: object) -> tuple[int, os.stat_result, str]:
+        """``open_file``, and where the file really is: its workspace-relative
+        path with every symlink on the way resolved (the fd walk's own
+        record, so it names the very file the fd is open on)."""
         canonical = self.normalize(rel)
         for attempt in range(_RETRIES):
             with self.locate(rel) as located:
                 try:
                     fd = os.open(located.name, _READ_FLAGS, dir_fd=located.dir_fd)
+                    real_rel = located.real_rel
                     break
                 except OSError as exc:
                     if exc.errno != errno.ELOOP:
@@ -211,7 +219,7 @@ class Sandbox:
         except BaseException:
             os.close(fd)
             raise
-        return fd, info
+        return fd, info, real_rel
 
     def open_dir(self, rel: object) -> int:
         """An fd on the directory ``rel`` (the root for '' or '.'), walked

@@ -212,3 +212,64 @@ async def test_the_same_workspace_gets_the_same_origin_again(tmp_path: Path) -> 
     async with serve("webcraft", tmp_path / "ws", backend="none", watch=False) as second:
         again, _ = await site_of(second)
     assert again == origin
+
+
+SECRET_TEXT = "AGENT-INSTRUCTIONS-SECRET"
+
+
+def raw(url: str) -> Any:
+    """``url`` sent as written: no client-side normalising of %2e, %2f or '.'."""
+    import yarl
+
+    return yarl.URL(url, encoded=True)
+
+
+async def test_hidden_files_stay_hidden_under_any_spelling_or_link(webcraft) -> None:
+    """Hidden-ness is decided on the normalised path (percent-decoded, '.'
+    segments dropped), for every segment, and on where a symlink leads."""
+    ws: Path = webcraft.workspace
+    (ws / "CLAUDE.md").write_text(SECRET_TEXT, encoding="utf-8")
+    (ws / "AGENTS.md").write_text(SECRET_TEXT, encoding="utf-8")
+    (ws / ".claude").mkdir(exist_ok=True)
+    (ws / ".claude" / "settings.json").write_text(SECRET_TEXT, encoding="utf-8")
+    (ws / "docs" / "CLAUDE.md").write_text(SECRET_TEXT, encoding="utf-8")
+    os.symlink("CLAUDE.md", ws / "notes.md")
+    os.symlink("AGENTS.md", ws / "agents.txt")
+    os.symlink(".claude", ws / "cfg")
+    os.symlink("../CLAUDE.md", ws / "docs" / "up.md")
+    os.symlink(".", ws / "here")
+    origin, token = await site_of(webcraft)
+    own = {"Authorization": f"Bearer {token}"}
+    paths = ["/.%2fCLAUDE.md", "/%2e%2fCLAUDE.md", "/%2E%2FAGENTS.md", "/.%2fAGENTS.md",
+             "/./CLAUDE.md", "/docs/.%2f..%2fCLAUDE.md", "/docs/%2e%2e/CLAUDE.md",
+             "/.%2f.claude/settings.json", "/%2e/.claude/settings.json", "//CLAUDE.md",
+             "/docs/CLAUDE.md", "/notes.md", "/agents.txt", "/cfg/settings.json", "/cfg",
+             "/cfg/", "/docs/up.md", "/here/CLAUDE.md", "/here/cfg/settings.json",
+             "/here/.%2fAGENTS.md", "/here/cfg"]
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
+        for path in paths:
+            async with client.get(raw(origin + path), headers=own,
+                                  allow_redirects=False) as response:
+                body = await response.text()
+                assert response.status in (403, 404), (path, response.status, body)
+                assert SECRET_TEXT not in body, path
+                assert response.headers["X-Content-Type-Options"] == "nosniff", path
+        # What is not hidden is still served through the same spellings.
+        for path in ("/.%2fdata/items.json", "/here/data/items.json", "/docs/./index.html",
+                     "/here/"):
+            async with client.get(raw(origin + path), headers=own,
+                                  allow_redirects=False) as response:
+                assert response.status == 200, (path, await response.text())
+
+
+async def test_redirects_carry_the_security_headers(webcraft) -> None:
+    origin, token = await site_of(webcraft)
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as client:
+        for url, headers, status in (
+                (f"{origin}/docs", {"Authorization": f"Bearer {token}"}, 302),
+                (f"{origin}/index.html?token={token}", {}, 303)):
+            async with client.get(url, headers=headers, allow_redirects=False) as response:
+                assert response.status == status, url
+                assert response.headers["X-Content-Type-Options"] == "nosniff", url
+                assert response.headers["Referrer-Policy"] == "no-referrer", url
+                assert "frame-ancestors" in response.headers["Content-Security-Policy"], url
