@@ -34,7 +34,8 @@ SYSTEM_TREES = frozenset({"bin", "boot", "dev", "etc", "proc", "run", "sbin", "s
                           "var"})
 # Under /var only its temporary folder holds people's own folders.
 SYSTEM_TREE_EXCEPTIONS = (Path("/var/tmp"),)
-# Folders shared by many things: a workspace may live under them, never be one.
+# Folders shared by many things: a workspace may live under them, never be
+# one. Nor is any folder right under / or /home (system_folder_problem).
 SHARED_FOLDERS = frozenset(Path(p) for p in (
     "/", "/home", "/media", "/mnt", "/opt", "/root", "/srv", "/tmp", "/var/tmp"))
 
@@ -99,6 +100,12 @@ def system_folder_problem(path: Path, home: Path | None = None) -> str | None:
         return f"{path} is a system folder (under /{top})"
     if path in SHARED_FOLDERS or path in home.parents:
         return f"{path} is a folder shared by many things"
+    # The top of the file system is the system's to name (a workspace made
+    # there as root would sit beside /etc), and /home/<name> is someone's home.
+    if path.parent == Path("/"):
+        return f"{path} would be a system folder (at the top of the file system)"
+    if path.parent == Path("/home"):
+        return f"{path} is a home folder"
     return None
 
 

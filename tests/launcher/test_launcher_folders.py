@@ -116,7 +116,11 @@ async def test_open_with_a_mode_never_seeds_a_system_folder(launcher, tmp_path) 
         assert status in (400, 403, 404), (path, body)
         assert body["error"]["details"]["reason"] in (
             "system_folder", "missing", "special_folder"), (path, body)
-    for path in ["/usr/share/pneuma-never-made", "/var/lib/pneuma-never-made"]:
+    root_link = tmp_path / "root-link"
+    root_link.symlink_to("/")
+    for path in ["/usr/share/pneuma-never-made", "/var/lib/pneuma-never-made",
+                 "/pneuma-never-made", f"{root_link}/pneuma-never-made",
+                 "/home/pneuma-never-made"]:
         status, body = await launcher.call("POST", "/api/workspaces/new",
                                            json={"path": path, "mode": "doc"})
         assert (status, body["error"]["details"]["reason"]) == (403, "system_folder"), body
