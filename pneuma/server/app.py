@@ -193,6 +193,7 @@ async def _stop_agent(backend: Any) -> None:
 async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
     stop = app[STOP_EVENT]
+    started = asyncio.Event()
     task = asyncio.get_running_loop().create_task(
         watch_workspace(
             config.workspace,
@@ -201,14 +202,17 @@ async def _watcher_ctx(app: web.Application) -> AsyncIterator[None]:
             app[PNEUMA].files_changed,
             stop,
             debounce_ms=config.watch_debounce_ms,
+            notify=app[SESSION].emit,
+            started=started,
         )
     )
-    # One turn of the loop, no more: the task's first step runs before we
-    # resume, and that step registers the inotify watches (watchfiles
-    # builds its RustNotify before its first await, and events are
-    # collected from then on), so a change made after the ready line is
-    # reported. A fixed sleep only delayed the ready line.
-    await asyncio.sleep(0)
+    # Until the first watches are in place (walked in a thread), so a change
+    # made after the ready line is reported; bounded, so a huge workspace
+    # does not hold the ready line back.
+    try:
+        await asyncio.wait_for(started.wait(), 5)
+    except TimeoutError:
+        log.warning("the file watcher is still starting")
     yield
     stop.set()
     try:

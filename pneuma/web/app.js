@@ -355,6 +355,7 @@ const ERROR_TITLES = {
   auth_failed: ['error.authFailed', null],
   agent_start_failed: ['error.agentStartFailed', 'error.agentStartFailed.hint'],
   no_agent: ['error.noAgent', null],
+  watcher_failed: ['error.watcherFailed', null],
   api_retry: ['error.apiRetry', null],
   bad_message: ['error.badMessage', 'error.badMessage.hint'],
   internal: ['error.internal', 'error.internal.hint'],

@@ -181,9 +181,7 @@ async def test_a_new_directory_is_scanned_even_when_its_file_events_were_missed(
         tmp_path, monkeypatch):
     """The same race made deterministic: the OS reports only the new
     directory (its file was written before the watch was added)."""
-    import watchfiles
-    from watchfiles import Change
-
+    from pneuma.server import watcher
     from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
 
     root = tmp_path / "ws"
@@ -192,16 +190,31 @@ async def test_a_new_directory_is_scanned_even_when_its_file_events_were_missed(
     (root / "slides" / "new" / "b.txt").write_text("not watched")
     (root / "slides" / "new" / "node_modules").mkdir()
     (root / "slides" / "new" / "node_modules" / "c.html").write_text("never")
+    stop = asyncio.Event()
 
-    async def fake_awatch(path, *, watch_filter, **kwargs):
-        batch = {(Change.added, str(root / "slides" / "new")),
-                 (Change.added, str(root / "slides" / "new" / "deep"))}
-        yield {(c, p) for c, p in batch if watch_filter(c, p)}
+    class OneBatch:
+        """The OS's report: only the two new folders, then the stop."""
 
-    monkeypatch.setattr(watchfiles, "awatch", fake_awatch)
+        def __init__(self, folders: list[str]) -> None:
+            self.sent = False
+
+        def watch(self, *args: object) -> object:
+            if stop.is_set():
+                return "stop"
+            if self.sent:
+                stop.set()
+                return "stop"
+            self.sent = True
+            return {(1, str(root / "slides" / "new")),
+                    (1, str(root / "slides" / "new" / "deep"))}
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(watcher, "open_folder_watch", OneBatch)
     published: list[dict] = []
     await watch_workspace(root, FileFilter(["slides/**/*.html"], []), SelfWrites(),
-                          published.extend, asyncio.Event())
+                          published.extend, stop)
     assert published == [{"path": "slides/new/deep/a.html", "origin": "external",
                           "content": "<p>a</p>"}]
 
