@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
+
 SECRET_TEXT = "AGENT-INSTRUCTIONS-SECRET"
 HIDDEN_PATHS = ["/.%2fCLAUDE.md", "/%2e%2fCLAUDE.md", "/%2e/CLAUDE.md", "/.%2fAGENTS.md",
                 "/%2e%2fAGENTS.md", "/AGENTS.md", "/docs/..%2fCLAUDE.md", "/notes.md",
@@ -30,20 +32,28 @@ Promise.all(paths.map((p) => fetch(p).then(
 
 
 def _probe_results(page: Any) -> dict[str, Any]:
-    """What the probe page found, once it is done (asked again each try: a
-    reload may swap the frame between the lookup and the question)."""
+    """What the probe page found, once it is done."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        handle = page.locator("iframe.webcraft-frame[data-viewport='desktop']").element_handle()
-        inner = handle.content_frame() if handle else None
-        try:
-            if inner is not None and inner.url.split("?")[0].endswith("/probe.html") \
-                    and inner.title() == "probed":
-                return json.loads(inner.evaluate("() => document.body.dataset.results"))
-        except Exception:  # detached mid-question: ask the new one
-            pass
+        found = _ask_frame(page)
+        if found is not None:
+            return found
         time.sleep(0.1)
     raise AssertionError("the probe page never finished")
+
+
+def _ask_frame(page: Any) -> dict[str, Any] | None:
+    """The probe's results if its frame is done; None if not yet, or if a
+    reload swapped the frame between the lookup and the question."""
+    handle = page.locator("iframe.webcraft-frame[data-viewport='desktop']").element_handle()
+    inner = handle.content_frame() if handle else None
+    try:
+        if inner is None or not inner.url.split("?")[0].endswith("/probe.html") \
+                or inner.title() != "probed":
+            return None
+        return json.loads(inner.evaluate("() => document.body.dataset.results"))
+    except PlaywrightError:  # detached mid-question: ask the new one next time
+        return None
 
 
 def test_a_preview_page_cannot_fetch_the_agents_files(pneuma_server: Any, open_page: Any) -> None:
