@@ -22,7 +22,7 @@ thread: WAL readers never block the writer.
 
 What can go wrong with the file, and what happens then
 (docs/conversations.md, "When the log is damaged, locked or the disk is
-full"): only real damage (not a database, a failed ``quick_check``) moves
+full"): only real damage (not a database, a failed ``integrity_check``) moves
 the file aside, under a name that never replaces an earlier backup, after
 every readable row went into a fresh log (``log_recovery``); a log another
 process holds is waited for, then refused (``ConversationLogLocked``); a
@@ -33,6 +33,7 @@ writes them once the disk takes them again.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
@@ -121,7 +122,7 @@ class ConversationLogLocked(ConversationLogRefused):
 
 
 class _Damaged(Exception):
-    """``PRAGMA quick_check`` found the file damaged."""
+    """``PRAGMA integrity_check`` found the file damaged."""
 
 
 class ConversationLog:
@@ -165,7 +166,7 @@ class ConversationLog:
     def open(cls, state_dir: Path) -> ConversationLog:
         """The workspace's log, created when missing.
 
-        A damaged file (not a database, or a failed ``quick_check``) is
+        A damaged file (not a database, or a failed ``integrity_check``) is
         recovered: its readable rows go into a fresh log and the file is
         kept as ``conversation.db.corrupt-<time>``. A log another process
         holds raises ``ConversationLogLocked`` after a bounded wait. A full
@@ -267,6 +268,7 @@ class ConversationLog:
                 "SELECT id, message_id, body FROM messages WHERE session_id = ?"
                 " ORDER BY id DESC", (session_id,))
             for row_id, message_id, body in cursor:
+                body = _readable_body(body)
                 if newest_first and used + len(body) > max_bytes:
                     break
                 newest_first.append(LoggedMessage(row_id, message_id, body))
@@ -390,6 +392,7 @@ class ConversationLog:
         used = 0
         oldest: int | None = None
         for row_id, body in rows[:max_count]:
+            body = _readable_body(body)
             if texts and used + len(body) > max_bytes:
                 break
             texts.append(body)
@@ -502,6 +505,7 @@ class ConversationLog:
     def _reader_connection(self) -> sqlite3.Connection:
         if self._reader is None:
             self._reader = sqlite3.connect(self.path, check_same_thread=False)
+            self._reader.text_factory = _decoded
         return self._reader
 
     def close(self) -> None:
@@ -525,6 +529,29 @@ class ConversationLog:
                 log.warning("conversation log: could not fold the WAL in at exit: %s", exc)
             finally:
                 self._db.close()
+
+
+# What a tab is shown for a row whose text a damaged page garbled without
+# SQLite noticing (integrity_check reads structure and indexes, not contents).
+DAMAGED_TEXT = json.dumps({"type": "system_note", "code": "damaged_message",
+                           "text": "A message here could not be read: the log's file is damaged."})
+
+
+def _decoded(data: bytes) -> str:
+    """SQLite's text as str; bytes that are not UTF-8 (a garbled page)
+    read as a damaged message instead of failing the whole read."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return DAMAGED_TEXT
+
+
+def _readable_body(body: object) -> str:
+    """A row's JSON text as it may go to a tab (spliced into a frame: a
+    garbled one must not break the frame)."""
+    if isinstance(body, str) and body.startswith("{") and body.endswith("}"):
+        return body
+    return DAMAGED_TEXT
 
 
 def _storable(text: str) -> str:
@@ -569,6 +596,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
                              check_same_thread=False, isolation_level=None)
+        db.text_factory = _decoded
         try:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         except sqlite3.Error:
@@ -630,13 +658,14 @@ def _connect(path: Path, *, check: bool = True) -> sqlite3.Connection:
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600))
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
                          timeout=LOCK_WAIT_SECONDS)
+    db.text_factory = _decoded
     try:
         db.execute("PRAGMA journal_mode=WAL")
         if check:
             # Damage found now is recovered now; found later (a page read
             # while serving) it would stop every start (about 60 ms for
             # 90 MB of log, see docs/conversations.md).
-            verdict = db.execute("PRAGMA quick_check").fetchall()
+            verdict = db.execute("PRAGMA integrity_check(3)").fetchall()
             if verdict != [("ok",)]:
                 raise _Damaged("; ".join(str(row[0]) for row in verdict[:3]))
         # NORMAL: a commit is in the WAL (safe from a process crash) without

@@ -1,7 +1,7 @@
 """Saving what can still be read of a damaged conversation log.
 
 A log whose file SQLite reports as damaged (``SQLITE_CORRUPT``, a failed
-``PRAGMA quick_check``) is not thrown away: every row that can still be
+``PRAGMA integrity_check``) is not thrown away: every row that can still be
 read goes into a fresh log, and the damaged file is kept beside it under a
 name that never replaces an earlier one (docs/conversations.md, "When the
 log is damaged, locked or the disk is full").
