@@ -116,7 +116,10 @@ async def test_a_disk_filling_while_working_pauses_saving_once_and_loses_nothing
             filler = await asyncio.to_thread(fill, run.disk())
             started = time.monotonic()
             n = 0
-            while time.monotonic() - started < FULL_FOR_SECONDS or not saving_updates(seen):
+            # Until the page was told, at most twice as long.
+            while (time.monotonic() - started < FULL_FOR_SECONDS
+                   or (not saving_updates(seen)
+                       and time.monotonic() - started < 2 * FULL_FOR_SECONDS)):
                 said.append(f"while full {n}")
                 n += 1
                 asked = time.monotonic()
@@ -165,6 +168,8 @@ async def test_the_log_of_a_disk_that_filled_holds_every_message(tmp_path: Path)
                     seen.append(message)
                     if saving_updates([message]) == [None]:
                         break
+                said.append("after")
+                await say_and_wait(ws, stream, said[-1], seen)
             # SQLite resolves /proc/<pid>/root (a link to "/"): read a copy.
             copy = tmp_path / "copy"
             copy.mkdir()
