@@ -278,12 +278,18 @@ function BackendField({ choices, value, onChange }) {
 // A folder that already has files is made a workspace only once the person
 // has seen what will be written there (the server's list, details.writes)
 // and said yes: the answer carries the list's digest back as `confirm`.
+const WRITE_ACTIONS = {
+  create: 'launcher.confirm.create',
+  change: 'launcher.confirm.change',
+  delete: 'launcher.confirm.delete',
+};
+
 function PlannedWrites({ writes, modeName }) {
   return html`<div class="ln-confirm" role="group" aria-labelledby="ln-confirm-h">
     <h3 id="ln-confirm-h">${t('launcher.confirm.title')}</h3>
     <p>${t('launcher.confirm.body', { mode: modeName })}</p>
     <ul class="ln-writes">${writes.map((w) => html`<li key=${w.path} data-action=${w.action}>
-      <code>${w.path}</code> <span class="muted">${t(`launcher.confirm.${w.action}`)}${w.files > 1 ? ` · ${t('launcher.recent.files', { count: w.files })}` : ''}</span></li>`)}</ul>
+      <code>${w.path}</code> <span class="muted">${t(WRITE_ACTIONS[w.action] || 'launcher.confirm.change')}${w.files > 1 ? ` · ${t('launcher.recent.files', { count: w.files })}` : ''}</span></li>`)}</ul>
   </div>`;
 }
 
