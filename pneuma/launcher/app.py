@@ -10,14 +10,16 @@ error shape (pneuma.server.errors). The routes:
     GET  /api/modes                the gallery: installed modes, plugins that failed
     GET  /api/workspaces?q=…       recent workspaces with their live details
     POST /api/workspaces/open      {path[, mode]}: serve an existing workspace
-    POST /api/workspaces/new       {mode, path, params[, backend]}: create one and serve it
+    POST /api/workspaces/new       {mode, path, params[, backend][, confirm]}: make one and serve it
     POST /api/workspaces/forget    {path}: drop it from the list (files untouched)
     GET  /api/sessions             the sessions this process serves
     POST /api/sessions/stop        {path}: stop one (agent stopped, state saved)
 
 An open or new answers ``{"url", "servedBy": "launcher"|"other", …}``: the
 session's page with its own token (``other``: the URL of the `pneuma run`
-already serving that folder).
+already serving that folder). Which folders are accepted, and when a new
+workspace needs the person's confirmation: pneuma.launcher.folders and
+pneuma.launcher.plan (docs/launcher.md, "Open and new").
 """
 
 from __future__ import annotations
@@ -109,8 +111,12 @@ async def launcher_page(request: web.Request) -> web.StreamResponse:
 async def static_file(request: web.Request) -> web.StreamResponse:
     root = web_dir().resolve()
     rel = request.match_info["path"]
-    target = (root / rel).resolve()
-    if root not in target.parents or not target.is_file():
+    try:
+        target = (root / rel).resolve()
+        found = root in target.parents and target.is_file()
+    except (OSError, ValueError):  # a NUL byte, a name longer than Linux allows
+        found = False
+    if not found:
         raise ToolError("E_NOT_FOUND", f"no static file {rel}", details={"path": rel})
     return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
 

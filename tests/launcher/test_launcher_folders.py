@@ -162,6 +162,13 @@ async def test_paths_no_file_can_have_are_4xx(launcher, tmp_path) -> None:
             assert answer["error"]["code"].startswith("E_"), answer
 
 
+async def test_static_paths_no_file_can_have_are_404(launcher) -> None:
+    for path in ["/static/a%00b", "/static/" + "a" * 300, "/static/x/" + "b/" * 2100]:
+        async with launcher.http.get(launcher.url + path, headers=launcher.auth) as answer:
+            body = await answer.json()
+            assert (answer.status, body["error"]["code"]) == (404, "E_NOT_FOUND"), path
+
+
 def _post(url: str, token: str, route: str, body: dict[str, Any]) -> tuple[int, Any]:
     request = urllib.request.Request(
         url + route, data=json.dumps(body).encode("ascii"), method="POST",
