@@ -36,19 +36,26 @@ from aiohttp import web
 
 from pneuma import __version__
 from pneuma.cli.backends import backend_states, check_context, installed_backends
-from pneuma.cli.start_checks import StartProblem, agent_environment, mode_allows_backend
+from pneuma.cli.start_checks import (
+    StartProblem,
+    agent_environment,
+    backend_instruction_files,
+    mode_allows_backend,
+)
 from pneuma.cli.workspace_lock import held_flocks
 from pneuma.host.manifest import InitParam
 from pneuma.host.modes import LoadedMode
 from pneuma.host.paths import web_dir
 from pneuma.host.registry import load_modes
-from pneuma.cli.start_checks import backend_instruction_files
 from pneuma.launcher.details import served_elsewhere, workspace_details
 from pneuma.launcher.folders import (
-    checked_path_text, folder_from_request, is_workspace, refuse_foreign_folder,
+    checked_path_text,
+    folder_from_request,
+    is_workspace,
+    refuse_foreign_folder,
 )
-from pneuma.launcher.plan import plan_writes
 from pneuma.launcher.hosting import WorkspaceHost
+from pneuma.launcher.plan import plan_writes
 from pneuma.launcher.recent import RecentWorkspaces, UnusableList
 from pneuma.server import csp
 from pneuma.server.errors import error_middleware, json_text

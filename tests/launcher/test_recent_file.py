@@ -28,13 +28,13 @@ def test_six_damages_in_a_row_keep_six_copies(tmp_path: Path) -> None:
     assert len(warnings) == 6 and all("moved to" in w for w in warnings)
 
 
-def _entries_within(recent: RecentWorkspaces, seconds: float) -> BaseException | list:
+def _entries_within(recent: RecentWorkspaces, seconds: float) -> OSError | list:
     outcome: list = []
 
     def read() -> None:
         try:
             outcome.append(recent.entries())
-        except BaseException as exc:  # the answer under test
+        except OSError as exc:  # the answer under test
             outcome.append(exc)
 
     reader = threading.Thread(target=read, daemon=True)
