@@ -112,8 +112,10 @@ class WorkspaceHost:
                 raise
             try:
                 hosted = await self._serve(workspace, mode, values, notify, backend)
-            except BaseException:
+            except BaseException as exc:
                 self._release_if_unserved(workspace)
+                if _log_refused(exc):  # held by another process: as `pneuma run` says it
+                    raise StartProblem(str(exc)) from None
                 raise
             self._sessions[str(workspace)] = hosted
         try:
@@ -183,3 +185,11 @@ def app_session_id(app: web.Application) -> str:
     from pneuma.server.config import SESSION
 
     return app[SESSION].id
+
+
+def _log_refused(exc: BaseException) -> bool:
+    """The workspace's conversation log must not be used now (another
+    process holds it): a refusal to start, not a fault of the launcher."""
+    from pneuma.server.conversation_log import ConversationLogRefused
+
+    return isinstance(exc, ConversationLogRefused)
