@@ -100,6 +100,14 @@ _EXPORTS: dict[str, str] = {
     "html_to_pdf": "pneuma.tools.html_render:html_to_pdf",
     "html_to_png": "pneuma.tools.html_render:html_to_png",
     "find_chromium": "pneuma.tools.html_render:find_chromium",
+    # a time budget per page of an export: a page that hangs is left out, the rest exported
+    "page_timeout_s": "pneuma.tools.html_render:page_timeout_s",
+    "EXPORT_TIMEOUT_S": "pneuma.tools.html_render:EXPORT_TIMEOUT_S",
+    "within": "pneuma.tools.html_render:within",
+    "hung_page": "pneuma.tools.html_render:hung_page",
+    "timed_out": "pneuma.tools.html_render:timed_out",
+    "run_sync": "pneuma.tools.html_render:run_sync",
+    "renderer_failure": "pneuma.tools.html_render:renderer_failure",
     # the one LLM gateway (every model call goes through it)
     "LLMGateway": "pneuma.llm.gateway:LLMGateway",
     "LLMSettings": "pneuma.llm.settings:LLMSettings",
@@ -182,7 +190,18 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         write_in_workspace,
     )
     from pneuma.tools.browser import is_local_url
-    from pneuma.tools.html_render import find_chromium, html_to_pdf, html_to_png
+    from pneuma.tools.html_render import (
+        EXPORT_TIMEOUT_S,
+        find_chromium,
+        html_to_pdf,
+        html_to_png,
+        hung_page,
+        page_timeout_s,
+        renderer_failure,
+        run_sync,
+        timed_out,
+        within,
+    )
     from pneuma.tools.runtime import forward_to_server
     from pneuma.tools.server_client import request_json
     from pneuma.tools.sandbox import Sandbox

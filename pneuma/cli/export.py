@@ -108,6 +108,8 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
         _fail(_with_hint(failure), 1)
     for warning in result.warnings:
         click.echo(f"[pneuma] warning: {warning}", err=True)
+    for line in result.left_out:  # the others were exported; these were not
+        click.echo(f"[pneuma] left out: {line}", err=True)
     where = result.files[0].parent if len(result.files) > 1 else result.files[0]
     what = result.summary or f"{len(result.files)} file(s)"
     click.echo(f"[pneuma] exported {what} to {where}", err=True)

@@ -77,11 +77,17 @@ class ExportRequest:
 @dataclass
 class ExportResult:
     """What was written (every file, in order), warnings to show the person
-    (a missing asset, …) and a one-line summary (``"3 slides"``)."""
+    (a missing asset, …) and a one-line summary (``"3 slides"``).
+
+    ``left_out`` is one line per slide, page or diagram that could not be
+    exported while the others were (``"slides/02.html: left out, it did not
+    finish within 20 s …"``): ``pneuma export`` prints each, the Export menu
+    shows them (``X-Pneuma-Export-Left-Out``)."""
 
     files: list[Path]
     warnings: list[str] = field(default_factory=list)
     summary: str = ""
+    left_out: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

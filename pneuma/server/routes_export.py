@@ -3,7 +3,9 @@
 
     GET /api/export            {"mode", "formats": [{"name", "label", "suffix"}]}
     GET /api/export/{format}   the export as a download (a zip for a format
-                               that writes several files), also kept under W/exports/
+                               that writes several files), also kept under W/exports/;
+                               ``X-Pneuma-Export-Left-Out`` lists (percent-encoded JSON) the
+                               slides, pages or diagrams left out while the rest was exported
 
 Exports run in a worker thread (they print with Chromium). An
 ``ExportError`` answers with its own code and hint: ``E_CONFLICT`` (the
@@ -17,6 +19,7 @@ a disk error ``E_IO``.
 from __future__ import annotations
 
 import asyncio
+import json
 import zipfile
 from pathlib import Path
 from urllib.parse import quote
@@ -79,12 +82,12 @@ async def run_export(request: web.Request) -> web.StreamResponse:
                         details={"field": "format", "format": name, "offered": offered})
     workspace = pneuma.workspace.resolve()
 
-    def export() -> Path:
+    def export() -> tuple[Path, list[str]]:
         result = exporter.run(workspace, name, None, dict(pneuma.params))
-        return _one_file(result, workspace, f"{pneuma.mode.name}-{name}")
+        return _one_file(result, workspace, f"{pneuma.mode.name}-{name}"), result.left_out
 
     try:
-        path = await asyncio.to_thread(export)
+        path, left_out = await asyncio.to_thread(export)
     except ExportError as exc:
         raise _answer(exc, name, workspace) from None
     except OSError as exc:
@@ -104,6 +107,9 @@ async def run_export(request: web.Request) -> web.StreamResponse:
         "Content-Type": _MEDIA.get(path.suffix.lower(), "application/octet-stream"),
         "Cache-Control": "no-store",
         "X-Pneuma-Export-Path": rel,
+        # what could not be exported while the rest was: JSON lines, percent-encoded (any name)
+        "X-Pneuma-Export-Left-Out": quote(json.dumps(
+            [line.replace(str(workspace), "the workspace") for line in left_out], ensure_ascii=False)),
     })
 
 

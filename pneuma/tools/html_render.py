@@ -17,11 +17,18 @@ Playwright error an exporter let escape.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pneuma.host.exporters import ExportError
 from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
@@ -36,7 +43,7 @@ _SETTLE_SCRIPT = """async () => {
 }"""
 
 
-_TIMEOUT_S = 120
+T = TypeVar("T")
 INSTALL_CHROMIUM = ("install it with `sudo apt-get install chromium` (Debian, Ubuntu) or your "
                     "system's package manager, then export again")
 
@@ -109,17 +116,17 @@ def _has_playwright() -> bool:
     return True
 
 
-def _run_cli(*args: str) -> None:
+def _run_cli(*args: str, name: str, seconds: float | None = None) -> None:
     binary = find_chromium()
+    seconds = seconds or page_timeout_s()
     with tempfile.TemporaryDirectory(prefix="pneuma-chromium-") as profile:
         try:
             result = subprocess.run(
                 [binary, "--headless", *CHROMIUM_ARGS, f"--user-data-dir={profile}",
                  "--virtual-time-budget=10000", *args],
-                capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
+                capture_output=True, text=True, timeout=seconds, check=False)
         except subprocess.TimeoutExpired:
-            raise ExportError(f"Chromium did not finish within {_TIMEOUT_S} s",
-                              code="E_TIMEOUT") from None
+            raise timed_out([hung_page(name, seconds)]) from None
         except OSError as exc:  # there, but not a program this machine can run
             raise chromium_failed(f"cannot start {binary}: {exc.strerror or exc}") from None
     if result.returncode != 0:
@@ -127,66 +134,187 @@ def _run_cli(*args: str) -> None:
         raise chromium_failed(tail[0][-300:])
 
 
-def html_to_pdf(html_file: Path, output: Path, *, page_width: int | None = None,
-                page_height: int | None = None) -> None:
-    """Print ``html_file`` to ``output``, print media, backgrounds on. Without
-    a page size the page's CSS ``@page`` decides (A4 when it says nothing)."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if not _has_playwright():
-        _run_cli("--no-pdf-header-footer", f"--print-to-pdf={output}", html_file.as_uri())
-    else:
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
+# Each page (a slide, a document, a diagram) has a budget of its own, and
+# the export one for all: a page whose script never ends is closed and left
+# out, and the rest are still rendered (docs/modes.md, "When a page hangs").
+PAGE_TIMEOUT_S = 20.0
+EXPORT_TIMEOUT_S = 300.0
+_PAGE_TIMEOUT_ENV = "PNEUMA_EXPORT_PAGE_TIMEOUT"
 
-        binary = find_chromium()
+
+def page_timeout_s() -> float:
+    """One page's budget in seconds: ``PNEUMA_EXPORT_PAGE_TIMEOUT`` when set
+    to a positive number, else ``PAGE_TIMEOUT_S``."""
+    try:
+        value = float(os.environ.get(_PAGE_TIMEOUT_ENV, ""))
+    except ValueError:
+        return PAGE_TIMEOUT_S
+    return value if value > 0 else PAGE_TIMEOUT_S
+
+
+def hung_page(name: str, seconds: float) -> str:
+    """The line that says a page was left out because it did not finish."""
+    return (f"{name}: left out, it did not finish within {seconds:g} s "
+            "(a script that never ends, or too much to draw)")
+
+
+def timed_out(lines: list[str]) -> ExportError:
+    """The error when every page was left out: ``E_TIMEOUT`` naming them."""
+    shown = "; ".join(lines[:3]) + (f"; and {len(lines) - 3} more" if len(lines) > 3 else "")
+    return ExportError(f"nothing exported: {shown}", code="E_TIMEOUT",
+                       hint="Fix the page's script (a loop that never ends), then export again")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from synchronous code, also when the
+    calling thread already runs an event loop: then in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
         try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
-                try:
-                    page = browser.new_page()
-                    page.emulate_media(media="print")
-                    page.goto(html_file.as_uri(), wait_until="load")
-                    page.evaluate(_SETTLE_SCRIPT)
-                    size = ({"width": f"{page_width}px", "height": f"{page_height}px"}
-                            if page_width and page_height else {})
-                    page.pdf(path=str(output), print_background=True,
-                             prefer_css_page_size=not size, **size)
-                finally:
-                    browser.close()
+            box["value"] = asyncio.run(coro)
+        except BaseException as error:  # handed back to the caller's thread
+            box["error"] = error
+
+    thread = threading.Thread(target=work, name="pneuma-render")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+async def within(page: Any, seconds: float, work: Callable[[], Awaitable[None]]) -> bool:
+    """Run ``work`` on ``page`` within ``seconds``; False when it did not
+    finish. A page whose script never ends blocks its own JS thread, so
+    waiting on it is useless: it is closed (which ends its renderer) and the
+    caller opens a fresh one (measured: the close takes about 0.5 s)."""
+    try:
+        await asyncio.wait_for(work(), seconds)
+    except TimeoutError:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(page.close(run_before_unload=False), 10)
+        return False
+    return True
+
+
+async def _pdf_async(html_file: Path, output: Path, size: dict[str, str], seconds: float) -> bool:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page()
+
+            async def work() -> None:
+                await page.emulate_media(media="print")
+                await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
+                await page.evaluate(_SETTLE_SCRIPT)
+                await page.pdf(path=str(output), print_background=True,
+                               prefer_css_page_size=not size, **size)
+
+            return await within(page, seconds, work)
+        finally:
+            await browser.close()
+
+
+def html_to_pdf(html_file: Path, output: Path, *, page_width: int | None = None,
+                page_height: int | None = None, name: str | None = None, items: int = 1) -> None:
+    """Print ``html_file`` to ``output``, print media, backgrounds on. Without
+    a page size the page's CSS ``@page`` decides (A4 when it says nothing).
+
+    ``items`` is how many slides or documents the file holds: its budget is
+    one page's for each, at most the whole export's. One that does not print
+    within it is ``E_TIMEOUT`` naming it (``name``, else the file's name)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    seconds = min(page_timeout_s() * max(1, items), max(EXPORT_TIMEOUT_S, page_timeout_s()))
+    if not _has_playwright():
+        _run_cli("--no-pdf-header-footer", f"--print-to-pdf={output}", html_file.as_uri(),
+                 name=name or html_file.name, seconds=seconds)
+    else:
+        from playwright.async_api import Error as PlaywrightError
+
+        size = ({"width": f"{page_width}px", "height": f"{page_height}px"}
+                if page_width and page_height else {})
+        try:
+            printed = run_sync(_pdf_async(html_file, output, size, seconds))
         except PlaywrightError as exc:
             raise chromium_failed(_playwright_detail(exc)) from None
+        if not printed:
+            output.unlink(missing_ok=True)
+            raise timed_out([hung_page(name or html_file.name, seconds)])
     if not output.is_file():
         raise chromium_failed("it wrote no PDF")
 
 
+async def _png_async(jobs: list[tuple[Path, Path, str]], viewport: dict[str, int],
+                     full_page: bool, seconds: float) -> list[str]:
+    from playwright.async_api import async_playwright
+
+    left_out: list[str] = []
+    deadline = time.monotonic() + EXPORT_TIMEOUT_S
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page(viewport=viewport)
+            for html_file, output, name in jobs:
+                budget = min(seconds, deadline - time.monotonic())
+                if budget <= 0:
+                    left_out.append(f"{name}: left out, the export's {EXPORT_TIMEOUT_S:g} s were used up")
+                    continue
+
+                async def work(page: Any = page, html_file: Path = html_file, output: Path = output) -> None:
+                    await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
+                    await page.evaluate(_SETTLE_SCRIPT)
+                    await page.screenshot(path=str(output), full_page=full_page, timeout=0)
+
+                if not await within(page, budget, work):
+                    output.unlink(missing_ok=True)
+                    left_out.append(hung_page(name, budget))
+                    page = await browser.new_page(viewport=viewport)
+        finally:
+            await browser.close()
+    return left_out
+
+
 def html_to_png(html_files: list[Path], outputs: list[Path], *, width: int, height: int,
-                full_page: bool = False) -> None:
+                full_page: bool = False, names: list[str] | None = None) -> list[str]:
     """Screenshot each of ``html_files`` at ``width``×``height`` (the whole
     page when ``full_page``) into the matching path of ``outputs``; one
-    browser for all of them."""
-    if len(html_files) != len(outputs):
-        raise ValueError("one output per HTML file")
+    browser for all of them.
+
+    A page that does not finish within its budget (``page_timeout_s``) is
+    left out and the others are still taken: the answer is one line per page
+    left out, naming it (``names``, else its file name); ``E_TIMEOUT`` when
+    every page was left out."""
+    if len(html_files) != len(outputs) or (names is not None and len(names) != len(outputs)):
+        raise ValueError("one output (and name) per HTML file")
     for output in outputs:
         output.parent.mkdir(parents=True, exist_ok=True)
+    labels = names or [f.name for f in html_files]
+    seconds = page_timeout_s()
     if not _has_playwright():
-        for html_file, output in zip(html_files, outputs, strict=True):
-            _run_cli("--hide-scrollbars", f"--window-size={width},{height}",
-                     f"--screenshot={output}", html_file.as_uri())
-        return
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
-
-    binary = find_chromium()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
+        left_out = []
+        for html_file, output, name in zip(html_files, outputs, labels, strict=True):
             try:
-                page = browser.new_page(viewport={"width": width, "height": height})
-                for html_file, output in zip(html_files, outputs, strict=True):
-                    page.goto(html_file.as_uri(), wait_until="load")
-                    page.evaluate(_SETTLE_SCRIPT)
-                    page.screenshot(path=str(output), full_page=full_page)
-            finally:
-                browser.close()
-    except PlaywrightError as exc:
-        raise chromium_failed(_playwright_detail(exc)) from None
+                _run_cli("--hide-scrollbars", f"--window-size={width},{height}",
+                         f"--screenshot={output}", html_file.as_uri(), name=name)
+            except ExportError as exc:
+                if exc.code != "E_TIMEOUT":
+                    raise
+                left_out.append(hung_page(name, seconds))
+    else:
+        from playwright.async_api import Error as PlaywrightError
+
+        jobs = list(zip(html_files, outputs, labels, strict=True))
+        try:
+            left_out = run_sync(_png_async(jobs, {"width": width, "height": height}, full_page, seconds))
+        except PlaywrightError as exc:
+            raise chromium_failed(_playwright_detail(exc)) from None
+    if html_files and len(left_out) == len(html_files):
+        raise timed_out(left_out)
+    return left_out

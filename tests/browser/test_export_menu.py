@@ -23,10 +23,10 @@ def _open_menu(page: Any) -> list[str]:
 def test_the_doc_menu_offers_pdf_and_html_and_downloads_the_html(pneuma_server, open_page, shot):
     server = pneuma_server("doc", backend="none")
     page = open_page(server)
-    assert _open_menu(page) == ["pdf", "html"]
+    assert _open_menu(page) == ["pdf", "html", "html-raw"]
     page.keyboard.press("Escape")  # closes, as a press outside does
     page.wait_for_selector(".export-menu .menu-pop", state="detached")
-    assert _open_menu(page) == ["pdf", "html"]
+    assert _open_menu(page) == ["pdf", "html", "html-raw"]
     labels = page.inner_text(".export-menu .menu-pop")
     assert "PDF (print-styled, with contents)" in labels
     shot(page, "export-menu-doc")
@@ -57,3 +57,30 @@ def test_the_slide_menu_zips_the_png_per_slide_and_says_in_chinese(pneuma_server
     page.wait_for_selector(".export-note.ok")
     assert "已下载" in page.inner_text(".export-note")
     shot(page, "export-menu-slide-zh")
+
+
+def test_the_menu_names_a_slide_left_out_of_the_png_export(pneuma_server, open_page, tmp_path):
+    """A slide whose script never ends: the others are downloaded, and the
+    note names the one left out instead of saying the export failed."""
+    import json
+
+    from pneuma.host.registry import get_mode
+    from pneuma.workspace.params import init_workspace
+
+    workspace = tmp_path / "deck"
+    init_workspace(get_mode("slide"), workspace)
+    manifest = json.loads((workspace / "manifest.json").read_text())
+    looping = workspace / manifest["slides"][1]["file"]
+    looping.write_text(looping.read_text() + "<script>while (true) {}</script>")
+    server = pneuma_server("slide", backend="none", workspace=workspace,
+                           env={"PNEUMA_EXPORT_PAGE_TIMEOUT": "3"})
+    page = open_page(server)
+    _open_menu(page)
+    with page.expect_download(timeout=120_000) as info:
+        page.click('.export-menu .menu-item[data-format="png"]')
+    with zipfile.ZipFile(info.value.path()) as archive:
+        assert len(archive.namelist()) == 7
+    page.wait_for_selector(".export-note.warn")
+    note = page.inner_text(".export-note")
+    assert "Left out:" in note and "slide 2 (slides/02-problem.html)" in note
+    assert "did not finish within 3 s" in note

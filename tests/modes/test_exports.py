@@ -87,7 +87,7 @@ def test_wrong_format_names_the_formats_the_mode_offers(tmp_path: Path) -> None:
     init_workspace(get_mode("doc"), workspace)
     proc = _export("--mode", "doc", "-w", str(workspace), "--format", "pptx")
     assert proc.returncode == 2
-    assert proc.stderr == "pneuma: error: the doc mode cannot export 'pptx'; it offers: pdf, html\n"
+    assert proc.stderr == "pneuma: error: the doc mode cannot export 'pptx'; it offers: pdf, html, html-raw\n"
     listed = _export("--mode", "slide", "-w", str(workspace), "--list", "--json")
     assert '"name": "pptx"' in listed.stdout and "PowerPoint" in listed.stdout
 

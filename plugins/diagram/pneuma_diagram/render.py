@@ -19,11 +19,21 @@ import json
 import re
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import CHROMIUM_ARGS, ExportError, find_chromium
+from pneuma.api import (
+    CHROMIUM_ARGS,
+    EXPORT_TIMEOUT_S,
+    ExportError,
+    find_chromium,
+    page_timeout_s,
+    renderer_failure,
+    run_sync,
+    within,
+)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MERMAID_BUNDLE = PACKAGE_DIR / "static" / "vendor" / "mermaid.iife.js"
@@ -66,40 +76,52 @@ class Outcome:
     diagram_type: str | None = None
     svg: str | None = None
     error: DiagramError | None = None
+    left_out: str | None = None  # over a limit or out of time, in plain words; not a syntax error
 
 
 # --- the page Chromium runs ---------------------------------------------------------
 
+# One source parsed (and rendered): the viewer's mermaid, the viewer's settings.
+_RENDER_ONE = """
+function pneumaInit(theme) {
+  PneumaMermaid.mermaid.initialize({startOnLoad: false, securityLevel: "strict", theme: theme,
+    htmlLabels: false, flowchart: {htmlLabels: false}});
+}
+async function pneumaRenderOne(text, i, render) {
+  const mermaid = PneumaMermaid.mermaid;
+  try {
+    const parsed = await mermaid.parse(text);
+    if (render) {
+      const r = await mermaid.render("pneuma-diagram-" + i, text);
+      return {ok: true, type: r.diagramType, svg: r.svg};
+    }
+    return {ok: true, type: parsed && parsed.diagramType};
+  } catch (e) {
+    const hash = (e && e.hash) || {};
+    const loc = hash.loc || {};
+    document.querySelectorAll("body > div[id^=dpneuma-diagram-]").forEach((n) => n.remove());
+    return {ok: false, message: String((e && e.message) || e),
+      line: loc.first_line ?? (hash.line != null ? hash.line + 1 : null),
+      column: loc.first_column ?? null, token: hash.token ?? null,
+      expected: hash.expected ?? null};
+  }
+}
+"""
+
+# Every source in one page, the outcome as JSON in the DOM (``--dump-dom``):
+# without Playwright.
 _PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><style>body{{margin:0;background:{background}}}</style></head>
 <body><script src="{bundle}"></script>
+<script>{render_one}</script>
 <script>
 (async () => {{
   const job = {job};
   const out = [];
   try {{
-    const mermaid = PneumaMermaid.mermaid;
-    mermaid.initialize({{startOnLoad: false, securityLevel: "strict", theme: job.theme,
-      htmlLabels: false, flowchart: {{htmlLabels: false}}}});
+    pneumaInit(job.theme);
     for (let i = 0; i < job.sources.length; i++) {{
-      const text = job.sources[i];
-      try {{
-        const parsed = await mermaid.parse(text);
-        if (job.render) {{
-          const r = await mermaid.render("pneuma-diagram-" + i, text);
-          out.push({{ok: true, type: r.diagramType, svg: r.svg}});
-        }} else {{
-          out.push({{ok: true, type: parsed && parsed.diagramType}});
-        }}
-      }} catch (e) {{
-        const hash = (e && e.hash) || {{}};
-        const loc = hash.loc || {{}};
-        out.push({{ok: false, message: String((e && e.message) || e),
-          line: loc.first_line ?? (hash.line != null ? hash.line + 1 : null),
-          column: loc.first_column ?? null, token: hash.token ?? null,
-          expected: hash.expected ?? null}});
-        document.querySelectorAll("body > div[id^=dpneuma-diagram-]").forEach((n) => n.remove());
-      }}
+      out.push(await pneumaRenderOne(job.sources[i], i, job.render));
     }}
   }} catch (e) {{
     out.push({{fatal: String((e && e.message) || e)}});
@@ -111,6 +133,38 @@ _PAGE = """<!doctype html>
 }})();
 </script></body></html>
 """
+
+# The page each source is rendered in, one at a time (with Playwright): a
+# diagram too heavy to lay out blocks the page's JS thread, so it gets a
+# budget of its own, and the next one a fresh page.
+_ONE_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><style>body{{margin:0;background:{background}}}</style></head>
+<body><script src="{bundle}"></script>
+<script>{render_one}</script>
+<script>try {{ pneumaInit({theme}); window.pneumaReady = true; }}
+catch (e) {{ window.pneumaReady = String((e && e.message) || e); }}</script>
+</body></html>
+"""
+
+# mermaid's limits, said in plain words (its defaults: maxEdges 500, maxTextSize 50,000)
+_EDGE_LIMIT = re.compile(r"Edge limit exceeded\. (\d+) edges found, but the limit is (\d+)", re.I)
+_TEXT_LIMIT = "Maximum text size in diagram exceeded"
+MAX_TEXT_SIZE = 50_000  # mermaid's default maxTextSize, which the viewer keeps
+_NOT_INITIALISED = "You have to call mermaid.initialize"
+
+
+def limit_in_plain_words(message: str) -> str | None:
+    """What a mermaid limit message means for the person, or None when the
+    message is not about a limit."""
+    if found := _EDGE_LIMIT.search(message):
+        return (f"it has more than {found.group(2)} arrows, the most mermaid draws in one diagram; "
+                "split it into smaller diagrams")
+    if _TEXT_LIMIT.lower() in message.lower():
+        return (f"it is longer than {MAX_TEXT_SIZE:,} characters, the most mermaid draws in one diagram; "
+                "split it into smaller diagrams")
+    if _NOT_INITIALISED.lower() in message.lower():
+        return "mermaid stopped part-way through drawing it (it is likely too large); split it"
+    return None
 
 
 def _chromium(args: list[str], workdir: Path) -> str:
@@ -135,18 +189,42 @@ def _chromium(args: list[str], workdir: Path) -> str:
 
 def run_mermaid(sources: list[str], *, render: bool, theme: str = "light") -> list[Outcome]:
     """Parse (and, with ``render``, render to SVG) every source with the real
-    mermaid bundle; one ``Outcome`` per source, in order."""
+    mermaid bundle; one ``Outcome`` per source, in order.
+
+    With Playwright each source has a time budget of its own
+    (``page_timeout_s``): one that does not finish is an ``Outcome`` with
+    ``left_out`` saying so, and the others are still rendered. A source over
+    one of mermaid's limits is ``left_out`` too, in plain words."""
     if not MERMAID_BUNDLE.is_file():
         raise RenderUnavailable("the mermaid bundle is missing: run scripts/build-web "
                                 "(or `npm ci && npm run build` in plugins/diagram/web)", "E_UNAVAILABLE")
     if not sources:
         return []
-    job = {"sources": sources, "render": render, "theme": "dark" if theme == "dark" else "default"}
+    mermaid_theme = "dark" if theme == "dark" else "default"
+    # Over maxTextSize mermaid draws a picture of its error instead: not sent to it.
+    fits = [i for i, text in enumerate(sources) if len(text) <= MAX_TEXT_SIZE]
+    raw: list[dict[str, Any]] = [{"ok": False, "left_out": limit_in_plain_words(_TEXT_LIMIT)}
+                                 for _ in sources]
+    if fits:
+        try:
+            import playwright.async_api  # noqa: F401
+        except ImportError:
+            drawn = _run_in_one_page([sources[i] for i in fits], render, theme, mermaid_theme)
+        else:
+            drawn = _run_each_in_own_page([sources[i] for i in fits], render, theme, mermaid_theme)
+        for i, item in zip(fits, drawn, strict=True):
+            raw[i] = item
+    return [_outcome(item) for item in raw]
+
+
+def _run_in_one_page(sources: list[str], render: bool, theme: str, mermaid_theme: str) -> list[dict[str, Any]]:
+    job = {"sources": sources, "render": render, "theme": mermaid_theme}
     with tempfile.TemporaryDirectory(prefix="pneuma-diagram-") as tmp:
         workdir = Path(tmp)
         page = workdir / "render.html"
         # "</" in JSON would end the <script>; \u003c keeps the JSON equal.
         page.write_text(_PAGE.format(background=_background(theme), bundle=MERMAID_BUNDLE.as_uri(),
+                                     render_one=_RENDER_ONE,
                                      job=json.dumps(job).replace("<", "\\u003c")), encoding="utf-8")
         dom = _chromium(["--virtual-time-budget=20000", "--dump-dom", page.as_uri()], workdir)
     found = _RESULT.search(dom)
@@ -155,13 +233,88 @@ def run_mermaid(sources: list[str], *, render: bool, theme: str = "light") -> li
     raw: list[dict[str, Any]] = json.loads(html.unescape(found.group(1)))
     if raw and "fatal" in raw[-1]:
         raise RenderUnavailable(f"mermaid failed to start: {raw[-1]['fatal']}")
-    return [_outcome(item) for item in raw]
+    return raw
+
+
+def _run_each_in_own_page(sources: list[str], render: bool, theme: str,
+                          mermaid_theme: str) -> list[dict[str, Any]]:
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        binary = find_chromium()
+    except ExportError as exc:
+        raise RenderUnavailable(str(exc), "E_UNAVAILABLE") from None
+    with tempfile.TemporaryDirectory(prefix="pneuma-diagram-") as tmp:
+        page_file = Path(tmp) / "render.html"
+        page_file.write_text(_ONE_PAGE.format(background=_background(theme), bundle=MERMAID_BUNDLE.as_uri(),
+                                              render_one=_RENDER_ONE, theme=json.dumps(mermaid_theme)),
+                             encoding="utf-8")
+        try:
+            return run_sync(_render_each(binary, page_file, sources, render))
+        except PlaywrightError as exc:
+            raise _chromium_failed(exc) from None
+
+
+async def _render_each(binary: str, page_file: Path, sources: list[str], render: bool) -> list[dict[str, Any]]:
+    from playwright.async_api import async_playwright
+
+    seconds = page_timeout_s()
+    deadline = time.monotonic() + EXPORT_TIMEOUT_S
+    out: list[dict[str, Any]] = []
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
+        try:
+            page = await _mermaid_page(browser, page_file)
+            for i, text in enumerate(sources):
+                budget = min(seconds, deadline - time.monotonic())
+                if budget <= 0:
+                    out.append({"ok": False, "left_out": f"the export's {EXPORT_TIMEOUT_S:g} s were used up"})
+                    continue
+                box: list[dict[str, Any]] = []
+
+                async def work(page: Any = page, text: str = text, i: int = i,
+                               box: list[dict[str, Any]] = box) -> None:
+                    box.append(await page.evaluate("([t, i, r]) => pneumaRenderOne(t, i, r)", [text, i, render]))
+
+                if await within(page, budget, work):
+                    out.append(box[0])
+                else:
+                    out.append({"ok": False, "left_out": f"it did not finish within {budget:g} s "
+                                                         "(too much to lay out); split it into smaller diagrams"})
+                    page = await _mermaid_page(browser, page_file)
+        finally:
+            await browser.close()
+    return out
+
+
+def _chromium_failed(exc: Exception) -> RenderUnavailable:
+    """A Playwright error said as every export says it (its exit status and
+    last stderr line, or that Chromium is not installed)."""
+    said = renderer_failure(exc)
+    if said is None:
+        return RenderUnavailable(f"Chromium failed: {str(exc).splitlines()[0]}")
+    return RenderUnavailable(str(said), said.code)
+
+
+async def _mermaid_page(browser: Any, page_file: Path) -> Any:
+    """A fresh page with mermaid loaded and initialised."""
+    page = await browser.new_page()
+    await page.goto(page_file.as_uri(), wait_until="load", timeout=60_000)
+    ready = await page.evaluate("() => window.pneumaReady")
+    if ready is not True:
+        raise RenderUnavailable(f"mermaid failed to start: {ready}")
+    return page
 
 
 def _outcome(item: dict[str, Any]) -> Outcome:
+    if item.get("left_out"):
+        reason = str(item["left_out"])
+        return Outcome(ok=False, error=DiagramError(reason, None, None, reason), left_out=reason)
     if item.get("ok"):
         return Outcome(ok=True, diagram_type=item.get("type"), svg=item.get("svg"))
     message = str(item.get("message") or "syntax error")
+    if said := limit_in_plain_words(message):
+        return Outcome(ok=False, error=DiagramError(said, None, None, said), left_out=said)
     line = item.get("line")
     if line is None and (m := _LINE_IN_MESSAGE.search(message)):
         line = int(m.group(1))
@@ -256,8 +409,9 @@ def svg_to_png(svg: str, theme: str = "light", scale: int = PNG_SCALE) -> bytes:
         return shot.read_bytes()
 
 
-def svgs_to_png(svgs: list[str], theme: str = "light", scale: int = PNG_SCALE) -> list[bytes]:
-    """``svg_to_png`` of each of ``svgs``, from one Chromium.
+def svgs_to_png(svgs: list[str], theme: str = "light", scale: int = PNG_SCALE) -> list[bytes | None]:
+    """``svg_to_png`` of each of ``svgs``, from one Chromium; None for one
+    that did not finish within its budget (``page_timeout_s``).
 
     The binary's ``--screenshot`` takes one image per Chromium start (about
     a second each, the most of a PNG export); with Playwright, when it can
@@ -266,28 +420,43 @@ def svgs_to_png(svgs: list[str], theme: str = "light", scale: int = PNG_SCALE) -
     if len(svgs) < 2:
         return [svg_to_png(svg, theme, scale) for svg in svgs]
     try:
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
+        from playwright.async_api import Error as PlaywrightError
     except ImportError:
         return [svg_to_png(svg, theme, scale) for svg in svgs]
     try:
         binary = find_chromium()
     except ExportError as exc:
         raise RenderUnavailable(str(exc), "E_UNAVAILABLE") from None
-    shots: list[bytes] = []
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
-            try:
-                context = browser.new_context(device_scale_factor=scale)
-                page = context.new_page()
-                for svg in svgs:
-                    html_text, w, h = _png_page(svg, theme)
-                    page.set_viewport_size({"width": w, "height": h})
-                    page.set_content(html_text, wait_until="load")
-                    shots.append(page.screenshot())
-            finally:
-                browser.close()
+        return run_sync(_screenshots(binary, svgs, theme, scale))
     except PlaywrightError as exc:
-        raise RenderUnavailable(f"Chromium failed: {str(exc).splitlines()[0]}") from None
+        raise _chromium_failed(exc) from None
+
+
+async def _screenshots(binary: str, svgs: list[str], theme: str, scale: int) -> list[bytes | None]:
+    from playwright.async_api import async_playwright
+
+    seconds = page_timeout_s()
+    shots: list[bytes | None] = []
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
+        try:
+            context = await browser.new_context(device_scale_factor=scale)
+            page = await context.new_page()
+            for svg in svgs:
+                box: list[bytes] = []
+
+                async def work(page: Any = page, svg: str = svg, box: list[bytes] = box) -> None:
+                    html_text, w, h = _png_page(svg, theme)
+                    await page.set_viewport_size({"width": w, "height": h})
+                    await page.set_content(html_text, wait_until="load", timeout=0)
+                    box.append(await page.screenshot(timeout=0))
+
+                if await within(page, seconds, work):
+                    shots.append(box[0])
+                else:
+                    shots.append(None)
+                    page = await context.new_page()
+        finally:
+            await browser.close()
     return shots

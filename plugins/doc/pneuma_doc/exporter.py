@@ -76,9 +76,10 @@ def _file_anchor(rel: str) -> str:
 
 
 class _Renderer:
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, *, raw_html: bool = False) -> None:
         self.workspace = workspace
-        self.md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+        # html False: raw HTML is text, as in the doc viewer (static/viewer.js, createRenderer)
+        self.md = MarkdownIt("commonmark", {"html": raw_html}).enable(["table", "strikethrough"])
         self.missing: set[str] = set()
 
     def _data_url(self, rel: str) -> str | None:
@@ -176,11 +177,13 @@ def _toc(documents: list[Document], title: str) -> str:
             f"<h2>Contents</h2><ol>{''.join(items)}</ol></nav>")
 
 
-def render_html(workspace: Path) -> tuple[str, list[Document], set[str]]:
+def render_html(workspace: Path, *, raw_html: bool = False) -> tuple[str, list[Document], set[str]]:
+    """The export's page; ``raw_html`` keeps the documents' own HTML (and
+    scripts) instead of showing it as text."""
     files = documents_of(workspace)
     if not files:
         raise ExportError(f"{workspace} has no Markdown documents to export")
-    renderer = _Renderer(workspace)
+    renderer = _Renderer(workspace, raw_html=raw_html)
     documents = [renderer.render(p.relative_to(workspace).as_posix()) for p in files]
     title = documents[0].title
     articles = "\n".join(
@@ -197,8 +200,8 @@ def render_html(workspace: Path) -> tuple[str, list[Document], set[str]]:
 
 
 def export(request: ExportRequest) -> ExportResult:
-    page, documents, missing = render_html(request.workspace)
-    if request.format == "html":
+    page, documents, missing = render_html(request.workspace, raw_html=request.format == RAW_HTML)
+    if request.format in ("html", RAW_HTML):
         tmp = request.output.with_name(request.output.name + ".tmp")
         tmp.write_text(page, encoding="utf-8")
         tmp.replace(request.output)
@@ -206,7 +209,7 @@ def export(request: ExportRequest) -> ExportResult:
         with tempfile.TemporaryDirectory(prefix="pneuma-doc-export-") as tmp_dir:
             source = Path(tmp_dir) / "document.html"
             source.write_text(page, encoding="utf-8")
-            html_to_pdf(source, request.output)
+            html_to_pdf(source, request.output, name="the documents", items=len(documents))
     warnings = [f"{rel} is referenced by a document but does not exist" for rel in sorted(missing)]
     return ExportResult([request.output], warnings, f"{len(documents)} document(s)")
 
@@ -215,12 +218,17 @@ def _default_name(workspace: Path) -> str:
     return workspace.name or "documents"
 
 
+RAW_HTML = "html-raw"
+
+
 EXPORTER = Exporter(
     mode="doc",
     formats=[
         ExportFormat("pdf", {"en": "PDF (print-styled, with contents)", "zh-CN": "PDF（打印排版，含目录）"},
                      ".pdf"),
         ExportFormat("html", {"en": "HTML (one standalone file)", "zh-CN": "HTML（单个独立文件）"}, ".html"),
+        ExportFormat(RAW_HTML, {"en": "HTML keeping raw HTML and scripts (they run when opened)",
+                                "zh-CN": "HTML，保留原始 HTML 与脚本（打开时会运行）"}, ".html"),
     ],
     export=export,
     default_name=_default_name,

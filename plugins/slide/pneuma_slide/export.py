@@ -322,7 +322,8 @@ def render_pdf(deck: Deck, output: Path, *, html_text: str | None = None) -> Non
     with tempfile.TemporaryDirectory(prefix="pneuma-export-") as tmp:
         html_file = Path(tmp) / "deck.html"
         html_file.write_text(html_text, encoding="utf-8")
-        html_to_pdf(html_file, output, page_width=deck.width, page_height=deck.height)
+        html_to_pdf(html_file, output, page_width=deck.width, page_height=deck.height,
+                    name="the deck", items=len(deck.slides))
 
 
 def count_pdf_pages(data: bytes) -> int:

@@ -85,8 +85,9 @@ def _deck(request: ExportRequest) -> deck_export.Deck:
         raise _deck_problem(exc) from None
 
 
-def _slide_pngs(deck: deck_export.Deck, directory: Path) -> list[Path]:
-    """One PNG per slide, ``01-<name>.png`` …, at the deck's size."""
+def _slide_pngs(deck: deck_export.Deck, directory: Path) -> tuple[list[Path | None], list[str]]:
+    """One PNG per slide, ``01-<name>.png`` …, at the deck's size (None for a
+    slide left out), and one line per slide left out."""
     inliner = deck_export._Inliner(deck)
     outputs: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="pneuma-slides-") as tmp:
@@ -98,11 +99,12 @@ def _slide_pngs(deck: deck_export.Deck, directory: Path) -> list[Path]:
             # "01-title.png" for slides/01-title.html: the deck's order, not the file's own number
             name = re.sub(r"^\d+[-_. ]*", "", Path(slide.file).stem) or "slide"
             outputs.append(directory / f"{i:02d}-{name}.png")
-        html_to_png(pages, outputs, width=deck.width, height=deck.height)
-    return outputs
+        names = [f"slide {i} ({slide.file})" for i, slide in enumerate(deck.slides, start=1)]
+        left_out = html_to_png(pages, outputs, width=deck.width, height=deck.height, names=names)
+    return [path if path.is_file() else None for path in outputs], left_out
 
 
-def _write_pptx(deck: deck_export.Deck, images: list[Path], output: Path) -> None:
+def _write_pptx(deck: deck_export.Deck, images: list[Path | None], output: Path) -> None:
     from pptx import Presentation  # python-pptx, a dependency of this package
 
     presentation = Presentation()
@@ -110,6 +112,8 @@ def _write_pptx(deck: deck_export.Deck, images: list[Path], output: Path) -> Non
     presentation.slide_height = deck.height * _PX_EMU
     blank = presentation.slide_layouts[6]
     for slide, image in zip(deck.slides, images, strict=True):
+        if image is None:  # left out: its page did not finish (said in the result)
+            continue
         page = presentation.slides.add_slide(blank)
         page.shapes.add_picture(str(image), 0, 0, presentation.slide_width, presentation.slide_height)
         text = slide_text(slide.fragment)
@@ -134,12 +138,21 @@ def export(request: ExportRequest) -> ExportResult:
                             f"{result.slides} slide(s)")
     deck = _deck(request)
     if request.format == "png":
-        files = _slide_pngs(deck, request.output)
+        images, left_out = _slide_pngs(deck, request.output)
+        files = [image for image in images if image is not None]
     else:  # pptx
         with tempfile.TemporaryDirectory(prefix="pneuma-pptx-") as tmp:
-            _write_pptx(deck, _slide_pngs(deck, Path(tmp)), request.output)
+            images, left_out = _slide_pngs(deck, Path(tmp))
+            _write_pptx(deck, images, request.output)
         files = [request.output]
-    return ExportResult(files, _missing(deck.missing_assets), f"{len(deck.slides)} slide(s)")
+    return ExportResult(files, _missing(deck.missing_assets), _summary(len(deck.slides), left_out),
+                        left_out)
+
+
+def _summary(slides: int, left_out: list[str]) -> str:
+    if not left_out:
+        return f"{slides} slide(s)"
+    return f"{slides - len(left_out)} of {slides} slide(s), {len(left_out)} left out"
 
 
 def _missing(assets: list[str] | set[str]) -> list[str]:

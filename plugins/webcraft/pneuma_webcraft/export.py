@@ -9,7 +9,15 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from pneuma.api import ExportError, Exporter, ExportFormat, ExportRequest, ExportResult, ToolError
+from pneuma.api import (
+    Exporter,
+    ExportError,
+    ExportFormat,
+    ExportRequest,
+    ExportResult,
+    ToolError,
+    timed_out,
+)
 
 from .render import run_blocking, screenshot_pages
 from .site import VIEWPORTS, SiteFile, copy_site, read_site
@@ -63,11 +71,15 @@ def _export_png(request: ExportRequest) -> ExportResult:
         jobs = [(page, viewport, request.output / f"{_png_stem(page)}-{viewport}.png")
                 for page in pages for viewport in VIEWPORTS]
         try:
-            shots = run_blocking(screenshot_pages(root, jobs))
+            shots, left_out = run_blocking(screenshot_pages(root, jobs))
         except ImportError as error:
             raise ExportError(f"PNG export needs the playwright package ({error})") from error
-    return ExportResult(files=[shot.output for shot in shots],
-                        summary=f"{len(pages)} pages × {len(VIEWPORTS)} widths")
+    if not shots:
+        raise timed_out(left_out)
+    summary = f"{len(pages)} pages × {len(VIEWPORTS)} widths"
+    if left_out:
+        summary += f", {len(left_out)} of {len(jobs)} screenshots left out"
+    return ExportResult(files=[shot.output for shot in shots], summary=summary, left_out=left_out)
 
 
 def _png_stem(page: str) -> str:

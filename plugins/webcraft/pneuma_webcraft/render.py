@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pneuma.api import CHROMIUM, CHROMIUM_ARGS
+from pneuma.api import CHROMIUM, CHROMIUM_ARGS, hung_page, page_timeout_s, within
 
 from .site import viewport_size
 
@@ -28,11 +28,15 @@ class Shot:
     height: int
 
 
-async def screenshot_pages(site_root: Path, jobs: Sequence[tuple[str, str, Path]]) -> list[Shot]:
-    """``jobs`` are (page, viewport name, output PNG); one browser for all."""
+async def screenshot_pages(site_root: Path, jobs: Sequence[tuple[str, str, Path]],
+                           page_seconds: float | None = None) -> tuple[list[Shot], list[str]]:
+    """``jobs`` are (page, viewport name, output PNG); one browser for all.
+    Also one line per job left out: a page that does not finish within its
+    budget (``page_timeout_s``) is closed and the others are still taken."""
     site_root = site_root.resolve()
     from playwright.async_api import async_playwright
 
+    seconds = page_seconds or page_timeout_s()
     # One context (and page) per width, not per job: a context costs about a
     # third of a second, and the pages of one site may share one at a width
     # as they share one browser when visited (benchmarks/bench_export.py).
@@ -40,6 +44,7 @@ async def screenshot_pages(site_root: Path, jobs: Sequence[tuple[str, str, Path]
     for index, (_page, viewport, _output) in enumerate(jobs):
         widths.setdefault(viewport, []).append(index)
     shots: list[Shot | None] = [None] * len(jobs)
+    left_out: list[str] = []
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -50,17 +55,33 @@ async def screenshot_pages(site_root: Path, jobs: Sequence[tuple[str, str, Path]
                 page = await context.new_page()
                 for index in indexes:
                     page_path, _viewport, output = jobs[index]
-                    await page.goto((site_root / page_path).as_uri(), wait_until="load")
-                    await page.evaluate("() => document.fonts ? document.fonts.ready.then(() => true) : true")
-                    output.parent.mkdir(parents=True, exist_ok=True)
-                    await page.screenshot(path=str(output), full_page=True)
-                    size = await page.evaluate(
-                        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
-                    shots[index] = Shot(page_path, viewport, output, width, max(height, int(size[1])))
+                    box: list[Shot] = []
+
+                    async def work(page: Any = page, page_path: str = page_path, output: Path = output,
+                                   box: list[Shot] = box, viewport: str = viewport) -> None:
+                        box.append(await _shoot(page, site_root, page_path, viewport, output))
+
+                    if await within(page, seconds, work):
+                        shots[index] = box[0]
+                    else:
+                        output.unlink(missing_ok=True)
+                        left_out.append(hung_page(f"{page_path} at {viewport} width", seconds))
+                        page = await context.new_page()
                 await context.close()
         finally:
             await browser.close()
-    return [shot for shot in shots if shot is not None]
+    return [shot for shot in shots if shot is not None], left_out
+
+
+async def _shoot(page: Any, site_root: Path, page_path: str, viewport: str, output: Path) -> Shot:
+    width, height = viewport_size(viewport)
+    await page.goto((site_root / page_path).as_uri(), wait_until="load", timeout=0)
+    await page.evaluate("() => document.fonts ? document.fonts.ready.then(() => true) : true")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(output), full_page=True, timeout=0)
+    size = await page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    return Shot(page_path, viewport, output, width, max(height, int(size[1])))
 
 
 def _only_inside(site_root: Path) -> Callable[[Any], Awaitable[None]]:

@@ -40,9 +40,12 @@ async def capture_screenshot(ctx: ToolContext, args: dict[str, Any]) -> dict[str
                             details={"pages": pages}, hint="pass one of the listed pages")
         shot_file = root / ".shot.png"
         try:
-            shots = await screenshot_pages(root, [(page, viewport, shot_file)])
+            shots, left_out = await screenshot_pages(root, [(page, viewport, shot_file)])
         except ImportError as error:
             raise ToolError("E_INTERNAL", f"screenshots need the playwright package ({error})") from error
+        if left_out:  # its script never ended: said, not a missing file
+            raise ToolError("E_TIMEOUT", left_out[0], details={"page": page, "viewport": viewport},
+                            hint="fix the page's script (a loop that never ends), then capture again")
         data = shot_file.read_bytes()
     if "output" in args:
         atomic_write_bytes(target, data)

@@ -32,7 +32,20 @@ async function download(format) {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
-  return { name, saved: response.headers.get('X-Pneuma-Export-Path') || name };
+  return { name, saved: response.headers.get('X-Pneuma-Export-Path') || name,
+    leftOut: leftOutOf(response.headers.get('X-Pneuma-Export-Left-Out')) };
+}
+
+// The slides, pages or diagrams the export left out while it wrote the rest
+// (one line each, naming it and why): percent-encoded JSON.
+function leftOutOf(header) {
+  if (!header) return [];
+  try {
+    const lines = JSON.parse(decodeURIComponent(header));
+    return Array.isArray(lines) ? lines.map(String) : [];
+  } catch {
+    return [];
+  }
 }
 
 export function ExportMenu() {
@@ -51,8 +64,10 @@ export function ExportMenu() {
     setBusy(format.name);
     setNote({ tone: 'busy', text: t('export.running', { format: localized(format.label) || format.name }) });
     try {
-      const { saved } = await download(format.name);
-      setNote({ tone: 'ok', text: t('export.done', { path: saved }) });
+      const { saved, leftOut } = await download(format.name);
+      setNote(leftOut.length
+        ? { tone: 'warn', text: t('export.partial', { path: saved }), lines: leftOut }
+        : { tone: 'ok', text: t('export.done', { path: saved }) });
     } catch (error) {
       setNote({ tone: 'bad', text: t('export.failed', { message: error.message || String(error) }) });
     } finally {
@@ -68,7 +83,9 @@ export function ExportMenu() {
       ${formats.map((f) => html`<button role="menuitem" class="menu-item" data-format=${f.name}
           disabled=${busy != null} onClick=${() => run(f)}>
         <span>${localized(f.label) || f.name}</span><span class="muted">${f.suffix || t('export.folder')}</span></button>`)}
-      ${note && html`<p class=${`export-note ${note.tone}`} role="status">${note.text}</p>`}
+      ${note && html`<div class=${`export-note ${note.tone}`} role="status">${note.text}
+        ${note.lines && html`<ul class="export-left-out">${note.lines.map((line) => html`<li>${line}</li>`)}</ul>`}
+      </div>`}
     </div>`}
   </div>`;
 }
