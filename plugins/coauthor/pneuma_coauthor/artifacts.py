@@ -72,7 +72,9 @@ class ArtifactStore:
             return NO_REVISION
         data = text.encode("utf-8")
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        # A short temp name (".pneuma.<8>.tmp", the watcher's pattern): one
+        # built from the file's own name would not fit NAME_MAX for long names.
+        fd, tmp = tempfile.mkstemp(prefix=".pneuma.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
