@@ -313,8 +313,8 @@ class SeqReservation:
         through = seq + SEQ_BLOCK - 1
         try:
             self._write(through)
-        except OSError:
-            log.exception("could not reserve seq numbers in %s", self.path)
+        except OSError as exc:
+            _say_not_written(f"could not reserve seq numbers in {self.path}", exc)
         return through
 
     def release(self, last_used: int) -> None:
@@ -322,8 +322,20 @@ class SeqReservation:
         restart continues right after them."""
         try:
             self._write(last_used)
-        except OSError:
-            log.exception("could not write %s", self.path)
+        except OSError as exc:
+            _say_not_written(f"could not write {self.path}", exc)
 
     def _write(self, through: int) -> None:
         write_files([(self.path, encode_json({"reservedThrough": through}))])
+
+
+def _say_not_written(what: str, exc: OSError) -> None:
+    """A full disk is one line (the saving status says the rest); anything
+    else keeps its traceback."""
+    from pneuma.server.saving_status import pause_reason
+
+    reason = pause_reason(exc)
+    if reason is not None:
+        log.warning("%s: %s", what, reason)
+    else:
+        log.exception(what)

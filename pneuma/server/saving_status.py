@@ -74,12 +74,14 @@ class SavingStatus:
         self.pause(part, reason)
         return True
 
-    def pause(self, part: str, reason: str) -> None:
+    def pause(self, part: str, reason: str, *, said: bool = False) -> None:
+        """``part`` cannot save for ``reason``; ``said``: its own line
+        already told the terminal (the log's, naming its file, at start)."""
         if self._paused.get(part) == reason:
             return
         first = not self._paused
         self._paused[part] = reason
-        if first:
+        if first and not said:
             log.warning("saving paused: %s; %s will be saved when it can be (nothing shown"
                         " is lost while Pneuma runs)", reason, PART_NAMES.get(part, part))
         self._notify()

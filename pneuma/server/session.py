@@ -441,7 +441,7 @@ class Session:
         self.conversation = conversation
         conversation.on_pause = lambda reason: self.saving.pause("conversation", reason)
         if conversation.paused is not None:
-            self.saving.pause("conversation", conversation.paused)
+            self.saving.pause("conversation", conversation.paused, said=True)
         self.conversations.opened()
         self._show_tail()
 
