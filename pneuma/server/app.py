@@ -262,9 +262,9 @@ async def _resume_saving(workspace: Path, session: Any) -> None:
     log writes what waits; checkpoints go on at the next turn once there
     is room (docs/checkpoints.md)."""
     conversation = session.conversation
-    if conversation is not None and conversation.paused is not None:
-        if await asyncio.to_thread(conversation.resume_saving):
-            session.saving.resumed("conversation")
+    if (conversation is not None and conversation.paused is not None
+            and await asyncio.to_thread(conversation.resume_saving)):
+        session.saving.resumed("conversation")
     if session.saving.is_paused("checkpoints"):
         free = await asyncio.to_thread(lambda: shutil.disk_usage(workspace).free)
         if free >= CHECKPOINT_ROOM:

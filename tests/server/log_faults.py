@@ -122,7 +122,7 @@ def in_small_disk(script: str, mountpoint: Path, size: str, *args: str,
     return subprocess.run(
         ["unshare", "-m", "--propagation", "private", "sh", "-c", shell, "_", size,
          str(mountpoint), sys.executable, "-c", script, str(mountpoint), *args],
-        capture_output=True, text=True, timeout=timeout,
+        capture_output=True, text=True, timeout=timeout, check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
 
 

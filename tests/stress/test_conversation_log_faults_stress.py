@@ -16,7 +16,11 @@ from pathlib import Path
 import pytest
 
 from pneuma.server import conversation_log
-from pneuma.server.conversation_log import LOG_FILE, ConversationLog, ConversationLogLocked
+from pneuma.server.conversation_log import (
+    LOG_FILE,
+    ConversationLog,
+    ConversationLogLocked,
+)
 from tests.server.log_faults import (
     PAGE_SIZE,
     body,
