@@ -392,6 +392,7 @@ class EarlyServer:
             "tools": [],
             "permission_mode": None,
             "last_seq": stored.last_seq,
+            "saving": None,  # the log is not open yet: nothing known to be paused
         }
 
 
