@@ -33,7 +33,6 @@ writes them once the disk takes them again.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
@@ -44,41 +43,36 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pneuma.server import conversations as catalogue
+from pneuma.server import log_file
 from pneuma.server.conversations import Conversation
-from pneuma.server.log_recovery import Recovered, move_aside, read_damaged
+from pneuma.server.log_file import (
+    DAMAGED_TEXT,
+    INSERT,
+    LOG_FILE,
+    LOG_SIDE_FILES,
+    RECOVERING_FILE,
+    SCHEMA_VERSION,  # noqa: F401 (part of this module's interface)
+    WRITE_LOCK_WAIT_MS,  # noqa: F401
+    Damaged,
+    connect,
+    connect_read_only,
+    decoded,
+    is_unsafe_path,
+    memory_log,
+    say_if_empty,
+    write_fresh_log,
+)
+from pneuma.server.log_recovery import move_aside, read_damaged
 from pneuma.server.saving_status import pause_reason
 
 log = logging.getLogger(__name__)
 
-LOG_FILE = "conversation.db"
-# The log's side files while it is open (or after a kill -9).
-LOG_SIDE_FILES = (LOG_FILE + "-wal", LOG_FILE + "-shm")
-SCHEMA_VERSION = 1
-# How long a start waits for a log another process holds before refusing.
-LOCK_WAIT_SECONDS = 3.0
-# How long a write in the event loop waits for such a process: then the
-# message waits in memory, and the stream never stalls behind the lock.
-WRITE_LOCK_WAIT_MS = 100
 # Messages waiting in memory while saving is paused, at most this much
 # text; beyond it the oldest waiting ones are given up (and counted).
 PENDING_LIMIT_BYTES = 64 * 1024 * 1024
-# A fresh log being filled from a damaged one, renamed over it when done.
-RECOVERING_FILE = LOG_FILE + ".recovering"
-# SQLite's primary result codes that mean the file itself is damaged.
+# SQLite's primary result codes that mean the file itself is damaged, or held.
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
 _SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS messages (
-    id INTEGER PRIMARY KEY,     -- order in the workspace's log, never reused
-    session_id TEXT NOT NULL,   -- the conversation it belongs to
-    seq INTEGER NOT NULL,       -- the broadcast's seq (of its last update)
-    kind TEXT NOT NULL,         -- the message's "type"
-    message_id TEXT,            -- an assistant message's id (updated in place)
-    body TEXT NOT NULL          -- the message as broadcast, JSON
-);
-CREATE INDEX IF NOT EXISTS messages_by_session ON messages (session_id, id);
-"""
 
 
 @dataclass(slots=True)
@@ -121,10 +115,6 @@ class ConversationLogLocked(ConversationLogRefused):
     """Another process held the log for longer than ``LOCK_WAIT_SECONDS``."""
 
 
-class _Damaged(Exception):
-    """``PRAGMA integrity_check`` found the file damaged."""
-
-
 class ConversationLog:
     """The append-only log of one workspace (all its conversations).
 
@@ -137,8 +127,8 @@ class ConversationLog:
         self.path = path
         if db is None:
             try:
-                db = _connect(path)
-            except (sqlite3.Error, _Damaged) as exc:
+                db = connect(path)
+            except (sqlite3.Error, Damaged) as exc:
                 raise ConversationLogError(f"{path}: {exc}") from exc
         self._db = db
         # Why messages wait in memory instead of being written (None: they
@@ -174,13 +164,13 @@ class ConversationLog:
         it holds is shown, new messages wait in memory."""
         state_dir.mkdir(parents=True, exist_ok=True)
         path = state_dir / LOG_FILE
-        _say_if_empty(path)
+        say_if_empty(path)
         try:
-            return cls(path, _connect(path))
-        except _Damaged as exc:
+            return cls(path, connect(path))
+        except Damaged as exc:
             return cls._recovered(path, str(exc))
         except (sqlite3.Error, OSError) as exc:
-            if _is_unsafe_path(exc):
+            if is_unsafe_path(exc):
                 raise  # a link planted under .pneuma/: the start stops on it
             return cls._after_open_error(path, exc)
 
@@ -192,7 +182,7 @@ class ConversationLog:
             return cls._recovered(path, str(exc))
         if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
             raise ConversationLogLocked(
-                f"{path} is locked by another process (waited {LOCK_WAIT_SECONDS:g} s);"
+                f"{path} is locked by another process (waited {log_file.LOCK_WAIT_SECONDS:g} s);"
                 " close what holds it and start again") from None
         reason = pause_reason(exc)
         if reason is None:
@@ -201,7 +191,7 @@ class ConversationLog:
             raise ConversationLogError(f"{path}: {exc}") from exc
         log.warning("%s cannot be written (%s): opened read-only; new messages wait in"
                     " memory until it can be written", path, reason)
-        return cls(path, _connect_read_only(path), paused=reason)
+        return cls(path, connect_read_only(path), paused=reason)
 
     @classmethod
     def _recovered(cls, path: Path, problem: str) -> ConversationLog:
@@ -210,7 +200,7 @@ class ConversationLog:
         found = read_damaged(path)
         fresh = path.with_name(RECOVERING_FILE)
         try:
-            _write_fresh_log(fresh, found)
+            write_fresh_log(fresh, found)
         except (sqlite3.Error, OSError) as exc:
             reason = pause_reason(exc) or str(exc)
             # Nothing moved: the rows read are shown from memory, the
@@ -218,7 +208,7 @@ class ConversationLog:
             log.warning("%s is damaged (%s) and a recovered copy cannot be written (%s):"
                         " %d messages shown from memory", path, problem, reason,
                         len(found.messages))
-            return cls(path, _memory_log(found), paused=reason)
+            return cls(path, memory_log(found), paused=reason)
         backup = move_aside(path, LOG_SIDE_FILES)
         os.replace(fresh, path)
         log.warning("%s was damaged (%s): saved %d messages into a new log; the damaged"
@@ -243,7 +233,7 @@ class ConversationLog:
             if self.paused is None:
                 try:
                     with self._db:
-                        self._db.executemany(_INSERT, rows)
+                        self._db.executemany(INSERT, rows)
                 except (sqlite3.Error, OSError) as exc:
                     if pause_reason(exc) is None:
                         raise
@@ -252,7 +242,7 @@ class ConversationLog:
                     self.writes += len(rows)
                     return len(rows)
             for row in rows:
-                self._keep(("row", row[0]), _INSERT, list(row))
+                self._keep(("row", row[0]), INSERT, list(row))
         return len(rows)
 
     def tail(self, session_id: str, max_bytes: int) -> LogTail:
@@ -285,7 +275,7 @@ class ConversationLog:
     def append(self, session_id: str, row_id: int, seq: int, kind: str,
                message_id: str | None, text: str) -> None:
         """Add a message (as broadcast), committed when this returns."""
-        self._write(("row", row_id), _INSERT,
+        self._write(("row", row_id), INSERT,
                     [row_id, session_id, seq, kind, message_id, _storable(text)])
 
     def replace(self, row_id: int, seq: int, text: str) -> None:
@@ -356,8 +346,8 @@ class ConversationLog:
             db = self._db
             if self._read_only:
                 try:
-                    db = _connect(self.path)
-                except (sqlite3.Error, OSError, _Damaged):
+                    db = connect(self.path)
+                except (sqlite3.Error, OSError, Damaged):
                     return False
             try:
                 with db:
@@ -505,7 +495,7 @@ class ConversationLog:
     def _reader_connection(self) -> sqlite3.Connection:
         if self._reader is None:
             self._reader = sqlite3.connect(self.path, check_same_thread=False)
-            self._reader.text_factory = _decoded
+            self._reader.text_factory = decoded
         return self._reader
 
     def close(self) -> None:
@@ -531,21 +521,6 @@ class ConversationLog:
                 self._db.close()
 
 
-# What a tab is shown for a row whose text a damaged page garbled without
-# SQLite noticing (integrity_check reads structure and indexes, not contents).
-DAMAGED_TEXT = json.dumps({"type": "system_note", "code": "damaged_message",
-                           "text": "A message here could not be read: the log's file is damaged."})
-
-
-def _decoded(data: bytes) -> str:
-    """SQLite's text as str; bytes that are not UTF-8 (a garbled page)
-    read as a damaged message instead of failing the whole read."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return DAMAGED_TEXT
-
-
 def _readable_body(body: object) -> str:
     """A row's JSON text as it may go to a tab (spliced into a frame: a
     garbled one must not break the frame)."""
@@ -564,130 +539,3 @@ def _storable(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
-
-
-_INSERT = ("INSERT INTO messages (id, session_id, seq, kind, message_id, body)"
-           " VALUES (?, ?, ?, ?, ?, ?)")
-
-
-def _say_if_empty(path: Path) -> None:
-    """A log cut to zero bytes (by a tool, a full disk's truncation, a
-    hand) is a valid empty database to SQLite: said, not silently reused."""
-    try:
-        info = os.lstat(path)
-        wal = os.lstat(path.with_name(LOG_FILE + "-wal")).st_size \
-            if os.path.lexists(path.with_name(LOG_FILE + "-wal")) else 0
-    except OSError:
-        return
-    if info.st_size == 0 and wal == 0 and os.path.isfile(path):
-        log.warning("%s is empty (0 bytes): it holds no conversation; a new log starts in it",
-                    path)
-
-
-def _is_unsafe_path(exc: BaseException) -> bool:
-    """A link or a non-regular file planted under ``.pneuma/`` (refused
-    by pneuma.tools.state_files, not a disk problem to wait out)."""
-    return type(exc).__name__ == "UnsafeStatePath"
-
-
-def _connect_read_only(path: Path) -> sqlite3.Connection:
-    """The log as it is, for reading; an empty log in memory when the file
-    cannot be read or holds no log yet (a new one on a full disk)."""
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                             check_same_thread=False, isolation_level=None)
-        db.text_factory = _decoded
-        try:
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        except sqlite3.Error:
-            db.close()
-            raise
-        if "messages" in tables and "conversations" in tables:
-            db.isolation_level = "DEFERRED"
-            return db
-        db.close()
-    except sqlite3.Error:
-        pass
-    return _memory_log(Recovered())
-
-
-def _memory_log(found: Recovered) -> sqlite3.Connection:
-    """A log in memory holding ``found`` (what could be read)."""
-    db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-    db.executescript(_SCHEMA + catalogue.TABLE_SCHEMA)
-    _fill(db, found)
-    db.isolation_level = "DEFERRED"
-    return db
-
-
-def _fill(db: sqlite3.Connection, found: Recovered) -> None:
-    with db:
-        db.execute("BEGIN")
-        db.executemany(_INSERT, found.messages)
-        db.executemany("INSERT OR IGNORE INTO conversations (id, title, created, updated,"
-                       " agent_session_id) VALUES (?, ?, ?, ?, ?)",
-                       [row for row in found.conversations if _listable(row)])
-
-
-def _listable(row: tuple[object, ...]) -> bool:
-    conversation_id, title, created, updated, agent = row
-    return (isinstance(conversation_id, str) and isinstance(title, str)
-            and isinstance(created, (int, float)) and isinstance(updated, (int, float))
-            and (agent is None or isinstance(agent, str)))
-
-
-def _write_fresh_log(fresh: Path, found: Recovered) -> None:
-    """A complete new log file at ``fresh`` holding ``found``, at rest."""
-    for name in (fresh.name, *(fresh.name + side for side in ("-wal", "-shm", "-journal"))):
-        try:
-            os.unlink(fresh.with_name(name))  # a recovery killed before its rename
-        except FileNotFoundError:
-            pass
-    db = _connect(fresh, check=False)
-    try:
-        db.isolation_level = None
-        _fill(db, found)
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        db.close()
-
-
-def _connect(path: Path, *, check: bool = True) -> sqlite3.Connection:
-    # The conversation is the owner's alone; SQLite gives its -wal and -shm
-    # files the database file's permissions, so create that one 0600.
-    os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600))
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
-                         timeout=LOCK_WAIT_SECONDS)
-    db.text_factory = _decoded
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        if check:
-            # Damage found now is recovered now; found later (a page read
-            # while serving) it would stop every start (about 60 ms for
-            # 90 MB of log, see docs/conversations.md).
-            verdict = db.execute("PRAGMA integrity_check(3)").fetchall()
-            if verdict != [("ok",)]:
-                raise _Damaged("; ".join(str(row[0]) for row in verdict[:3]))
-        # NORMAL: a commit is in the WAL (safe from a process crash) without
-        # an fsync; checkpoints, in a worker thread, do the fsyncs.
-        db.execute("PRAGMA synchronous=NORMAL")
-        # Never checkpoint in the event loop's commits (an fsync there).
-        db.execute("PRAGMA wal_autocheckpoint=0")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"written by a newer Pneuma (log format {version}, this one reads {SCHEMA_VERSION})")
-        # The list of conversations is a table beside the messages (no new
-        # format version: a Pneuma that predates it ignores the table).
-        db.executescript(_SCHEMA + catalogue.TABLE_SCHEMA)
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        # Once open, a write waits only briefly for another process's lock
-        # (it then waits in memory): the event loop never stalls behind it.
-        db.execute(f"PRAGMA busy_timeout={WRITE_LOCK_WAIT_MS}")
-    except BaseException:
-        db.close()
-        raise
-    # isolation_level=None plus explicit `with db` blocks: sqlite3's context
-    # manager commits, but only if a transaction was opened; open them.
-    db.isolation_level = "DEFERRED"
-    return db

@@ -9,9 +9,9 @@ from tests.server.log_faults import hold_lock, rows
 
 async def test_opening_a_workspace_whose_log_is_held_is_a_409(launcher, tmp_path,
                                                               monkeypatch) -> None:
-    from pneuma.server import conversation_log
+    from pneuma.server import log_file
 
-    monkeypatch.setattr(conversation_log, "LOCK_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(log_file, "LOCK_WAIT_SECONDS", 0.5)
     workspace = tmp_path / "held"
     status, body = await launcher.call("POST", "/api/workspaces/new",
                                        json={"mode": "doc", "path": str(workspace)})

@@ -76,9 +76,9 @@ def test_a_backup_never_replaces_an_earlier_one(tmp_path: Path) -> None:
 
 def test_a_locked_log_is_waited_for_then_refused_and_left_alone(tmp_path: Path,
                                                                 monkeypatch) -> None:
-    from pneuma.server import conversation_log
+    from pneuma.server import log_file
 
-    monkeypatch.setattr(conversation_log, "LOCK_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(log_file, "LOCK_WAIT_SECONDS", 0.5)
     state = tmp_path / ".pneuma"
     make_log(state, 20)
     path = state / LOG_FILE

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pneuma.server import conversation_log
+from pneuma.server import log_file
 from pneuma.server.conversation_log import (
     LOG_FILE,
     ConversationLog,
@@ -136,7 +136,7 @@ def test_a_kill_9_then_a_full_disk_at_start_never_loses_the_log(tmp_path: Path) 
 
 def test_a_held_log_is_refused_at_start_and_waited_out_while_serving(tmp_path: Path,
                                                                      monkeypatch) -> None:
-    monkeypatch.setattr(conversation_log, "LOCK_WAIT_SECONDS", 1.0)
+    monkeypatch.setattr(log_file, "LOCK_WAIT_SECONDS", 1.0)
     waits: list[float] = []
     stalls: list[float] = []
     for n in range(LOCK_ROUNDS):
