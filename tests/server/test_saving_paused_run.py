@@ -38,17 +38,22 @@ class RunOnSmallDisk:
     private mount namespace; the test reaches the tmpfs through
     /proc/<pid>/root."""
 
-    def __init__(self, mountpoint: Path, size: str = "16m") -> None:
+    def __init__(self, mountpoint: Path, size: str = "16m", agent: Path | None = None) -> None:
         mountpoint.mkdir(parents=True, exist_ok=True)
         self.mountpoint = mountpoint
         env = {**os.environ, "PNEUMA_LOAD_PLUGINS": "slide", "PYTHONUNBUFFERED": "1"}
+        backend = ["--backend", "none"]
+        if agent is not None:  # the fake Claude Code CLI (tests/fakes/fake_claude.py)
+            home = mountpoint.parent / "home"
+            (home / ".claude").mkdir(parents=True, exist_ok=True)
+            env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"))
+            backend = ["--backend", "claude-code", "--claude-bin", str(agent)]
         shell = ('mount -t tmpfs -o size="$1" tmpfs "$2" && mkdir "$2/deck" && shift 2 '
                  '&& exec "$@"')
         self.proc = subprocess.Popen(
             ["unshare", "-m", "--propagation", "private", "sh", "-c", shell, "_", size,
              str(mountpoint), PNEUMA, "run", "--mode", "slide", "--workspace",
-             str(mountpoint / "deck"), "--backend", "none", "--no-open", "--no-prompt",
-             "--port", "0"],
+             str(mountpoint / "deck"), *backend, "--no-open", "--no-prompt", "--port", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.stderr: list[str] = []
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
@@ -203,3 +208,58 @@ def test_a_run_on_a_locked_log_stops_with_one_line(tmp_path: Path) -> None:
     assert len(errors) == 1 and "locked by another process" in errors[0]
     assert sorted(rows(state / "conversation.db")) == [1, 2, 3]
     assert not [p for p in state.iterdir() if "corrupt" in p.name]
+
+
+def fake_agent(directory: Path) -> Path:
+    """A `claude` that is tests/fakes/fake_claude.py (it answers "hello")."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = Path(__file__).resolve().parent.parent / "fakes" / "fake_claude.py"
+    agent = directory / "claude"
+    agent.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    agent.chmod(0o755)
+    return agent
+
+
+async def turn(ws: aiohttp.ClientWebSocketResponse, stream: Any, text: str,
+               seen: list[dict[str, Any]]) -> None:
+    """One turn of the agent's: sent, read until its result."""
+    await ws.send_str(user_message(text))
+    async for message in stream:
+        seen.append(message)
+        if message.get("type") == "result":
+            return
+
+
+async def test_checkpoints_pause_on_a_full_disk_and_the_next_turn_is_recorded(
+        tmp_path: Path) -> None:
+    run = RunOnSmallDisk(tmp_path / "disk", agent=fake_agent(tmp_path / "agent"))
+    seen: list[dict[str, Any]] = []
+    try:
+        async with aiohttp.ClientSession() as http, \
+                http.ws_connect(run.url(), max_msg_size=0) as ws:
+            stream = messages(ws)
+            async for message in stream:  # the greeting turn
+                seen.append(message)
+                if message.get("type") == "result":
+                    break
+            await turn(ws, stream, "hello before", seen)
+            assert [m for m in seen if m.get("type") == "turn_checkpoint"]
+            filler = await asyncio.to_thread(fill, run.disk())
+            recorded = len([m for m in seen if m.get("type") == "turn_checkpoint"])
+            await turn(ws, stream, "hello while full", seen)
+            paused = [u for u in saving_updates(seen) if u is not None]
+            assert paused and "checkpoints" in paused[-1]["paused"], saving_updates(seen)
+            assert len([m for m in seen if m.get("type") == "turn_checkpoint"]) == recorded
+            filler.unlink()
+            async for message in stream:
+                seen.append(message)
+                if saving_updates([message]) == [None]:
+                    break
+            await turn(ws, stream, "hello after", seen)
+            assert len([m for m in seen if m.get("type") == "turn_checkpoint"]) == recorded + 1
+        lines = run.stop()
+    finally:
+        run.stop()
+    text = "\n".join(lines)
+    assert "Traceback" not in text, text
+    assert len([line for line in lines if "saving paused" in line]) == 1, text
