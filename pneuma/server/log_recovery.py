@@ -14,6 +14,8 @@ tree: only the rows on a damaged page are lost).
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import sqlite3
@@ -55,31 +57,60 @@ def backup_name(path: Path, now: float | None = None) -> Path:
 
 def move_aside(path: Path, side_suffixes: tuple[str, ...]) -> Path:
     """Keep the damaged ``path`` (and its WAL, which holds its latest
-    pages) under a new backup name, never over an earlier file: a hard link
-    is made under the new name (which fails if the name is taken) before
-    the old name goes. The ``-shm`` index is rebuilt from the WAL: dropped."""
+    pages) under a new backup name, never over an earlier file (a rename
+    that refuses a taken name). The ``-shm`` index is rebuilt from the WAL:
+    dropped. Called once every readable row is in the fresh log."""
     while True:
         backup = backup_name(path)
         try:
-            os.link(path, backup, follow_symlinks=False)
+            rename_no_replace(path, backup)
         except FileExistsError:
-            continue  # taken between the check and the link: the next name
+            continue  # taken between the check and the rename: the next name
         break
-    os.unlink(path)
     for suffix in side_suffixes:
         side = path.with_name(path.name + suffix)
         if not os.path.lexists(side):
             continue
         if suffix == "-wal":
             try:
-                os.link(side, backup.with_name(backup.name + suffix), follow_symlinks=False)
+                rename_no_replace(side, backup.with_name(backup.name + suffix))
+                continue
             except FileExistsError:
-                pass  # backup_name checked this name: only a race gets here; keep the side file
-            else:
-                os.unlink(side)
-        else:
-            os.unlink(side)
+                pass  # its rows are in the fresh log already; never left beside it
+        # A WAL left beside the fresh log would be replayed into it.
+        os.unlink(side)
     return backup
+
+
+def rename_no_replace(source: Path, target: Path) -> None:
+    """``rename(2)`` that raises ``FileExistsError`` when ``target`` exists:
+    Linux's ``renameat2(RENAME_NOREPLACE)`` where the system and the file
+    system have it; elsewhere a check, then a rename (one Pneuma per
+    workspace holds its lock, so nothing else names backups meanwhile).
+    Not a hard link then an unlink: a kill between the two would leave a
+    log with two links, which a start refuses (pneuma.tools.state_files)."""
+    renameat2 = getattr(_libc(), "renameat2", None)
+    if renameat2 is not None:
+        done = renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target),
+                         _RENAME_NOREPLACE)
+        if done == 0:
+            return
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            raise FileExistsError(err, os.strerror(err), str(target))
+        if err not in (errno.EINVAL, errno.ENOSYS):  # EINVAL: a file system without the flag
+            raise OSError(err, os.strerror(err), str(target))
+    if os.path.lexists(target):
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
+    os.rename(source, target)
+
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def read_damaged(path: Path) -> Recovered:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -188,3 +189,16 @@ def test_a_kill_9_then_a_full_disk_at_start_loses_nothing(tmp_path: Path) -> Non
     assert found["resumed"] is True
     assert found["saved"] == list(range(1, 302))
     assert "Traceback" not in done.stderr
+
+
+def test_a_backup_name_taken_at_the_last_moment_is_not_replaced(tmp_path: Path) -> None:
+    from pneuma.server.log_recovery import rename_no_replace
+
+    earlier, damaged = tmp_path / "conversation.db.corrupt-x", tmp_path / "conversation.db"
+    earlier.write_bytes(b"an earlier backup")
+    damaged.write_bytes(b"the damaged log")
+    with pytest.raises(FileExistsError):
+        rename_no_replace(damaged, earlier)
+    assert earlier.read_bytes() == b"an earlier backup"
+    assert damaged.read_bytes() == b"the damaged log"
+    assert os.stat(damaged).st_nlink == 1  # never a second link a start would refuse
