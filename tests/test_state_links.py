@@ -253,3 +253,13 @@ def test_pneuma_skill_install_refuses_a_linked_claude_folder_in_one_line(workspa
     assert "Traceback" not in done.stderr
     assert ".claude is a symlink" in done.stderr
     assert _snapshot(outside) == before
+
+
+def test_the_conversation_log_is_never_opened_through_a_linked_side_file(workspace, outside):
+    from pneuma.server.conversation_log import ConversationLog
+
+    (workspace / ".pneuma" / "conversation.db-wal").symlink_to(outside / "app.db")
+    before = _snapshot(outside)
+    with pytest.raises(UnsafeStatePath, match="conversation.db-wal is a symlink"):
+        ConversationLog.open(workspace / ".pneuma")
+    assert _snapshot(outside) == before

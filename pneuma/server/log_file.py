@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pneuma.server import conversations as catalogue
 from pneuma.server.log_recovery import Recovered
+from pneuma.tools.state_files import UnsafeStatePath, check_sqlite_files
 
 log = logging.getLogger("pneuma.server.conversation_log")
 
@@ -85,7 +86,7 @@ def say_if_empty(path: Path) -> None:
 def is_unsafe_path(exc: BaseException) -> bool:
     """A link or a non-regular file planted under ``.pneuma/`` (refused
     by pneuma.tools.state_files, not a disk problem to wait out)."""
-    return type(exc).__name__ == "UnsafeStatePath"
+    return isinstance(exc, UnsafeStatePath)
 
 
 def connect_read_only(path: Path) -> sqlite3.Connection:
@@ -151,6 +152,9 @@ def write_fresh_log(fresh: Path, found: Recovered) -> None:
 
 
 def connect(path: Path, *, check: bool = True) -> sqlite3.Connection:
+    # SQLite opens the log and its side files by path: none may be a link
+    # (pneuma.tools.state_files refuses one planted under .pneuma/).
+    check_sqlite_files(path)
     # The conversation is the owner's alone; SQLite gives its -wal and -shm
     # files the database file's permissions, so create that one 0600.
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600))
