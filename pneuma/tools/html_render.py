@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pneuma.host.exporters import ExportError
 from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
@@ -185,7 +185,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     thread.join()
     if "error" in box:
         raise box["error"]
-    return box["value"]
+    return cast(T, box["value"])
 
 
 async def within(page: Any, seconds: float, work: Callable[[], Awaitable[None]]) -> bool:
@@ -203,6 +203,7 @@ async def within(page: Any, seconds: float, work: Callable[[], Awaitable[None]])
 
 
 async def _pdf_async(html_file: Path, output: Path, size: dict[str, str], seconds: float) -> bool:
+    """Print within ``seconds``; False when it did not finish."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
@@ -214,8 +215,8 @@ async def _pdf_async(html_file: Path, output: Path, size: dict[str, str], second
                 await page.emulate_media(media="print")
                 await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
                 await page.evaluate(_SETTLE_SCRIPT)
-                await page.pdf(path=str(output), print_background=True,
-                               prefer_css_page_size=not size, **size)
+                await page.pdf(path=str(output), print_background=True, prefer_css_page_size=not size,
+                               width=size.get("width"), height=size.get("height"))
 
             return await within(page, seconds, work)
         finally:
@@ -251,7 +252,7 @@ def html_to_pdf(html_file: Path, output: Path, *, page_width: int | None = None,
         raise chromium_failed("it wrote no PDF")
 
 
-async def _png_async(jobs: list[tuple[Path, Path, str]], viewport: dict[str, int],
+async def _png_async(jobs: list[tuple[Path, Path, str]], viewport: Any,
                      full_page: bool, seconds: float) -> list[str]:
     from playwright.async_api import async_playwright
 

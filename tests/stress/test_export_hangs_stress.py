@@ -95,7 +95,7 @@ async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypa
 
     diagrams = tmp_path / "diagrams"
     init_workspace(get_mode("diagram"), diagrams)
-    (diagrams / "heavy.mmd").write_text(heavy_flowchart(seed=7))
+    (diagrams / "heavy.mmd").write_text(heavy_flowchart(3000))
     (diagrams / "arrows.mmd").write_text(too_many_arrows())
     (diagrams / "text.mmd").write_text(too_much_text())
     async with serve("diagram", diagrams, backend="none", watch=False) as server:
