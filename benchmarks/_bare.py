@@ -13,9 +13,8 @@ import asyncio
 import json
 from typing import Any
 
+from _common import PYTHON, STREAM_CLI, burst_prompt
 from aiohttp import web
-
-from _common import STREAM_CLI, PYTHON, burst_prompt
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 

@@ -18,9 +18,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from aiohttp import web
-
 from _common import serve_forever
+from aiohttp import web
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 

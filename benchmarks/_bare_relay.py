@@ -20,9 +20,8 @@ import json
 import sys
 from typing import Any
 
-from aiohttp import web
-
 from _common import serve_forever
+from aiohttp import web
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 

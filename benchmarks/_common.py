@@ -241,13 +241,13 @@ async def start_pneuma_app(workspace: Path, *, backend: str = "none", claude_bin
     """
     from aiohttp import web
 
-    from pneuma.host.registry import get_mode
     from pneuma.cli.runner import bind_socket, find_backend
+    from pneuma.host.registry import get_mode
     from pneuma.server.app import ServerConfig, create_app
     from pneuma.server.persistence import load_session
     from pneuma.server.session import Session
-    from pneuma.workspace.skill import install_skill
     from pneuma.workspace.params import init_workspace
+    from pneuma.workspace.skill import install_skill
 
     loaded = get_mode(mode)
     workspace.mkdir(parents=True, exist_ok=True)

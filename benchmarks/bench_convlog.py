@@ -91,7 +91,7 @@ def bench_jsonl(directory: Path, messages: list[tuple[str, str | None, str]]
     path = directory / "conversation.jsonl"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     start = time.perf_counter()
-    for kind, message_id, text in messages:
+    for _kind, _message_id, text in messages:
         # One line per version; the newest version of an id wins on reading.
         os.write(fd, (text + "\n").encode("utf-8"))
     per_message = (time.perf_counter() - start) / len(messages) * 1e6

@@ -228,7 +228,8 @@ async def main() -> int:
                      "lower"),
                     ("latency p99", "p99_us", 1000, None, "ms", "lower")):
                 rows.append(vs_bare(f"fanout {path} {k} sock {figure}",
-                                    lambda impl: med(path, k, impl, key) / per_unit,
+                                    lambda impl, path=path, k=k, key=key, per_unit=per_unit:
+                                    med(path, k, impl, key) / per_unit,
                                     target, unit, better))
     return finish(rows, f"(e2e = fake CLI stdout → ClaudeCodeBackend → Session → sockets; "
                         f"inject = Session.emit → sockets; targets are upstream Bun figures; "

@@ -32,7 +32,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp  # noqa: E402
-
 from _common import (  # noqa: E402
     browser_tab,
     finish,
@@ -125,8 +124,8 @@ async def main() -> int:
     random.seed(7)
 
     from pneuma.host.registry import get_mode
-    from pneuma.workspace.skill import install_skill
     from pneuma.workspace.params import init_workspace
+    from pneuma.workspace.skill import install_skill
 
     tmp = temp_dir("pneuma-bench-files-")
     workspace = tmp / "ws"

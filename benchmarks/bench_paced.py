@@ -153,7 +153,7 @@ async def main() -> int:
                 ("worst latency, worst round", "lat_max_us", max, None),
                 ("p99 latency", "lat_p99_us", median, None),
                 ("p50 latency", "lat_p50_us", median, None)):
-            rows.append(vs_bare(f"paced {path} {figure}", lambda impl: ms(path, impl, key, how),
+            rows.append(vs_bare(f"paced {path} {figure}", lambda impl, path=path, key=key, how=how: ms(path, impl, key, how),
                                 target, "ms", "lower"))
     probes = [x["probe_ms"] for runs in results.values() for x in runs]
     rows.append(row("paced stall probe (1 ms sleeper's worst lateness), median of runs",

@@ -43,7 +43,6 @@ from urllib.parse import parse_qs, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp  # noqa: E402
-
 from _common import (  # noqa: E402
     HERE,
     PYTHON,

@@ -43,7 +43,6 @@ from urllib.parse import parse_qs, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import aiohttp  # noqa: E402
-
 from _common import (  # noqa: E402
     PYTHON,
     browser_tab,
@@ -54,8 +53,8 @@ from _common import (  # noqa: E402
     median,
     pneuma_run,
     pneuma_run_cmd,
-    rss_kib,
     row,
+    rss_kib,
     temp_dir,
 )
 

@@ -144,6 +144,13 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         BackendSpec,
         BackendStatus,
     )
+    from pneuma.host.exporters import (
+        Exporter,
+        ExportError,
+        ExportFormat,
+        ExportRequest,
+        ExportResult,
+    )
     from pneuma.host.manifest import (
         InitParam,
         ModeManifest,
@@ -154,20 +161,11 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         WorkspaceModel,
         localize,
     )
-    from pneuma.host.exporters import (
-        ExportError,
-        Exporter,
-        ExportFormat,
-        ExportRequest,
-        ExportResult,
-    )
     from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.settings import LLMSettings
     from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
-    from pneuma.tools.runtime import call_tool as call_mode_tool
-    from pneuma.workspace.claude_md import MarkerError, find_sections
     from pneuma.server.config import ServerConfig
     from pneuma.server.content_site import ContentSite
     from pneuma.server.errors import error_response
@@ -178,6 +176,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         running_headless_server,
     )
     from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
+    from pneuma.tools.browser import is_local_url
     from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
     from pneuma.tools.context import Interaction, ToolContext
     from pneuma.tools.diff import apply_line_diff, line_diff
@@ -189,7 +188,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         read_text,
         write_in_workspace,
     )
-    from pneuma.tools.browser import is_local_url
     from pneuma.tools.html_render import (
         EXPORT_TIMEOUT_S,
         find_chromium,
@@ -202,9 +200,10 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         timed_out,
         within,
     )
+    from pneuma.tools.runtime import call_tool as call_mode_tool
     from pneuma.tools.runtime import forward_to_server
-    from pneuma.tools.server_client import request_json
     from pneuma.tools.sandbox import Sandbox
+    from pneuma.tools.server_client import request_json
     from pneuma.tools.snapshots import SnapshotStore
     from pneuma.tools.state import ToolState
     from pneuma.tools.state_files import (
@@ -213,6 +212,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         read_state_bytes,
         write_state_bytes,
     )
+    from pneuma.workspace.claude_md import MarkerError, find_sections
     from pneuma.workspace.params import read_config
 
 

@@ -28,7 +28,11 @@ import pytest
 from pneuma import hookimpl
 from pneuma.host import registry as modes
 from pneuma.host.modes import LoadedMode, ModeSource
-from pneuma.host.plugins import LOAD_PLUGINS_ENV, PneumaPluginManager, get_plugin_manager
+from pneuma.host.plugins import (
+    LOAD_PLUGINS_ENV,
+    PneumaPluginManager,
+    get_plugin_manager,
+)
 from pneuma.host.registry import reset_plugin_manager
 
 REPO = Path(__file__).resolve().parent.parent

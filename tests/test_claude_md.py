@@ -6,10 +6,15 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from pneuma.workspace.claude_md import MarkerError, find_sections, read_section, update_sections
 from pneuma.cli import cli
 from pneuma.host.modes import ClaudeMdSection
 from pneuma.host.registry import get_mode
+from pneuma.workspace.claude_md import (
+    MarkerError,
+    find_sections,
+    read_section,
+    update_sections,
+)
 from pneuma.workspace.skill import install_skill
 
 SKILL = ClaudeMdSection("", "## Pneuma Demo Mode\n\nRead the skill first.")

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from pneuma.host import registry as modes
+from pneuma.host.manifest import ManifestError, SchemaCheckCache, parse_manifest
 from pneuma.host.modes import UnknownModeError
 from pneuma.workspace import default_sections
-from pneuma.host.manifest import ManifestError, SchemaCheckCache, parse_manifest
 from pneuma.workspace.skill import FINGERPRINT_FILE, install_fingerprint, install_skill
 
 PARAMS = {"title": "Field notes"}
@@ -240,7 +240,11 @@ def test_the_schema_cache_skips_only_schemas_found_valid_before(minimal_manifest
 
 
 def test_the_first_save_is_skipped_only_when_the_files_are_current(tmp_path):
-    from pneuma.server.persistence import load_session, save_session, stored_state_matches
+    from pneuma.server.persistence import (
+        load_session,
+        save_session,
+        stored_state_matches,
+    )
 
     workspace = tmp_path
     values = dict(session_id="s1", mode="slide", backend="none", agent_session_id="a1",

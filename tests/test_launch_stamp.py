@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from pneuma.cli.launch_stamp import STAMP_FILE, launch_key, stamp_is_current, write_stamp
+from pneuma.cli.launch_stamp import (
+    STAMP_FILE,
+    launch_key,
+    stamp_is_current,
+    write_stamp,
+)
 
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 

@@ -17,13 +17,12 @@ from aiohttp import web
 from click.testing import CliRunner
 
 from pneuma import hookimpl
-from pneuma.host import hookspecs
 from pneuma.agents.base import BackendSpec
 from pneuma.cli import cli
+from pneuma.host import hookspecs
 from pneuma.host.modes import ClaudeMdSection, ModeSource, UnknownModeError
-from pneuma.host.registry import get_mode, load_modes
 from pneuma.host.plugins import DEFAULT_PLUGINS, build_plugin_manager
-from pneuma.host.registry import get_plugins
+from pneuma.host.registry import get_mode, get_plugins, load_modes
 from pneuma.workspace.skill import SkillInstallError, install_skill
 
 REPO = Path(__file__).resolve().parent.parent
@@ -290,7 +289,6 @@ def _serve(mode, workspace: Path):
 async def test_register_routes_reaches_only_the_plugin_of_the_served_mode(
         pm, register_plugin, mode_plugin, minimal_manifest, tmp_path, workspace, aiohttp_client):
     from pneuma.api import Pneuma, pneuma_of
-
     from tests.conftest import make_mode_package
 
     manifest = minimal_manifest("demo")

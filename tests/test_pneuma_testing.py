@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 
-from pneuma.api import ModeSource, Sandbox, SnapshotStore, ToolContext, ToolError, ToolState, hookimpl
+from pneuma.api import (
+    ModeSource,
+    Sandbox,
+    SnapshotStore,
+    ToolContext,
+    ToolError,
+    ToolState,
+    hookimpl,
+)
 from pneuma.testing import (
     FakeAgent,
     call_tool,

@@ -21,8 +21,6 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
-
 from pneuma.host.paths import web_dir
 from tests.pneuma_process import PNEUMA, _started, no_server_left  # noqa: F401 (autouse)
 

@@ -21,9 +21,15 @@ from pneuma.cli import workspace_lock
 from pneuma.cli.start_checks import StartProblem, claim_workspace
 from pneuma.server.content_site import ContentSite
 from pneuma.tools.sandbox import Sandbox
-from pneuma.tools.state_files import (UnsafeStatePath, audit_state_dir, check_sqlite_files,
-                                      open_state_file, read_state_bytes, write_beneath,
-                                      write_state_bytes)
+from pneuma.tools.state_files import (
+    UnsafeStatePath,
+    audit_state_dir,
+    check_sqlite_files,
+    open_state_file,
+    read_state_bytes,
+    write_beneath,
+    write_state_bytes,
+)
 from pneuma.workspace.mode_switch import remove_old_skill
 from tests.pneuma_process import PNEUMA, no_server_left, start_run  # noqa: F401 (autouse)
 

@@ -22,7 +22,12 @@ import pytest
 from pneuma.agents.builtin import register_backends
 from pneuma.agents.socket_agent import SocketAgentBackend
 from pneuma.testing.browser import join_session
-from tests.server.harness import AppServer, seeded_slide_workspace, server_config, start_app_server
+from tests.server.harness import (
+    AppServer,
+    seeded_slide_workspace,
+    server_config,
+    start_app_server,
+)
 from tests.server.ws_client import TIMEOUT, FrameClient
 
 TRANSCRIPTS = Path("/work/shared/reference/claude-code-stream-json")

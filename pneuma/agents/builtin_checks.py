@@ -31,7 +31,11 @@ def claude_code_status(context: BackendCheckContext) -> BackendStatus:
     """The CLI found by the lookup the backend itself uses, its version, the
     credentials it would find, and the permission mode it takes as root."""
     from pneuma.agents.claude_code import (
-        ROOT_NOTICE, _CREDENTIAL_ENV, credentials_found, find_claude_binary, running_as_root,
+        _CREDENTIAL_ENV,
+        ROOT_NOTICE,
+        credentials_found,
+        find_claude_binary,
+        running_as_root,
         sandbox_declared,
     )
 

@@ -22,10 +22,10 @@ import contextlib
 import importlib.util
 import logging
 import os
-import sys
 import re
 import shutil
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Mapping

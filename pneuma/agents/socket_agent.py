@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from pneuma.agents.base import AgentEventSink, BackendOptions
 from pneuma.agents.stream_json import AgentLink

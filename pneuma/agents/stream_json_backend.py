@@ -8,6 +8,7 @@ and the agent's session id all go through one ``StreamJsonBridge``.
 from __future__ import annotations
 
 import logging
+
 from pneuma.agents.base import AgentEventSink, BackendOptions
 from pneuma.agents.stream_json import StreamJsonBridge
 

@@ -65,7 +65,8 @@ def unified_diff(path: str, old: str | None, new: str | None, context: int = 3) 
         return ""
     old_lines = [] if old is None or old == "" else old.split("\n")
     new_lines = [] if new is None or new == "" else new.split("\n")
-    hunks = line_diff(old_text, new_text, context=context)["hunks"] if old_lines and new_lines \
+    hunks: list[dict[str, Any]] = \
+        line_diff(old_text, new_text, context=context)["hunks"] if old_lines and new_lines \
         else [{"startOld": 1 if old_lines else 0, "lenOld": len(old_lines),
                "startNew": 1 if new_lines else 0, "lenNew": len(new_lines),
                "linesOld": old_lines, "linesNew": new_lines, "whole": True}]

@@ -32,8 +32,12 @@ from pneuma.checkpoints.scan import scan
 from pneuma.server.watcher import FileFilter
 from pneuma.tools.errors import ToolError
 from pneuma.tools.sandbox import Sandbox
-from pneuma.tools.state_files import ensure_dir, open_state_file, read_state_bytes
-from pneuma.tools.state_files import write_state_bytes
+from pneuma.tools.state_files import (
+    ensure_dir,
+    open_state_file,
+    read_state_bytes,
+    write_state_bytes,
+)
 
 STORE_DIR = ".pneuma/checkpoints"
 # In STORE_DIR: what the next message to the agent must say about restores.

@@ -138,9 +138,8 @@ def modes(ctx: click.Context, as_json: bool) -> None:
     """List installed modes (and plugins that failed to load)."""
     if ctx.invoked_subcommand is not None:
         return
-    from pneuma.host.registry import load_modes
     from pneuma.host.plugins import get_plugin_manager
-    from pneuma.host.registry import get_plugins
+    from pneuma.host.registry import get_plugins, load_modes
 
     pm = get_plugin_manager()
     registry = load_modes(pm)
@@ -218,9 +217,8 @@ def prepare_workspace(
     mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool
 ) -> tuple[Any, dict[str, Any]]:
     """Seed the workspace and settle params; shared by init, skill install and run."""
-    from pneuma.cli.start_checks import StartProblem
+    from pneuma.cli.start_checks import StartProblem, refuse_unsafe_state
     from pneuma.cli.start_checks import prepare_workspace as prepare
-    from pneuma.cli.start_checks import refuse_unsafe_state
 
     try:
         refuse_unsafe_state(workspace)
@@ -345,8 +343,14 @@ def run_command(
 ) -> None:
     """Open a workspace in the browser with an agent beside it."""
     from pneuma.cli.launch_stamp import current_stamp, first_answers, launch_key
-    from pneuma.cli.runner import PortUnavailable, RunOptions, announce, run
-    from pneuma.cli.runner import interrupt_on_stop_signals, stop_signalled
+    from pneuma.cli.runner import (
+        PortUnavailable,
+        RunOptions,
+        announce,
+        interrupt_on_stop_signals,
+        run,
+        stop_signalled,
+    )
     from pneuma.cli.streams import guard_standard_streams
 
     # The terminal or supervisor may go away at any moment: a message to
@@ -617,8 +621,13 @@ def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
               default=Path("."), show_default=True, help="Where pneuma-NAME/ is created.")
 def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path) -> None:
     """Create a new mode package (pneuma-NAME/) from the template."""
-    from pneuma.cli.newmode import DEFAULT_NAME, NewModeError, check_name, create_mode
-    from pneuma.cli.newmode import parse_extra_context
+    from pneuma.cli.newmode import (
+        DEFAULT_NAME,
+        NewModeError,
+        check_name,
+        create_mode,
+        parse_extra_context,
+    )
 
     try:
         name = parse_extra_context(context).get("name")

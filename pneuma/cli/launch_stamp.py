@@ -143,8 +143,12 @@ def checked_paths(mode: Any, workspace: Path) -> list[str]:
     ``workspace`` read or wrote, once they have passed."""
     import pneuma
     from pneuma.host.plugins import get_plugin_manager
-    from pneuma.workspace.skill import FINGERPRINT_FILE, installed_paths, installer_files
     from pneuma.workspace.params import CONFIG_FILE
+    from pneuma.workspace.skill import (
+        FINGERPRINT_FILE,
+        installed_paths,
+        installer_files,
+    )
 
     workspace = workspace.resolve()
     paths = import_path_entries()

@@ -215,7 +215,11 @@ def check_backend_choice(mode: Any, backend: str, workspace: Path | None = None,
     same, and fixing the environment is enough. ``agent_env`` is what the
     agent gets on top of this process's environment: checked with it."""
     from pneuma.cli.backends import (
-        BackendState, backend_states, check_backend, check_context, installed_backends,
+        BackendState,
+        backend_states,
+        check_backend,
+        check_context,
+        installed_backends,
         unusable_line,
     )
 
@@ -258,7 +262,11 @@ def agent_notices(mode: Any, permission_mode: str | None, notify: Notify = _igno
     (None: the mode's own)."""
     import os
 
-    from pneuma.agents.claude_code import ROOT_NOTICE, ROOT_PERMISSION_MODE, choose_permission_mode
+    from pneuma.agents.claude_code import (
+        ROOT_NOTICE,
+        ROOT_PERMISSION_MODE,
+        choose_permission_mode,
+    )
 
     manifest_mode = mode.manifest.agent.permission_mode
     chosen = choose_permission_mode(permission_mode, manifest_mode, os.environ)

@@ -11,7 +11,6 @@ import importlib.metadata
 import os
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
 
 import pluggy
 

@@ -13,7 +13,11 @@ from typing import Any
 
 from pneuma.host.manifest import ManifestError, parse_manifest
 from pneuma.host.modes import LoadedMode, ModeLoadError, ModeRegistry, ModeSource
-from pneuma.host.plugins import PneumaPluginManager, forget_plugin_manager, get_plugin_manager
+from pneuma.host.plugins import (
+    PneumaPluginManager,
+    forget_plugin_manager,
+    get_plugin_manager,
+)
 
 _cache: dict[int, ModeRegistry] = {}
 # Modes loaded one at a time by get_mode(), by (id(pm), name, schema_cache).

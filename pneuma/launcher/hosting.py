@@ -27,7 +27,11 @@ from aiohttp import web
 
 from pneuma.cli import workspace_lock
 from pneuma.cli.runner import (
-    RunOptions, bind_socket, build_session_app, stop_app_runner, session_url,
+    RunOptions,
+    bind_socket,
+    build_session_app,
+    session_url,
+    stop_app_runner,
 )
 from pneuma.cli.start_checks import StartProblem, agent_notices, start_checks
 from pneuma.launcher.recent import RecentWorkspaces

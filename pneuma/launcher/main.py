@@ -17,7 +17,11 @@ import sys
 from dataclasses import dataclass, field
 
 from pneuma.cli.runner import (
-    PortUnavailable, bind_socket, import_aiohttp_web, page_url, stop_app_runner,
+    PortUnavailable,
+    bind_socket,
+    import_aiohttp_web,
+    page_url,
+    stop_app_runner,
     stop_event_on_signals,
 )
 from pneuma.launcher.hosting import AgentDefaults, WorkspaceHost

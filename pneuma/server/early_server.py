@@ -44,7 +44,12 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from pneuma.host.paths import web_dir
-from pneuma.server.security import allowed_hosts, choose_token, cookie_name, token_matches
+from pneuma.server.security import (
+    allowed_hosts,
+    choose_token,
+    cookie_name,
+    token_matches,
+)
 
 # A request head this long without its blank line is left to aiohttp.
 MAX_HEAD = 64 * 1024

@@ -41,7 +41,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pneuma.tools.server_client import request_json
-from pneuma.tools.state_files import open_state_file, read_state_bytes, write_state_bytes
+from pneuma.tools.state_files import (
+    open_state_file,
+    read_state_bytes,
+    write_state_bytes,
+)
 
 if TYPE_CHECKING:
     from aiohttp import web

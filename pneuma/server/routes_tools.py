@@ -27,8 +27,8 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.server.config import CONFIG, SESSION
 from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.server.config import CONFIG, SESSION
 from pneuma.server.errors import json_text
 from pneuma.server.routes_files import too_deep
 from pneuma.tools.confirm import ConfirmationRegistry

@@ -14,7 +14,7 @@ from aiohttp import WSMsgType, web
 
 from pneuma.server.config import served_session
 from pneuma.server.connection import BrowserConnection
-from pneuma.server.messages import BadBrowserMessage, parse_browser_message
+from pneuma.core.messages import BadBrowserMessage, parse_browser_message
 
 log = logging.getLogger(__name__)
 

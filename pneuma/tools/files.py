@@ -11,8 +11,8 @@ import re
 import secrets
 import stat
 import time
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from pneuma.tools.errors import ToolError

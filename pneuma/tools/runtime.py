@@ -28,7 +28,11 @@ from typing import Any
 from pneuma.tools.catalogue import host_tool_handler
 from pneuma.tools.context import Interaction, ToolContext
 from pneuma.tools.errors import ToolError
-from pneuma.tools.policies import effective_policies, enabled_tool_names, forbidden_patterns
+from pneuma.tools.policies import (
+    effective_policies,
+    enabled_tool_names,
+    forbidden_patterns,
+)
 from pneuma.tools.sandbox import Sandbox
 from pneuma.tools.snapshots import DEFAULT_RETENTION, SnapshotStore
 from pneuma.tools.state import ToolState

@@ -197,7 +197,7 @@ class Sandbox:
         path with every symlink on the way resolved (the fd walk's own
         record, so it names the very file the fd is open on)."""
         canonical = self.normalize(rel)
-        for attempt in range(_RETRIES):
+        for _attempt in range(_RETRIES):
             with self.locate(rel) as located:
                 try:
                     fd = os.open(located.name, _READ_FLAGS, dir_fd=located.dir_fd)

@@ -18,8 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.state_files import ensure_dir, open_state_file, read_state_bytes
-from pneuma.tools.state_files import write_state_bytes
+from pneuma.tools.state_files import (
+    ensure_dir,
+    open_state_file,
+    read_state_bytes,
+    write_state_bytes,
+)
 
 DRY_RUNS = "dry_runs"
 IDEMPOTENCY = "idempotency"

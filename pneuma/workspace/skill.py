@@ -29,12 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pneuma.workspace.claude_md import update_sections
 from pneuma.host.manifest import localize
 from pneuma.host.modes import ClaudeMdSection, LoadedMode
 from pneuma.host.plugins import PneumaPluginManager, get_plugin_manager
-from pneuma.tools.files import atomic_write_bytes
 from pneuma.tools.state_files import write_beneath
+from pneuma.workspace.claude_md import update_sections
 
 TEMPLATED_SUFFIXES = {".md", ".txt", ".html", ".css", ".json"}
 INSTALL_STATE = ".pneuma/installed.json"

@@ -40,7 +40,6 @@ from typing import Any
 import pytest
 
 from pneuma.tools.chromium import CHROMIUM_ARGS
-
 from tests.browser.browser_helpers import (
     CHROMIUM,
     READY_LINE,

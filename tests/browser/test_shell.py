@@ -20,7 +20,6 @@ import pytest
 from playwright.sync_api import expect
 
 from pneuma.host.registry import get_mode
-
 from tests.browser.browser_helpers import api_call, send, send_and_read
 
 GREETING = "Hello from the fake CLI!"

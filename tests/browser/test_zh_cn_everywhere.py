@@ -21,7 +21,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import ALLOWED_WORDS, GLYPH_RENDERING, english_words, visible_texts
+from tests.browser.browser_helpers import (
+    ALLOWED_WORDS,
+    GLYPH_RENDERING,
+    english_words,
+    visible_texts,
+)
 from tests.browser.test_coauthor_viewer import cli, propose
 
 # Names of products and formats, the same in Chinese, and keys on the keyboard.

@@ -12,7 +12,6 @@ from pneuma.checkpoints import Checkpoints, StorePolicy
 from pneuma.checkpoints import scan as scan_module
 from pneuma.tools.errors import ToolError
 
-
 _ticks = iter(range(1, 1_000_000))
 
 

@@ -222,9 +222,9 @@ async def test_profiles_are_per_call_settings_of_the_hosts_gateway(app: CoAuthor
 def test_apply_edits_line_ranges():
     text = "a\nb\nc\nd\n"
     assert apply_edits(text, []) == text
-    from pneuma_coauthor.workflow.agent import Edit
+    from pneuma_coauthor.workflow.agent import Edit, WorkflowError
 
     assert apply_edits(text, [Edit("x", 2, 3, "B\nC"), Edit("x", 4, 3, "new")]) == "a\nB\nC\nnew\nd\n"
     assert apply_edits("a\nb", [Edit("x", 2, 2, "B")]) == "a\nB"
-    with pytest.raises(Exception):
+    with pytest.raises(WorkflowError, match="overlap"):
         apply_edits(text, [Edit("x", 2, 3, "x"), Edit("x", 3, 3, "y")])

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from pneuma_coauthor.domain import InvalidTransition, TaskStatus, apply_event, check_transition, new_event
+from pneuma_coauthor.domain import (
+    InvalidTransition,
+    TaskStatus,
+    apply_event,
+    check_transition,
+    new_event,
+)
 from pneuma_coauthor.domain.events import TaskEvent
-from pneuma_coauthor.domain.patches import PatchConflict, apply_file_patch, make_diff, parse_patch
+from pneuma_coauthor.domain.patches import (
+    PatchConflict,
+    apply_file_patch,
+    make_diff,
+    parse_patch,
+)
 
 FILES = [{"path": "a.tex", "baseRevision": "sha256:1", "resultRevision": "sha256:2"}]
 DIFF = "--- a/a.tex\n+++ b/a.tex\n@@ -1 +1 @@\n-x\n+y\n"

@@ -20,8 +20,8 @@ import pytest
 
 from pneuma.agents.codex.binary import find_codex_binary, pinned_binary
 from tests.agent_cli_e2e import PneumaRuns, connect, time_limit_fixture  # noqa: F401  (connect: a fixture)
-from tests.e2e.pneuma_run import PneumaRun, base_env
 from tests.codex.codex_helpers import RecordingProxy, codex_config
+from tests.e2e.pneuma_run import PneumaRun, base_env
 from tests.fakes.openai_responses import FakeResponsesAPI
 from tests.loopback import fail_unless_loopback_only
 

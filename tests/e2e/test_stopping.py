@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.pneuma_run import CLAUDE_BIN, READY_LINE, alive, descendants, pneuma_command
+from tests.e2e.pneuma_run import (
+    CLAUDE_BIN,
+    READY_LINE,
+    alive,
+    descendants,
+    pneuma_command,
+)
 
 STOP_WITHIN = 8.0  # seconds: the server's own shutdown budget is 4.5 s
 

@@ -28,7 +28,12 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.fake_server import ScriptedFakeModelServer, chunks, open_event_stream, sse
+from tests.fakes.fake_server import (
+    ScriptedFakeModelServer,
+    chunks,
+    open_event_stream,
+    sse,
+)
 
 DEFAULT_TEXT = "(the fake API has no scripted reply)"
 SIDE_TEXT = "ok"

@@ -43,7 +43,13 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.fake_server import ScriptedFakeModelServer, chunks, open_event_stream, sse, text_of_content
+from tests.fakes.fake_server import (
+    ScriptedFakeModelServer,
+    chunks,
+    open_event_stream,
+    sse,
+    text_of_content,
+)
 
 TEXT_REPLY = "Hello from the fake Chat Completions API."
 _TOOL = re.compile(r"\[tool:\s*([A-Za-z0-9_.-]+)\s*(\{.*?\})\s*\]", re.S)

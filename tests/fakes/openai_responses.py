@@ -30,7 +30,13 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.fake_server import FakeModelServer, chunks, open_event_stream, sse, text_of_content
+from tests.fakes.fake_server import (
+    FakeModelServer,
+    chunks,
+    open_event_stream,
+    sse,
+    text_of_content,
+)
 
 TEXT_REPLY = "Hello from the fake Responses API, streamed in pieces."
 SLOW_REPLY = " ".join(f"word{i}" for i in range(400))

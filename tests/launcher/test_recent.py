@@ -9,7 +9,11 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from pneuma.launcher.details import conversations_summary, folder_size, workspace_details
+from pneuma.launcher.details import (
+    conversations_summary,
+    folder_size,
+    workspace_details,
+)
 from pneuma.launcher.recent import MAX_ENTRIES, RecentWorkspaces, pneuma_home
 from pneuma.server.conversation_log import ConversationLog
 from tests.pneuma_process import no_server_left, start_run  # noqa: F401 (autouse fixture)

@@ -16,8 +16,8 @@ import pytest
 from wcmatch import glob as wcglob
 
 from pneuma.host.registry import get_mode
+from pneuma.workspace.params import GLOB_FLAGS, has_content
 from pneuma.workspace.skill import install_skill
-from pneuma.workspace.params import GLOB_FLAGS, has_content, init_workspace
 
 ACTIONS = {"navigate-to", "describe-view", "show-task", "show-patch"}
 SEED_FILES = [

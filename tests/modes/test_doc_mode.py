@@ -14,8 +14,8 @@ from urllib.parse import unquote
 import pytest
 
 from pneuma.host.registry import get_mode
-from pneuma.workspace.skill import install_skill
 from pneuma.workspace.params import has_content, init_workspace
+from pneuma.workspace.skill import install_skill
 
 SEED_DOCS = ["README.md", "guide/markdown.md", "notes/ideas.md"]
 SEED_IMAGE = "images/how-it-works.svg"

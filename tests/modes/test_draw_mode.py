@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from pneuma.host.registry import get_mode
-from pneuma.workspace.skill import install_skill
 from pneuma.workspace.params import init_workspace
+from pneuma.workspace.skill import install_skill
 
 SEED = "welcome.excalidraw"
 

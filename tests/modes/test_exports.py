@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pneuma.api import Exporter, ExportError, ExportFormat, ExportRequest, ExportResult, hookimpl
+from pneuma.api import (
+    Exporter,
+    ExportError,
+    ExportFormat,
+    ExportRequest,
+    ExportResult,
+    hookimpl,
+)
 from pneuma.cli import cli
 from pneuma.host.registry import get_mode
 from pneuma.testing import register_plugin

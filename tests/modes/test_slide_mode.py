@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from pneuma.host.registry import get_mode
-from pneuma.workspace.skill import install_skill
 from pneuma.workspace.params import init_workspace
+from pneuma.workspace.skill import install_skill
 
 ACTIONS = {"navigate-to", "ui:toggle-outline", "checkContentFit", "describe-view", "capture-screenshot"}
 SLIDE_NAME = re.compile(r"^slides/\d{2}[a-z]?-[a-z0-9]+(?:-[a-z0-9]+)*\.html$")

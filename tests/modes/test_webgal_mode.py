@@ -12,8 +12,8 @@ from jsonschema.validators import Draft202012Validator
 
 from pneuma.host.registry import get_mode
 from pneuma.tools.runtime import load_handler
-from pneuma.workspace.skill import install_skill
 from pneuma.workspace.params import init_workspace
+from pneuma.workspace.skill import install_skill
 
 CONTRACT_TOOLS = [
     "list_files",

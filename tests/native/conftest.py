@@ -16,12 +16,11 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from pneuma.host.registry import get_mode
-from pneuma.host.plugins import LOAD_PLUGINS_ENV
-from pneuma.host.registry import reset_plugin_manager
 from pneuma.cli.runner import find_backend
-from pneuma.workspace.skill import install_skill
+from pneuma.host.plugins import LOAD_PLUGINS_ENV
+from pneuma.host.registry import get_mode, reset_plugin_manager
 from pneuma.workspace.params import init_workspace
+from pneuma.workspace.skill import install_skill
 from tests.fakes.anthropic_api import FakeAnthropicAPI
 from tests.server.harness import AppServer, server_config, start_app_server
 from tests.server.ws_client import WSClient

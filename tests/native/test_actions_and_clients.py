@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.fakes.anthropic_api import text, tool_use
+from tests.fakes.anthropic_api import tool_use
 from tests.native.conftest import ScriptedClient, ack, ok
 
 FAST = {"PNEUMA_NATIVE_ACK_TIMEOUT": "0.3", "PNEUMA_NATIVE_ACTION_TIMEOUT": "0.5"}

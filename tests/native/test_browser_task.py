@@ -4,9 +4,6 @@ real browser client (headless Chromium) opens a local page."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-import aiohttp
 
 from pneuma.agents.native.browser_client import BrowserClient
 from tests.fakes.anthropic_api import text, tool_use

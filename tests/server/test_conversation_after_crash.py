@@ -14,7 +14,14 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.server.test_seq_after_crash import Run, messages, restarted_history, say, tab, user_message
+from tests.server.test_seq_after_crash import (
+    Run,
+    messages,
+    restarted_history,
+    say,
+    tab,
+    user_message,
+)
 
 SHOWN_BEFORE_KILL = 25
 

@@ -58,7 +58,8 @@ class Run:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             out, err = self.proc.communicate()
-            raise AssertionError(f"still running {timeout} s after {signum!r}; stderr: {err}")
+            raise AssertionError(
+                f"still running {timeout} s after {signum!r}; stderr: {err}") from None
         self.elapsed = time.monotonic() - started
         return self.proc.returncode, out, err
 

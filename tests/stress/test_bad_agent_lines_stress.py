@@ -10,8 +10,15 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.stress.tally import count, record
 from tests.test_bad_agent_lines import (  # noqa: F401  (socket_session is a fixture)
-    StdioFeed, any_line, any_on_socket, any_on_stdout, malformed_line, malformed_on_socket,
-    malformed_on_stdout, socket_session)
+    StdioFeed,
+    any_line,
+    any_on_socket,
+    any_on_stdout,
+    malformed_line,
+    malformed_on_socket,
+    malformed_on_stdout,
+    socket_session,
+)
 
 pytestmark = pytest.mark.stress
 

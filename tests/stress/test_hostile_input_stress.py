@@ -17,8 +17,15 @@ from hypothesis import strategies as st
 
 from pneuma.testing import serve
 from tests.server.test_hostile_input import (
-    _FIELDS, _answer, _any_text, _file_routes, _is_client_error, _names, _post_json,
-    _post_routes)
+    _FIELDS,
+    _answer,
+    _any_text,
+    _file_routes,
+    _is_client_error,
+    _names,
+    _post_json,
+    _post_routes,
+)
 from tests.stress.tally import count, record
 
 pytestmark = pytest.mark.stress

@@ -13,7 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.test_seq_after_crash import Run, missed_after_reconnect, talk_until_killed
+from tests.server.test_seq_after_crash import (
+    Run,
+    missed_after_reconnect,
+    talk_until_killed,
+)
 from tests.stress.tally import count, record
 
 pytestmark = pytest.mark.stress

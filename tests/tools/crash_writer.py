@@ -7,8 +7,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pneuma.tools.runtime import ToolRuntime
 from tool_helpers import load_notes_mode
+
+from pneuma.tools.runtime import ToolRuntime
 
 FILES = ["notes/days/crash_a.md", "notes/days/crash_b.md"]
 

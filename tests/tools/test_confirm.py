@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tool_helpers import error_code, write_policies
+
 from pneuma.tools.runtime import ToolRuntime
 
 NOTE = "notes/days/monday.md"

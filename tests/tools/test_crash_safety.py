@@ -16,6 +16,7 @@ from pathlib import Path
 
 from crash_writer import FILES, version, write_forever
 from tool_helpers import error_code, policies_file
+
 from pneuma.tools.runtime import ToolRuntime
 
 KILLS = 30
@@ -57,7 +58,7 @@ def test_sigkill_never_tears_a_file(ws, call, notes_mode):
             if pid == 0:  # pragma: no cover - the child never returns
                 os.close(read_end)
                 try:
-                    write_forever(runtime, start, lambda *_: os.write(write_end, b"w"))
+                    write_forever(runtime, start, lambda *_, fd=write_end: os.write(fd, b"w"))
                 finally:
                     os._exit(3)
             os.close(write_end)

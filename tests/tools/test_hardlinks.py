@@ -14,8 +14,6 @@ import os
 
 import pytest
 
-from pneuma.testing import serve
-
 SECRET = "API_KEY=sk-very-secret\n"
 
 

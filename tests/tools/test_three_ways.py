@@ -11,9 +11,13 @@ import subprocess
 from pathlib import Path
 
 import anyio
-
-from tool_helpers import PNEUMA, FILE_TOOLS, NOTES, assert_published_as_declared, mcp_session
-
+from tool_helpers import (
+    FILE_TOOLS,
+    NOTES,
+    PNEUMA,
+    assert_published_as_declared,
+    mcp_session,
+)
 
 
 def pneuma_tool(env: dict[str, str], ws: Path, *args: str,

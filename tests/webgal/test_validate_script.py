@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from corpus import scene_files
 
 from pneuma.tools.runtime import call_tool

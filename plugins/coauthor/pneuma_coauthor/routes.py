@@ -43,7 +43,12 @@ from pneuma_coauthor.domain.events import TaskEvent
 from pneuma_coauthor.domain.model import ArtifactRef, LineRange, Priority
 from pneuma_coauthor.domain.state import InvalidTransition
 from pneuma_coauthor.watcher import SETTLE_MS, record_changes, watched_paths
-from pneuma_coauthor.workflow.usecases import CoAuthor, NotAllowed, NotFound, UseCaseError
+from pneuma_coauthor.workflow.usecases import (
+    CoAuthor,
+    NotAllowed,
+    NotFound,
+    UseCaseError,
+)
 
 T = TypeVar("T")
 API = "/api/coauthor"

@@ -131,7 +131,7 @@ def _file_rows(fp: FilePatch) -> dict[str, Any]:
         dels: list[str] = []
         adds: list[str] = []
 
-        def flush() -> None:
+        def flush(dels: list[str] = dels, adds: list[str] = adds) -> None:
             nonlocal old_n, new_n
             for i in range(max(len(dels), len(adds))):
                 left = {"n": old_n, "text": dels[i]} if i < len(dels) else None

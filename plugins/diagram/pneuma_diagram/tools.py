@@ -11,9 +11,14 @@ import posixpath
 from typing import Any
 
 from pneuma.api import ToolContext, ToolError, read_text, write_in_workspace
-
 from pneuma_diagram.diagrams import SUFFIX, diagram_files
-from pneuma_diagram.render import RenderUnavailable, run_mermaid, standalone_svg, svg_size, svg_to_png
+from pneuma_diagram.render import (
+    RenderUnavailable,
+    run_mermaid,
+    standalone_svg,
+    svg_size,
+    svg_to_png,
+)
 
 FORMATS = ("svg", "png")
 

@@ -57,7 +57,14 @@ from aiohttp import web
 
 from pneuma.api import ContentSite, Pneuma, ToolError
 
-from .engine import BRIDGE, LAUNCHER, NOT_BUILT_PAGE, engine_dir, engine_version, inject_launcher
+from .engine import (
+    BRIDGE,
+    LAUNCHER,
+    NOT_BUILT_PAGE,
+    engine_dir,
+    engine_version,
+    inject_launcher,
+)
 from .engine_site import engine_headers, engine_site, page_url
 from .sync import WebgalSync, jump_request
 

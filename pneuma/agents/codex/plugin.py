@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 
 from pneuma.api import BackendCheckContext, BackendSpec, BackendStatus, hookimpl
 
-from .binary import CODEX_VERSION, INSTALL_HINT, codex_version, credentials_found, find_codex_binary
+from .binary import (
+    CODEX_VERSION,
+    INSTALL_HINT,
+    codex_version,
+    credentials_found,
+    find_codex_binary,
+)
 
 if TYPE_CHECKING:
     from pneuma.api import AgentBackend, AgentEventSink, BackendOptions

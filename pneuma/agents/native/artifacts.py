@@ -11,7 +11,6 @@ travel through the action channel.
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import stat

@@ -35,7 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import BrowserRequestTimeout, GatewayError, LLMGateway, NoBrowserConnected
+from pneuma.api import (
+    BrowserRequestTimeout,
+    GatewayError,
+    LLMGateway,
+    NoBrowserConnected,
+)
 
 from .artifacts import ArtifactService
 from .clients import ExtensionRegistry

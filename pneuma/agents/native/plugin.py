@@ -15,7 +15,13 @@ import click
 from pneuma.api import BackendSpec, BackendStatus, hookimpl
 
 if TYPE_CHECKING:
-    from pneuma.api import AgentBackend, AgentEventSink, BackendCheckContext, BackendOptions, Pneuma
+    from pneuma.api import (
+        AgentBackend,
+        AgentEventSink,
+        BackendCheckContext,
+        BackendOptions,
+        Pneuma,
+    )
 
 
 def _native(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:

@@ -69,7 +69,7 @@ class ViewerRouter:
         if client_id is None:
             return
         self.registry.disconnect(client_id, self._sends.pop(client_id, None))
-        for request_id, (target, future) in list(self._pending.items()):
+        for _request_id, (target, future) in list(self._pending.items()):
             if target == client_id and not future.done():
                 future.set_exception(NoBrowserConnected(
                     "the viewer tab closed before it answered"))

@@ -15,7 +15,12 @@ from pydantic import Field
 
 from pneuma_coauthor.billboard.store import RawEvent, as_event
 from pneuma_coauthor.domain.events import TaskEvent
-from pneuma_coauthor.domain.model import Artifact, CamelModel, TaskView, artifact_type_for
+from pneuma_coauthor.domain.model import (
+    Artifact,
+    CamelModel,
+    TaskView,
+    artifact_type_for,
+)
 from pneuma_coauthor.domain.state import apply_event
 
 

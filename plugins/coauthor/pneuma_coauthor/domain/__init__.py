@@ -16,7 +16,11 @@ from pneuma_coauthor.domain.model import (
     artifact_type_for,
     revision_of,
 )
-from pneuma_coauthor.domain.state import InvalidTransition, apply_event, check_transition
+from pneuma_coauthor.domain.state import (
+    InvalidTransition,
+    apply_event,
+    check_transition,
+)
 
 __all__ = [
     "EVENT_TYPES",

@@ -19,9 +19,20 @@ from pneuma_coauthor.domain.events import new_event
 from pneuma_coauthor.domain.model import TaskStatus, TaskView
 from pneuma_coauthor.domain.patches import make_diff
 from pneuma_coauthor.domain.state import InvalidTransition
-from pneuma_coauthor.llm import CANDIDATES_TOOL, EDITS_TOOL, PLAN_TOOL, GatewayLLM, LLMError
+from pneuma_coauthor.llm import (
+    CANDIDATES_TOOL,
+    EDITS_TOOL,
+    PLAN_TOOL,
+    GatewayLLM,
+    LLMError,
+)
 from pneuma_coauthor.policies import SchedulerPolicy
-from pneuma_coauthor.workflow.context import GLOBAL_DOCS, ContextPackage, build_context, figure_questions
+from pneuma_coauthor.workflow.context import (
+    GLOBAL_DOCS,
+    ContextPackage,
+    build_context,
+    figure_questions,
+)
 from pneuma_coauthor.workflow.usecases import CoAuthor, UseCaseError
 
 SYSTEM = """You are CoAuthor, the co-author of a LaTeX paper. The person is the principal investigator: they bring the facts and decide every change.
