@@ -12,10 +12,18 @@ from typing import Any
 from aiohttp import web
 
 from pneuma.agents.base import BackendOptions
+from pneuma.checkpoints import Checkpoints, turn_listener
 from pneuma.host.plugins import get_plugin_manager
-from pneuma.server import csp, routes_api, routes_files, routes_tools, ws_browser, ws_cli
-from pneuma.server import routes_checkpoints, routes_export
-from pneuma.checkpoints import Checkpoints
+from pneuma.server import (
+    csp,
+    routes_api,
+    routes_checkpoints,
+    routes_export,
+    routes_files,
+    routes_tools,
+    ws_browser,
+    ws_cli,
+)
 from pneuma.server.config import (
     CONFIG,
     FILE_FILTER,
@@ -97,9 +105,11 @@ def create_app(config: ServerConfig) -> web.Application:
             if conversation is not None:
                 config.session.use_conversation(conversation)
         config.session.use_seq_reservation(SeqReservation(config.workspace).reserve)
-        if config.session.checkpoints is None:
-            config.session.checkpoints = Checkpoints(
-                config.workspace, manifest.viewer.watch_patterns, manifest.viewer.ignore_patterns)
+        if turn_listener.subscribed(config.session.hooks) is None:
+            store = Checkpoints(config.workspace, manifest.viewer.watch_patterns,
+                                manifest.viewer.ignore_patterns)
+            config.session.hooks.add(turn_listener.FEATURE_NAME,
+                                     turn_listener.CheckpointTurns(store, config.session))
         app.cleanup_ctx.append(_leftovers_ctx)
         app.cleanup_ctx.append(_persistence_ctx)
     app.cleanup_ctx.append(_agent_ctx)
@@ -313,7 +323,9 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
             raise
         session.dirty = True  # a full disk at start: saved when it can be
     # Restores made from the terminal while no `pneuma run` was up.
-    await session.list_restores()
+    checkpoints = turn_listener.subscribed(session.hooks)
+    if checkpoints is not None:
+        await checkpoints.list_restores()
 
     async def save_soon() -> None:
         files = _encoded_state(app)

@@ -68,7 +68,11 @@ class SessionConversations:
     """One session's conversations. ``stop_agent``/``start_agent`` are set
     by the server that runs the agent (pneuma.server.app), ``save_state``
     by the one that persists the session: without them a switch only
-    changes what is shown."""
+    changes what is shown. Subscribed to the session's hooks for the
+    browser's ``conversation_*`` messages (pneuma.server.session_hooks)."""
+
+    message_types = ("conversation_list", "conversation_new", "conversation_switch",
+                     "conversation_rename", "conversation_delete")
 
     def __init__(self, session: ConversationHost) -> None:
         self._session = session
@@ -136,7 +140,7 @@ class SessionConversations:
 
     # --- the browser's requests ---
 
-    async def handle(self, tab: _Tab, msg: Any) -> None:
+    async def handle_message(self, tab: _Tab, msg: Any) -> None:
         session = self._session
         store = session.conversation
         if store is None:

@@ -19,7 +19,11 @@ from aiohttp import web
 
 from pneuma.agents.base import AgentBackend
 from pneuma.host.modes import LoadedMode
-from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected, no_browser_error
+from pneuma.server.channels import (
+    BrowserRequestTimeout,
+    NoBrowserConnected,
+    no_browser_error,
+)
 from pneuma.server.config import ServerConfig
 from pneuma.server.session import Session
 from pneuma.server.watcher import SelfWrites
@@ -130,9 +134,7 @@ class Pneuma:
         """Deliver a batch of changes: the browser first, then the listeners.
         Called by the host's watcher; a listener that raises is logged."""
         self.session.emit({"type": "content_update", "files": files})
-        # Files written by `pneuma checkpoints restore` in a terminal: the
-        # chat lists that restore as it lists its own.
-        self.session.list_restores_soon()
+        self.session.hooks.files_changed(files)
         for listener in list(self._files_listeners):
             try:
                 listener(files)

@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.checkpoints import Checkpoints, plan_restore, restore
+from pneuma.checkpoints import Checkpoints, plan_restore, restore, turn_listener
 from pneuma.checkpoints.compare import changes
 from pneuma.server.config import SESSION
 from pneuma.server.routes_files import read_json_body
@@ -31,7 +31,8 @@ from pneuma.tools.errors import ToolError
 
 
 def _store(session: Session) -> Checkpoints:
-    store = session.checkpoints
+    turns = turn_listener.subscribed(session.hooks)
+    store = turns.store if turns is not None else None
     if store is None:
         raise ToolError("E_UNAVAILABLE", "this server keeps no checkpoints (it saves nothing "
                         "in the workspace)", details={"reason": "no_checkpoints"})
@@ -121,7 +122,9 @@ async def restore_checkpoint(request: web.Request) -> web.Response:
                                      keep_conflicts=keep_conflicts, origin="chat")
     # The chat lists the rewind (and offers its undo); persisted with the
     # conversation, so a reload shows it too.
-    await session.list_restores()
+    turns = turn_listener.subscribed(session.hooks)
+    if turns is not None:
+        await turns.list_restores()
     return web.json_response(result.to_json())
 
 

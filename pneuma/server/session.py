@@ -24,24 +24,18 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from pneuma.server.conversation_log import ConversationLog, LoggedMessage
-from pneuma.server.saving_status import SavingStatus
-
-if TYPE_CHECKING:
-    from pneuma.checkpoints import Checkpoints
+from typing import Any
 
 from pneuma.agents.base import AgentBackend
 from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
-from pneuma.server.conversation_control import CONVERSATION_MESSAGES, SessionConversations
 from pneuma.server.connection import BrowserConnection, encode_frames
+from pneuma.server.conversation_control import SessionConversations
+from pneuma.server.conversation_log import ConversationLog, LoggedMessage
 from pneuma.server.messages import (
     ConfirmationResponse,
     HistoryPage,
     Interrupt,
     PermissionResponse,
-    SelectBrowser,
     SessionAck,
     SessionSubscribe,
     SetModel,
@@ -49,6 +43,8 @@ from pneuma.server.messages import (
     UserMessage,
     ViewerActionResponse,
 )
+from pneuma.server.saving_status import SavingStatus
+from pneuma.server.session_hooks import SessionHooks, UserTurn
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +64,9 @@ RESULT_TEXT_KEPT = 1000
 # Assistant messages kept whole for merging the next block into them.
 ASSISTANT_CACHE = 4
 
-# Messages that make up the conversation shown after a reload.
+# Messages that make up the conversation shown after a reload (the last
+# three: what each turn changed, and rewinds; docs/checkpoints.md).
 _HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note",
-                  # per-turn checkpoints: what each turn changed, and rewinds
                   "turn_checkpoint", "turn_changes", "workspace_restored"}
 
 # A stream_event as the backends build it: emit encodes only the event.
@@ -134,10 +130,13 @@ class Session:
         conversation_id: str | None = None,
     ):
         self.id = session_id
+        # The features subscribed to this session's lifecycle (session_hooks).
+        self.hooks = SessionHooks()
         # The conversation shown and logged (docs/conversations.md): the
         # session's own id unless another was made current.
         self.conversation_id = conversation_id or session_id
         self.conversations = SessionConversations(self)
+        self.hooks.add("conversations", self.conversations)
         self.mode = mode
         self.workspace = workspace
         self.backend_name = backend_name
@@ -161,14 +160,6 @@ class Session:
         # The conversation: the log (None: kept in memory only, as far as
         # the window reaches), and its newest messages (the window).
         self.conversation: ConversationLog | None = None
-        # Per-turn checkpoints of the workspace (pneuma.checkpoints): None
-        # for a session that persists nothing.
-        self.checkpoints: Checkpoints | None = None
-        self._listing_restores = False
-        self._restores_to_look_for = False
-        # Turns recorded before they reached the agent and not ended yet: a
-        # turn of no message of the person's (the greeting) ends none.
-        self._turns_checkpointed = 0
         self._window: deque[LoggedMessage] = deque()
         self._window_bytes = 0
         self._window_limit = history_window_bytes
@@ -266,7 +257,7 @@ class Session:
             self.pending_permissions.clear()
         elif kind == "result":
             self.status = "idle"
-            self._turn_ended()
+            self.hooks.turn_ended(message)
         return message
 
     def emit_stream(self, event_json: str, parent_json: str = "null") -> None:
@@ -582,7 +573,7 @@ class Session:
         self._backend_hook("viewer_detached", connection)
 
     def _backend_hook(self, name: str, *args: Any) -> Any:
-        """Call an optional backend method (the native backend tracks tabs)."""
+        """Call an optional backend method (a backend that tracks tabs)."""
         hook = getattr(self.backend, name, None)
         return hook(*args) if hook is not None else None
 
@@ -654,9 +645,6 @@ class Session:
         if isinstance(msg, HistoryPage):
             await self.history_page(connection, msg.before)
             return
-        if isinstance(msg, CONVERSATION_MESSAGES):
-            await self.conversations.handle(connection, msg)
-            return
         if isinstance(msg, SessionAck):
             self.last_ack_seq = max(self.last_ack_seq, msg.last_seq)
             return
@@ -679,15 +667,6 @@ class Session:
                 self.error_to(connection, self._no_agent_text(), "no_agent")
                 return
             await self.backend.interrupt()
-        elif isinstance(msg, SelectBrowser):
-            select = getattr(self.backend, "select_browser", None)
-            if select is None:
-                self.error_to(connection, "only --backend native sessions pick browser clients",
-                              "not_native")
-                return
-            problem = select(msg.clientId)
-            if problem:
-                self.error_to(connection, problem["message"], problem["code"])
         elif isinstance(msg, SetModel):
             if self.backend is None:
                 self.error_to(connection, self._no_agent_text(), "no_agent")
@@ -696,6 +675,19 @@ class Session:
             self.agent_state["model"] = msg.model
             self.chosen_model = msg.model
             self.emit({"type": "session_update", "updates": {"model": msg.model}})
+        else:
+            await self._feature_message(connection, msg)
+
+    async def _feature_message(self, connection: BrowserConnection, msg: Any) -> None:
+        """A message a subscribed feature handles (session_hooks), or, with
+        none subscribed for it, the refusal its catalogue entry names."""
+        handler = self.hooks.handler_for(msg.type)
+        if handler is not None:
+            await handler.handle_message(connection, msg)
+            return
+        code, text = getattr(msg, "unhandled", (
+            "unsupported", f"this session does not handle {msg.type!r}"))
+        self.error_to(connection, text, code)
 
     def _no_agent_text(self) -> str:
         return self.no_agent_reason or "No agent is running in this session."
@@ -724,112 +716,12 @@ class Session:
             return
         text = f"{context}\n\n{msg.content}" if context else msg.content
         self.emit({"type": "status_change", "status": "running"})
-        note = await self._checkpoint_before_turn(msg.content, echo)
-        if note:
-            text = f"<workspace-restored>{note}</workspace-restored>\n\n{text}"
+        turn = UserTurn(msg.content, echo)
+        await self.hooks.before_turn(turn)
+        text = "\n\n".join([*turn.prefixes, text])
         await self.backend.send_user_message(
             text, [{"media_type": i.media_type, "data": i.data} for i in msg.images]
         )
-
-    async def _checkpoint_before_turn(self, message: str, echo: dict[str, Any]) -> str:
-        """Record the workspace before the turn reaches the agent, so that
-        it can be rewound to (``pneuma checkpoints``, the chat's "Rewind to
-        here"), tell the chat which user message (``echo``) it belongs to,
-        and return what a restore since the agent's last turn left for it
-        to know (the files it changed on disk; "" when none). In a worker
-        thread; a failure is logged and the turn goes on: the conversation
-        matters more than its checkpoint."""
-        store = self.checkpoints
-        if store is None:
-            return ""
-
-        def before_turn() -> tuple[str, str]:
-            note = store.take_agent_note()
-            return note, store.record(message, conversation=self.conversation_id).ref
-
-        # A restore from the terminal that no file event brought (it changed
-        # nothing the watcher sees) is listed before the turn it precedes.
-        await self.list_restores()
-        try:
-            note, ref = await asyncio.to_thread(before_turn)
-        except Exception as exc:
-            if not self.saving.failed("checkpoints", exc):
-                log.warning("could not record a checkpoint before the turn: %s", exc)
-            return ""
-        self.saving.resumed("checkpoints")
-        self._turns_checkpointed += 1
-        # The user message is found by its client_msg_id, else its timestamp.
-        self.emit({"type": "turn_checkpoint", "ref": ref,
-                   "client_msg_id": echo.get("client_msg_id"),
-                   "user_seq": echo.get("seq"), "user_timestamp": echo.get("timestamp")})
-        return note
-
-    async def list_restores(self) -> None:
-        """List in the chat the restores it has not listed yet: the chat's
-        own, and those made with ``pneuma checkpoints restore`` while this
-        run was up or before it started (the store keeps them as notices)."""
-        store = self.checkpoints
-        if store is None:
-            return
-        try:
-            notices = await asyncio.to_thread(store.take_chat_notices)
-        except Exception as exc:
-            log.warning("could not read the restores to list in the chat: %s", exc)
-            return
-        for notice in notices:
-            notice.pop("type", None)
-            self.emit({"type": "workspace_restored", **notice})
-
-    def list_restores_soon(self) -> None:
-        """``list_restores`` in the background, once at a time: files just
-        changed, perhaps by a restore from the terminal (still writing: the
-        listing waits for the store's lock, held until its notice is out)."""
-        if self.checkpoints is None:
-            return
-        self._restores_to_look_for = True
-        if self._listing_restores:
-            return  # the running listing looks again when it is done
-        self._listing_restores = True
-
-        async def listing() -> None:
-            try:
-                while self._restores_to_look_for:
-                    self._restores_to_look_for = False
-                    await self.list_restores()
-            finally:
-                self._listing_restores = False
-
-        self.spawn(listing())
-
-    def _turn_ended(self) -> None:
-        """The agent's turn is over: what changes after it is someone
-        else's (a hand edit that a rewind must not overwrite silently)."""
-        store = self.checkpoints
-        if store is None or not self._turns_checkpointed:
-            # Not a turn of the person's (a greeting): recording its end
-            # would mark the last turn's end later than it was, and a hand
-            # edit made in between as the agent's work.
-            return
-        self._turns_checkpointed -= 1
-
-        def end_and_compare() -> dict[str, Any] | None:
-            checkpoint = store.turn_ended()
-            if checkpoint is None or checkpoint.after is None:
-                return None
-            return {"ref": checkpoint.ref, "changes": store.changes_of(checkpoint.ref).to_json()}
-
-        async def record() -> None:
-            try:
-                ended = await asyncio.to_thread(end_and_compare)
-            except Exception as exc:
-                if not self.saving.failed("checkpoints", exc):
-                    log.warning("could not record the end of the turn: %s", exc)
-                return
-            if ended is not None:
-                # The chat shows under the user's message what the turn changed.
-                self.emit({"type": "turn_changes", **ended})
-
-        self.spawn(record())
 
     async def _permission_response(
         self, connection: BrowserConnection, msg: PermissionResponse
@@ -856,8 +748,8 @@ class Session:
         task.add_done_callback(self._tasks.discard)
 
     async def settle(self, timeout: float = 5.0) -> None:
-        """Let the session's own background work finish (the end of the
-        last turn's checkpoint), so that what it broadcasts is logged in
+        """Let the session's own background work finish (what a
+        feature spawned at the end of the last turn), so that what it broadcasts is logged in
         the conversation it is about, before another is shown."""
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=timeout)

@@ -239,7 +239,11 @@ async def test_a_restore_still_writing_when_the_watcher_wakes_is_listed_once_it_
 
     server = await make_server(watch=True)
     tab = await server.tab()
-    store = server.session.checkpoints
+    from pneuma.checkpoints.turn_listener import subscribed
+
+    turns = subscribed(server.session.hooks)
+    assert turns is not None
+    store = turns.store
     go_on = threading.Event()
 
     def slow_restore() -> None:

@@ -15,10 +15,12 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from pneuma.api import AgentEventSink, BackendOptions, LLMGateway
 
+from . import picker
 from .artifacts import ArtifactService
 from .clients import ExtensionRegistry, TwinStore
 from .config import NativeConfig
@@ -79,10 +81,13 @@ class NativeBackend:
         self._worker: asyncio.Task[None] | None = None
         self._turn: asyncio.Task[None] | None = None
         self._stopped = False
+        self._unsubscribe_picker: Callable[[], None] = lambda: None
 
     # -- AgentBackend ------------------------------------------------------------
 
     async def start(self) -> None:
+        self._unsubscribe_picker = picker.subscribe(
+            self.sink, lambda session: picker.BrowserPicker(session, self.select_browser))
         self.store.ensure_session(self.options.session_id, self.options.mode.name)
         tasks = self.orchestrator.resume_after_restart()
         state = {"model": self.config.model, "cwd": str(self.options.workspace),
@@ -119,6 +124,7 @@ class NativeBackend:
         if self._stopped:
             return
         self._stopped = True
+        self._unsubscribe_picker()
         self.viewers.cancel_all("the server is shutting down")
         for task in (self._turn, self._worker):
             if task is not None and not task.done():

@@ -1,0 +1,130 @@
+"""The session's lifecycle, which features subscribe to instead of being
+called by name (docs/architecture.md, "Session hooks").
+
+A feature is any object registered under a name with ``SessionHooks.add``;
+it implements the hooks it cares about, each optional:
+
+- ``async before_turn(turn)``: a user turn is about to reach the agent;
+  the feature may put text before it (``turn.prefixes``).
+- ``turn_ended(result)``: the agent's turn is over (the ``result`` message).
+- ``files_changed(files)``: the watcher saw workspace files change.
+- ``message_types`` and ``async handle_message(connection, msg)``: the
+  browser messages of those types go to this feature (one feature a type).
+
+Features are called in the order they were added. A lifecycle hook that
+raises is logged and the others still run: a feature's failure never
+breaks the session's turn. A message handler's exception reaches the
+socket's own handler, which logs it and answers that tab ``internal``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class UserTurn:
+    """A turn of the person's on its way to the agent."""
+
+    content: str
+    """What the person wrote (without the viewer context)."""
+    echo: dict[str, Any]
+    """The ``user_message`` broadcast, with its ``seq``."""
+    prefixes: list[str] = field(default_factory=list)
+    """Text put before the message the agent reads, in order, each
+    followed by a blank line."""
+
+
+@runtime_checkable
+class BeforeTurn(Protocol):
+    async def before_turn(self, turn: UserTurn) -> None: ...
+
+
+@runtime_checkable
+class TurnEnded(Protocol):
+    def turn_ended(self, result: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class FilesChanged(Protocol):
+    def files_changed(self, files: list[dict[str, Any]]) -> None: ...
+
+
+@runtime_checkable
+class MessageHandler(Protocol):
+    message_types: tuple[str, ...]
+
+    async def handle_message(self, connection: Any, msg: Any) -> None: ...
+
+
+class SessionHooks:
+    """One session's features, by name, in the order they were added."""
+
+    def __init__(self) -> None:
+        self._features: dict[str, object] = {}
+        self._handlers: dict[str, str] = {}  # message type -> feature name
+
+    def add(self, name: str, feature: object) -> None:
+        """Subscribe ``feature``; one under the same name is replaced (a
+        restarted agent registers its own again). A message type another
+        feature already handles is refused: two answers to one message
+        would be a bug found only in use."""
+        self.remove(name)
+        types = feature.message_types if isinstance(feature, MessageHandler) else ()
+        for kind in types:
+            owner = self._handlers.get(kind)
+            if owner is not None:
+                raise ValueError(f"{name!r} handles {kind!r}, which {owner!r} already handles")
+        self._features[name] = feature
+        for kind in types:
+            self._handlers[kind] = name
+
+    def remove(self, name: str, feature: object | None = None) -> None:
+        """Unsubscribe ``name`` (only if it is still ``feature``, when given)."""
+        current = self._features.get(name)
+        if current is None or (feature is not None and current is not feature):
+            return
+        del self._features[name]
+        self._handlers = {kind: owner for kind, owner in self._handlers.items() if owner != name}
+
+    def get(self, name: str) -> object | None:
+        return self._features.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._features)
+
+    def handler_for(self, message_type: str) -> MessageHandler | None:
+        name = self._handlers.get(message_type)
+        feature = self._features.get(name) if name is not None else None
+        return feature if isinstance(feature, MessageHandler) else None
+
+    def _each(self, hook: type[Any]) -> Iterator[tuple[str, Any]]:
+        for name, feature in list(self._features.items()):
+            if isinstance(feature, hook):
+                yield name, feature
+
+    async def before_turn(self, turn: UserTurn) -> None:
+        for name, feature in self._each(BeforeTurn):
+            try:
+                await feature.before_turn(turn)
+            except Exception:
+                log.exception("%s failed before the turn", name)
+
+    def turn_ended(self, result: dict[str, Any]) -> None:
+        for name, feature in self._each(TurnEnded):
+            try:
+                feature.turn_ended(result)
+            except Exception:
+                log.exception("%s failed at the end of the turn", name)
+
+    def files_changed(self, files: list[dict[str, Any]]) -> None:
+        for name, feature in self._each(FilesChanged):
+            try:
+                feature.files_changed(files)
+            except Exception:
+                log.exception("%s failed on changed files", name)
