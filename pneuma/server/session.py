@@ -17,20 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
-import math
 import time
-from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from pneuma.agents.base import AgentBackend
-from pneuma.server.channels import ConfirmationChannel, ViewerActionChannel
-from pneuma.server.connection import BrowserConnection, encode_frames
+from pneuma.core.backend import AgentBackend
+from pneuma.core.channels import ConfirmationChannel, ViewerActionChannel
+from pneuma.server.broadcast import Broadcasts
+from pneuma.server.broadcast import dumps as _dumps
+from pneuma.server.connection import BrowserConnection
 from pneuma.server.conversation_control import SessionConversations
-from pneuma.server.conversation_log import ConversationLog, LoggedMessage
+from pneuma.server.conversation_log import ConversationLog
 from pneuma.server.messages import (
     ConfirmationResponse,
     HistoryPage,
@@ -45,24 +44,15 @@ from pneuma.server.messages import (
 )
 from pneuma.server.saving_status import SavingStatus
 from pneuma.server.session_hooks import SessionHooks, UserTurn
+from pneuma.server.session_window import HISTORY_WINDOW_BYTES, ConversationWindow
 
 log = logging.getLogger(__name__)
 
 REPLAY_BUFFER_SIZE = 4096
-# The replay buffer is bounded in bytes too: a few long messages (a turn's
-# full text) must not pin megabytes.
-REPLAY_BUFFER_BYTES = 4 * 1024 * 1024
 DEDUPE_WINDOW = 1000
-# The newest part of the conversation kept in memory and sent to a new tab
-# at once; the rest is read from the log, a page at a time.
-HISTORY_WINDOW_BYTES = 1024 * 1024
+# Sent to a tab a page at a time when it scrolls back (history_page).
 HISTORY_PAGE_BYTES = 512 * 1024
 HISTORY_PAGE_COUNT = 500
-# A turn's final text is already in its assistant message: a result stores
-# it again only when it is short (an error message, say).
-RESULT_TEXT_KEPT = 1000
-# Assistant messages kept whole for merging the next block into them.
-ASSISTANT_CACHE = 4
 
 # Messages that make up the conversation shown after a reload (the last
 # three: what each turn changed, and rewinds; docs/checkpoints.md).
@@ -74,27 +64,6 @@ _STREAM_KEYS = ("type", "event", "parent_tool_use_id")
 # Kinds whose broadcast also changes the session's state (see emit).
 _STATEFUL_TYPES = {"assistant", "status_change", "permission_request", "permission_cancelled",
                    "cli_connected", "cli_disconnected", "result"}
-
-
-def _make_dumps() -> Callable[[Any], str]:
-    """Compact JSON text, non-ASCII as is: ``json.JSONEncoder(...).encode``
-    without the encoder object it builds on every call (a third of the cost
-    of a small message). Same output; a circular structure, which no
-    message can be, raises RecursionError instead of ValueError."""
-    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # no C accelerator
-        return encoder.encode
-    c_encode = make(None, encoder.default, json.encoder.encode_basestring, None, ":", ",",
-                    False, False, True)
-
-    def dumps(obj: Any) -> str:
-        return "".join(c_encode(obj, 0))
-
-    return dumps
-
-
-_dumps = _make_dumps()
 
 
 def format_ui_context(ui: UIContext) -> str:
@@ -112,7 +81,7 @@ def format_ui_context(ui: UIContext) -> str:
     return f"<viewer-context {' '.join(attrs)}>{body}</viewer-context>"
 
 
-class Session:
+class Session(Broadcasts, ConversationWindow):
     def __init__(
         self,
         session_id: str,
@@ -149,31 +118,16 @@ class Session:
         self.chosen_model: str | None = None
         self.status: str = "idle"
         self.agent_connected = False
-        self.seq = last_seq
-        # Seq numbers up to this one may be handed out; beyond it,
-        # reserve_seqs runs first (see use_seq_reservation).
-        self._seq_limit: float = math.inf
-        self._reserve_seqs: Callable[[int], int] | None = None
-        self.replay: deque[tuple[int, str]] = deque()
-        self._replay_size = replay_size
-        self._replay_bytes = 0
+        Broadcasts.__init__(self, last_seq, replay_size)
         # The conversation: the log (None: kept in memory only, as far as
         # the window reaches), and its newest messages (the window).
-        self.conversation: ConversationLog | None = None
-        self._window: deque[LoggedMessage] = deque()
-        self._window_bytes = 0
-        self._window_limit = history_window_bytes
-        self._window_by_message_id: dict[str, LoggedMessage] = {}
-        self._assistants: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._first_row_id: int | None = None
-        self._next_row_id = 1
+        ConversationWindow.__init__(self, history_window_bytes)
         # What cannot be saved now (a full disk): one line, and the page's banner.
         self.saving = SavingStatus(self._saving_changed)
         for message in history or ():
             self._record(message, _dumps(message))
         if conversation is not None:
             self.use_conversation(conversation)
-        self.connections: set[BrowserConnection] = set()
         self.pending_permissions: dict[str, dict[str, Any]] = {}
         self._seen_client_ids: OrderedDict[str, None] = OrderedDict()
         self.viewer_actions = ViewerActionChannel(self.emit, self._subscribed_count)
@@ -181,11 +135,6 @@ class Session:
         self.dirty = False
         self.last_ack_seq = 0
         self._tasks: set[asyncio.Task[Any]] = set()
-        # Broadcasts not yet handed to the connections (see flush), and the
-        # number of reasons to wait before doing so (an open batch, an open
-        # loop turn).
-        self._pending: list[str] = []
-        self._holds = 0
 
     # --- AgentEventSink ---
 
@@ -212,31 +161,6 @@ class Session:
         if not self._holds:
             self._open_turn()
 
-    def _remember(self, seq: int, text: str) -> None:
-        """Keep a broadcast for tabs that reconnect: the newest ones, at
-        most ``replay_size`` of them and ``REPLAY_BUFFER_BYTES`` in all (but
-        always the last)."""
-        replay = self.replay
-        replay.append((seq, text))
-        size = self._replay_bytes + len(text)
-        while len(replay) > self._replay_size or (size > REPLAY_BUFFER_BYTES and len(replay) > 1):
-            size -= len(replay.popleft()[1])
-        self._replay_bytes = size
-
-    def use_seq_reservation(self, reserve_seqs: Callable[[int], int]) -> None:
-        """Have ``reserve_seqs(seq)`` record (durably) that numbers from
-        ``seq`` on are in use before any is broadcast; it returns the highest
-        number now reserved. Without it numbers are not reserved (a session
-        that persists nothing). The first block is reserved here, at start:
-        the state files change when the server starts, not as a side effect
-        of whatever happens to broadcast first."""
-        self._reserve_seqs = reserve_seqs
-        self._reserve(self.seq + 1)
-
-    def _reserve(self, seq: int) -> None:
-        assert self._reserve_seqs is not None
-        self._seq_limit = self._reserve_seqs(seq)
-
     def _track(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
         """What a broadcast of ``kind`` changes in the session itself."""
         if kind == "assistant":
@@ -260,69 +184,6 @@ class Session:
             self.hooks.turn_ended(message)
         return message
 
-    def emit_stream(self, event_json: str, parent_json: str = "null") -> None:
-        """Broadcast a ``stream_event`` given as JSON text: the event and its
-        ``parent_tool_use_id``, cut from the agent's line by the stream-json
-        bridge. The same message ``emit`` would send, same key order, built
-        as text: the deltas are most of the traffic and json.dumps was most
-        of their cost. Not history; kept in the replay buffer like any
-        broadcast, so a reconnecting tab gets exactly these bytes."""
-        self.seq = seq = self.seq + 1
-        if seq > self._seq_limit:
-            self._reserve(seq)
-        text = (f'{{"type":"stream_event","event":{event_json},'
-                f'"parent_tool_use_id":{parent_json},"seq":{seq}}}')
-        self._remember(seq, text)
-        self._pending.append(text)
-        if not self._holds:
-            self._open_turn()
-
-    # --- batching broadcasts into frames ---
-    #
-    # Broadcasts collect in ``_pending``; ``flush`` joins them into one
-    # newline-separated frame, encodes it once and hands the same bytes to
-    # every subscribed connection (a connection that is behind queues them).
-    # When: the first broadcast of an event-loop turn goes at once (a lone
-    # message, e.g. a paced stream, waits for nothing); the rest of that
-    # turn at its end (one call_soon). A batch (the stream-json bridge's
-    # feed of one chunk of agent output) holds everything until it ends,
-    # then flushes at once. Anything sent to one tab only (replay, errors,
-    # snapshots) flushes first, so every tab sees messages in emit order.
-
-    def _open_turn(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (a script, a sync test): at once, always
-            self.flush()
-            return
-        self._holds += 1
-        loop.call_soon(self._end_turn)
-        self.flush()
-
-    def _end_turn(self) -> None:
-        self._holds -= 1
-        self.flush()
-
-    def begin_batch(self) -> None:
-        """Hold broadcasts until ``end_batch`` (nested batches are fine)."""
-        self._holds += 1
-
-    def end_batch(self) -> None:
-        self._holds -= 1
-        self.flush()
-
-    def flush(self) -> None:
-        """Hand every pending broadcast to the subscribed connections, as
-        one frame (or a few, beyond MAX_FRAME_BYTES) encoded once."""
-        pending = self._pending
-        if not pending:
-            return
-        self._pending = []
-        for data, count in encode_frames(pending):
-            for connection in self.connections:
-                if connection.subscribed:
-                    connection.send_frame(data, count)
-
     def set_agent_session_id(self, agent_session_id: str | None) -> None:
         if agent_session_id != self.agent_session_id:
             self.agent_session_id = agent_session_id
@@ -331,150 +192,6 @@ class Session:
 
     def set_agent_state(self, **state: Any) -> None:
         self.agent_state.update({k: v for k, v in state.items() if v is not None})
-
-    # --- history ---
-
-    @property
-    def history(self) -> list[dict[str, Any]]:
-        """The conversation's newest messages (the window), decoded: for
-        tests and tools; the session itself keeps only their text."""
-        return [json.loads(entry.text) for entry in self._window]
-
-    @property
-    def has_history(self) -> bool:
-        """Whether the conversation has any message (in memory or in the log)."""
-        return self._first_row_id is not None
-
-    def _merge_assistant(self, message: dict[str, Any]) -> dict[str, Any]:
-        """The CLI sends one ``assistant`` line per content block, all with
-        the same message id: fold them into one message the browser replaces
-        by id, never showing a block twice."""
-        inner = message.get("message")
-        if not isinstance(inner, dict) or not isinstance(inner.get("id"), str):
-            return message
-        key = inner["id"]
-        previous_message = self._assistants.get(key)
-        if previous_message is None:
-            entry = self._window_by_message_id.get(key)
-            if entry is not None:  # e.g. the first block after a restart
-                previous_message = json.loads(entry.text)
-        if previous_message is None:
-            merged = message
-        else:
-            previous = previous_message["message"]
-            blocks = list(previous.get("content") or [])
-            for block in inner.get("content") or []:
-                if block not in blocks:
-                    block_id = block.get("id") if isinstance(block, dict) else None
-                    replaced = False
-                    if block_id is not None:
-                        for i, existing in enumerate(blocks):
-                            if isinstance(existing, dict) and existing.get("id") == block_id:
-                                blocks[i] = block
-                                replaced = True
-                                break
-                    if not replaced:
-                        blocks.append(block)
-            merged = {**message, "message": {**previous, **inner, "content": blocks}}
-        self._assistants[key] = merged
-        self._assistants.move_to_end(key)
-        while len(self._assistants) > ASSISTANT_CACHE:
-            self._assistants.popitem(last=False)
-        return merged
-
-    def _record(self, message: dict[str, Any], text: str) -> None:
-        """Add a broadcast (``text`` is its JSON) to the conversation: to the
-        window and to the log."""
-        self.dirty = True
-        kind = message["type"]
-        message_id: str | None = None
-        if kind == "assistant":
-            inner = message.get("message")
-            if isinstance(inner, dict) and isinstance(inner.get("id"), str):
-                message_id = inner["id"]
-                entry = self._window_by_message_id.get(message_id)
-                if entry is not None:
-                    # The next block of a message already logged: one row, updated.
-                    self._window_bytes += len(text) - len(entry.text)
-                    entry.text = text
-                    if self.conversation is not None:
-                        self.conversation.replace(entry.row_id, message.get("seq", 0), text)
-                    self._trim_window()
-                    return
-        elif kind == "result":
-            text = _without_result_text(message, text)
-            # The turn is over: its messages are complete.
-            self._assistants.clear()
-        row_id = self._next_row_id
-        self._next_row_id += 1
-        if self._first_row_id is None:
-            self._first_row_id = row_id
-        self._window_add(LoggedMessage(row_id, message_id, text))
-        if self.conversation is not None:
-            self.conversation.append(self.conversation_id, row_id, message.get("seq", 0), kind,
-                                     message_id, text)
-            if kind == "user_message":
-                self.conversations.user_message_logged(message)
-        self._trim_window()
-
-    def use_conversation(self, conversation: ConversationLog) -> None:
-        """Keep the conversation in ``conversation`` from now on (called
-        before serving). When it has nothing of this session yet, the
-        messages the session was created with go into it; otherwise its
-        newest messages are the session's window."""
-        if self._window and conversation.is_empty(self.conversation_id):
-            rows = []
-            for entry in self._window:
-                message = json.loads(entry.text)
-                rows.append((int(message.get("seq") or 0), entry.message_id,
-                             str(message.get("type")), entry.text))
-            conversation.import_messages(self.conversation_id, rows)
-        self.conversation = conversation
-        conversation.on_pause = lambda reason: self.saving.pause("conversation", reason)
-        if conversation.paused is not None:
-            self.saving.pause("conversation", conversation.paused, said=True)
-        self.conversations.opened()
-        self._show_tail()
-
-    def _show_tail(self) -> None:
-        """Make the current conversation's newest messages the window."""
-        assert self.conversation is not None
-        tail = self.conversation.tail(self.conversation_id, self._window_limit)
-        self._assistants.clear()
-        self._window.clear()
-        self._window_bytes = 0
-        self._window_by_message_id.clear()
-        self._first_row_id = tail.first_row_id
-        self._next_row_id = tail.next_row_id
-        for entry in tail.messages:
-            self._window_add(entry)
-
-    def _window_add(self, entry: LoggedMessage) -> None:
-        self._window.append(entry)
-        self._window_bytes += len(entry.text)
-        if entry.message_id is not None:
-            self._window_by_message_id[entry.message_id] = entry
-
-    def _trim_window(self) -> None:
-        """Forget the oldest messages beyond the byte budget (the newest is
-        always kept). Without a log they are gone for good, as they were
-        for a session that persists nothing."""
-        window = self._window
-        while self._window_bytes > self._window_limit and len(window) > 1:
-            entry = window.popleft()
-            self._window_bytes -= len(entry.text)
-            if entry.message_id is not None \
-                    and self._window_by_message_id.get(entry.message_id) is entry:
-                del self._window_by_message_id[entry.message_id]
-        if self.conversation is None and window:
-            self._first_row_id = window[0].row_id
-
-    def _history_cursor(self) -> tuple[int | None, bool]:
-        """Where the window starts, and whether older messages exist."""
-        if not self._window:
-            return None, False
-        oldest = self._window[0].row_id
-        return oldest, self._first_row_id is not None and oldest > self._first_row_id
 
     async def history_page(self, connection: BrowserConnection, before: int) -> None:
         """Send one tab the messages before row ``before``, a page of them."""
@@ -766,16 +483,3 @@ class Session:
             await connection.close()
         self.connections.clear()
 
-
-def _without_result_text(message: dict[str, Any], text: str) -> str:
-    """A ``result`` as the conversation keeps it: its ``result`` text, a
-    copy of the turn's last assistant text, replaced by its length when long."""
-    data = message.get("data")
-    if not isinstance(data, dict):
-        return text
-    result = data.get("result")
-    if not isinstance(result, str) or len(result) <= RESULT_TEXT_KEPT:
-        return text
-    slim = {key: value for key, value in data.items() if key != "result"}
-    slim["result_length"] = len(result)
-    return _dumps({**message, "data": slim})

@@ -1,0 +1,203 @@
+"""The conversation a session shows: its newest part in memory (the
+window, bounded in bytes), the whole of it in the workspace's append-only
+log (``conversation_log``). ``pneuma.server.session.Session`` is built on
+it; a new tab gets the window at once, and older pages from the log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict, deque
+from typing import Any
+
+from pneuma.server.broadcast import dumps as _dumps
+from pneuma.server.conversation_control import SessionConversations
+from pneuma.server.conversation_log import ConversationLog, LoggedMessage
+from pneuma.server.saving_status import SavingStatus
+
+# The newest part of the conversation kept in memory and sent to a new tab
+# at once; the rest is read from the log, a page at a time.
+HISTORY_WINDOW_BYTES = 1024 * 1024
+# A turn's final text is already in its assistant message: a result stores
+# it again only when it is short (an error message, say).
+RESULT_TEXT_KEPT = 1000
+# Assistant messages kept whole for merging the next block into them.
+ASSISTANT_CACHE = 4
+
+
+
+class ConversationWindow:
+    """The window of the conversation and its log."""
+
+    conversation_id: str
+    conversation: ConversationLog | None
+    conversations: SessionConversations
+    saving: SavingStatus
+    dirty: bool
+
+    def __init__(self, history_window_bytes: int) -> None:
+        self.conversation = None
+        self._window: deque[LoggedMessage] = deque()
+        self._window_bytes = 0
+        self._window_limit = history_window_bytes
+        self._window_by_message_id: dict[str, LoggedMessage] = {}
+        self._assistants: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._first_row_id: int | None = None
+        self._next_row_id = 1
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The conversation's newest messages (the window), decoded: for
+        tests and tools; the session itself keeps only their text."""
+        return [json.loads(entry.text) for entry in self._window]
+
+    @property
+    def has_history(self) -> bool:
+        """Whether the conversation has any message (in memory or in the log)."""
+        return self._first_row_id is not None
+
+    def _merge_assistant(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The CLI sends one ``assistant`` line per content block, all with
+        the same message id: fold them into one message the browser replaces
+        by id, never showing a block twice."""
+        inner = message.get("message")
+        if not isinstance(inner, dict) or not isinstance(inner.get("id"), str):
+            return message
+        key = inner["id"]
+        previous_message = self._assistants.get(key)
+        if previous_message is None:
+            entry = self._window_by_message_id.get(key)
+            if entry is not None:  # e.g. the first block after a restart
+                previous_message = json.loads(entry.text)
+        if previous_message is None:
+            merged = message
+        else:
+            previous = previous_message["message"]
+            blocks = list(previous.get("content") or [])
+            for block in inner.get("content") or []:
+                if block not in blocks:
+                    block_id = block.get("id") if isinstance(block, dict) else None
+                    replaced = False
+                    if block_id is not None:
+                        for i, existing in enumerate(blocks):
+                            if isinstance(existing, dict) and existing.get("id") == block_id:
+                                blocks[i] = block
+                                replaced = True
+                                break
+                    if not replaced:
+                        blocks.append(block)
+            merged = {**message, "message": {**previous, **inner, "content": blocks}}
+        self._assistants[key] = merged
+        self._assistants.move_to_end(key)
+        while len(self._assistants) > ASSISTANT_CACHE:
+            self._assistants.popitem(last=False)
+        return merged
+
+    def _record(self, message: dict[str, Any], text: str) -> None:
+        """Add a broadcast (``text`` is its JSON) to the conversation: to the
+        window and to the log."""
+        self.dirty = True
+        kind = message["type"]
+        message_id: str | None = None
+        if kind == "assistant":
+            inner = message.get("message")
+            if isinstance(inner, dict) and isinstance(inner.get("id"), str):
+                message_id = inner["id"]
+                entry = self._window_by_message_id.get(message_id)
+                if entry is not None:
+                    # The next block of a message already logged: one row, updated.
+                    self._window_bytes += len(text) - len(entry.text)
+                    entry.text = text
+                    if self.conversation is not None:
+                        self.conversation.replace(entry.row_id, message.get("seq", 0), text)
+                    self._trim_window()
+                    return
+        elif kind == "result":
+            text = _without_result_text(message, text)
+            # The turn is over: its messages are complete.
+            self._assistants.clear()
+        row_id = self._next_row_id
+        self._next_row_id += 1
+        if self._first_row_id is None:
+            self._first_row_id = row_id
+        self._window_add(LoggedMessage(row_id, message_id, text))
+        if self.conversation is not None:
+            self.conversation.append(self.conversation_id, row_id, message.get("seq", 0), kind,
+                                     message_id, text)
+            if kind == "user_message":
+                self.conversations.user_message_logged(message)
+        self._trim_window()
+
+    def use_conversation(self, conversation: ConversationLog) -> None:
+        """Keep the conversation in ``conversation`` from now on (called
+        before serving). When it has nothing of this session yet, the
+        messages the session was created with go into it; otherwise its
+        newest messages are the session's window."""
+        if self._window and conversation.is_empty(self.conversation_id):
+            rows = []
+            for entry in self._window:
+                message = json.loads(entry.text)
+                rows.append((int(message.get("seq") or 0), entry.message_id,
+                             str(message.get("type")), entry.text))
+            conversation.import_messages(self.conversation_id, rows)
+        self.conversation = conversation
+        conversation.on_pause = lambda reason: self.saving.pause("conversation", reason)
+        if conversation.paused is not None:
+            self.saving.pause("conversation", conversation.paused, said=True)
+        self.conversations.opened()
+        self._show_tail()
+
+    def _show_tail(self) -> None:
+        """Make the current conversation's newest messages the window."""
+        assert self.conversation is not None
+        tail = self.conversation.tail(self.conversation_id, self._window_limit)
+        self._assistants.clear()
+        self._window.clear()
+        self._window_bytes = 0
+        self._window_by_message_id.clear()
+        self._first_row_id = tail.first_row_id
+        self._next_row_id = tail.next_row_id
+        for entry in tail.messages:
+            self._window_add(entry)
+
+    def _window_add(self, entry: LoggedMessage) -> None:
+        self._window.append(entry)
+        self._window_bytes += len(entry.text)
+        if entry.message_id is not None:
+            self._window_by_message_id[entry.message_id] = entry
+
+    def _trim_window(self) -> None:
+        """Forget the oldest messages beyond the byte budget (the newest is
+        always kept). Without a log they are gone for good, as they were
+        for a session that persists nothing."""
+        window = self._window
+        while self._window_bytes > self._window_limit and len(window) > 1:
+            entry = window.popleft()
+            self._window_bytes -= len(entry.text)
+            if entry.message_id is not None \
+                    and self._window_by_message_id.get(entry.message_id) is entry:
+                del self._window_by_message_id[entry.message_id]
+        if self.conversation is None and window:
+            self._first_row_id = window[0].row_id
+
+    def _history_cursor(self) -> tuple[int | None, bool]:
+        """Where the window starts, and whether older messages exist."""
+        if not self._window:
+            return None, False
+        oldest = self._window[0].row_id
+        return oldest, self._first_row_id is not None and oldest > self._first_row_id
+
+
+
+def _without_result_text(message: dict[str, Any], text: str) -> str:
+    """A ``result`` as the conversation keeps it: its ``result`` text, a
+    copy of the turn's last assistant text, replaced by its length when long."""
+    data = message.get("data")
+    if not isinstance(data, dict):
+        return text
+    result = data.get("result")
+    if not isinstance(result, str) or len(result) <= RESULT_TEXT_KEPT:
+        return text
+    slim = {key: value for key, value in data.items() if key != "result"}
+    slim["result_length"] = len(result)
+    return _dumps({**message, "data": slim})
