@@ -12,9 +12,9 @@ import logging
 
 from aiohttp import WSMsgType, web
 
+from pneuma.core.messages import BadBrowserMessage, parse_browser_message
 from pneuma.server.config import served_session
 from pneuma.server.connection import BrowserConnection
-from pneuma.core.messages import BadBrowserMessage, parse_browser_message
 
 log = logging.getLogger(__name__)
 

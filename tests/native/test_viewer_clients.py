@@ -8,9 +8,9 @@ import uuid
 
 import pytest
 
-from pneuma.server.channels import NoBrowserConnected
-from pneuma.server.connection import BrowserConnection
+from pneuma.core.channels import NoBrowserConnected
 from pneuma.core.messages import SelectBrowser
+from pneuma.server.connection import BrowserConnection
 from pneuma.server.session import Session
 from tests.fakes.anthropic_api import text, tool_use
 from tests.native.conftest import ScriptedClient
