@@ -23,15 +23,15 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from pneuma.server.conversation_log import ConversationLog, ConversationLogError
-from pneuma.server.conversations import clean_title, title_from
-from pneuma.server.messages import (
+from pneuma.core.messages import (
     ConversationDelete,
     ConversationList,
     ConversationNew,
     ConversationRename,
     ConversationSwitch,
 )
+from pneuma.server.conversation_log import ConversationLog, ConversationLogError
+from pneuma.server.conversations import clean_title, title_from
 
 log = logging.getLogger(__name__)
 
