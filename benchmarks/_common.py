@@ -241,11 +241,11 @@ async def start_pneuma_app(workspace: Path, *, backend: str = "none", claude_bin
     """
     from aiohttp import web
 
-    from pneuma.cli.runner import bind_socket, find_backend
     from pneuma.host.registry import get_mode
     from pneuma.server.app import ServerConfig, create_app
     from pneuma.server.persistence import load_session
     from pneuma.server.session import Session
+    from pneuma.startup.runner import bind_socket, find_backend
     from pneuma.workspace.params import init_workspace
     from pneuma.workspace.skill import install_skill
 
@@ -272,7 +272,7 @@ async def start_pneuma_app(workspace: Path, *, backend: str = "none", claude_bin
     base = f"http://127.0.0.1:{port}"
     import gc
 
-    gc.freeze()  # as `pneuma run` does once it is ready (pneuma.cli.runner.serve)
+    gc.freeze()  # as `pneuma run` does once it is ready (pneuma.startup.runner.serve)
     return runner, base, session, token
 
 

@@ -114,7 +114,7 @@ def cold_run_ms(folder: Path) -> float:
 def fill_recent_list(home: Path, count: int) -> None:
     """``count`` workspaces with a few files and a logged conversation each,
     listed in PNEUMA_HOME as `pneuma run` would list them."""
-    from pneuma.launcher.recent import RecentWorkspaces
+    from pneuma.startup.recent import RecentWorkspaces
 
     recent = RecentWorkspaces(home / "pneuma-home")
     for n in range(count):
@@ -133,7 +133,7 @@ def fill_recent_list(home: Path, count: int) -> None:
 
 def bare_list_ms(home: Path, runs: int) -> float:
     """The list's JSON from the list file alone, nothing read from the workspaces."""
-    from pneuma.launcher.recent import RecentWorkspaces
+    from pneuma.startup.recent import RecentWorkspaces
 
     recent = RecentWorkspaces(home / "pneuma-home")
     times = []

@@ -2,7 +2,7 @@
 
 1. Warm start (the figure a browser waits for every day): ``pneuma run
    --mode slide --no-open --backend none --no-prompt --port 0 --workspace
-   W`` on a W an earlier start stamped (``pneuma.cli.launch_stamp``),
+   W`` on a W an earlier start stamped (``pneuma.startup.launch_stamp``),
    timed from spawn to its ready line and to the first HTTP answer from
    the URL it printed (``GET /api/session``, sent the moment the line is
    read): median of 10 runs. On a warm start the ready line comes right

@@ -51,12 +51,12 @@ _EXPORTS: dict[str, str] = {
     "ExportResult": "pneuma.host.exporters:ExportResult",
     "ExportError": "pneuma.host.exporters:ExportError",
     # agent backends
-    "AgentBackend": "pneuma.agents.base:AgentBackend",
-    "AgentEventSink": "pneuma.agents.base:AgentEventSink",
-    "BackendOptions": "pneuma.agents.base:BackendOptions",
-    "BackendSpec": "pneuma.agents.base:BackendSpec",
-    "BackendStatus": "pneuma.agents.base:BackendStatus",
-    "BackendCheckContext": "pneuma.agents.base:BackendCheckContext",
+    "AgentBackend": "pneuma.core.backend:AgentBackend",
+    "AgentEventSink": "pneuma.core.backend:AgentEventSink",
+    "BackendOptions": "pneuma.core.backend:BackendOptions",
+    "BackendSpec": "pneuma.core.backend:BackendSpec",
+    "BackendStatus": "pneuma.core.backend:BackendStatus",
+    "BackendCheckContext": "pneuma.core.backend:BackendCheckContext",
     # the running session
     "Pneuma": "pneuma.server.handle:Pneuma",
     "pneuma_of": "pneuma.server.handle:pneuma_of",
@@ -68,25 +68,25 @@ _EXPORTS: dict[str, str] = {
     # the workspace on an origin of its own, for previews that run its pages
     "ContentSite": "pneuma.server.content_site:ContentSite",
     # errors
-    "ToolError": "pneuma.tools.errors:ToolError",
-    "ErrorCode": "pneuma.tools.errors:ErrorCode",
-    "ERROR_CODES": "pneuma.tools.errors:ERROR_CODES",
-    "HTTP_STATUS": "pneuma.tools.errors:HTTP_STATUS",
+    "ToolError": "pneuma.core.errors:ToolError",
+    "ErrorCode": "pneuma.core.errors:ErrorCode",
+    "ERROR_CODES": "pneuma.core.errors:ERROR_CODES",
+    "HTTP_STATUS": "pneuma.core.errors:HTTP_STATUS",
     "error_response": "pneuma.server.errors:error_response",
     # tools and files
     "ToolContext": "pneuma.tools.context:ToolContext",
     "Interaction": "pneuma.tools.context:Interaction",
-    "Sandbox": "pneuma.tools.sandbox:Sandbox",
-    "read_text": "pneuma.tools.files:read_text",
-    "atomic_write_text": "pneuma.tools.files:atomic_write_text",
-    "atomic_write_bytes": "pneuma.tools.files:atomic_write_bytes",
-    "write_in_workspace": "pneuma.tools.files:write_in_workspace",
+    "Sandbox": "pneuma.core.sandbox:Sandbox",
+    "read_text": "pneuma.core.files:read_text",
+    "atomic_write_text": "pneuma.core.files:atomic_write_text",
+    "atomic_write_bytes": "pneuma.core.files:atomic_write_bytes",
+    "write_in_workspace": "pneuma.core.files:write_in_workspace",
     # a mode's own state under .pneuma/, never through a link
-    "read_state_bytes": "pneuma.tools.state_files:read_state_bytes",
-    "write_state_bytes": "pneuma.tools.state_files:write_state_bytes",
-    "UnsafeStatePath": "pneuma.tools.state_files:UnsafeStatePath",
-    "check_sqlite_files": "pneuma.tools.state_files:check_sqlite_files",
-    "content_hash": "pneuma.tools.files:content_hash",
+    "read_state_bytes": "pneuma.core.state_files:read_state_bytes",
+    "write_state_bytes": "pneuma.core.state_files:write_state_bytes",
+    "UnsafeStatePath": "pneuma.core.state_files:UnsafeStatePath",
+    "check_sqlite_files": "pneuma.core.state_files:check_sqlite_files",
+    "content_hash": "pneuma.core.files:content_hash",
     "line_diff": "pneuma.tools.diff:line_diff",
     "apply_line_diff": "pneuma.tools.diff:apply_line_diff",
     "SnapshotStore": "pneuma.tools.snapshots:SnapshotStore",
@@ -115,11 +115,11 @@ _EXPORTS: dict[str, str] = {
     "ToolCallResult": "pneuma.llm.gateway:ToolCallResult",
     # the host's one file watcher, for a mode's own command outside `pneuma run`
     "watch_workspace": "pneuma.server.watcher:watch_workspace",
-    "FileFilter": "pneuma.server.watcher:FileFilter",
+    "FileFilter": "pneuma.core.file_filter:FileFilter",
     "SelfWrites": "pneuma.server.watcher:SelfWrites",
     # requests to the browser (viewer actions, confirmations) that found no tab or no answer
-    "NoBrowserConnected": "pneuma.server.channels:NoBrowserConnected",
-    "BrowserRequestTimeout": "pneuma.server.channels:BrowserRequestTimeout",
+    "NoBrowserConnected": "pneuma.core.channels:NoBrowserConnected",
+    "BrowserRequestTimeout": "pneuma.core.channels:BrowserRequestTimeout",
     # CLAUDE.md's Pneuma marker sections
     "find_sections": "pneuma.workspace.claude_md:find_sections",
     "MarkerError": "pneuma.workspace.claude_md:MarkerError",
@@ -136,13 +136,30 @@ _DEPRECATED: dict[str, tuple[str, str]] = {}
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
-    from pneuma.agents.base import (
+    from pneuma.core.backend import (
         AgentBackend,
         AgentEventSink,
         BackendCheckContext,
         BackendOptions,
         BackendSpec,
         BackendStatus,
+    )
+    from pneuma.core.channels import BrowserRequestTimeout, NoBrowserConnected
+    from pneuma.core.errors import ERROR_CODES, HTTP_STATUS, ErrorCode, ToolError
+    from pneuma.core.file_filter import FileFilter
+    from pneuma.core.files import (
+        atomic_write_bytes,
+        atomic_write_text,
+        content_hash,
+        read_text,
+        write_in_workspace,
+    )
+    from pneuma.core.sandbox import Sandbox
+    from pneuma.core.state_files import (
+        UnsafeStatePath,
+        check_sqlite_files,
+        read_state_bytes,
+        write_state_bytes,
     )
     from pneuma.host.exporters import (
         Exporter,
@@ -165,7 +182,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.settings import LLMSettings
-    from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
     from pneuma.server.config import ServerConfig
     from pneuma.server.content_site import ContentSite
     from pneuma.server.errors import error_response
@@ -175,19 +191,11 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         ensure_headless_server,
         running_headless_server,
     )
-    from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
+    from pneuma.server.watcher import SelfWrites, watch_workspace
     from pneuma.tools.browser import is_local_url
     from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
     from pneuma.tools.context import Interaction, ToolContext
     from pneuma.tools.diff import apply_line_diff, line_diff
-    from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS, ErrorCode, ToolError
-    from pneuma.tools.files import (
-        atomic_write_bytes,
-        atomic_write_text,
-        content_hash,
-        read_text,
-        write_in_workspace,
-    )
     from pneuma.tools.html_render import (
         EXPORT_TIMEOUT_S,
         find_chromium,
@@ -202,16 +210,9 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     )
     from pneuma.tools.runtime import call_tool as call_mode_tool
     from pneuma.tools.runtime import forward_to_server
-    from pneuma.tools.sandbox import Sandbox
     from pneuma.tools.server_client import request_json
     from pneuma.tools.snapshots import SnapshotStore
     from pneuma.tools.state import ToolState
-    from pneuma.tools.state_files import (
-        UnsafeStatePath,
-        check_sqlite_files,
-        read_state_bytes,
-        write_state_bytes,
-    )
     from pneuma.workspace.claude_md import MarkerError, find_sections
     from pneuma.workspace.params import read_config
 

@@ -112,7 +112,7 @@ def test_the_boundary_check_sees_every_way_in(tmp_path: Path, monkeypatch):
         "plugins/probe/pneuma_probe/ok.py":
             "from pneuma.api import ToolError\nimport pneuma.api as api\nfrom . import ok\n",
         "plugins/probe/pneuma_probe/bad_from.py": "from pneuma import hookimpl\n",
-        "plugins/probe/pneuma_probe/bad_module.py": "from pneuma.tools.errors import ToolError\n",
+        "plugins/probe/pneuma_probe/bad_module.py": "from pneuma.core.errors import ToolError\n",
         "plugins/probe/pneuma_probe/bad_import.py": "import pneuma.server.config\n",
         "plugins/probe/pneuma_probe/bad_bare.py": "import pneuma\n",
         "plugins/probe/pneuma_probe/bad_dynamic.py":

@@ -169,3 +169,66 @@ def test_the_host_never_imports_its_test_helpers():
         if name == "pneuma.testing" or name.startswith("pneuma.testing.")
     ]
     assert offenders == []
+
+
+# --- floors: an upper floor imports lower ones only (docs/architecture.md) ---
+
+FLOORS: dict[str, int] = {
+    # the ground floor: the error model, sandbox, files, state, filter,
+    # channels, the backend contract; and the package's own root (hookimpl)
+    "core": 0, "__init__": 0,
+    # one idea per package
+    "llm": 1, "host": 1, "workspace": 1, "tools": 1, "checkpoints": 1,
+    # the session's plumbing and the HTTP/WebSocket server
+    "server": 2,
+    # the one front door for modes and backends
+    "api": 3,
+    # backends, each owning its specifics
+    "agents": 4,
+    # starting and serving a workspace, for both front ends
+    "startup": 5,
+    # the front ends and the test helpers
+    "launcher": 6, "cli": 6, "testing": 6, "__main__": 6,
+}
+MAX_IMPORTS_UP = 2
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def package_imports() -> dict[tuple[str, str], list[str]]:
+    """(importer package, imported package) -> where, for every import
+    between two packages of ``pneuma/`` (TYPE_CHECKING and function-local
+    ones included)."""
+    modules = module_files(PACKAGE)
+    found: dict[tuple[str, str], list[str]] = {}
+    for name, path in modules.items():
+        for imported, line in imported_names(name, path):
+            target = most_specific(imported, modules)
+            if target is None or _package(target) == _package(name):
+                continue
+            found.setdefault((_package(name), _package(target)), []).append(
+                f"{path.relative_to(REPO)}:{line} imports {target}")
+    return found
+
+
+def test_every_package_has_a_floor():
+    packages = {_package(name) for name in module_files(PACKAGE)}
+    assert sorted(packages - set(FLOORS)) == [], \
+        "give the new package a floor in FLOORS (and a line in docs/architecture.md)"
+
+
+def test_no_two_packages_import_each_other():
+    edges = package_imports()
+    mutual = sorted({tuple(sorted(pair)) for pair in edges if pair[::-1] in edges})
+    assert mutual == [], "\n".join(
+        f"{a} <-> {b}: " + "; ".join(edges[(a, b)][:2] + edges[(b, a)][:2]) for a, b in mutual)
+
+
+def test_imports_run_down_the_floors():
+    up = [where for (importer, imported), places in sorted(package_imports().items())
+          if FLOORS.get(importer, 99) < FLOORS.get(imported, 99) for where in places]
+    assert len(up) <= MAX_IMPORTS_UP, \
+        f"{len(up)} imports run up a floor (at most {MAX_IMPORTS_UP}):\n" + "\n".join(up)

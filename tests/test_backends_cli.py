@@ -17,9 +17,9 @@ from click.testing import CliRunner
 
 from pneuma.api import BackendCheckContext, BackendSpec, BackendStatus, hookimpl
 from pneuma.cli import cli
-from pneuma.cli.start_checks import StartProblem, start_checks
 from pneuma.host.modes import ModeSource
 from pneuma.host.registry import get_mode
+from pneuma.startup.start_checks import StartProblem, start_checks
 from pneuma.testing import register_plugin
 from tests.pneuma_process import PNEUMA, no_server_left  # noqa: F401 (autouse fixture)
 

@@ -28,9 +28,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pneuma.agents.base import BackendOptions
 from pneuma.agents.claude_code import ClaudeCodeBackend, read_lines
 from pneuma.agents.stream_json import PREVIEW_CHARS, AgentLink, StreamJsonBridge
+from pneuma.core.backend import BackendOptions
 from pneuma.host.registry import get_mode
 from pneuma.server.session import Session
 from tests.fakes.sink import RecordingSink

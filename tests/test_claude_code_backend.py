@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from pneuma.agents import claude_code
-from pneuma.agents.base import BackendOptions
 from pneuma.agents.claude_code import ClaudeCodeBackend, find_claude_binary
+from pneuma.core.backend import BackendOptions
 from tests.fakes.sink import RecordingSink
 
 FAKE_CLI = Path(__file__).parent / "fakes" / "fake_claude.py"

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from pneuma.tools.files import STALE_TEMP_AGE, remove_stale_temp_files, temp_name
+from pneuma.core.files import STALE_TEMP_AGE, remove_stale_temp_files, temp_name
 
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 
@@ -25,7 +25,7 @@ PNEUMA = str(Path(sys.executable).parent / "pneuma")
 HANGING_WRITER = """
 import os, sys, time
 from pathlib import Path
-from pneuma.tools import files
+from pneuma.core import files
 os.fsync = lambda fd: time.sleep(600)
 files.atomic_write_bytes(Path(sys.argv[1]), b"x" * 300_000)
 """

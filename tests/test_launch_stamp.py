@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pneuma.cli.launch_stamp import (
+from pneuma.startup.launch_stamp import (
     STAMP_FILE,
     launch_key,
     stamp_is_current,
@@ -148,7 +148,7 @@ def test_a_stamp_that_lies_does_not_skip_the_checks(tmp_path):
     # Re-stamp the broken state as if it were the last good one.
     subprocess.run(
         [sys.executable, "-c",
-         "import json, sys, pathlib; from pneuma.cli.launch_stamp import write_stamp; "
+         "import json, sys, pathlib; from pneuma.startup.launch_stamp import write_stamp; "
          "s = json.loads(sys.argv[2]); "
          "write_stamp(pathlib.Path(sys.argv[1]), s['key'], s['paths'], s.get('first'))",
          str(workspace), json.dumps(stamp)],

@@ -17,8 +17,8 @@ from aiohttp import web
 from click.testing import CliRunner
 
 from pneuma import hookimpl
-from pneuma.agents.base import BackendSpec
 from pneuma.cli import cli
+from pneuma.core.backend import BackendSpec
 from pneuma.host import hookspecs
 from pneuma.host.modes import ClaudeMdSection, ModeSource, UnknownModeError
 from pneuma.host.plugins import DEFAULT_PLUGINS, build_plugin_manager

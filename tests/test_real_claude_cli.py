@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from pneuma.agents import claude_code
-from pneuma.agents.base import BackendOptions
 from pneuma.agents.claude_code import ClaudeCodeBackend
+from pneuma.core.backend import BackendOptions
 from tests.fakes.anthropic_api import FakeAnthropicAPI, text, tool_use
 from tests.fakes.sink import RecordingSink
 from tests.loopback import fail_unless_loopback_only

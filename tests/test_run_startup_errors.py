@@ -12,7 +12,7 @@ import subprocess
 import threading
 from pathlib import Path
 
-from pneuma.cli.launch_stamp import launch_key, stamp_is_current, write_stamp
+from pneuma.startup.launch_stamp import launch_key, stamp_is_current, write_stamp
 from tests.pneuma_process import no_server_left, start_run  # noqa: F401 (autouse fixture)
 
 

@@ -222,7 +222,7 @@ def test_the_server_import_reads_no_ca_bundle_until_a_client_context_is_used():
     imports it so that their CA certificates are read on first use."""
     script = (
         "import ssl\n"
-        "from pneuma.cli.runner import import_aiohttp_web\n"
+        "from pneuma.startup.runner import import_aiohttp_web\n"
         "import_aiohttp_web()\n"
         "from aiohttp import connector\n"
         "contexts = [connector._SSL_CONTEXT_VERIFIED, connector._SSL_CONTEXT_UNVERIFIED]\n"
@@ -261,7 +261,7 @@ def test_a_stop_signal_swallowed_in_a_weakref_callback_stops_quietly():
     "Exception ignored in ..." traceback on the terminal."""
     script = (
         "import os, signal, weakref\n"
-        "from pneuma.cli.runner import interrupt_on_stop_signals, stop_signalled\n"
+        "from pneuma.startup.runner import interrupt_on_stop_signals, stop_signalled\n"
         "interrupt_on_stop_signals()\n"
         "class Lock: pass\n"
         "def cleanup(ref):\n"

@@ -17,11 +17,8 @@ from pathlib import Path
 import pytest
 
 from pneuma.checkpoints.store import Checkpoints
-from pneuma.cli import workspace_lock
-from pneuma.cli.start_checks import StartProblem, claim_workspace
-from pneuma.server.content_site import ContentSite
-from pneuma.tools.sandbox import Sandbox
-from pneuma.tools.state_files import (
+from pneuma.core.sandbox import Sandbox
+from pneuma.core.state_files import (
     UnsafeStatePath,
     audit_state_dir,
     check_sqlite_files,
@@ -30,6 +27,9 @@ from pneuma.tools.state_files import (
     write_beneath,
     write_state_bytes,
 )
+from pneuma.server.content_site import ContentSite
+from pneuma.startup import workspace_lock
+from pneuma.startup.start_checks import StartProblem, claim_workspace
 from pneuma.workspace.mode_switch import remove_old_skill
 from tests.pneuma_process import PNEUMA, no_server_left, start_run  # noqa: F401 (autouse)
 

@@ -5,11 +5,16 @@ backend would."""
 from __future__ import annotations
 
 from pneuma import hookimpl
-from pneuma.agents.base import AgentBackend, AgentEventSink, BackendOptions, BackendSpec
 from pneuma.agents.builtin_checks import (
     claude_code_status,
     no_agent_status,
     socket_status,
+)
+from pneuma.core.backend import (
+    AgentBackend,
+    AgentEventSink,
+    BackendOptions,
+    BackendSpec,
 )
 
 

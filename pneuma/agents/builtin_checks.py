@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 
-from pneuma.agents.base import BackendCheckContext, BackendStatus
+from pneuma.core.backend import BackendCheckContext, BackendStatus
 
 VERSION_TIMEOUT = 5.0  # seconds a `claude --version` may take before it is left unknown
 

@@ -32,7 +32,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pneuma.agents.base import AgentEventSink, BackendOptions
 from pneuma.agents.stream_json import (
     AUTH_HINT,
     CONTROL_TIMEOUT,
@@ -42,6 +41,7 @@ from pneuma.agents.stream_json import (
 )
 from pneuma.agents.stream_json import AUTH_PATTERN as _AUTH_PATTERN
 from pneuma.agents.stream_json_backend import StreamJsonBackend
+from pneuma.core.backend import AgentEventSink, BackendOptions
 
 __all__ = [
     "AUTH_HINT",

@@ -32,9 +32,9 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, NamedTuple
 
-from pneuma.agents.base import AgentEventSink, BackendOptions
 from pneuma.agents.stream_json import AgentLink
 from pneuma.agents.stream_json_backend import StreamJsonBackend
+from pneuma.core.backend import AgentEventSink, BackendOptions
 
 if TYPE_CHECKING:
     from aiohttp import web

@@ -37,7 +37,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from pneuma.agents.base import AgentEventSink
+from pneuma.core.backend import AgentEventSink
 
 log = logging.getLogger(__name__)
 

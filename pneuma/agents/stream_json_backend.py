@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from pneuma.agents.base import AgentEventSink, BackendOptions
 from pneuma.agents.stream_json import StreamJsonBridge
+from pneuma.core.backend import AgentEventSink, BackendOptions
 
 
 class StreamJsonBackend:

@@ -18,8 +18,8 @@ import re
 import stat
 from pathlib import Path
 
-from pneuma.tools.files import temp_name
-from pneuma.tools.state_files import ensure_dir, read_state_bytes
+from pneuma.core.files import temp_name
+from pneuma.core.state_files import ensure_dir, read_state_bytes
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 

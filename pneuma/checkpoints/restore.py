@@ -26,9 +26,9 @@ from typing import Any, Literal
 from pneuma.checkpoints.compare import changes, differs
 from pneuma.checkpoints.model import Checkpoint, FileEntry, FileMap
 from pneuma.checkpoints.store import Checkpoints, _now_ms, _why
-from pneuma.server.watcher import FileFilter
-from pneuma.tools.errors import ToolError
-from pneuma.tools.files import atomic_write_at
+from pneuma.core.errors import ToolError
+from pneuma.core.file_filter import FileFilter
+from pneuma.core.files import atomic_write_at
 
 Action = Literal["create", "write", "delete"]
 # Why a file as it is now stays through a rewind (the undo could not bring it back).

@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from pneuma.checkpoints.blobs import BlobStore, sha256
 from pneuma.checkpoints.model import FileEntry, FileMap
-from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import READ_ONLY_TOP, Sandbox, _segment_forbidden
+from pneuma.core.errors import ToolError
+from pneuma.core.sandbox import READ_ONLY_TOP, Sandbox, _segment_forbidden
 
 # Never descended into, whatever the mode's patterns say: Pneuma's own
 # state, the agent's settings, version control and dependencies.

@@ -29,10 +29,10 @@ from pneuma.checkpoints.compare import Changes, changes, unified_diff
 from pneuma.checkpoints.model import Checkpoint, FileMap, Kind
 from pneuma.checkpoints.policy import StorePolicy
 from pneuma.checkpoints.scan import scan
-from pneuma.server.watcher import FileFilter
-from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import Sandbox
-from pneuma.tools.state_files import (
+from pneuma.core.errors import ToolError
+from pneuma.core.file_filter import FileFilter
+from pneuma.core.sandbox import Sandbox
+from pneuma.core.state_files import (
     ensure_dir,
     open_state_file,
     read_state_bytes,

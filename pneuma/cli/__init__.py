@@ -14,10 +14,10 @@ from typing import Any
 import click
 
 from pneuma import __version__
-from pneuma.cli.backends import backends
 from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
 from pneuma.cli.export import export_command
+from pneuma.startup.backends import backends
 
 
 class PneumaGroup(click.Group):
@@ -99,7 +99,7 @@ def _echo_notice(line: str) -> None:
 def _install_skill(mode: Any, workspace: Path, values: dict[str, Any], **options: Any) -> Any:
     """Install (or with ``check=True`` compare) the mode's skill; a marker or
     install problem ends the command with status 2, warnings go to stderr."""
-    from pneuma.cli.start_checks import StartProblem, install_skill
+    from pneuma.startup.start_checks import StartProblem, install_skill
 
     try:
         return install_skill(mode, workspace, values, _echo_notice, **options)
@@ -108,9 +108,9 @@ def _install_skill(mode: Any, workspace: Path, values: dict[str, Any], **options
 
 
 def _load_mode(name: str, *, schema_cache: bool = True):
-    """The mode for a command (pneuma.cli.start_checks.load_mode); an
+    """The mode for a command (pneuma.startup.start_checks.load_mode); an
     unknown one ends the command with status 2."""
-    from pneuma.cli.start_checks import StartProblem, load_mode
+    from pneuma.startup.start_checks import StartProblem, load_mode
 
     try:
         return load_mode(name, schema_cache=schema_cache)
@@ -217,8 +217,8 @@ def prepare_workspace(
     mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool
 ) -> tuple[Any, dict[str, Any]]:
     """Seed the workspace and settle params; shared by init, skill install and run."""
-    from pneuma.cli.start_checks import StartProblem, refuse_unsafe_state
-    from pneuma.cli.start_checks import prepare_workspace as prepare
+    from pneuma.startup.start_checks import StartProblem, refuse_unsafe_state
+    from pneuma.startup.start_checks import prepare_workspace as prepare
 
     try:
         refuse_unsafe_state(workspace)
@@ -262,7 +262,7 @@ def skill_install(
     backend: str,
 ) -> None:
     """Install the skill, CLAUDE.md sections, slash commands and MCP servers."""
-    from pneuma.cli.start_checks import backend_instruction_files
+    from pneuma.startup.start_checks import backend_instruction_files
 
     if check:
         from pneuma.workspace.params import WorkspaceError, resolve_params
@@ -342,8 +342,8 @@ def run_command(
     params: tuple[str, ...],
 ) -> None:
     """Open a workspace in the browser with an agent beside it."""
-    from pneuma.cli.launch_stamp import current_stamp, first_answers, launch_key
-    from pneuma.cli.runner import (
+    from pneuma.startup.launch_stamp import current_stamp, first_answers, launch_key
+    from pneuma.startup.runner import (
         PortUnavailable,
         RunOptions,
         announce,
@@ -351,7 +351,7 @@ def run_command(
         run,
         stop_signalled,
     )
-    from pneuma.cli.streams import guard_standard_streams
+    from pneuma.startup.streams import guard_standard_streams
 
     # The terminal or supervisor may go away at any moment: a message to
     # a stream nobody reads, or its SIGHUP, must still end in a clean stop.
@@ -383,7 +383,7 @@ def run_command(
     try:
         # When the last start's checks saw exactly these files, the ready
         # line goes out first and the same checks run while the browser
-        # comes up (pneuma.cli.launch_stamp), its first requests answered
+        # comes up (pneuma.startup.launch_stamp), its first requests answered
         # meanwhile from what the stamp recorded; otherwise they run first.
         stamp = current_stamp(workspace, key)
         if stamp is not None:
@@ -418,8 +418,8 @@ def run_command(
 
 def _claim_workspace(workspace: Path, mode_name: str, switch_mode: bool,
                      create: bool = False) -> None:
-    """pneuma.cli.start_checks.claim_workspace, ending the command on a problem."""
-    from pneuma.cli.start_checks import StartProblem, claim_workspace
+    """pneuma.startup.start_checks.claim_workspace, ending the command on a problem."""
+    from pneuma.startup.start_checks import StartProblem, claim_workspace
 
     try:
         claim_workspace(workspace, mode_name, switch_mode, create, _echo_notice)
@@ -430,7 +430,7 @@ def _claim_workspace(workspace: Path, mode_name: str, switch_mode: bool,
 def _check_root_permission_mode(permission_mode: str | None) -> None:
     if permission_mode != "bypassPermissions":
         return  # and the quick start imports nothing more
-    from pneuma.cli.start_checks import StartProblem, check_root_permission_mode
+    from pneuma.startup.start_checks import StartProblem, check_root_permission_mode
 
     try:
         check_root_permission_mode(permission_mode)
@@ -439,7 +439,7 @@ def _check_root_permission_mode(permission_mode: str | None) -> None:
 
 
 def _agent_notices(mode: Any, permission_mode: str | None) -> str | None:
-    from pneuma.cli.start_checks import agent_notices
+    from pneuma.startup.start_checks import agent_notices
 
     return agent_notices(mode, permission_mode, _echo_notice)
 
@@ -455,9 +455,9 @@ def _start_checks(
     switch_mode: bool = False,
     claude_bin: str | None = None,
 ) -> tuple[Any, dict[str, Any]]:
-    """pneuma.cli.start_checks.start_checks for `pneuma run`: a problem ends
+    """pneuma.startup.start_checks.start_checks for `pneuma run`: a problem ends
     the command with its message and status."""
-    from pneuma.cli.start_checks import StartProblem, start_checks
+    from pneuma.startup.start_checks import StartProblem, start_checks
 
     try:
         return start_checks(mode_name, workspace, backend, provided,
@@ -470,7 +470,7 @@ def _start_checks(
 
 
 def _first_answers(mode: Any, values: dict[str, Any]) -> Any:
-    from pneuma.cli.start_checks import first_answers
+    from pneuma.startup.start_checks import first_answers
 
     return first_answers(mode, values)
 
@@ -497,10 +497,10 @@ def open_command(port: int = 17000, host: str = "127.0.0.1", no_open: bool = Fal
                  model: str | None = None, permission_mode: str | None = None) -> None:
     """Open the launcher: the modes, your recent workspaces, new ones; one
     process serves every workspace you open from it."""
-    from pneuma.cli.runner import find_backend, interrupt_on_stop_signals
-    from pneuma.cli.streams import guard_standard_streams
     from pneuma.launcher.hosting import AgentDefaults
     from pneuma.launcher.main import LauncherOptions, run_launcher
+    from pneuma.startup.runner import find_backend, interrupt_on_stop_signals
+    from pneuma.startup.streams import guard_standard_streams
 
     guard_standard_streams()
     interrupt_on_stop_signals()
@@ -509,7 +509,7 @@ def open_command(port: int = 17000, host: str = "127.0.0.1", no_open: bool = Fal
             find_backend(backend)
         except LookupError as exc:
             _fail(str(exc), 2)
-        from pneuma.cli.backends import unusable_warning
+        from pneuma.startup.backends import unusable_warning
 
         warning = unusable_warning(backend, claude_bin)
         if warning is not None:  # its workspaces still open; the dialog can pick another
@@ -557,7 +557,7 @@ def tool_command(mode_name: str, workspace: Path, policies_file: Path | None,
                  name: str | None, args_json: str) -> None:
     """Call one of a mode's tools and print its JSON result (exit 1 on a tool
     error). ARGS is a JSON object, or '-' to read it from stdin."""
-    from pneuma.tools.errors import ToolError
+    from pneuma.core.errors import ToolError
     from pneuma.tools.runtime import ToolRuntime
 
     mode = _load_mode(mode_name)
@@ -593,8 +593,8 @@ def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
     """Serve a mode's tools to an MCP client over stdio."""
     import logging
 
+    from pneuma.core.errors import ToolError
     from pneuma.tools import mcp_server
-    from pneuma.tools.errors import ToolError
     from pneuma.tools.runtime import ToolRuntime
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
@@ -664,7 +664,7 @@ def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path)
 
 cli.add_command(checkpoints)
 cli.add_command(conversations)  # pneuma/cli/conversations.py
-cli.add_command(backends)  # pneuma/cli/backends.py
+cli.add_command(backends)  # pneuma/startup/backends.py
 cli.add_command(export_command)  # pneuma/cli/export.py (each mode's exporter)
 
 

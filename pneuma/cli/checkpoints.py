@@ -46,7 +46,7 @@ def checkpoints() -> None:
 def list_command(workspace: Path, as_json: bool) -> None:
     """Each checkpoint: turn, time, the message's first words, what the turn changed."""
     from pneuma.checkpoints.compare import changes
-    from pneuma.tools.errors import ToolError
+    from pneuma.core.errors import ToolError
 
     try:
         store = _open(workspace)
@@ -94,7 +94,7 @@ def restore_command(ref: str, workspace: Path, dry_run: bool, as_json: bool, yes
                     overwrite: tuple[str, ...], keep_conflicts: bool) -> None:
     """Restore the watched files to before turn REF (a number, or u1, u2... to undo a restore)."""
     from pneuma.checkpoints import plan_restore, restore
-    from pneuma.tools.errors import ToolError
+    from pneuma.core.errors import ToolError
 
     try:
         store = _open(workspace)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pluggy
 
-from pneuma.tools.errors import ERROR_CODES, ErrorCode
+from pneuma.core.errors import ERROR_CODES, ErrorCode
 
 
 class ExportError(RuntimeError):

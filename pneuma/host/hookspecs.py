@@ -8,7 +8,7 @@ Each hook is documented in docs/hooks.md; a test keeps the two in step.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -16,10 +16,13 @@ if TYPE_CHECKING:
     import click
     from aiohttp import web
 
-    from pneuma.agents.base import BackendSpec
+    from pneuma.core.backend import BackendSpec
     from pneuma.host.exporters import Exporter
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
-    from pneuma.server.handle import Pneuma
+
+# The running session's handle is a ``pneuma.api.Pneuma``; it is typed by
+# name only here, since the server that makes it sits above this package.
+Pneuma = Any
 
 hookspec = pluggy.HookspecMarker("pneuma")
 

@@ -28,7 +28,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from pneuma.tools.catalogue import HOST_TOOL_PREFIX, host_tool_names, host_tool_spec
+from pneuma.host.tool_catalogue import HOST_TOOL_PREFIX, host_tool_names, host_tool_spec
 
 MANIFEST_SCHEMA_VERSION = 1
 
@@ -386,7 +386,7 @@ class ModeManifest(_Model):
     icon: str | None = Field(default=None, description="Inline SVG.")
     hidden: bool = False
     # Backend names, the built-in ones and any a plugin registers (codex, ...):
-    # left out, every installed backend is allowed (pneuma.cli.start_checks).
+    # left out, every installed backend is allowed (pneuma.startup.start_checks).
     supported_backends: list[Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]] = Field(
         default_factory=lambda: ["claude-code", "native", "socket", "none"],
         description="The backends this mode works with (`pneuma backends` lists them); "

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from aiohttp import web
 
     from pneuma.host.exporters import Exporter
-    from pneuma.server.handle import Pneuma
+
+# A ``pneuma.api.Pneuma``, typed by name only: the server sits above this package.
+Pneuma = Any
 
 
 class ModePlugin:

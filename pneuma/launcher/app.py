@@ -35,14 +35,7 @@ from typing import Any
 from aiohttp import web
 
 from pneuma import __version__
-from pneuma.cli.backends import backend_states, check_context, installed_backends
-from pneuma.cli.start_checks import (
-    StartProblem,
-    agent_environment,
-    backend_instruction_files,
-    mode_allows_backend,
-)
-from pneuma.cli.workspace_lock import held_flocks
+from pneuma.core.errors import ToolError
 from pneuma.host.manifest import InitParam
 from pneuma.host.modes import LoadedMode
 from pneuma.host.paths import web_dir
@@ -56,11 +49,18 @@ from pneuma.launcher.folders import (
 )
 from pneuma.launcher.hosting import WorkspaceHost
 from pneuma.launcher.plan import plan_writes
-from pneuma.launcher.recent import RecentWorkspaces, UnusableList
 from pneuma.server import csp
 from pneuma.server.errors import error_middleware, json_text
 from pneuma.server.security import allowed_hosts, make_security_middleware
-from pneuma.tools.errors import ToolError
+from pneuma.startup.backends import backend_states, check_context, installed_backends
+from pneuma.startup.recent import RecentWorkspaces, UnusableList
+from pneuma.startup.start_checks import (
+    StartProblem,
+    agent_environment,
+    backend_instruction_files,
+    mode_allows_backend,
+)
+from pneuma.startup.workspace_lock import held_flocks
 from pneuma.workspace.claude_md import MarkerError
 from pneuma.workspace.mode_switch import workspace_mode
 from pneuma.workspace.params import coerce_param

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.cli.workspace_lock import holder, is_locked
 from pneuma.server.conversations import read_conversations
+from pneuma.startup.workspace_lock import holder, is_locked
 from pneuma.workspace.mode_switch import workspace_mode
 
 STATE_DIR = ".pneuma"

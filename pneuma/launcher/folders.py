@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 from pneuma.workspace.mode_switch import workspace_mode
 
 MAX_PATH_BYTES = 4095  # Linux's PATH_MAX, less the terminating NUL

@@ -1,8 +1,8 @@
 """One process serving several workspaces: ``WorkspaceHost``.
 
 Each workspace the launcher opens is what `pneuma run` would serve: the
-same start checks (pneuma.cli.start_checks, the workspace lock taken by
-this process), the same session application (pneuma.cli.runner's
+same start checks (pneuma.startup.start_checks, the workspace lock taken by
+this process), the same session application (pneuma.startup.runner's
 ``build_session_app``) on its own aiohttp runner and its own port on
 127.0.0.1, with its own token: a workspace's URL and token open that
 workspace only, and the launcher's token opens none of them.
@@ -25,16 +25,16 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.cli import workspace_lock
-from pneuma.cli.runner import (
+from pneuma.startup import workspace_lock
+from pneuma.startup.recent import RecentWorkspaces
+from pneuma.startup.runner import (
     RunOptions,
     bind_socket,
     build_session_app,
     session_url,
     stop_app_runner,
 )
-from pneuma.cli.start_checks import StartProblem, agent_notices, start_checks
-from pneuma.launcher.recent import RecentWorkspaces
+from pneuma.startup.start_checks import StartProblem, agent_notices, start_checks
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,9 @@ import secrets
 import sys
 from dataclasses import dataclass, field
 
-from pneuma.cli.runner import (
+from pneuma.launcher.hosting import AgentDefaults, WorkspaceHost
+from pneuma.startup.recent import RecentWorkspaces
+from pneuma.startup.runner import (
     PortUnavailable,
     bind_socket,
     import_aiohttp_web,
@@ -24,8 +26,6 @@ from pneuma.cli.runner import (
     stop_app_runner,
     stop_event_on_signals,
 )
-from pneuma.launcher.hosting import AgentDefaults, WorkspaceHost
-from pneuma.launcher.recent import RecentWorkspaces
 
 DEFAULT_LAUNCHER_PORT = 17000
 
@@ -85,7 +85,7 @@ async def serve_launcher(options: LauncherOptions) -> int:
 
 def run_launcher(options: LauncherOptions) -> int:
     """Serve the launcher until a stop signal; the exit status."""
-    from pneuma.cli.runner import remember_stop_signals, stop_signalled
+    from pneuma.startup.runner import remember_stop_signals, stop_signalled
 
     logging.basicConfig(level=logging.WARNING,
                         format="[pneuma] %(levelname)s %(name)s: %(message)s")

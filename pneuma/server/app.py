@@ -11,8 +11,10 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.agents.base import BackendOptions
 from pneuma.checkpoints import Checkpoints, turn_listener
+from pneuma.core.backend import BackendOptions
+from pneuma.core.files import remove_stale_temp_files
+from pneuma.core.sandbox import Sandbox
 from pneuma.host.plugins import get_plugin_manager
 from pneuma.server import (
     csp,
@@ -46,8 +48,6 @@ from pneuma.server.persistence import (
 )
 from pneuma.server.security import allowed_hosts, make_security_middleware
 from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
-from pneuma.tools.files import remove_stale_temp_files
-from pneuma.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 # Free space after which paused checkpoints are tried again (the next turn's).

@@ -14,12 +14,13 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.agents.base import BackendSpec
+from pneuma.core.backend import BackendSpec
+from pneuma.core.errors import ToolError
+from pneuma.core.file_filter import FileFilter
+from pneuma.core.sandbox import Sandbox
 from pneuma.host.modes import LoadedMode
 from pneuma.server.session import Session
-from pneuma.server.watcher import FileFilter, SelfWrites
-from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import Sandbox
+from pneuma.server.watcher import SelfWrites
 
 
 @dataclass

@@ -74,11 +74,11 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, web
 
+from pneuma.core.errors import ToolError
+from pneuma.core.sandbox import Sandbox
+from pneuma.core.state_files import read_state_bytes, write_state_bytes
 from pneuma.server.errors import error_response
 from pneuma.server.routes_files import write_span
-from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import Sandbox
-from pneuma.tools.state_files import read_state_bytes, write_state_bytes
 
 if TYPE_CHECKING:
     from pneuma.server.handle import Pneuma
@@ -302,7 +302,7 @@ class ContentSite:
         if self._port_file is None:
             return
         try:
-            # Never through a link planted under .pneuma/ (pneuma.tools.state_files).
+            # Never through a link planted under .pneuma/ (pneuma.core.state_files).
             write_state_bytes(self._port_file, json.dumps({"port": port}).encode("utf-8"))
         except OSError as exc:  # a read-only workspace: a new origin next time, no more
             log.warning("could not remember the content site's port: %s", exc)

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.state_files import check_sqlite_files, read_state_bytes
+from pneuma.core.state_files import check_sqlite_files, read_state_bytes
 
 STATE_DIR = ".pneuma"
 LOG_FILE = "conversation.db"

@@ -1,6 +1,6 @@
 """The first answers of ``pneuma run``, given before aiohttp is loaded.
 
-On a warm start (``pneuma.cli.launch_stamp``: nothing changed since the
+On a warm start (``pneuma.startup.launch_stamp``: nothing changed since the
 last start whose checks passed) ``pneuma run`` prints its ready line right
 after binding, and the browser asks at once for ``/``, the shell's static
 files, ``/api/session`` and ``/api/config``. Building the real server

@@ -2,7 +2,7 @@
 
 Every route answers a failure as ``{"error": {"code": "E_…", "message": …,
 "details": {…}, "recoverable": bool, "hint"?: …}}`` with the status its code
-implies (``pneuma.tools.errors.HTTP_STATUS``). A handler either returns
+implies (``pneuma.core.errors.HTTP_STATUS``). A handler either returns
 ``error_response(ToolError(...))`` or simply raises the ``ToolError``: the
 ``error_middleware`` answers it the same way. The middleware also answers
 aiohttp's own errors (an unknown route, a wrong method, a body over the size
@@ -20,9 +20,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from pneuma.core.errors import ErrorCode, ToolError
+from pneuma.core.state_files import UnsafeStatePath
 from pneuma.server.config import CONFIG
-from pneuma.tools.errors import ErrorCode, ToolError
-from pneuma.tools.state_files import UnsafeStatePath
 
 log = logging.getLogger(__name__)
 

@@ -17,18 +17,18 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.agents.base import AgentBackend
-from pneuma.host.modes import LoadedMode
-from pneuma.server.channels import (
+from pneuma.core.backend import AgentBackend
+from pneuma.core.channels import (
     BrowserRequestTimeout,
     NoBrowserConnected,
     no_browser_error,
 )
+from pneuma.core.errors import ToolError
+from pneuma.core.sandbox import Sandbox
+from pneuma.host.modes import LoadedMode
 from pneuma.server.config import ServerConfig
 from pneuma.server.session import Session
 from pneuma.server.watcher import SelfWrites
-from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 

@@ -40,12 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pneuma.tools.server_client import request_json
-from pneuma.tools.state_files import (
+from pneuma.core.state_files import (
     open_state_file,
     read_state_bytes,
     write_state_bytes,
 )
+from pneuma.tools.server_client import request_json
 
 if TYPE_CHECKING:
     from aiohttp import web

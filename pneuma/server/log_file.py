@@ -13,9 +13,9 @@ import os
 import sqlite3
 from pathlib import Path
 
+from pneuma.core.state_files import UnsafeStatePath, check_sqlite_files
 from pneuma.server import conversations as catalogue
 from pneuma.server.log_recovery import Recovered
-from pneuma.tools.state_files import UnsafeStatePath, check_sqlite_files
 
 log = logging.getLogger("pneuma.server.conversation_log")
 
@@ -85,7 +85,7 @@ def say_if_empty(path: Path) -> None:
 
 def is_unsafe_path(exc: BaseException) -> bool:
     """A link or a non-regular file planted under ``.pneuma/`` (refused
-    by pneuma.tools.state_files, not a disk problem to wait out)."""
+    by pneuma.core.state_files, not a disk problem to wait out)."""
     return isinstance(exc, UnsafeStatePath)
 
 
@@ -153,7 +153,7 @@ def write_fresh_log(fresh: Path, found: Recovered) -> None:
 
 def connect(path: Path, *, check: bool = True) -> sqlite3.Connection:
     # SQLite opens the log and its side files by path: none may be a link
-    # (pneuma.tools.state_files refuses one planted under .pneuma/).
+    # (pneuma.core.state_files refuses one planted under .pneuma/).
     check_sqlite_files(path)
     # The conversation is the owner's alone; SQLite gives its -wal and -shm
     # files the database file's permissions, so create that one 0600.

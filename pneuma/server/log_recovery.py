@@ -88,7 +88,7 @@ def rename_no_replace(source: Path, target: Path) -> None:
     system have it; elsewhere a check, then a rename (one Pneuma per
     workspace holds its lock, so nothing else names backups meanwhile).
     Not a hard link then an unlink: a kill between the two would leave a
-    log with two links, which a start refuses (pneuma.tools.state_files)."""
+    log with two links, which a start refuses (pneuma.core.state_files)."""
     renameat2 = getattr(_libc(), "renameat2", None)
     if renameat2 is not None:
         done = renameat2(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target),

@@ -89,7 +89,7 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
     thread: it touches nothing but the files)."""
     # Imported here: `pneuma run` reads the session id before its ready
     # line and should import no more than that needs.
-    from pneuma.tools.state_files import write_state_bytes
+    from pneuma.core.state_files import write_state_bytes
 
     for path, data in files:
         # Never through a link planted under .pneuma/: session.json holds
@@ -98,7 +98,7 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
 
 
 def _read_json(path: Path) -> Any:
-    from pneuma.tools.state_files import read_state_bytes
+    from pneuma.core.state_files import read_state_bytes
 
     try:
         return json.loads(read_state_bytes(path).decode("utf-8"))

@@ -17,19 +17,19 @@ from typing import Any
 from aiohttp import web
 from wcmatch import glob as wcglob
 
-from pneuma.host.paths import web_dir
-from pneuma.server.channels import (
+from pneuma.core.channels import (
     BrowserRequestTimeout,
     NoBrowserConnected,
     no_browser_error,
 )
+from pneuma.core.errors import ToolError
+from pneuma.core.files import write_in_workspace
+from pneuma.core.state_files import write_state_bytes
+from pneuma.host.paths import web_dir
 from pneuma.server.config import CONFIG, SANDBOX, SELF_WRITES, SESSION
 from pneuma.server.early_server import config_answer
 from pneuma.server.errors import json_text
 from pneuma.server.routes_files import decode_content, read_json_body
-from pneuma.tools.errors import ToolError
-from pneuma.tools.files import write_in_workspace
-from pneuma.tools.state_files import write_state_bytes
 
 PROTECTED_PATHS = (".claude/**", ".claude", ".pneuma/**", ".pneuma", "CLAUDE.md", ".gitignore",
                    ".mcp.json", ".git/**")

@@ -24,10 +24,10 @@ from aiohttp import web
 
 from pneuma.checkpoints import Checkpoints, plan_restore, restore, turn_listener
 from pneuma.checkpoints.compare import changes
+from pneuma.core.errors import ToolError
 from pneuma.server.config import SESSION
 from pneuma.server.routes_files import read_json_body
 from pneuma.server.session import Session
-from pneuma.tools.errors import ToolError
 
 
 def _store(session: Session) -> Checkpoints:

@@ -26,10 +26,10 @@ from urllib.parse import quote
 
 from aiohttp import web
 
+from pneuma.core.errors import ToolError
 from pneuma.host.exporters import Exporter, ExportError, ExportResult, all_exporters
 from pneuma.host.plugins import get_plugin_manager
 from pneuma.server.handle import PNEUMA, Pneuma
-from pneuma.tools.errors import ToolError
 from pneuma.tools.html_render import renderer_failure
 
 _MEDIA = {

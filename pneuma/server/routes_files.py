@@ -21,15 +21,15 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.server.config import FILE_FILTER, SANDBOX, SELF_WRITES
-from pneuma.server.watcher import MAX_INLINE_BYTES, is_text_path, list_watched_files
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 
 # One atomic write for the whole host (temp file, fsync, rename, fsync dir),
 # here by the parent directory's fd.
-from pneuma.tools.files import atomic_write_bytes as atomic_write  # noqa: F401 (routes_api)
-from pneuma.tools.files import write_in_workspace
-from pneuma.tools.sandbox import Sandbox, _segment_forbidden
+from pneuma.core.files import atomic_write_bytes as atomic_write  # noqa: F401 (routes_api)
+from pneuma.core.files import write_in_workspace
+from pneuma.core.sandbox import Sandbox, _segment_forbidden
+from pneuma.server.config import FILE_FILTER, SANDBOX, SELF_WRITES
+from pneuma.server.watcher import MAX_INLINE_BYTES, is_text_path, list_watched_files
 
 MAX_WRITE_BYTES = 50 * 1024 * 1024
 MAX_READ_BYTES = 10 * 1024 * 1024

@@ -27,13 +27,13 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.core.channels import BrowserRequestTimeout, NoBrowserConnected
+from pneuma.core.errors import HTTP_STATUS, ToolError
 from pneuma.server.config import CONFIG, SESSION
 from pneuma.server.errors import json_text
 from pneuma.server.routes_files import too_deep
 from pneuma.tools.confirm import ConfirmationRegistry
 from pneuma.tools.diff import check_line_diff
-from pneuma.tools.errors import HTTP_STATUS, ToolError
 from pneuma.tools.runtime import ToolRuntime
 
 RUNTIME = web.AppKey("tool_runtime", ToolRuntime)

@@ -68,8 +68,8 @@ def token_matches(presented: str, token: str) -> bool:
 def make_security_middleware(token: str, hosts: Callable[[], set[str]]):
     from aiohttp import web
 
+    from pneuma.core.errors import ToolError
     from pneuma.server.errors import error_response
-    from pneuma.tools.errors import ToolError
 
     @web.middleware
     async def security(request: web.Request, handler: Handler) -> web.StreamResponse:

@@ -21,56 +21,22 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from wcmatch import glob as wcglob
+from pneuma.core.file_filter import (  # noqa: F401  (re-exported for the watcher's users)
+    ALWAYS_IGNORED,
+    GLOB_FLAGS,
+    TEXT_SUFFIXES,
+    FileFilter,
+    is_text_path,
+)
 
 log = logging.getLogger(__name__)
 
-# ".<name>.<8 hex>.tmp": the temp files of Pneuma's own atomic writes
-# (pneuma.tools.files.atomic_write_bytes: the file API, the tools, the skill
-# installer, the session state); "*.pneuma-tmp": the native runtime's. They
-# exist for an instant and would otherwise reach the viewer as files of their
-# own, or as deletions.
-ALWAYS_IGNORED = (".git/**", ".pneuma/**", ".claude/**", "CLAUDE.md", "node_modules/**",
-                  "**/node_modules/**", "**/.git/**", "**/__pycache__/**", "**/.DS_Store",
-                  "**/.*.????????.tmp", "**/*.pneuma-tmp")
-GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE
 SELF_WRITE_WINDOW = 5.0
 MAX_INLINE_BYTES = 2 * 1024 * 1024
-
-TEXT_SUFFIXES = {
-    ".md", ".markdown", ".txt", ".html", ".htm", ".css", ".js", ".mjs", ".json", ".excalidraw",
-    ".svg", ".tex", ".bib", ".csv", ".tsv", ".xml", ".yaml", ".yml", ".toml", ".py", ".ts",
-    ".sty", ".cls",
-}
-
-
-class FileFilter:
-    """Which workspace paths the viewer watches: ``watch`` minus ``ignore``
-    and the host's own ignores. The globs are compiled once: a checkpoint
-    asks this of thousands of files, and compiling them per call cost more
-    than the stat."""
-
-    def __init__(self, watch: Iterable[str], ignore: Iterable[str], text_suffixes: Iterable[str] = ()):
-        self.watch = list(watch) or ["**/*"]
-        self.ignore = list(ALWAYS_IGNORED) + list(ignore)
-        # the mode's own text formats (manifest viewer.textSuffixes), sent as text too
-        self.text_suffixes = frozenset(s.lower() for s in text_suffixes)
-        self._watch = wcglob.compile(self.watch, flags=GLOB_FLAGS)
-        self._ignore = wcglob.compile(self.ignore, flags=GLOB_FLAGS)
-
-    def __call__(self, rel: str) -> bool:
-        return not self._ignore.match(rel) and bool(self._watch.match(rel))
-
-    def is_text(self, rel: str) -> bool:
-        return is_text_path(rel) or Path(rel).suffix.lower() in self.text_suffixes
-
-
-def is_text_path(path: str) -> bool:
-    return Path(path).suffix.lower() in TEXT_SUFFIXES
 
 
 def read_for_update(root: Path, rel: str, text_suffixes: frozenset[str] = frozenset()) -> str | None:
@@ -82,7 +48,7 @@ def read_for_update(root: Path, rel: str, text_suffixes: frozenset[str] = frozen
     try:
         info = path.stat()
         # A hard link's other name may be .env or lie outside: not sent
-        # (and /content/ refuses it too, pneuma.tools.sandbox.check_readable).
+        # (and /content/ refuses it too, pneuma.core.sandbox.check_readable).
         if info.st_size > MAX_INLINE_BYTES or info.st_nlink > 1:
             return None
         return path.read_text(encoding="utf-8")

@@ -2,8 +2,8 @@
 by WebSocket.
 
 The agent speaks Claude Code stream-json (docs/protocol-cli-socket.md);
-``pneuma.agents.socket_agent.SocketAgentBackend`` runs the socket once this
-handler has let it in. The security middleware has already checked the
+the backend that takes it (``core.backend.TakesAgentSocket``; today
+``--backend socket``) runs the socket once this handler has let it in. The security middleware has already checked the
 token, Host and Origin. Refusals are HTTP answers in the one error shape
 before the upgrade: ``E_NOT_FOUND`` (404) for another session id,
 ``E_CONFLICT`` (409) when this session does not take socket agents (it was
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from pneuma.core.backend import TakesAgentSocket
+from pneuma.core.errors import ErrorCode, ToolError
 from pneuma.server.config import served_session
-from pneuma.tools.errors import ErrorCode, ToolError
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a line may carry a whole file
 CLOSE_TIMEOUT = 2.0
@@ -26,11 +27,9 @@ _REFUSAL_CODES: dict[int, ErrorCode] = {409: "E_CONFLICT", 503: "E_UNAVAILABLE"}
 
 
 async def cli_socket(request: web.Request) -> web.StreamResponse:
-    from pneuma.agents.socket_agent import SocketAgentBackend
-
     session = served_session(request)
     backend = session.backend
-    if not isinstance(backend, SocketAgentBackend):
+    if not isinstance(backend, TakesAgentSocket):
         if backend is None:
             raise ToolError(
                 "E_CONFLICT",

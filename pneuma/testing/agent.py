@@ -13,7 +13,7 @@ import asyncio
 import itertools
 from typing import Any
 
-from pneuma.agents.base import AgentEventSink, BackendOptions, BackendSpec
+from pneuma.core.backend import AgentEventSink, BackendOptions, BackendSpec
 from pneuma.testing.browser import TIMEOUT
 
 _message_ids = itertools.count(1)

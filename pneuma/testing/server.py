@@ -28,7 +28,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from pneuma.agents.base import AgentEventSink, BackendOptions, BackendSpec
+from pneuma.core.backend import AgentEventSink, BackendOptions, BackendSpec
 from pneuma.host.modes import LoadedMode
 from pneuma.server.app import create_app
 from pneuma.server.config import ServerConfig
@@ -155,7 +155,7 @@ def _backend_spec(backend: BackendSpec | str | None, created: list[Any]) -> Back
     if backend is None:
         return fake_agent_spec(created)
     if isinstance(backend, str):
-        from pneuma.cli.runner import find_backend
+        from pneuma.startup.runner import find_backend
 
         backend = find_backend(backend)
     build = backend.factory

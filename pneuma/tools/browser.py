@@ -24,10 +24,10 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from pneuma.core.errors import ToolError
+from pneuma.core.state_files import write_state_bytes
 from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
 from pneuma.tools.context import ToolContext
-from pneuma.tools.errors import ToolError
-from pneuma.tools.state_files import write_state_bytes
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1")
 STATE_NAME = "browser"

@@ -18,11 +18,8 @@ from typing import Any
 
 from wcmatch import glob as wcglob
 
-from pneuma.tools import confirm
-from pneuma.tools.context import ToolContext
-from pneuma.tools.diff import changed_lines, line_diff
-from pneuma.tools.errors import ToolError
-from pneuma.tools.files import (
+from pneuma.core.errors import ToolError
+from pneuma.core.files import (
     atomic_write_text,
     check_text,
     content_hash,
@@ -31,6 +28,9 @@ from pneuma.tools.files import (
     not_found,
     read_text,
 )
+from pneuma.tools import confirm
+from pneuma.tools.context import ToolContext
+from pneuma.tools.diff import changed_lines, line_diff
 
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 SEARCH_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.MATCHBASE

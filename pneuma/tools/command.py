@@ -26,9 +26,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from pneuma.core.errors import ToolError
+from pneuma.core.files import read_text
 from pneuma.tools.context import ToolContext
-from pneuma.tools.errors import ToolError
-from pneuma.tools.files import read_text
 
 MAX_LOG_LINES = 500
 

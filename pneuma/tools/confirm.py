@@ -40,8 +40,8 @@ import urllib.parse
 import uuid
 from typing import Any
 
+from pneuma.core.errors import ToolError
 from pneuma.tools.context import ToolContext
-from pneuma.tools.errors import ToolError
 from pneuma.tools.server_client import request_json
 
 log = logging.getLogger("pneuma.tools.confirm")
@@ -134,7 +134,7 @@ class ConfirmationRegistry:
 
     async def _ask(self, record: dict[str, Any], kind: str, summary: str,
                    details: dict[str, Any]) -> None:
-        from pneuma.server.channels import BrowserRequestTimeout, NoBrowserConnected
+        from pneuma.core.channels import BrowserRequestTimeout, NoBrowserConnected
 
         try:
             approved, message = await self.channel.request(kind, summary, details,

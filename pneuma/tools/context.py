@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from pneuma.core.sandbox import Sandbox
 from pneuma.host.modes import LoadedMode
-from pneuma.tools.sandbox import Sandbox
 from pneuma.tools.snapshots import SnapshotStore
 from pneuma.tools.state import ToolState
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import Any
 
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 
 
 def split_lines(text: str) -> list[str]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from pneuma.core.errors import ToolError
 from pneuma.tools.context import ToolContext
-from pneuma.tools.errors import ToolError
 from pneuma.tools.runtime import forward_to_server
 
 

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 
 CONTRACT_VERSION = "1.0.0"
 
@@ -188,7 +188,7 @@ def enabled_tool_names(mode: Any, policies: dict[str, Any]) -> set[str]:
 
 def forbidden_patterns(policies: dict[str, Any]) -> list[str]:
     """The sandbox's forbidden names: the host's fixed ones plus the policy's."""
-    from pneuma.tools.sandbox import DEFAULT_FORBIDDEN, _segment_forbidden
+    from pneuma.core.sandbox import DEFAULT_FORBIDDEN, _segment_forbidden
 
     out = list(DEFAULT_FORBIDDEN)
     for item in policies.get("forbiddenDirs") or []:

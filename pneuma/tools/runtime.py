@@ -25,15 +25,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.catalogue import host_tool_handler
+from pneuma.core.errors import ToolError
+from pneuma.core.sandbox import Sandbox
+from pneuma.host.tool_catalogue import host_tool_handler
 from pneuma.tools.context import Interaction, ToolContext
-from pneuma.tools.errors import ToolError
 from pneuma.tools.policies import (
     effective_policies,
     enabled_tool_names,
     forbidden_patterns,
 )
-from pneuma.tools.sandbox import Sandbox
 from pneuma.tools.snapshots import DEFAULT_RETENTION, SnapshotStore
 from pneuma.tools.state import ToolState
 
@@ -380,6 +380,6 @@ def forward_to_server(ctx: ToolContext, name: str, args: dict[str, Any],
 
 
 def _codes() -> frozenset[str]:
-    from pneuma.tools.errors import ERROR_CODES
+    from pneuma.core.errors import ERROR_CODES
 
     return ERROR_CODES

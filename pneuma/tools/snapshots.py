@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.errors import ToolError
-from pneuma.tools.files import atomic_write_bytes, content_hash
+from pneuma.core.errors import ToolError
+from pneuma.core.files import atomic_write_bytes, content_hash
 
 SNAPSHOT_ID = re.compile(r"^snap_\d{8}T\d{6}_[0-9a-f]{8}$")
 DEFAULT_RETENTION = 50

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pneuma.tools.state_files import (
+from pneuma.core.state_files import (
     ensure_dir,
     open_state_file,
     read_state_bytes,

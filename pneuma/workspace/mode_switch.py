@@ -19,7 +19,7 @@ import shutil
 import stat
 from pathlib import Path, PurePosixPath
 
-from pneuma.tools.state_files import ensure_dir
+from pneuma.core.state_files import ensure_dir
 
 STATE_DIR = ".pneuma"
 # One mode's conversation: its ids, and its log (``history.json``, or the

@@ -17,9 +17,9 @@ from typing import Any
 
 from wcmatch import glob as wcglob
 
+from pneuma.core.state_files import read_state_bytes, write_state_bytes
 from pneuma.host.manifest import InitParam, localize
 from pneuma.host.modes import LoadedMode
-from pneuma.tools.state_files import read_state_bytes, write_state_bytes
 
 CONFIG_FILE = ".pneuma/config.toml"
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.NEGATE

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pneuma.core.state_files import write_beneath
 from pneuma.host.manifest import localize
 from pneuma.host.modes import ClaudeMdSection, LoadedMode
 from pneuma.host.plugins import PneumaPluginManager, get_plugin_manager
-from pneuma.tools.state_files import write_beneath
 from pneuma.workspace.claude_md import update_sections
 
 TEMPLATED_SUFFIXES = {".md", ".txt", ".html", ".css", ".json"}

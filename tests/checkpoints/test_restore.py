@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pneuma.checkpoints import Checkpoints, StorePolicy, plan_restore, restore
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 from tests.checkpoints.test_store import write
 
 

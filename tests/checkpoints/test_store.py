@@ -10,7 +10,7 @@ import pytest
 
 from pneuma.checkpoints import Checkpoints, StorePolicy
 from pneuma.checkpoints import scan as scan_module
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 
 _ticks = iter(range(1, 1_000_000))
 

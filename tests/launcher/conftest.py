@@ -18,10 +18,10 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from pneuma.cli.runner import bind_socket
 from pneuma.launcher.app import LauncherState, create_launcher_app
 from pneuma.launcher.hosting import AgentDefaults, WorkspaceHost
-from pneuma.launcher.recent import RecentWorkspaces
+from pneuma.startup.recent import RecentWorkspaces
+from pneuma.startup.runner import bind_socket
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE_CLI = REPO / "tests" / "fakes" / "fake_claude.py"

@@ -14,8 +14,8 @@ from pneuma.launcher.details import (
     folder_size,
     workspace_details,
 )
-from pneuma.launcher.recent import MAX_ENTRIES, RecentWorkspaces, pneuma_home
 from pneuma.server.conversation_log import ConversationLog
+from pneuma.startup.recent import MAX_ENTRIES, RecentWorkspaces, pneuma_home
 from tests.pneuma_process import no_server_left, start_run  # noqa: F401 (autouse fixture)
 
 

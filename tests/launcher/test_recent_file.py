@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from pneuma.launcher.recent import RecentWorkspaces, UnusableList
+from pneuma.startup.recent import RecentWorkspaces, UnusableList
 
 
 def test_six_damages_in_a_row_keep_six_copies(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from pneuma.cli.runner import find_backend
 from pneuma.host.plugins import LOAD_PLUGINS_ENV
 from pneuma.host.registry import get_mode, reset_plugin_manager
+from pneuma.startup.runner import find_backend
 from pneuma.workspace.params import init_workspace
 from pneuma.workspace.skill import install_skill
 from tests.fakes.anthropic_api import FakeAnthropicAPI

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from pneuma.agents.base import BackendSpec
+from pneuma.core.backend import BackendSpec
 from pneuma.host.modes import LoadedMode
 from pneuma.host.registry import get_mode
 from pneuma.server.session import REPLAY_BUFFER_SIZE, Session

@@ -26,7 +26,7 @@ import aiohttp
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from pneuma.agents.base import BackendSpec
+from pneuma.core.backend import BackendSpec
 from pneuma.host.modes import LoadedMode
 from pneuma.server.app import ServerConfig, create_app
 from pneuma.server.handle import PNEUMA, Pneuma

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS
+from pneuma.core.errors import ERROR_CODES, HTTP_STATUS
 
 MAX_BODY = 64 * 1024 * 1024  # create_app's client_max_size
 

@@ -154,8 +154,8 @@ _names = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")),
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=_names)
 def test_any_long_name_is_refused_by_the_sandbox_not_by_the_os(name, tmp_path):
-    from pneuma.tools.errors import ToolError
-    from pneuma.tools.sandbox import Sandbox
+    from pneuma.core.errors import ToolError
+    from pneuma.core.sandbox import Sandbox
 
     sandbox = Sandbox(tmp_path)
     try:

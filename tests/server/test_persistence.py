@@ -11,11 +11,11 @@ import logging
 
 import pytest
 
+from pneuma.core import files
 from pneuma.server import session as session_module
 from pneuma.server.conversation_log import ConversationLog
 from pneuma.server.persistence import load_session, open_conversation, save_session
 from pneuma.server.session import Session
-from pneuma.tools import files
 from tests.stored_conversation import logged
 
 

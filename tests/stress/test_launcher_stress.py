@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pneuma.launcher.recent import RecentWorkspaces
+from pneuma.startup.recent import RecentWorkspaces
 from tests.launcher.conftest import launcher  # noqa: F401 (the fixture)
 from tests.stress.tally import count, record
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pneuma.cli import workspace_lock
-from pneuma.cli.start_checks import StartProblem, claim_workspace
+from pneuma.startup import workspace_lock
+from pneuma.startup.start_checks import StartProblem, claim_workspace
 from tests.pneuma_process import no_server_left, start_run  # noqa: F401 (autouse fixture)
 from tests.stress.tally import count, record
 

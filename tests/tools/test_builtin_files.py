@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tool_helpers import error_code, policies_file, write
 
-from pneuma.tools.files import content_hash
+from pneuma.core.files import content_hash
 
 SNAP = re.compile(r"^snap_\d{8}T\d{6}_[0-9a-f]{8}$")
 

@@ -13,8 +13,8 @@ import pytest
 
 from pneuma.api import ToolSpec
 from pneuma.host.manifest import ManifestError, parse_manifest
+from pneuma.host.tool_catalogue import host_tool_names
 from pneuma.testing import call_tool, load_mode, register_plugin
-from pneuma.tools.catalogue import host_tool_names
 from tests.conftest import ManifestModePlugin, make_mode_package
 
 REPO = Path(__file__).resolve().parents[2]

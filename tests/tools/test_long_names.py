@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from pneuma.checkpoints import Checkpoints, restore
-from pneuma.server.watcher import FileFilter
+from pneuma.core.file_filter import FileFilter
+from pneuma.core.files import TEMP_NAME, temp_name
+from pneuma.core.sandbox import MAX_NAME_BYTES
 from pneuma.testing import make_workspace
-from pneuma.tools.files import TEMP_NAME, temp_name
 from pneuma.tools.runtime import ToolRuntime
-from pneuma.tools.sandbox import MAX_NAME_BYTES
 
 PNEUMA = shutil.which("pneuma", path=str(Path(sys.executable).parent))
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pneuma.core.errors import ToolError
+from pneuma.core.sandbox import Sandbox
 from pneuma.tools.diff import apply_line_diff, line_diff
-from pneuma.tools.errors import ToolError
 from pneuma.tools.runtime import ToolRuntime
-from pneuma.tools.sandbox import Sandbox
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])

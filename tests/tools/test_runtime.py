@@ -8,8 +8,8 @@ import json
 import pytest
 from tool_helpers import FILE_TOOLS, error_code, policies_file, write
 
-from pneuma.tools.catalogue import host_tool_names
-from pneuma.tools.errors import ERROR_CODES, HTTP_STATUS, ToolError
+from pneuma.core.errors import ERROR_CODES, HTTP_STATUS, ToolError
+from pneuma.host.tool_catalogue import host_tool_names
 from pneuma.tools.runtime import ToolRuntime, call_tool
 
 

@@ -178,9 +178,9 @@ async def test_a_flipping_symlink_never_leads_outside(server, arena, notes_mode)
 
 
 def test_the_fd_walk_follows_inside_links_and_refuses_the_rest(tmp_path):
-    from pneuma.tools.errors import ToolError
-    from pneuma.tools.files import write_in_workspace
-    from pneuma.tools.sandbox import Sandbox
+    from pneuma.core.errors import ToolError
+    from pneuma.core.files import write_in_workspace
+    from pneuma.core.sandbox import Sandbox
 
     ws = (tmp_path / "ws").resolve()
     (ws / "notes").mkdir(parents=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 
 
 def echo(ctx, args):

@@ -57,7 +57,7 @@ class ArtifactService:
         artifact_id = f"art_{safe_kind}_{time.strftime('%Y%m%d%H%M%S')}_{secrets.token_hex(4)}"
         ext = EXTENSIONS.get(content_type, ".bin")
         path = self.root / f"{artifact_id}{ext}"
-        # Under .pneuma/: never through a link (pneuma.tools.state_files).
+        # Under .pneuma/: never through a link (pneuma.core.state_files).
         write_state_bytes(path, data)
         info = {"artifactId": artifact_id, "kind": safe_kind, "contentType": content_type,
                 "size": len(data), "file": path.name, "taskId": task_id,

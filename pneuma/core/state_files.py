@@ -27,7 +27,7 @@ import os
 import stat
 from pathlib import Path
 
-from pneuma.tools.files import temp_name
+from pneuma.core.files import temp_name
 
 STATE_DIR = ".pneuma"
 # New folders under .pneuma/ are the owner's alone: several files hold the

@@ -19,7 +19,7 @@ workspace, and nothing here can tell which.
 that check and a use by path, a symlink inside the workspace can be swapped
 to point outside. Reads, writes and deletes go through ``locate``,
 ``open_file`` and ``unlink`` instead, which walk the path by file
-descriptor from the root (pneuma.tools.fdpath) and act on the fds they
+descriptor from the root (pneuma.core.fdpath) and act on the fds they
 opened.
 """
 
@@ -33,8 +33,8 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from pneuma.tools.errors import ToolError
-from pneuma.tools.fdpath import Escape, Located, locate
+from pneuma.core.errors import ToolError
+from pneuma.core.fdpath import Escape, Located, locate
 
 # Opening a file to read: never through a symlink in the last component
 # (the walk resolved those already), never blocking on a FIFO.

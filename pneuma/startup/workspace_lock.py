@@ -21,7 +21,7 @@ import os
 import stat
 from pathlib import Path
 
-from pneuma.tools.state_files import STATE_DIR, open_state_file, read_state_bytes
+from pneuma.core.state_files import STATE_DIR, open_state_file, read_state_bytes
 
 LOCK_FILE = ".pneuma/server.lock"
 
@@ -55,7 +55,7 @@ def acquire(workspace: Path, *, create: bool = True) -> bool:
     if not create and not _is_real_dir(Path(key) / STATE_DIR):
         return False
     # Never through a link: the file gets the session URL with its token
-    # (pneuma.tools.state_files refuses one with the line to show).
+    # (pneuma.core.state_files refuses one with the line to show).
     fd = open_state_file(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -154,11 +154,12 @@ def checked_paths(mode: Any, workspace: Path) -> list[str]:
     paths = import_path_entries()
     # The host's own code that finds, validates and installs modes.
     host_dir = Path(pneuma.__file__).resolve().parent
-    for folder in (host_dir, host_dir / "host", host_dir / "workspace", host_dir / "cli"):
+    for folder in (host_dir, host_dir / "host", host_dir / "workspace", host_dir / "cli",
+                   host_dir / "startup"):
         paths.extend(str(folder / name) for name in sorted(os.listdir(folder))
                      if name.endswith(".py"))
     paths.append(str(host_dir / "agents" / "builtin.py"))
-    paths.append(str(host_dir / "tools" / "host_tools.json"))  # fills in manifests' host tools
+    paths.append(str(host_dir / "host" / "host_tools.json"))  # fills in manifests' host tools
     paths.extend(str(path) for _, path in installer_files())
     # The mode: its package folder's files (the manifest among them), the
     # module of the plugin that registers it, its skill folder.
@@ -216,7 +217,7 @@ def write_stamp(workspace: Path, key: Mapping[str, Any], paths: Iterable[str],
                 first: Mapping[str, Any] | None = None) -> None:
     """Record a start whose checks passed (only rewritten when different),
     with ``first``, the early server's data (``FirstAnswers.to_json()``)."""
-    from pneuma.tools.state_files import read_state_bytes, write_state_bytes
+    from pneuma.core.state_files import read_state_bytes, write_state_bytes
 
     ordered = list(dict.fromkeys(paths))
     target = workspace / STAMP_FILE

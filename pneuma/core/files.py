@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from pneuma.tools.errors import ToolError
-from pneuma.tools.sandbox import Sandbox
+from pneuma.core.errors import ToolError
+from pneuma.core.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 

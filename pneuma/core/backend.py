@@ -11,10 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from pneuma.host.modes import LoadedMode
+
+class ModeInfo(Protocol):
+    """What a backend reads of the mode it serves: a ``pneuma.api.LoadedMode``
+    (named here by its shape: this contract sits below the package that
+    loads modes)."""
+
+    name: str
+    manifest: Any
 
 
 class AgentEventSink(Protocol):
@@ -41,7 +47,7 @@ class BackendOptions:
     """Everything ``pneuma run`` knows that a backend may need."""
 
     workspace: Path
-    mode: LoadedMode
+    mode: ModeInfo
     api_url: str  # PNEUMA_API, e.g. http://127.0.0.1:17007
     token: str  # PNEUMA_TOKEN
     session_id: str  # our session id (PNEUMA_SESSION_ID)
@@ -152,3 +158,19 @@ class BackendSpec:
     """Files besides CLAUDE.md that this backend's agent reads its
     instructions from (Codex: ``AGENTS.md``): when a session runs it, the
     skill installer writes the same marker sections there too."""
+
+
+@runtime_checkable
+class TakesAgentSocket(Protocol):
+    """A backend an agent connects to over ``/ws/cli/{sid}`` (``--backend
+    socket``): the route asks it by this shape, never by its name."""
+
+    def claim(self) -> Any:
+        """None when the socket may be taken now; else a refusal with
+        ``status``, ``code`` and ``message``."""
+
+    def release(self) -> None:
+        """Give the claim back (the upgrade failed)."""
+
+    async def serve(self, ws: Any) -> None:
+        """Run the agent socket until it closes."""

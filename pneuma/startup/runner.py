@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pneuma.cli.streams import guard_standard_streams
+from pneuma.startup.streams import guard_standard_streams
 
 if TYPE_CHECKING:
     import asyncio
@@ -189,7 +189,7 @@ class Announced:
     def publish(self, open_browser: bool) -> None:
         """Print the one ready line and open the browser (in a thread: it
         may take a while and must not hold up the server)."""
-        from pneuma.cli.workspace_lock import record_url
+        from pneuma.startup.workspace_lock import record_url
 
         record_url(self.workspace, self.url)
         print(f"[pneuma] ready {self.url}", flush=True)
@@ -407,7 +407,7 @@ def record_recent(workspace: Path, mode_name: str) -> None:
     """Add the workspace to the launcher's list of recent ones; a failure is
     one warning, never a reason to stop serving."""
     try:
-        from pneuma.launcher.recent import RecentWorkspaces
+        from pneuma.startup.recent import RecentWorkspaces
 
         RecentWorkspaces().record(workspace, mode_name)
     except Exception as exc:  # the list is a convenience: never fail the run for it

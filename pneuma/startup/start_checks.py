@@ -61,7 +61,7 @@ def check_root_permission_mode(permission_mode: str | None) -> None:
 def refuse_unsafe_state(workspace: Path) -> None:
     """A ``.pneuma/`` that is a link or holds one (a shared zip or the
     agent's shell can plant them) is refused before anything opens it."""
-    from pneuma.tools.state_files import UnsafeStatePath, audit_state_dir
+    from pneuma.core.state_files import UnsafeStatePath, audit_state_dir
 
     try:
         audit_state_dir(workspace)
@@ -80,8 +80,8 @@ def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: 
     is locked before any ready line; one that has none yet is locked by
     the second call, from the checks, once the backend and mode are known
     good and just before the first file is written."""
-    from pneuma.cli.workspace_lock import WorkspaceBusy, acquire, holds
-    from pneuma.tools.state_files import UnsafeStatePath
+    from pneuma.core.state_files import UnsafeStatePath
+    from pneuma.startup.workspace_lock import WorkspaceBusy, acquire, holds
     from pneuma.workspace.mode_switch import switch_refusal, switch_sessions
 
     if holds(workspace):  # claimed by the first call
@@ -130,7 +130,7 @@ def install_skill(mode: Any, workspace: Path, values: dict[str, Any], notify: No
                   **options: Any) -> Any:
     """Install (or with ``check=True`` compare) the mode's skill; warnings
     go to ``notify``."""
-    from pneuma.tools.state_files import UnsafeStatePath
+    from pneuma.core.state_files import UnsafeStatePath
     from pneuma.workspace.claude_md import MarkerError
     from pneuma.workspace.skill import SkillInstallError
     from pneuma.workspace.skill import install_skill as install
@@ -162,7 +162,7 @@ def start_checks(
     exist and agree, the workspace is locked, seeded with its params, the
     skill is installed. Raises ``StartProblem`` when one fails; records
     the launch stamp (``key``) when all pass."""
-    from pneuma.cli.launch_stamp import checked_paths, write_stamp
+    from pneuma.startup.launch_stamp import checked_paths, write_stamp
     from pneuma.workspace.manifest_file import manifest_file_problem
 
     check_backend_choice(load_mode(mode_name), backend, workspace, claude_bin, notify, agent_env)
@@ -188,7 +188,7 @@ def start_checks(
 def backend_instruction_files(backend: str) -> tuple[str, ...]:
     """The files besides CLAUDE.md the backend's agent reads (AGENTS.md for
     Codex), which the skill installer also gives the marker sections."""
-    from pneuma.cli.backends import installed_backends
+    from pneuma.startup.backends import installed_backends
 
     for spec, _plugin in installed_backends():
         if spec.name == backend:
@@ -214,7 +214,7 @@ def check_backend_choice(mode: Any, backend: str, workspace: Path | None = None,
     naming what is missing and the usable ones: the page would show the
     same, and fixing the environment is enough. ``agent_env`` is what the
     agent gets on top of this process's environment: checked with it."""
-    from pneuma.cli.backends import (
+    from pneuma.startup.backends import (
         BackendState,
         backend_states,
         check_backend,

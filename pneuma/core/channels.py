@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from pneuma.tools.errors import ToolError
+from pneuma.core.errors import ToolError
 
 DEFAULT_ACTION_TIMEOUT = 60.0
 
@@ -85,7 +85,8 @@ class ViewerActionChannel(_PendingRequests):
             "action_id": action_id,
             "params": params,
         }
-        return await self._ask(message, timeout)
+        result: dict[str, Any] = await self._ask(message, timeout)
+        return result
 
 
 class ConfirmationChannel(_PendingRequests):
@@ -110,7 +111,8 @@ class ConfirmationChannel(_PendingRequests):
         }
         self.open_requests[request_id] = message
         try:
-            return await self._ask(message, timeout)
+            answer: tuple[bool, str | None] = await self._ask(message, timeout)
+            return answer
         finally:
             self.open_requests.pop(request_id, None)
             self._broadcast({"type": "confirmation_cancelled", "request_id": request_id})

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from pneuma.agents.base import BackendCheckContext, BackendSpec, BackendStatus
+from pneuma.core.backend import BackendCheckContext, BackendSpec, BackendStatus
 
 
 @dataclass(frozen=True)
