@@ -49,6 +49,9 @@ class _Turn(Protocol):
 class CheckpointTurns:
     """The checkpoints of one session's turns, in ``store``."""
 
+    # Part of the conversation: what each turn changed, and rewinds.
+    history_types = ("turn_checkpoint", "turn_changes", "workspace_restored")
+
     def __init__(self, store: Checkpoints, session: CheckpointHost) -> None:
         self.store = store
         self._session = session

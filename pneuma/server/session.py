@@ -25,12 +25,7 @@ from typing import Any
 
 from pneuma.core.backend import AgentBackend
 from pneuma.core.channels import ConfirmationChannel, ViewerActionChannel
-from pneuma.server.broadcast import Broadcasts
-from pneuma.server.broadcast import dumps as _dumps
-from pneuma.server.connection import BrowserConnection
-from pneuma.server.conversation_control import SessionConversations
-from pneuma.server.conversation_log import ConversationLog
-from pneuma.server.messages import (
+from pneuma.core.messages import (
     ConfirmationResponse,
     HistoryPage,
     Interrupt,
@@ -42,6 +37,11 @@ from pneuma.server.messages import (
     UserMessage,
     ViewerActionResponse,
 )
+from pneuma.server.broadcast import Broadcasts
+from pneuma.server.broadcast import dumps as _dumps
+from pneuma.server.connection import BrowserConnection
+from pneuma.server.conversation_control import SessionConversations
+from pneuma.server.conversation_log import ConversationLog
 from pneuma.server.saving_status import SavingStatus
 from pneuma.server.session_hooks import SessionHooks, UserTurn
 from pneuma.server.session_window import HISTORY_WINDOW_BYTES, ConversationWindow
@@ -54,10 +54,9 @@ DEDUPE_WINDOW = 1000
 HISTORY_PAGE_BYTES = 512 * 1024
 HISTORY_PAGE_COUNT = 500
 
-# Messages that make up the conversation shown after a reload (the last
-# three: what each turn changed, and rewinds; docs/checkpoints.md).
-_HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note",
-                  "turn_checkpoint", "turn_changes", "workspace_restored"}
+# Messages that make up the conversation shown after a reload, with those
+# the subscribed features declare (SessionHooks.history_types).
+_HISTORY_TYPES = {"user_message", "assistant", "tool_result", "result", "error", "system_note"}
 
 # A stream_event as the backends build it: emit encodes only the event.
 _STREAM_KEYS = ("type", "event", "parent_tool_use_id")
@@ -155,7 +154,7 @@ class Session(Broadcasts, ConversationWindow):
         message["seq"] = seq
         text = _dumps(message)
         self._remember(seq, text)
-        if kind in _HISTORY_TYPES:
+        if kind in _HISTORY_TYPES or kind in self.hooks.history_types:
             self._record(message, text)
         self._pending.append(text)
         if not self._holds:

@@ -10,6 +10,8 @@ it implements the hooks it cares about, each optional:
 - ``files_changed(files)``: the watcher saw workspace files change.
 - ``message_types`` and ``async handle_message(connection, msg)``: the
   browser messages of those types go to this feature (one feature a type).
+- ``history_types``: the types of the feature's own broadcasts that are
+  part of the conversation (logged, and shown again after a reload).
 
 Features are called in the order they were added. A lifecycle hook that
 raises is logged and the others still run: a feature's failure never
@@ -68,6 +70,8 @@ class SessionHooks:
     def __init__(self) -> None:
         self._features: dict[str, object] = {}
         self._handlers: dict[str, str] = {}  # message type -> feature name
+        # The broadcasts of subscribed features that the conversation keeps.
+        self.history_types: frozenset[str] = frozenset()
 
     def add(self, name: str, feature: object) -> None:
         """Subscribe ``feature``; one under the same name is replaced (a
@@ -83,6 +87,7 @@ class SessionHooks:
         self._features[name] = feature
         for kind in types:
             self._handlers[kind] = name
+        self._collect_history_types()
 
     def remove(self, name: str, feature: object | None = None) -> None:
         """Unsubscribe ``name`` (only if it is still ``feature``, when given)."""
@@ -91,6 +96,12 @@ class SessionHooks:
             return
         del self._features[name]
         self._handlers = {kind: owner for kind, owner in self._handlers.items() if owner != name}
+        self._collect_history_types()
+
+    def _collect_history_types(self) -> None:
+        self.history_types = frozenset(
+            kind for feature in self._features.values()
+            for kind in getattr(feature, "history_types", ()))
 
     def get(self, name: str) -> object | None:
         return self._features.get(name)

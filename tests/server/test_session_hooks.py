@@ -152,3 +152,22 @@ async def test_the_built_in_features_are_subscribers(make_server):
     assert server.app[PNEUMA].session is server.session
     # The conversations answer conversation_*; checkpoints, the turns.
     assert server.session.hooks.names()[:2] == ["conversations", "checkpoints"]
+
+
+class Notes:
+    history_types = ("feature_note",)
+
+
+async def test_a_features_broadcasts_are_kept_in_the_conversation_when_it_says_so(make_server):
+    server = await make_server()
+    session = server.session
+    session.emit({"type": "feature_note", "text": "before"})
+    session.hooks.add("notes", Notes())
+    session.emit({"type": "feature_note", "text": "kept"})
+    session.hooks.remove("notes")
+    session.emit({"type": "feature_note", "text": "after"})
+    # A tab that opens now gets the conversation: only the note sent while
+    # the feature that declared it was subscribed.
+    tab = await server.tab()
+    history = next(m for m in tab.received if m["type"] == "message_history")
+    assert [m["text"] for m in history["messages"] if m["type"] == "feature_note"] == ["kept"]
