@@ -1,7 +1,8 @@
 """Per-turn checkpoints of a workspace's watched files, and rewinding to them.
 
-Before each user turn reaches the agent the session calls
-``Checkpoints.record(message)``; when the turn ends, ``turn_ended()``.
+Before each user turn reaches the agent ``turn_listener.CheckpointTurns``,
+subscribed to the session's hooks, calls ``Checkpoints.record(message)``;
+when the turn ends, ``turn_ended()``.
 docs/checkpoints.md describes what is kept, where, and for how long.
 """
 
