@@ -203,8 +203,9 @@ BROWSER_MESSAGE_MODELS: tuple[type[_Message], ...] = typing.get_args(typing.get_
 
 
 def _literal_type(cls: type) -> str:
-    """The one value of a message class's ``type`` field."""
-    (value,) = typing.get_args(typing.get_type_hints(cls)["type"])
+    """The one value of a message class's ``type`` field (its annotation is
+    ``Literal["…"]``; this module's annotations are objects, not strings)."""
+    (value,) = typing.get_args(cls.__annotations__["type"])
     return str(value)
 
 
