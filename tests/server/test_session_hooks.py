@@ -171,3 +171,21 @@ async def test_a_features_broadcasts_are_kept_in_the_conversation_when_it_says_s
     tab = await server.tab()
     history = next(m for m in tab.received if m["type"] == "message_history")
     assert [m["text"] for m in history["messages"] if m["type"] == "feature_note"] == ["kept"]
+
+
+class FailingHandler:
+    message_types = ("select_browser",)
+
+    async def handle_message(self, connection: Any, msg: Any) -> None:
+        raise RuntimeError("the handler broke")
+
+
+async def test_a_failing_message_handler_answers_that_tab_and_the_socket_lives_on(make_server):
+    server = await make_server()
+    server.session.hooks.add("failing", FailingHandler())
+    tab = await server.tab()
+    await tab.send({"type": "select_browser", "clientId": "c1", "client_msg_id": "f1"})
+    error = await tab.wait_for("error")
+    assert error["code"] == "internal" and "the handler broke" in error["message"]
+    await tab.send({"type": "user_message", "content": "still here", "client_msg_id": "f2"})
+    assert (await server.backend.next_user_message()).endswith("still here")
