@@ -4,6 +4,9 @@ backend would."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pneuma import hookimpl
 from pneuma.agents.builtin_checks import (
     claude_code_status,
@@ -28,6 +31,19 @@ def _claude_code(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
     return ClaudeCodeBackend(options, sink)
 
 
+def _claude_permission_problem(permission_mode: str) -> str | None:
+    from pneuma.agents.claude_code import permission_problem
+
+    return permission_problem(permission_mode)
+
+
+def _claude_start_notices(mode: Any, permission_mode: str | None,
+                          notify: Callable[[str], None]) -> str | None:
+    from pneuma.agents.claude_code import start_notices
+
+    return start_notices(mode, permission_mode, notify)
+
+
 def _socket(options: BackendOptions, sink: AgentEventSink) -> AgentBackend:
     from pneuma.agents.socket_agent import SocketAgentBackend
 
@@ -42,6 +58,8 @@ def register_backends() -> list[BackendSpec]:
             description="The Claude Code CLI, driven over stdio stream-json.",
             factory=_claude_code,
             check=claude_code_status,
+            permission_problem=_claude_permission_problem,
+            start_notices=_claude_start_notices,
         ),
         BackendSpec(
             name="socket",

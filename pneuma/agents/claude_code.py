@@ -540,3 +540,27 @@ class ClaudeCodeBackend(StreamJsonBackend):
 
 # Kept for callers of the earlier module layout.
 _encode = encode
+
+
+def permission_problem(permission_mode: str) -> str | None:
+    """``BackendSpec.permission_problem``: as root, an explicit
+    bypassPermissions would only fail in the page; refused at start, with
+    the fix, unless IS_SANDBOX declares a sandbox."""
+    if permission_mode != "bypassPermissions":
+        return None
+    if running_as_root() and not sandbox_declared(os.environ):
+        return ("Claude Code refuses --permission-mode bypassPermissions when run as root; "
+                "set IS_SANDBOX=1 if this machine is disposable, or use "
+                "--permission-mode acceptEdits")
+    return None
+
+
+def start_notices(mode: Any, permission_mode: str | None,
+                  notify: Callable[[str], None]) -> str | None:
+    """``BackendSpec.start_notices``: the line for the permission mode chosen
+    for root; returns the permission mode to run with (None: the mode's own)."""
+    manifest_mode = mode.manifest.agent.permission_mode
+    chosen = choose_permission_mode(permission_mode, manifest_mode, os.environ)
+    if chosen == ROOT_PERMISSION_MODE and (permission_mode or manifest_mode) != chosen:
+        notify(ROOT_NOTICE)
+    return permission_mode if chosen == (permission_mode or manifest_mode) else chosen

@@ -358,8 +358,7 @@ def run_command(
     guard_standard_streams()
     interrupt_on_stop_signals()
     provided = _parse_params(params)
-    if backend == "claude-code":
-        _check_root_permission_mode(permission_mode)
+    _check_permission_mode(backend, permission_mode)
     _claim_workspace(workspace, mode_name, switch_mode)
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
@@ -395,10 +394,9 @@ def run_command(
             claude_bin)
         if stop_signalled():  # its interrupt was swallowed somewhere in the checks
             raise KeyboardInterrupt
-        if backend == "claude-code":
-            # The server passes the manifest's mode to the backend as if
-            # asked for: the choice for root is settled here.
-            options.permission_mode = _agent_notices(options.mode, permission_mode)
+        # The server passes the manifest's mode to the backend as if asked
+        # for: the backend settles its choice here (Claude Code's for root).
+        options.permission_mode = _agent_notices(backend, options.mode, permission_mode)
         if announced is None:
             announced = announce(options)
             # Checked just now: the same first answers serve the browser
@@ -427,21 +425,21 @@ def _claim_workspace(workspace: Path, mode_name: str, switch_mode: bool,
         _fail(exc.message, exc.code)
 
 
-def _check_root_permission_mode(permission_mode: str | None) -> None:
-    if permission_mode != "bypassPermissions":
+def _check_permission_mode(backend: str, permission_mode: str | None) -> None:
+    if permission_mode is None:
         return  # and the quick start imports nothing more
-    from pneuma.startup.start_checks import StartProblem, check_root_permission_mode
+    from pneuma.startup.start_checks import StartProblem, check_permission_mode
 
     try:
-        check_root_permission_mode(permission_mode)
+        check_permission_mode(backend, permission_mode)
     except StartProblem as exc:
         _fail(exc.message, exc.code)
 
 
-def _agent_notices(mode: Any, permission_mode: str | None) -> str | None:
+def _agent_notices(backend: str, mode: Any, permission_mode: str | None) -> str | None:
     from pneuma.startup.start_checks import agent_notices
 
-    return agent_notices(mode, permission_mode, _echo_notice)
+    return agent_notices(backend, mode, permission_mode, _echo_notice)
 
 
 def _start_checks(
@@ -514,8 +512,7 @@ def open_command(port: int = 17000, host: str = "127.0.0.1", no_open: bool = Fal
         warning = unusable_warning(backend, claude_bin)
         if warning is not None:  # its workspaces still open; the dialog can pick another
             _echo_notice(f"warning: {warning}")
-        if backend == "claude-code":
-            _check_root_permission_mode(permission_mode)
+        _check_permission_mode(backend, permission_mode)
         if host not in ("127.0.0.1", "localhost", "::1"):
             click.echo(f"[pneuma] warning: binding {host} lets other machines reach the "
                        "launcher and its agents; they still need the tokens.", err=True)

@@ -158,6 +158,16 @@ class BackendSpec:
     """Files besides CLAUDE.md that this backend's agent reads its
     instructions from (Codex: ``AGENTS.md``): when a session runs it, the
     skill installer writes the same marker sections there too."""
+    permission_problem: Callable[[str], str | None] | None = None
+    """Called with the ``--permission-mode`` the person asked for, before
+    anything is written: the one line that stops the start when this
+    backend's agent would refuse that mode (the Claude Code CLI refuses
+    ``bypassPermissions`` as root), else None. Not called without one."""
+    start_notices: Callable[[Any, str | None, Callable[[str], None]], str | None] | None = None
+    """Called once the mode is loaded, with the mode, the permission mode
+    asked for (None: the mode's own) and ``notify`` for terminal lines: it
+    says what would otherwise surface only in the page, and returns the
+    permission mode the agent runs with (None: the mode's own)."""
 
 
 @runtime_checkable

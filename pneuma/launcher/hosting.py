@@ -134,8 +134,7 @@ class WorkspaceHost:
 
         defaults = self.defaults
         permission_mode = defaults.permission_mode
-        if backend == "claude-code":
-            permission_mode = agent_notices(mode, permission_mode, notify)
+        permission_mode = agent_notices(backend, mode, permission_mode, notify)
         session_id, _resumed = peek_session_id(workspace, mode.name, backend)
         token = secrets.token_urlsafe(24)
         sock = bind_socket(self.host, 0)

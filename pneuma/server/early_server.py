@@ -127,11 +127,11 @@ class EarlySite:
     """The served session, as the ready line announced it."""
 
     __slots__ = ("token", "host", "port", "workspace", "session_id", "mode_name", "backend",
-                 "action_timeout", "answers")
+                 "action_timeout", "answers", "runs_agent")
 
     def __init__(self, *, token: str, host: str, port: int, workspace: Path, session_id: str,
                  mode_name: str, backend: str, action_timeout: float,
-                 answers: FirstAnswers) -> None:
+                 answers: FirstAnswers, runs_agent: bool = True) -> None:
         self.token = token
         self.host = host
         self.port = port
@@ -141,6 +141,9 @@ class EarlySite:
         self.backend = backend
         self.action_timeout = action_timeout
         self.answers = answers
+        # False for a session the backend runs without an agent (said by
+        # whoever starts the server: this one names no backend).
+        self.runs_agent = runs_agent
 
 
 class _Request:
@@ -391,8 +394,8 @@ class EarlyServer:
             "cwd": str(site.workspace),
             "status": "idle",
             "agent_connected": False,
-            "no_agent_reason": (no_agent_text(site.backend, stored.session_id)
-                                if site.backend == "none" else None),
+            "no_agent_reason": (None if site.runs_agent
+                                else no_agent_text(site.backend, stored.session_id)),
             "model": None,
             "tools": [],
             "permission_mode": None,

@@ -26,6 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from pneuma.startup.streams import guard_standard_streams
 
+# The host's own backend without an agent (`--backend none`): known here by
+# name so that the quick start's early answers need no plugin loaded.
+NO_AGENT_BACKEND = "none"
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -183,7 +187,8 @@ class Announced:
         self.early = EarlyServer(self.sock, EarlySite(
             token=self.token, host=self.host, port=self.port, workspace=self.workspace,
             session_id=self.session_id, mode_name=self.mode_name, backend=self.backend,
-            action_timeout=action_timeout, answers=answers))
+            action_timeout=action_timeout, answers=answers,
+            runs_agent=self.backend != NO_AGENT_BACKEND))
         self.early.start()
 
     def publish(self, open_browser: bool) -> None:

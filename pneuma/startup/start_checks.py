@@ -42,20 +42,20 @@ def load_mode(name: str, *, schema_cache: bool = True) -> Any:
         raise StartProblem(str(exc)) from None
 
 
-def check_root_permission_mode(permission_mode: str | None) -> None:
-    """As root, an explicit bypassPermissions would only fail in the page:
-    refuse it here, with the fix, unless IS_SANDBOX declares a sandbox."""
-    if permission_mode != "bypassPermissions":
-        return  # and the quick start imports nothing more
-    import os
+def check_permission_mode(backend: str, permission_mode: str | None) -> None:
+    """A permission mode the backend's agent would refuse only in the page
+    is refused here, with the fix (``BackendSpec.permission_problem``)."""
+    if permission_mode is None:
+        return  # and the quick start looks nothing up
+    from pneuma.startup.runner import find_backend
 
-    from pneuma.agents.claude_code import running_as_root, sandbox_declared
-
-    if running_as_root() and not sandbox_declared(os.environ):
-        raise StartProblem(
-            "Claude Code refuses --permission-mode bypassPermissions when run as root; "
-            "set IS_SANDBOX=1 if this machine is disposable, or use "
-            "--permission-mode acceptEdits")
+    try:
+        spec = find_backend(backend)
+    except LookupError:
+        return  # the backend check says so, with the installed ones
+    problem = spec.permission_problem(permission_mode) if spec.permission_problem else None
+    if problem:
+        raise StartProblem(problem)
 
 
 def refuse_unsafe_state(workspace: Path) -> None:
@@ -255,24 +255,21 @@ def agent_environment(agent_env: Mapping[str, str] | None) -> dict[str, str]:
     return {**os.environ, **(agent_env or {})}
 
 
-def agent_notices(mode: Any, permission_mode: str | None, notify: Notify = _ignore) -> str | None:
-    """A line for what would otherwise surface only in the page: the
-    permission mode chosen for root (missing credentials are told by
+def agent_notices(backend: str, mode: Any, permission_mode: str | None,
+                  notify: Notify = _ignore) -> str | None:
+    """The backend's lines for what would otherwise surface only in the
+    page (``BackendSpec.start_notices``; missing credentials are told by
     ``check_backend_choice``). Returns the permission mode to run with
     (None: the mode's own)."""
-    import os
+    from pneuma.startup.runner import find_backend
 
-    from pneuma.agents.claude_code import (
-        ROOT_NOTICE,
-        ROOT_PERMISSION_MODE,
-        choose_permission_mode,
-    )
-
-    manifest_mode = mode.manifest.agent.permission_mode
-    chosen = choose_permission_mode(permission_mode, manifest_mode, os.environ)
-    if chosen == ROOT_PERMISSION_MODE and (permission_mode or manifest_mode) != chosen:
-        notify(ROOT_NOTICE)
-    return permission_mode if chosen == (permission_mode or manifest_mode) else chosen
+    try:
+        spec = find_backend(backend)
+    except LookupError:
+        return permission_mode
+    if spec.start_notices is None:
+        return permission_mode
+    return spec.start_notices(mode, permission_mode, notify)
 
 
 def first_answers(mode: Any, values: dict[str, Any]) -> Any:
