@@ -23,7 +23,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-API_VERSION = "1.2.0"
+API_VERSION = "1.3.0"
 """The version of this API (semver); independent of the host's ``__version__``."""
 
 # name -> "module:attribute" where it lives today (an implementation detail).
@@ -132,7 +132,11 @@ __all__ = ["API_VERSION", *_EXPORTS]
 # name -> (what to use instead, the API_VERSION that removes it). A name
 # listed here keeps working for at least one minor version and warns on every
 # use (it is never cached in this module's globals, so each access warns).
-_DEPRECATED: dict[str, tuple[str, str]] = {}
+_DEPRECATED: dict[str, tuple[str, str]] = {
+    # The server's own settings object: no mode needs it, and holding it
+    # would tie a mode to the server's internals (docs/api.md, "The review").
+    "ServerConfig": ("pneuma.api.Pneuma (mode, workspace, params, sandbox)", "2.0.0"),
+}
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
