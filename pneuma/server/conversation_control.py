@@ -59,7 +59,7 @@ class ConversationHost(Protocol):
 
     def error_to(self, connection: Any, message: str, code: str = ...) -> None: ...
 
-    def show_conversation(self, conversation_id: str, listing: list[dict[str, Any]]) -> None: ...
+    def show_conversation(self, conversation_id: str, fields: dict[str, Any]) -> None: ...
 
     async def settle(self) -> None: ...
 
@@ -84,7 +84,7 @@ class SessionConversations:
 
     # --- kept up to date by the session ---
 
-    def opened(self) -> None:
+    def log_opened(self) -> None:
         """The log is open: list the current conversation (migrating an
         older log's), and resume its own agent session."""
         session = self._session
@@ -100,18 +100,19 @@ class SessionConversations:
             session.agent_session_id = entry.agent_session_id
             session.dirty = True
 
-    def current_public(self) -> dict[str, Any] | None:
+    def history_fields(self) -> dict[str, Any]:
         """The current conversation as ``message_history`` names it; None
         for a session without a log (it has one conversation, in memory)."""
         if self._session.conversation is None:
-            return None
-        return {"id": self._session.conversation_id, "title": self._title}
+            return {"conversation": None}
+        return {"conversation": {"id": self._session.conversation_id, "title": self._title}}
 
     def user_message_logged(self, message: dict[str, Any]) -> None:
         """The person wrote in the current conversation: it was updated
         now, and its first message titles it."""
         session = self._session
-        assert session.conversation is not None
+        if session.conversation is None:
+            return
         title = None
         if not self._title:
             title = title_from(str(message.get("content") or "")) or None
@@ -234,7 +235,7 @@ class SessionConversations:
             session.status = "idle"
             if drop is not None:
                 store.delete_conversation(drop)
-            session.show_conversation(target, self._listing(current=target))
+            session.show_conversation(target, {"conversations": self._listing(current=target)})
             if self.start_agent is not None:
                 await self.start_agent()
         finally:

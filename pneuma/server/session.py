@@ -187,7 +187,7 @@ class Session(Broadcasts, ConversationWindow):
         if agent_session_id != self.agent_session_id:
             self.agent_session_id = agent_session_id
             self.dirty = True
-            self.conversations.agent_session_changed(agent_session_id)
+            self.hooks.agent_session_changed(agent_session_id)
 
     def set_agent_state(self, **state: Any) -> None:
         self.agent_state.update({k: v for k, v in state.items() if v is not None})
@@ -214,10 +214,11 @@ class Session(Broadcasts, ConversationWindow):
             + ("true" if has_more else "false") + ',"before":'
             + ("null" if first is None else str(first)) + "}")
 
-    def show_conversation(self, conversation_id: str, listing: list[dict[str, Any]]) -> None:
+    def show_conversation(self, conversation_id: str, fields: dict[str, Any]) -> None:
         """Make ``conversation_id`` the one shown and logged, and show it
         to every tab: one ``conversation_switched`` broadcast carrying its
-        newest messages (as ``message_history`` does) and the list. The
+        newest messages (as ``message_history`` does) and ``fields`` (the
+        list of conversations). The
         replay buffer starts again with it (it carries the history): a
         tab that missed the switch is never brought up to date with events
         of the other conversation; it is replayed this broadcast, or, with
@@ -236,8 +237,8 @@ class Session(Broadcasts, ConversationWindow):
         rest = _dumps({
             "has_more": has_more,
             "before": before,
-            "conversation": self.conversations.current_public(),
-            "conversations": listing,
+            **self.hooks.history_fields(),
+            **fields,
             "pending_permissions": [],
             "pending_confirmations": list(self.confirmations.open_requests.values()),
             "seq": seq,
@@ -320,7 +321,7 @@ class Session(Broadcasts, ConversationWindow):
                 "pending_permissions": list(self.pending_permissions.values()),
                 "pending_confirmations": list(self.confirmations.open_requests.values()),
                 "last_seq": self.seq,
-                "conversation": self.conversations.current_public(),
+                **self.hooks.history_fields(),
             })
             connection.send('{"type":"message_history","messages":['
                             + ",".join(entry.text for entry in self._window) + "]," + rest[1:])

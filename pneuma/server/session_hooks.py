@@ -12,6 +12,11 @@ it implements the hooks it cares about, each optional:
   browser messages of those types go to this feature (one feature a type).
 - ``history_types``: the types of the feature's own broadcasts that are
   part of the conversation (logged, and shown again after a reload).
+- ``log_opened()``: the conversation log is open (before serving);
+  ``user_message_logged(message)``: a message of the person's was logged;
+  ``agent_session_changed(agent_session_id)``: the agent's own session id.
+- ``history_fields()``: fields a tab's ``message_history`` and
+  ``conversation_switched`` carry beside the messages.
 
 Features are called in the order they were added. A lifecycle hook that
 raises is logged and the others still run: a feature's failure never
@@ -55,6 +60,26 @@ class TurnEnded(Protocol):
 @runtime_checkable
 class FilesChanged(Protocol):
     def files_changed(self, files: list[dict[str, Any]]) -> None: ...
+
+
+@runtime_checkable
+class LogOpened(Protocol):
+    def log_opened(self) -> None: ...
+
+
+@runtime_checkable
+class UserMessageLogged(Protocol):
+    def user_message_logged(self, message: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class AgentSessionChanged(Protocol):
+    def agent_session_changed(self, agent_session_id: str | None) -> None: ...
+
+
+@runtime_checkable
+class HistoryFields(Protocol):
+    def history_fields(self) -> dict[str, Any]: ...
 
 
 @runtime_checkable
@@ -139,3 +164,33 @@ class SessionHooks:
                 feature.files_changed(files)
             except Exception:
                 log.exception("%s failed on changed files", name)
+
+    def log_opened(self) -> None:
+        for name, feature in self._each(LogOpened):
+            try:
+                feature.log_opened()
+            except Exception:
+                log.exception("%s failed when the log opened", name)
+
+    def user_message_logged(self, message: dict[str, Any]) -> None:
+        for name, feature in self._each(UserMessageLogged):
+            try:
+                feature.user_message_logged(message)
+            except Exception:
+                log.exception("%s failed on a logged message", name)
+
+    def agent_session_changed(self, agent_session_id: str | None) -> None:
+        for name, feature in self._each(AgentSessionChanged):
+            try:
+                feature.agent_session_changed(agent_session_id)
+            except Exception:
+                log.exception("%s failed on the agent's session id", name)
+
+    def history_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {}
+        for name, feature in self._each(HistoryFields):
+            try:
+                fields.update(feature.history_fields())
+            except Exception:
+                log.exception("%s failed to describe the history", name)
+        return fields

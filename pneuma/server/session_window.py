@@ -11,9 +11,9 @@ from collections import OrderedDict, deque
 from typing import Any
 
 from pneuma.server.broadcast import dumps as _dumps
-from pneuma.server.conversation_control import SessionConversations
 from pneuma.server.conversation_log import ConversationLog, LoggedMessage
 from pneuma.server.saving_status import SavingStatus
+from pneuma.server.session_hooks import SessionHooks
 
 # The newest part of the conversation kept in memory and sent to a new tab
 # at once; the rest is read from the log, a page at a time.
@@ -31,7 +31,7 @@ class ConversationWindow:
 
     conversation_id: str
     conversation: ConversationLog | None
-    conversations: SessionConversations
+    hooks: SessionHooks
     saving: SavingStatus
     dirty: bool
 
@@ -125,7 +125,7 @@ class ConversationWindow:
             self.conversation.append(self.conversation_id, row_id, message.get("seq", 0), kind,
                                      message_id, text)
             if kind == "user_message":
-                self.conversations.user_message_logged(message)
+                self.hooks.user_message_logged(message)
         self._trim_window()
 
     def use_conversation(self, conversation: ConversationLog) -> None:
@@ -144,7 +144,7 @@ class ConversationWindow:
         conversation.on_pause = lambda reason: self.saving.pause("conversation", reason)
         if conversation.paused is not None:
             self.saving.pause("conversation", conversation.paused, said=True)
-        self.conversations.opened()
+        self.hooks.log_opened()
         self._show_tail()
 
     def _show_tail(self) -> None:
