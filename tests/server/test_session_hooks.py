@@ -189,3 +189,34 @@ async def test_a_failing_message_handler_answers_that_tab_and_the_socket_lives_o
     assert error["code"] == "internal" and "the handler broke" in error["message"]
     await tab.send({"type": "user_message", "content": "still here", "client_msg_id": "f2"})
     assert (await server.backend.next_user_message()).endswith("still here")
+
+
+class Follower:
+    """Follows the conversation's log as the conversations list does."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def user_message_logged(self, message: dict[str, Any]) -> None:
+        self.seen.append(f"logged {message['content']}")
+
+    def agent_session_changed(self, agent_session_id: str | None) -> None:
+        self.seen.append(f"agent session {agent_session_id}")
+
+    def history_fields(self) -> dict[str, Any]:
+        return {"follower": len(self.seen)}
+
+
+async def test_a_feature_follows_the_log_and_adds_to_the_history(make_server):
+    server = await make_server()
+    follower = Follower()
+    server.session.hooks.add("follower", follower)
+    tab = await server.tab()
+    await tab.send({"type": "user_message", "content": "note this", "client_msg_id": "n1"})
+    await server.backend.next_user_message()
+    server.session.set_agent_session_id("agent-1")
+    assert follower.seen == ["logged note this", "agent session agent-1"]
+    # A tab that opens now gets the feature's fields beside the conversation's.
+    second = await server.tab()
+    history = next(m for m in second.received if m["type"] == "message_history")
+    assert history["follower"] == 2 and history["conversation"]["id"] == server.session.id
