@@ -37,17 +37,30 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from pneuma.agents.stream_json_lines import (
+    DELTA_LINE,
+    FLAT_TAIL,
+    JSON_SPACE,
+    NOT_JSON,
+    PARENT,
+    PREVIEW_CHARS,
+    STREAM_PREFIX,
+    encode,
+    line_text,
+    parse_line,
+    preview,
+    raw_decode,
+    text_of,
+    user_line,
+    wrong_field,
+)
 from pneuma.core.backend import AgentEventSink
 
 log = logging.getLogger(__name__)
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 CONTROL_TIMEOUT = 10.0  # seconds an agent has to answer a control_request
 NOISE_LINES = 50  # non-JSON lines kept per link, as evidence for error reports
-# Containers inside containers an agent line may nest. Real lines stay far
-# below; the session encodes what the bridge emits, and a deeper value
-# would raise RecursionError there, after the session's state had changed.
-MAX_DEPTH = 100
-PREVIEW_CHARS = 200  # how much of a skipped line the warning shows
 
 AUTH_HINT = (
     "Claude Code could not authenticate with the Anthropic API{detail}. "
@@ -60,70 +73,6 @@ AUTH_PATTERN = re.compile(
     r"|please run /login|\b401\b|unauthorized|oauth token (has )?expired",
     re.IGNORECASE,
 )
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_raw_decode = json.JSONDecoder().raw_decode
-
-# How the CLI starts every stream_event line (compact JSON, this key order).
-_STREAM_PREFIX = '{"type":"stream_event","event":'
-# What follows the event on such a line: more members whose values are
-# strings without escapes, null, booleans or integers, then the end.
-# (``[0-9]``, not ``\d``: on str patterns ``\d`` also takes other scripts' digits.)
-_JSON_SPACE = " \t\r\n"
-_JSON_CHAR = r'[^"\\\x00-\x1f]'  # a string character that needs no escape
-_JSON_STR = rf'"{_JSON_CHAR}*"'  # a string without escapes
-# a string, escapes allowed
-_JSON_ESC_STR = rf'"{_JSON_CHAR}*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{{4}}){_JSON_CHAR}*)*"'
-_JSON_FLAT = rf'(?:{_JSON_STR}|null|true|false|-?(?:0|[1-9][0-9]*))'
-_FLAT_TAIL = re.compile(rf'(?:,{_JSON_STR}:{_JSON_FLAT})*\}}[ \t\r\n]*')
-_PARENT = re.compile(rf',"parent_tool_use_id":({_JSON_FLAT})')
-# The hottest line of all, whole: a content_block_delta (text, thinking,
-# tool input or signature: a two-member delta whose second value is a
-# string) in the CLI's compact shape, with a flat tail, up to and with its
-# newline. Group 1 is the event's JSON text, group 2 the last
-# parent_tool_use_id's (None: absent). The tail may not repeat "type" or
-# "event" (json.loads would let the repeat win); the two kinds of tail
-# member are disjoint, so a line that does not match fails fast. Matching
-# this one pattern checks the line's syntax exactly as json.loads would
-# (for this shape) and costs about half of raw_decode + the tail pattern.
-_DELTA_LINE = re.compile(
-    r'\{"type":"stream_event","event":'
-    rf'(\{{"type":"content_block_delta","index":(?:0|[1-9][0-9]*),'
-    rf'"delta":\{{"type":{_JSON_STR},{_JSON_STR}:{_JSON_ESC_STR}\}}\}})'
-    rf'(?:,"parent_tool_use_id":(null|{_JSON_STR})'  # any other value: the general path skips it
-    rf'|,(?!"(?:type|event|parent_tool_use_id)"){_JSON_STR}:{_JSON_FLAT})*+'
-    r'\}[ \t\r]*(?:\n|\Z)'
-)
-
-
-def encode(message: dict[str, Any]) -> str:
-    """One stream-json line: compact JSON, newline-terminated."""
-    return _dumps(message) + "\n"
-
-
-def user_line(text: str, images: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """The message that carries one user turn to the agent."""
-    content: str | list[dict[str, Any]] = text
-    if images:
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-        for image in images:
-            blocks.append(
-                {
-                    "type": "image",
-                    "source": {
-                        "type": "base64",
-                        "media_type": image["media_type"],
-                        "data": image["data"],
-                    },
-                }
-            )
-        content = blocks
-    return {
-        "type": "user",
-        "message": {"role": "user", "content": content},
-        "parent_tool_use_id": None,
-        "session_id": "",
-    }
 
 
 class AgentLink:
@@ -405,10 +354,10 @@ class StreamJsonBridge:
             return
         # The chunk is walked rather than split: a content_block_delta line
         # (nearly every line of a streaming reply) is checked and cut by
-        # one match of _DELTA_LINE where it starts; any other line is cut
+        # one match of DELTA_LINE where it starts; any other line is cut
         # out and takes _feed_line's path, in order.
         size = len(data)
-        match = _DELTA_LINE.scanner(data).match  # each match starts where the last ended
+        match = DELTA_LINE.scanner(data).match  # each match starts where the last ended
         last = None
         pos = 0
         while True:
@@ -435,7 +384,7 @@ class StreamJsonBridge:
             pos = end + 1
             if pos >= size:
                 return
-            match = _DELTA_LINE.scanner(data, pos).match
+            match = DELTA_LINE.scanner(data, pos).match
 
     def _feed_line(self, link: AgentLink, raw: str | bytes) -> None:
         """One line of any shape: handled if it is a well-formed message,
@@ -447,14 +396,14 @@ class StreamJsonBridge:
             if (
                 self._emit_stream is not None
                 and isinstance(raw, str)
-                and raw.startswith(_STREAM_PREFIX)
+                and raw.startswith(STREAM_PREFIX)
                 and self._stream_line(raw)
             ):
                 return
-            message, reason = _parse_line(raw)
+            message, reason = parse_line(raw)
             if message is None:
-                if reason.startswith(_NOT_JSON):  # kept: maybe the CLI saying why it failed
-                    link.noise.append(_text(raw).strip()[:PREVIEW_CHARS * 10])
+                if reason.startswith(NOT_JSON):  # kept: maybe the CLI saying why it failed
+                    link.noise.append(line_text(raw).strip()[:PREVIEW_CHARS * 10])
                 self._skip(raw, reason)
                 return
             self.dispatch(link, message, raw)
@@ -463,7 +412,7 @@ class StreamJsonBridge:
             self.log.debug("the skipped line failed here", exc_info=True)
 
     def _skip(self, raw: str | bytes, reason: str) -> None:
-        self.log.warning("skipped an agent line that %s: %s", reason, _preview(raw))
+        self.log.warning("skipped an agent line that %s: %s", reason, preview(raw))
 
     def _stream_line(self, line: str) -> bool:
         """The hot path: a ``stream_event`` line in the CLI's own key order
@@ -474,15 +423,15 @@ class StreamJsonBridge:
         which tells where it ends, then the small tail), so a broken line
         is never forwarded. False: not in that shape; the caller takes the
         general path, which behaves exactly as for any other line."""
-        start = len(_STREAM_PREFIX)
+        start = len(STREAM_PREFIX)
         try:
-            event, end = _raw_decode(line, start)
+            event, end = raw_decode(line, start)
         except (ValueError, RecursionError):  # the general path says why
             return False
         if not isinstance(event, dict):
             return False  # malformed: the general path skips it with a warning
         rest = line[end:]
-        if _FLAT_TAIL.fullmatch(rest) is not None:
+        if FLAT_TAIL.fullmatch(rest) is not None:
             # The usual tail (session_id, parent_tool_use_id, uuid, ...):
             # flat, compact, no escapes, so checking its syntax with one
             # regex and finding a key by plain search is exact, and cheaper
@@ -491,16 +440,16 @@ class StreamJsonBridge:
             if ',"type":' in rest or ',"event":' in rest:
                 return False  # a repeated key: json.loads would let the last one win
             at = rest.rfind(',"parent_tool_use_id":')  # the last one wins, as in json.loads
-            parent = "null" if at < 0 else _PARENT.match(rest, at).group(1)  # type: ignore[union-attr]
+            parent = "null" if at < 0 else PARENT.match(rest, at).group(1)  # type: ignore[union-attr]
             if parent[0] not in 'n"':
                 return False  # not a string or null: malformed, the general path skips it
         else:
             try:
-                rest = rest.lstrip(_JSON_SPACE)  # JSON's whitespace, not str.strip()'s
-                if rest[:1] == "," and rest[1:].lstrip(_JSON_SPACE)[:1] == '"':
+                rest = rest.lstrip(JSON_SPACE)  # JSON's whitespace, not str.strip()'s
+                if rest[:1] == "," and rest[1:].lstrip(JSON_SPACE)[:1] == '"':
                     # (the quote check: "{" + "}" would accept a trailing comma)
                     tail = json.loads("{" + rest[1:])
-                elif rest.rstrip(_JSON_SPACE) == "}":
+                elif rest.rstrip(JSON_SPACE) == "}":
                     tail = {}
                 else:
                     return False
@@ -528,7 +477,7 @@ class StreamJsonBridge:
         if handler is None:
             self.log.debug("ignored agent message type %r", kind)
             return
-        wrong = _wrong_field(kind, message)
+        wrong = wrong_field(kind, message)
         if wrong is not None:
             self._skip(raw if raw is not None else repr(message), f"has a malformed {wrong!r}")
             return
@@ -568,7 +517,7 @@ class StreamJsonBridge:
         if not isinstance(message, dict):
             return
         if msg.get("error") == "authentication_failed":
-            self.report_auth(_text_of(message))
+            self.report_auth(text_of(message))
         content = message.get("content") or []
         echo = self.resume_echo
         if echo is not None:
@@ -746,147 +695,3 @@ def _ignore(link: AgentLink, msg: dict[str, Any]) -> None:
     return None
 
 
-def _text_of(message: dict[str, Any]) -> str:
-    return " ".join(
-        block.get("text", "")
-        for block in message.get("content") or []
-        if isinstance(block, dict) and block.get("type") == "text"
-    ).strip()
-
-
-# -- the shape of an agent line -------------------------------------------------
-#
-# A line is handled only when every field a handler reads has the type it
-# expects: a line of any other shape is skipped before anything reaches
-# the session, so its status, seq and history stay as they were.
-
-_NOT_JSON = "is not JSON"
-# A \uD800-\uDFFF escape: a lone surrogate, or half of a pair (checked on the value).
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_OPT_STR = (str, type(None))
-_OPT_INT = (int, type(None))
-_OPT_NUMBER = (int, float, type(None))
-_OPT_LIST = (list, type(None))
-_OPT_DICT = (dict, type(None))
-_OPT_BOOL = (bool, type(None))
-# type -> (dotted path, allowed types) for each field its handler reads; a
-# missing field is fine (handlers read with .get), a present one must fit.
-_FIELDS: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
-    "stream_event": (("event", (dict,)), ("parent_tool_use_id", _OPT_STR)),
-    "assistant": (("message", (dict,)), ("message.id", (str,)), ("message.content", _OPT_LIST),
-                  ("error", _OPT_STR), ("parent_tool_use_id", _OPT_STR)),
-    "user": (("message", _OPT_DICT), ("message.content", (str, list, type(None))),
-             ("parent_tool_use_id", _OPT_STR)),
-    "system": (("subtype", _OPT_STR), ("session_id", _OPT_STR), ("model", _OPT_STR),
-               ("cwd", _OPT_STR), ("tools", _OPT_LIST), ("permissionMode", _OPT_STR),
-               ("slash_commands", _OPT_LIST), ("claude_code_version", _OPT_STR),
-               ("status", _OPT_STR), ("error_status", _OPT_INT)),
-    "result": (("subtype", _OPT_STR), ("is_error", _OPT_BOOL), ("result", _OPT_STR),
-               ("duration_ms", _OPT_NUMBER), ("num_turns", _OPT_INT),
-               ("total_cost_usd", _OPT_NUMBER), ("usage", _OPT_DICT)),
-    "control_request": (("request_id", _OPT_STR), ("request", _OPT_DICT),
-                        ("request.subtype", _OPT_STR), ("request.input", _OPT_DICT),
-                        ("request.tool_name", _OPT_STR), ("request.description", _OPT_STR),
-                        ("request.tool_use_id", _OPT_STR)),
-    "control_response": (("response", _OPT_DICT), ("response.request_id", _OPT_STR),
-                         ("response.subtype", _OPT_STR), ("response.response", _OPT_DICT),
-                         ("response.error", _OPT_STR)),
-    "control_cancel_request": (("request_id", _OPT_STR),),
-}
-# The fields of a tool_result block in a user line (see _on_user).
-_TOOL_RESULT_FIELDS = (("tool_use_id", _OPT_STR), ("content", (str, list, type(None))),
-                       ("is_error", _OPT_BOOL))
-
-
-def _wrong_field(kind: str, message: dict[str, Any]) -> str | None:
-    """The first field of ``message`` whose type its handler does not
-    expect (its dotted path), or None."""
-    wrong = _wrong_in(message, _FIELDS.get(kind, ()))
-    if wrong is None and kind == "user":
-        inner = message.get("message")
-        content = inner.get("content") if isinstance(inner, dict) else None
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                wrong = _wrong_in(block, _TOOL_RESULT_FIELDS)
-                if wrong is not None:
-                    return f"message.content[].{wrong}"
-    return wrong
-
-
-def _wrong_in(message: dict[str, Any], fields: tuple[tuple[str, tuple[type, ...]], ...]) -> str | None:
-    for path, types in fields:
-        *parents, name = path.split(".")
-        holder: Any = message
-        for key in parents:
-            holder = holder.get(key) if isinstance(holder, dict) else None
-        # Absent (or its parent is, or is not an object, which is reported
-        # for the parent): fine. Present: it must fit.
-        if isinstance(holder, dict) and name in holder and not isinstance(holder[name], types):
-            return path
-    return None
-
-
-def _parse_line(raw: str | bytes) -> tuple[dict[str, Any] | None, str]:
-    """The message on one line, or None and why it is skipped."""
-    if isinstance(raw, bytes):
-        try:
-            text = raw.decode()  # strict: json.loads(bytes) would let UTF-8 surrogates through
-        except UnicodeDecodeError:
-            return None, _NOT_JSON + " (not UTF-8)"
-    else:
-        text = raw
-        if not text.isascii():
-            try:
-                text.encode()
-            except UnicodeEncodeError:
-                return None, "is not valid Unicode (a lone surrogate)"
-    try:
-        message = json.loads(text)
-    except ValueError:
-        return None, _NOT_JSON
-    except RecursionError:
-        return None, f"is nested deeper than {MAX_DEPTH} levels"
-    if not isinstance(message, dict):
-        return None, "is not an object"
-    # Cheap tests first: a line with fewer brackets than MAX_DEPTH cannot
-    # nest deeper, and only an escape can make a surrogate here.
-    surrogates = _SURROGATE_ESCAPE.search(text) is not None
-    if surrogates or text.count("{") + text.count("[") > MAX_DEPTH:
-        problem = _bad_value(message, surrogates)
-        if problem is not None:
-            return None, problem
-    return message, ""
-
-
-def _bad_value(value: Any, surrogates: bool) -> str | None:
-    """Whether ``value`` nests deeper than MAX_DEPTH or (``surrogates``)
-    holds a string with a lone surrogate, which no UTF-8 frame can carry."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-            if surrogates and any(_SURROGATE.search(key) for key in item):
-                return "is not valid Unicode (a lone surrogate)"
-        elif isinstance(item, list):
-            children = item
-        else:
-            if surrogates and isinstance(item, str) and _SURROGATE.search(item):
-                return "is not valid Unicode (a lone surrogate)"
-            continue
-        if depth > MAX_DEPTH:
-            return f"is nested deeper than {MAX_DEPTH} levels"
-        stack.extend((child, depth + 1) for child in children)
-    return None
-
-
-def _text(raw: str | bytes) -> str:
-    return raw.decode(errors="replace") if isinstance(raw, bytes) else raw
-
-
-def _preview(raw: str | bytes) -> str:
-    """The first PREVIEW_CHARS characters of a line, quoted with repr: a
-    control character or a lone surrogate cannot garble the log."""
-    text = _text(raw[: PREVIEW_CHARS * 4] if isinstance(raw, bytes) else raw[:PREVIEW_CHARS])
-    return repr(text[:PREVIEW_CHARS]) + (" …" if len(raw) > PREVIEW_CHARS else "")
