@@ -55,22 +55,11 @@ class PlannedWrites:
 
 def planned_seed_files(mode: LoadedMode, workspace: Path) -> list[str]:
     """The seed files ``seed_workspace`` would copy into ``workspace`` now."""
-    from pneuma.workspace.params import has_content
+    from pneuma.workspace.params import has_content, seed_files
 
     if has_content(mode, workspace):
         return []
-    targets: list[str] = []
-    for source_rel, dest_rel in mode.manifest.init.seed_files.items():
-        source = mode.package_dir / source_rel
-        dest_rel = dest_rel or "."
-        if source.is_dir():
-            for item in sorted(source.rglob("*")):
-                if item.is_file() and "__pycache__" not in item.parts:
-                    targets.append((Path(dest_rel) / item.relative_to(source)).as_posix())
-        elif dest_rel.endswith("/") or dest_rel == ".":
-            targets.append((Path(dest_rel) / source.name).as_posix())
-        else:
-            targets.append(dest_rel)
+    targets = [target for _source, target in seed_files(mode)]
     return [rel for rel in targets if not os.path.lexists(workspace / rel)]
 
 

@@ -61,25 +61,32 @@ def _content_files(workspace: Path):
             yield rel.as_posix()
 
 
-def seed_workspace(mode: LoadedMode, workspace: Path) -> InitResult:
-    """Copy the mode's seed files into an empty workspace; never overwrite."""
-    result = InitResult()
-    workspace.mkdir(parents=True, exist_ok=True)
-    if has_content(mode, workspace):
-        return result
+def seed_files(mode: LoadedMode) -> list[tuple[Path, str]]:
+    """Every seed file of the mode and where it goes in a workspace: (the
+    file in the mode's package, the workspace-relative target)."""
+    pairs: list[tuple[Path, str]] = []
     for source_rel, dest_rel in mode.manifest.init.seed_files.items():
         source = mode.package_dir / source_rel
         dest_rel = dest_rel or "."
         if source.is_dir():
             for item in sorted(source.rglob("*")):
                 if item.is_file() and "__pycache__" not in item.parts:
-                    target_rel = (Path(dest_rel) / item.relative_to(source)).as_posix()
-                    _copy_new(item, workspace, target_rel, result)
+                    pairs.append((item, (Path(dest_rel) / item.relative_to(source)).as_posix()))
+        elif dest_rel.endswith("/") or dest_rel == ".":
+            pairs.append((source, (Path(dest_rel) / source.name).as_posix()))
         else:
-            target_rel = dest_rel
-            if dest_rel.endswith("/") or dest_rel == ".":
-                target_rel = (Path(dest_rel) / source.name).as_posix()
-            _copy_new(source, workspace, target_rel, result)
+            pairs.append((source, dest_rel))
+    return pairs
+
+
+def seed_workspace(mode: LoadedMode, workspace: Path) -> InitResult:
+    """Copy the mode's seed files into an empty workspace; never overwrite."""
+    result = InitResult()
+    workspace.mkdir(parents=True, exist_ok=True)
+    if has_content(mode, workspace):
+        return result
+    for source, target_rel in seed_files(mode):
+        _copy_new(source, workspace, target_rel, result)
     return result
 
 

@@ -16,10 +16,11 @@ from pneuma.api import (
     ExportRequest,
     ExportResult,
     ToolError,
+    run_sync,
     timed_out,
 )
 
-from .render import run_blocking, screenshot_pages
+from .render import screenshot_pages
 from .site import VIEWPORTS, SiteFile, copy_site, read_site
 
 # href="…", src="…" in HTML and url(…) in CSS: the references a zip must carry.
@@ -71,7 +72,7 @@ def _export_png(request: ExportRequest) -> ExportResult:
         jobs = [(page, viewport, request.output / f"{_png_stem(page)}-{viewport}.png")
                 for page in pages for viewport in VIEWPORTS]
         try:
-            shots, left_out = run_blocking(screenshot_pages(root, jobs))
+            shots, left_out = run_sync(screenshot_pages(root, jobs))
         except ImportError as error:
             raise ExportError(f"PNG export needs the playwright package ({error})") from error
     if not shots:

@@ -5,9 +5,7 @@ the page cannot reach Pneuma's server."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -100,25 +98,3 @@ def _only_inside(site_root: Path) -> Callable[[Any], Awaitable[None]]:
     return decide
 
 
-def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from synchronous code, also when the caller
-    is itself inside an event loop (the browser's Export menu): Playwright
-    then gets a loop of its own in a worker thread."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["value"] = asyncio.run(coro)
-        except BaseException as error:  # handed back to the caller's thread
-            box["error"] = error
-
-    thread = threading.Thread(target=work, name="webcraft-render")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
