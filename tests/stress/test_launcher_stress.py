@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from pneuma.startup.recent import RecentWorkspaces
 from tests.launcher.conftest import launcher  # noqa: F401 (the fixture)
+from tests.launcher.test_launcher_folders import listing
 from tests.stress.tally import count, record
 
 pytestmark = pytest.mark.stress
@@ -47,16 +48,6 @@ def top_listing(folder: str) -> set[str]:
         return {e.name for e in os.scandir(folder)}
     except OSError:
         return set()
-
-
-def full_listing(folder: Path) -> dict[str, tuple[int, int]]:
-    seen = {}
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            st_ = os.lstat(os.path.join(root, name))
-            seen[os.path.relpath(os.path.join(root, name), folder)] = (st_.st_size,
-                                                                       st_.st_mtime_ns)
-    return seen
 
 
 def post(url: str, token: str, route: str, body: dict[str, Any]) -> tuple[int, Any, float]:
@@ -109,7 +100,7 @@ async def test_hostile_launcher_paths_write_nothing_and_answer_4xx(launcher, tmp
         os.chown(folder, 4242 + n, 4242 + n)
         theirs.append(folder)
     canaries = {folder: top_listing(folder) for folder in CANARIES}
-    theirs_before = {folder: full_listing(folder) for folder in theirs}
+    theirs_before = {folder: listing(folder) for folder in theirs}
     scratch_before = sorted(p.name for p in scratch.iterdir())
     tried = {"requests": 0, "4xx": 0, "5xx": 0, "2xx": 0, "slowest": 0.0}
     asked_new: set[str] = set()
@@ -139,8 +130,8 @@ async def test_hostile_launcher_paths_write_nothing_and_answer_4xx(launcher, tmp
 
     await asyncio.get_running_loop().run_in_executor(None, fuzz)
 
-    changed = [str(f) for f, listing in canaries.items() if top_listing(f) != listing]
-    changed += [str(f) for f, listing in theirs_before.items() if full_listing(f) != listing]
+    changed = [str(f) for f, before in canaries.items() if top_listing(f) != before]
+    changed += [str(f) for f, before in theirs_before.items() if listing(f) != before]
     existed = {os.path.normpath(p) for p in [*SYSTEM, *map(str, links), *map(str, theirs)]}
     made = [p for p in asked_new if _exists(p) and os.path.normpath(p) not in existed]
     record("23.5 launcher paths", f"{count(tried['requests'])} hostile paths on "

@@ -21,6 +21,7 @@ import pytest
 from pneuma.checkpoints import Checkpoints
 from pneuma.server.session_hooks import UserTurn
 from pneuma.testing import serve
+from tests.server.test_session_hooks import Picker
 from tests.stress.tally import count, record
 
 pytestmark = pytest.mark.stress
@@ -57,16 +58,6 @@ class Feature:
     def files_changed(self, files: list[dict[str, Any]]) -> None:
         self.files += 1
         self._maybe_fail()
-
-
-class Picker:
-    message_types = ("select_browser",)
-
-    def __init__(self) -> None:
-        self.picked: list[str] = []
-
-    async def handle_message(self, connection: Any, msg: Any) -> None:
-        self.picked.append(msg.clientId)
 
 
 async def test_features_come_and_go_and_fail_while_turns_go_on(tmp_path: Path) -> None:
