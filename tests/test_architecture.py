@@ -232,3 +232,42 @@ def test_imports_run_down_the_floors():
           if FLOORS.get(importer, 99) < FLOORS.get(imported, 99) for where in places]
     assert len(up) <= MAX_IMPORTS_UP, \
         f"{len(up)} imports run up a floor (at most {MAX_IMPORTS_UP}):\n" + "\n".join(up)
+
+
+# --- sizes and names: features get rooms of their own -----------------------
+
+MAX_PYTHON_LINES = 700
+MAX_SESSION_LINES = 500
+BACKEND_NAMES = ("claude-code", "codex", "native", "socket")
+GENERIC_PACKAGES = ("cli", "launcher", "server", "startup")
+
+
+def test_no_product_python_file_is_over_700_lines():
+    long = sorted(
+        f"{path.relative_to(REPO)}: {lines} lines"
+        for path in [*PACKAGE.rglob("*.py"), *(REPO / "plugins").rglob("*.py")]
+        if "node_modules" not in path.parts and "__pycache__" not in path.parts
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_PYTHON_LINES)
+    assert long == [], "split these along their seams:\n" + "\n".join(long)
+
+
+def test_the_session_keeps_only_the_message_plumbing():
+    session = PACKAGE / "server" / "session.py"
+    assert len(session.read_text(encoding="utf-8").splitlines()) < MAX_SESSION_LINES
+
+
+def test_generic_code_compares_no_backend_name():
+    """A backend's specifics live on its BackendSpec (pneuma.core.backend);
+    the front ends and the server ask the spec, never the name."""
+    import re
+
+    compared = re.compile(r"""(==|!=|\bin\b)\s*[\(\[\{]?[^#\n]*["'](%s)["']"""
+                          % "|".join(map(re.escape, BACKEND_NAMES)))
+    found = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for package in GENERIC_PACKAGES
+        for path in sorted((PACKAGE / package).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if compared.search(line.split("#", 1)[0])
+    ]
+    assert found == []
