@@ -1,7 +1,8 @@
 """Agents that connect by WebSocket: ``pneuma run --backend socket``.
 
-ADR-002 §3.1 lets the agent come to the server instead of being started by
-it: it opens ``/ws/cli/{session id}`` and speaks the Claude Code CLI's
+The agent comes to the server instead of being started by it
+(docs/design/browser-protocol.md, "Two sockets"): it
+opens ``/ws/cli/{session id}`` and speaks the Claude Code CLI's
 stream-json over the socket exactly as the CLI does over stdio (see
 docs/protocol-cli-socket.md). The translation is the one the stdio backend
 uses (``pneuma.agents.stream_json.StreamJsonBridge``); this module only
@@ -14,8 +15,8 @@ delivered, in order, when one connects; the chat says where to connect.
 A session that runs another backend answers ``/ws/cli`` with 409 (the
 stdio CLI already is its agent; ``--backend none`` promises no agent). One
 agent socket at a time: a second one gets 409 until the first closes; an
-agent that drops may reconnect (ADR-002's ``cli_connected`` /
-``cli_disconnected`` tell the browser).
+agent that drops may reconnect (``cli_connected`` / ``cli_disconnected``
+tell the browser; docs/design/browser-protocol.md, "Pending queue").
 
 On connect the server sends, in this order, the ``initialize``
 control_request of the SDKs, ``set_model`` when a model was chosen

@@ -2,7 +2,7 @@
 
 ``ViewerActionChannel``: the agent's ``POST /api/viewer/action`` becomes a
 ``viewer_action_request`` to every browser; the first
-``viewer_action_response`` answers the HTTP request (viewer contract §4).
+``viewer_action_response`` answers the HTTP request (docs/design/browser-protocol.md, "Viewer actions").
 ``ConfirmationChannel``: things that need the person's yes (scaffolding a
 workspace) become a ``confirmation_request``; the first answer decides.
 """

@@ -1,7 +1,7 @@
-"""The one error model (the tool contract's, seed §0.2), for tools and HTTP alike.
+"""The one error model (docs/design/tool-contract.md, "Error model"), for tools and HTTP alike.
 
 Every failure a tool, an HTTP route or the MCP server reports is a
-``ToolError`` carrying exactly one of the seed's codes (plus three of the
+``ToolError`` carrying exactly one of the contract's codes (plus three of the
 host's own for HTTP: ``E_UNAUTHORIZED``, ``E_FORBIDDEN``, ``E_UNAVAILABLE``);
 the HTTP status is derived from the code (``HTTP_STATUS``). docs/errors.md
 describes the shape and when each code is used.

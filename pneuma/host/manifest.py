@@ -221,7 +221,7 @@ class InitSpec(_Model):
 
 
 class WorkspaceModel(_Model):
-    """How the viewer organises files (viewer contract §3.1)."""
+    """How the viewer organises files (docs/mode-authors.md, "How the viewer organises files")."""
 
     type: Literal["all", "manifest", "single"]
     multi_file: bool

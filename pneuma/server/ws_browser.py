@@ -1,4 +1,4 @@
-"""``/ws/browser/{sid}``: the page's socket (ADR-002 §3.1).
+"""``/ws/browser/{sid}``: the page's socket (docs/design/browser-protocol.md, "Two sockets").
 
 On connect the tab gets ``session_init``; it then sends
 ``session_subscribe {last_seq}`` (or passes ``?last_seq=`` in the URL) and

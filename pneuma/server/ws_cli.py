@@ -1,5 +1,5 @@
-"""``/ws/cli/{sid}``: the NDJSON socket of ADR-002 for agents that connect
-by WebSocket.
+"""``/ws/cli/{sid}``: the NDJSON socket for agents that connect by WebSocket
+(docs/design/browser-protocol.md, "Two sockets").
 
 The agent speaks Claude Code stream-json (docs/protocol-cli-socket.md);
 the backend that takes it (``core.backend.TakesAgentSocket``; today

@@ -1,5 +1,5 @@
-"""The host's generic file tools (the tool contract, seed §1.1–1.5 and
-§2.4–2.5), for any mode to offer as ``pneuma:<tool>`` (docs/tools.md): list_files, read_file,
+"""The host's generic file tools (docs/design/tool-contract.md), for any mode to
+offer as ``pneuma:<tool>`` (docs/tools.md): list_files, read_file,
 write_to_file, replace_in_file, search_files, list_snapshots,
 restore_snapshot.
 

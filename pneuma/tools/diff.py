@@ -1,4 +1,4 @@
-"""Line diffs in the tool contract's JSON shape (seed §0.4).
+"""Line diffs in the tool contract's JSON shape (docs/design/tool-contract.md, "Dry runs and diffs").
 
 Text is split on ``"\\n"`` only, so ``"\\n".join(lines)`` gives the text back
 exactly: a file ending with a newline has a last, empty line; ``"\\r"`` of

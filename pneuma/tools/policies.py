@@ -1,11 +1,11 @@
-"""Tool policies of every mode (the tool contract, seed §6): defaults, file, flags.
+"""Tool policies of every mode (docs/design/tool-contract.md, "Policies"): defaults, file, flags.
 
 Precedence, lowest first: the host's defaults, the mode's own defaults
 (``policies.json`` next to the mode's ``manifest.json``, same shape), the
 policy file (``--policies FILE``, else ``W/.pneuma/<mode>-policies.json``),
 then the command-line flags (``--enable-exec``, ``--enable-browser``).
 
-A policy file has the seed's shape::
+A policy file has the tool contract's shape::
 
     {"contractVersion": "1.0.0", "mode": "cline", "policies": {...}}
 

@@ -1,4 +1,4 @@
-"""Snapshots of workspace files, for every mode (the tool contract, seed §0.4, §2.4, §2.5).
+"""Snapshots of workspace files, for every mode (docs/design/tool-contract.md, "Snapshots").
 
 Each snapshot is ``<id>.txt`` (the text) and ``<id>.meta.json`` under
 ``W/.pneuma/snapshots/<mode>/``, with ``id = snap_YYYYMMDDThhmmss_<8hex>``

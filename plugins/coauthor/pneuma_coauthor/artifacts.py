@@ -1,4 +1,5 @@
-"""ArtifactStore: the workspace's files as the workflow sees them (§7.2 port).
+"""ArtifactStore: the workspace's files as the workflow sees them (a port;
+docs/design/coauthor.md, "Agent host").
 
 Reads return text plus the revision of the exact bytes read, so a patch is
 always computed against a known revision; writes are atomic (temp file,
@@ -15,7 +16,7 @@ from wcmatch import glob as wcglob
 
 from pneuma_coauthor.domain.model import NO_REVISION, revision_of
 
-# Files the watcher reports and the context builder may list (§10.1).
+# Files the watcher reports and the context builder may list (docs/design/coauthor.md, "File changes").
 WATCHED = ["**/*.tex", "OUTLINE.md", "BRIEF.md", "STYLE.md"]
 IGNORED = [".pneuma/**", "build/**", "out/**", ".git/**", "node_modules/**"]
 _FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB

@@ -1,4 +1,4 @@
-"""Optional LaTeX build after an apply (§9.3): latexmk when it is installed.
+"""Optional LaTeX build after an apply (docs/design/coauthor.md, "Build"): latexmk when it is installed.
 
 A missing latexmk, a missing main.tex or ``latexmk = "off"`` is reported as
 ``skipped``, never as an error: the quality gate is advisory in V0.

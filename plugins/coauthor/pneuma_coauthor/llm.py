@@ -1,4 +1,4 @@
-"""The LLM port with three profiles (§11): fast, writer, reasoning.
+"""The LLM port with three profiles (docs/design/coauthor.md, "LLM profiles"): fast, writer, reasoning.
 
 Every call asks for exactly one tool (plan, edits, candidates) so the answer
 is structured data rather than prose to scrape; it streams (the REPL shows

@@ -1,4 +1,5 @@
-"""Routing and scheduling (§6.2): pure policy, no CLI, no LLM, no storage.
+"""Routing and scheduling (docs/design/coauthor.md, "Routing and scheduling"):
+pure policy, no CLI, no LLM, no storage.
 
 The agent host asks these two objects what to do; swapping a policy (more
 agents, a TODO pool in V1) never touches the workflow or the adapters.

@@ -1,4 +1,5 @@
-"""The REPL (§3): chat or slash commands in, plans and diffs out as they arrive.
+"""The REPL (docs/design/coauthor.md, "REPL"):
+chat or slash commands in, plans and diffs out as they arrive.
 
 An adapter only: each command creates a task or appends an event through
 the use cases, and everything shown comes from the billboard's event stream,

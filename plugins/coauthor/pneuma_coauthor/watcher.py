@@ -1,4 +1,5 @@
-"""The person's edits become ArtifactChanged events (§10.1), from the host's
+"""The person's edits become ArtifactChanged events
+(docs/design/coauthor.md, "File changes"), from the host's
 one file watcher.
 
 Under ``pneuma run`` the server's watcher hands every batch of changed files

@@ -31,7 +31,7 @@ CHARACTERS_FILE = "game/characters.json"
 
 def diagnostics_language(ctx: ToolContext, args: dict[str, Any] | None = None) -> str:
     """Chinese by default; English when the request, the environment
-    (PNEUMA_WEBGAL_LANG=EN, the seed's ZH|EN switch), the workspace's
+    (PNEUMA_WEBGAL_LANG=EN; docs/design/tool-contract.md, "Diagnostics language"), the workspace's
     ``language`` param or the policy says so."""
     candidates = [
         (args or {}).get("language"),

@@ -10,8 +10,8 @@ the actions the server sends: ``session_start``, ``session_stop``,
 answered with ``browser_action_result``; a repeated action id gets the
 first answer again (never a second execution).
 
-Safety rules (seed: agent-runtime §4.3): an action only ever touches the tab
-its session opened (``tabId`` must be that tab); pages of the Pneuma server
+Safety rules (docs/design/native-runtime.md, "Browser-action safety"): an action only ever touches
+the tab its session opened (``tabId`` must be that tab); pages of the Pneuma server
 itself are refused; the client never brings a window to the front.
 Screenshots and HTML are uploaded to ``POST /api/artifacts``; results carry
 only their references.

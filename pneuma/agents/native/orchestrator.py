@@ -7,7 +7,7 @@ readable text); then the model runs in a loop, calling tools, until it ends
 its turn. Browser tools the model calls in a task that was not a browser
 task go through the same selection and confirmation first.
 
-Rules kept here (seed: agent-runtime §2):
+Rules kept here (docs/design/native-runtime.md, "Serial actions"):
 
 1. one browser action at a time per session (``ActionScheduler``);
 2. every action is observed: ack + result, or a timeout / an offline client

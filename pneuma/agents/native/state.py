@@ -1,4 +1,4 @@
-"""The task state machine (seed: agent-runtime §2).
+"""The task state machine (docs/design/native-runtime.md, "Task state machine").
 
 A task is one piece of work the person asked for: a chat turn, or a browser
 task (select a client, confirm, prepare the page, let the model act). Its

@@ -1,4 +1,5 @@
-"""The Billboard (§6): one entry (append_event), one exit (views and streams).
+"""The Billboard (docs/design/coauthor.md, "Billboard"): one
+entry (append_event), one exit (views and streams).
 
 Every adapter (REPL, CLI subcommands, the watcher, the agent workflow, the
 browser) appends through ``append_event`` and reads through ``get_task``,

@@ -1,4 +1,5 @@
-"""Read models folded from the log (§6.1): TaskView per task, ThreadView per
+"""Read models folded from the log (docs/design/coauthor.md, "Projections"):
+TaskView per task, ThreadView per
 task, and the ArtifactIndex (every file's latest known revision).
 
 A Projector is fed events in log order, one at a time, so the live billboard

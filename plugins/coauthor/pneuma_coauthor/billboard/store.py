@@ -1,4 +1,4 @@
-"""The append-only event log on SQLite (§6.1).
+"""The append-only event log on SQLite (docs/design/coauthor.md, "Event log").
 
 WAL mode so readers (the REPL, the viewer, a second CLI) never block the
 writer; ``synchronous=FULL`` so an event is on disk before ``append`` returns

@@ -1,4 +1,5 @@
-"""Every TaskEvent of §5.4 (plus the few V0 needs to be auditable), each with
+"""Every TaskEvent of the domain model (docs/design/coauthor.md, "Domain model";
+plus the few V0 needs to be auditable), each with
 a validated payload.
 
 An event is a fact: once appended it is never edited. The envelope carries
@@ -124,7 +125,7 @@ class TaskNeedsRebase(Payload):
 
 
 class BuildChecked(Payload):
-    """The optional LaTeX build after an apply (§9.3); ``skipped`` is not an error."""
+    """The optional LaTeX build after an apply; ``skipped`` is not an error."""
 
     patch_id: str | None = None
     status: Literal["ok", "failed", "skipped"]
@@ -134,7 +135,7 @@ class BuildChecked(Payload):
 
 
 class LlmCallTraced(Payload):
-    """One model call (§11.1 tracing): which profile, model, tokens and time."""
+    """One model call, traced: which profile, model, tokens and time."""
 
     profile: Literal["fast", "writer", "reasoning"]
     model: str

@@ -1,4 +1,5 @@
-"""Entities of §5: Actor, Artifact and the Task as its events fold it (TaskView).
+"""Entities of the domain model (docs/design/coauthor.md, "Domain model"):
+Actor, Artifact and the Task as its events fold it (TaskView).
 
 Models serialise with camelCase keys (the spec's names, and what the JSONL
 export and the viewer read) while Python code uses snake_case.
@@ -60,7 +61,7 @@ class Priority(StrEnum):
 
 
 class Actor(CamelModel):
-    """Human or agent: anyone who can take part in a task (§5.1)."""
+    """Human or agent: anyone who can take part in a task."""
 
     id: str
     kind: Literal["human", "agent"]
@@ -98,7 +99,7 @@ def artifact_type_for(path: str) -> ArtifactType:
 
 
 class Artifact(CamelModel):
-    """A paper file or asset at a revision (§5.2). Metadata holds what the
+    """A paper file or asset at a revision. Metadata holds what the
     authors said about a figure or dataset: the only source the agent may use
     to describe it."""
 
@@ -179,7 +180,7 @@ class PlanView(CamelModel):
 
 
 class TaskView(CamelModel):
-    """The Task of §5.3 as the log folds it, plus what review needs at a glance."""
+    """The Task as the log folds it, plus what review needs at a glance."""
 
     task_id: str
     created_by: str

@@ -1,6 +1,6 @@
 """Unified diffs: make, parse and apply them, in memory.
 
-The patch is the exchange format between the agent and the person (§9.1):
+The patch is the exchange format between the agent and the person (docs/design/coauthor.md, "Patches"):
 readable in review, storable in the log, and applicable only when its
 context still matches, so a patch can never silently overwrite text it was
 not computed from. Pure functions on strings; the use cases do the I/O.

@@ -1,4 +1,4 @@
-"""Use cases and the default agent workflow (§7)."""
+"""Use cases and the default agent workflow (docs/design/coauthor.md, "Workflow")."""
 
 from pneuma_coauthor.workflow.usecases import ApplyResult, CoAuthor, UseCaseError
 

@@ -1,4 +1,5 @@
-"""The Default CoAuthor Agent (§7.3) and the AgentHost that schedules it (§7.1).
+"""The Default CoAuthor Agent (docs/design/coauthor.md, "Workflow") and the AgentHost that schedules it
+(docs/design/coauthor.md, "Agent host").
 
 claim → context → drift check → plan (reasoning) → patch (writer) →
 awaiting_review; feedback, a rejection or a needed rebase hands the task
@@ -364,7 +365,7 @@ class AgentHost:
     async def _watch_views(self) -> None:
         async for view in self.app.billboard.subscribe_task_views():
             if view.status is TaskStatus.CANCELED:
-                self.cancel_if_running(view.task_id)  # §3.2: /cancel stops an agent mid-step
+                self.cancel_if_running(view.task_id)  # /cancel stops an agent mid-step
             self._wake.set()
 
 

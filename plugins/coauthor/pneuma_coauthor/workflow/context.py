@@ -1,4 +1,5 @@
-"""The Context Package (§8): stable global context plus a narrow focus.
+"""The Context Package (docs/design/coauthor.md, "Context package"):
+stable global context plus a narrow focus.
 
 Built as a structure, not a long string, so a later version can compress or
 reorder it; ``render`` is the one place that turns it into prompt text.
@@ -118,7 +119,7 @@ def build_context(task: TaskView, store: ArtifactStore, thread: ThreadView | Non
         seen.add(path)
     if not package.focus:
         # No pointer: the most recently edited section is the likeliest focus
-        # (§8.2's V0 heuristic); the plan may name other files.
+        # (the simple focus heuristic); the plan may name other files.
         newest = store.newest(["sections/**/*.tex", "chapters/**/*.tex", "*.tex"])
         if newest:
             text, revision = store.read(newest)
@@ -147,7 +148,7 @@ def _history(thread: ThreadView) -> list[str]:
     return out
 
 
-# -- the figure rule (§1.3, §8.3) ---------------------------------------------------
+# -- the figure rule (docs/design/coauthor.md, "Figure rule") ----------------------------------
 
 _FIGURE_WORDS = re.compile(r"\b(fig(ure)?s?|plot|chart|graph|diagram|image|caption)\b", re.I)
 _INCLUDE = re.compile(r"\\includegraphics(?:\[[^\]]*\])?\{([^}]+)\}")

@@ -1,4 +1,4 @@
-"""Application use cases (§4): what every adapter calls.
+"""Application use cases (docs/design/coauthor.md, "Use cases"): what every adapter calls.
 
 The REPL, the CLI subcommands, the browser routes and the agent workflow all
 go through these functions, so "accept" means the same revision checks
@@ -240,7 +240,7 @@ class CoAuthor:
         return patch_id
 
     def accept_patch(self, task_id: str, ref: str, *, author: str | None = None, build: bool = True) -> ApplyResult:
-        """PatchAccepted, then ApplyPatch (§7.3 step 7, §9.2):
+        """PatchAccepted, then ApplyPatch (docs/design/coauthor.md, "Apply"):
 
         1. every file must still be at the patch's base revision, else
            TaskNeedsRebase and nothing is written (the person's edit wins);

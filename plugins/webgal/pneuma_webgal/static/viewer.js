@@ -27,7 +27,7 @@ const JUMP_WAIT_S = 15;
 // Files whose change needs the game to start over (the engine reads them once).
 const RELOAD_FILES = /^game\/(config\.txt|userStyleSheet\.css|animation\/|template\/|background\/|figure\/|bgm\/|vocal\/|video\/|tex\/)/;
 
-// The 34 keywords engine 4.5.18 registers (reference README §2.3).
+// The 34 keywords WebGAL engine 4.5.18 registers (its script parser's command list).
 const COMMANDS = new Set(("say changeBg changeFigure bgm playVideo pixiPerform pixiInit intro miniAvatar changeScene " +
   "choose end setComplexAnimation setFilter label jumpLabel setVar callScene showVars unlockCg unlockBgm filmMode " +
   "setTextbox setAnimation playEffect setTempAnimation setTransform setTransition getUserInput applyStyle wait callSteam").split(" "));
