@@ -256,3 +256,18 @@ GLYPH_RENDERING = """async ({selectors, sample}) => {
   }
   return out;
 }"""
+
+
+def assert_drawn_as_glyphs(result: dict[str, Any], parts: tuple[str, ...], sample: str, *, where: str) -> None:
+    """Every element of ``parts`` drew ``sample`` with real glyphs from loaded
+    fonts (``result`` is what GLYPH_RENDERING gave); ``where`` names whose
+    font is missing otherwise ("the shell", "the viewer")."""
+    for selector in parts:
+        drawn = result[selector]
+        assert drawn is not None, f"{where} shows no {selector}"
+        assert drawn["inked"], f"{selector}: {sample} draws nothing ({drawn['family']})"
+        assert drawn["differsFromTofu"] and drawn["charsDiffer"] and drawn["charDiffersFromTofu"], (
+            f"{selector}: {sample} draws as empty boxes with {drawn['family']} "
+            f"(no CJK font: run scripts/build-web for {where}'s own)"
+        )
+        assert drawn["checked"], f"{selector}: the fonts for {sample} are not loaded ({drawn['family']})"

@@ -45,25 +45,41 @@ def wait_greeting(page: Any) -> None:
     expect(page.locator(".pill")).to_have_attribute("data-status", "idle")
 
 
+# The shell's own words, checked in both languages: (element, what of it:
+# an attribute, "text" for all of it or "contains" for a part, in Chinese,
+# in English; None where that language is not checked).
+SHELL_WORDS: tuple[tuple[str, str, str, str | None], ...] = (
+    ("html", "lang", "zh-CN", "en"),
+    (".composer textarea", "placeholder", "给智能体发消息…", "Message the agent…"),
+    (".pill", "text", "已连接 · 空闲", "Connected · idle"),
+    (".topbar .mode-name", "text", "幻灯片", "Slides"),
+    (".model-btn", "contains", "模型", None),
+    (".lang-btn.current", "text", "中文", "English"),
+    (".result-line .result-label", "text", "完成", "Done"),
+    (".result-line", "contains", "1 轮", "1 turn"),
+)
+
+
+def expect_shell_words(page: Any, *, chinese: bool) -> None:
+    for selector, part, zh, en in SHELL_WORDS:
+        wanted = zh if chinese else en
+        if wanted is None:
+            continue
+        shown = expect(page.locator(selector))
+        if part == "text":
+            shown.to_have_text(wanted)
+        elif part == "contains":
+            shown.to_contain_text(wanted)
+        else:
+            shown.to_have_attribute(part, wanted)
+
+
 def expect_chinese(page: Any) -> None:
-    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
-    expect(page.locator(".composer textarea")).to_have_attribute("placeholder", "给智能体发消息…")
-    expect(page.locator(".pill")).to_have_text("已连接 · 空闲")
-    expect(page.locator(".topbar .mode-name")).to_have_text("幻灯片")
-    expect(page.locator(".model-btn")).to_contain_text("模型")
-    expect(page.locator(".lang-btn.current")).to_have_text("中文")
-    expect(page.locator(".result-line .result-label")).to_have_text("完成")
-    expect(page.locator(".result-line")).to_contain_text("1 轮")
+    expect_shell_words(page, chinese=True)
 
 
 def expect_english(page: Any) -> None:
-    expect(page.locator("html")).to_have_attribute("lang", "en")
-    expect(page.locator(".composer textarea")).to_have_attribute("placeholder", "Message the agent…")
-    expect(page.locator(".pill")).to_have_text("Connected · idle")
-    expect(page.locator(".topbar .mode-name")).to_have_text("Slides")
-    expect(page.locator(".lang-btn.current")).to_have_text("English")
-    expect(page.locator(".result-line .result-label")).to_have_text("Done")
-    expect(page.locator(".result-line")).to_contain_text("1 turn")
+    expect_shell_words(page, chinese=False)
 
 
 def test_a_chinese_browser_gets_the_shell_in_chinese_and_can_switch(

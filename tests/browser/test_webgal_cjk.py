@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.browser_helpers import GLYPH_RENDERING
+from tests.browser.browser_helpers import GLYPH_RENDERING, assert_drawn_as_glyphs
 
 REPO = Path(__file__).resolve().parents[2]
 STATIC = REPO / "plugins" / "webgal" / "pneuma_webgal" / "static"
@@ -53,15 +53,7 @@ def test_the_viewer_draws_chinese_with_real_glyphs(pneuma_server: Any, open_page
 
     result = page.evaluate(GLYPH_RENDERING, {"selectors": list(PARTS), "sample": SAMPLE})
     shot(page, "webgal-cjk")
-    for selector in PARTS:
-        drawn = result[selector]
-        assert drawn is not None, f"the viewer shows no {selector}"
-        assert drawn["inked"], f"{selector}: {SAMPLE} draws nothing ({drawn['family']})"
-        assert drawn["differsFromTofu"] and drawn["charsDiffer"] and drawn["charDiffersFromTofu"], (
-            f"{selector}: {SAMPLE} draws as empty boxes with {drawn['family']} "
-            "(no CJK font: run scripts/build-web for the viewer's own)"
-        )
-        assert drawn["checked"], f"{selector}: the fonts for {SAMPLE} are not loaded ({drawn['family']})"
+    assert_drawn_as_glyphs(result, PARTS, SAMPLE, where="the viewer")
 
     # Fonts came from the server itself, through the shell's policy, and only
     # the slices the scene needs (each a small part of the whole font).

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.anthropic_api import FakeAnthropicAPI
+
 PNEUMA = Path(sys.executable).with_name("pneuma")
 
 INTRO = """\\section{Introduction}
@@ -63,3 +65,12 @@ def run_cli(
     if check:
         assert proc.returncode == 0, f"{args}: {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc
+
+
+@pytest.fixture
+async def anthropic(monkeypatch: pytest.MonkeyPatch):
+    """A fake Anthropic API on 127.0.0.1 that the coauthor agent calls."""
+    async with FakeAnthropicAPI() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        yield fake

@@ -38,11 +38,8 @@ def edits(line: int, replacement: str, summary: str = "agreement") -> object:
 
 
 @pytest.fixture
-async def api(monkeypatch: pytest.MonkeyPatch):
-    async with FakeAnthropicAPI() as fake:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        yield fake
+def api(anthropic: FakeAnthropicAPI) -> FakeAnthropicAPI:
+    return anthropic  # tests/coauthor/conftest.py
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pneuma_coauthor.domain.model import ArtifactRef
 from pneuma_coauthor.llm import GatewayLLM
 from pneuma_coauthor.workflow.agent import AgentHost, DefaultCoAuthorAgent
 from pneuma_coauthor.workflow.usecases import CoAuthor
-from tests.fakes.anthropic_api import FakeAnthropicAPI, tool_use
+from tests.fakes.anthropic_api import tool_use
 from tests.fakes.openai_chat import FakeOpenAIChat, tool_call
 
 from .conftest import INTRO
@@ -30,14 +30,6 @@ def write_profiles(paper: Path, reasoning: str) -> None:
     (paper / ".pneuma/coauthor.toml").write_text(
         '[build]\nlatexmk = "off"\n[profiles.fast]\nmodel = "fast-model"\n'
         '[profiles.writer]\nmodel = "writer-model"\n' + reasoning, encoding="utf-8")
-
-
-@pytest.fixture
-async def anthropic(monkeypatch: pytest.MonkeyPatch):
-    async with FakeAnthropicAPI() as fake:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        yield fake
 
 
 @pytest.fixture

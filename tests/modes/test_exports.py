@@ -37,6 +37,12 @@ def _png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+def seeded(workspace: Path, mode: str) -> Path:
+    """``workspace`` holding ``mode``'s seed files, as `pneuma run` leaves it."""
+    init_workspace(get_mode(mode), workspace)
+    return workspace
+
+
 def _export(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([PNEUMA, "export", *args], capture_output=True, text=True, timeout=180,
                           check=False)
@@ -90,8 +96,7 @@ def test_a_plugins_exporter_is_what_pneuma_export_runs(tmp_path: Path) -> None:
 
 
 def test_wrong_format_names_the_formats_the_mode_offers(tmp_path: Path) -> None:
-    workspace = tmp_path / "docs"
-    init_workspace(get_mode("doc"), workspace)
+    workspace = seeded(tmp_path / "docs", "doc")
     proc = _export("--mode", "doc", "-w", str(workspace), "--format", "pptx")
     assert proc.returncode == 2
     assert proc.stderr == "pneuma: error: the doc mode cannot export 'pptx'; it offers: pdf, html, html-raw\n"
@@ -104,9 +109,7 @@ def test_wrong_format_names_the_formats_the_mode_offers(tmp_path: Path) -> None:
 
 @pytest.fixture
 def deck(tmp_path: Path) -> Path:
-    workspace = tmp_path / "deck"
-    init_workspace(get_mode("slide"), workspace)
-    return workspace
+    return seeded(tmp_path / "deck", "slide")
 
 
 @CHROMIUM
@@ -149,9 +152,7 @@ def test_slide_pptx_has_each_slide_as_an_image_and_its_text_in_the_notes(deck: P
 
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
-    workspace = tmp_path / "docs"
-    init_workspace(get_mode("doc"), workspace)
-    return workspace
+    return seeded(tmp_path / "docs", "doc")
 
 
 def test_doc_html_is_one_standalone_file_with_contents(docs: Path, tmp_path: Path) -> None:
@@ -213,9 +214,7 @@ NEEDS_BUNDLE = pytest.mark.skipif(not DRAW_BUNDLE.exists(),
 
 @pytest.fixture
 def drawing(tmp_path: Path) -> Path:
-    workspace = tmp_path / "drawing"
-    init_workspace(get_mode("draw"), workspace)
-    return workspace
+    return seeded(tmp_path / "drawing", "draw")
 
 
 @CHROMIUM
@@ -348,8 +347,7 @@ def test_pneuma_export_without_chromium_is_one_line(no_chromium: str, deck: Path
     assert done.output == (f"pneuma: error: {_needs_chromium(no_chromium)} (Or export HTML: it needs "
                            "no Chromium and prints to PDF from any browser)\n")
     # A mode whose exporter lets Playwright's own error escape is answered the same way.
-    site = tmp_path / "site"
-    init_workspace(get_mode("webcraft"), site)
+    site = seeded(tmp_path / "site", "webcraft")
     done = CliRunner().invoke(cli, ["export", "--mode", "webcraft", "-w", str(site), "--format", "png"])
     assert done.exit_code == 1
     assert done.output == f"pneuma: error: {_needs_chromium(no_chromium)}\n"

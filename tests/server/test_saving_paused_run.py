@@ -106,6 +106,14 @@ def saving_updates(seen: list[dict[str, Any]]) -> list[Any]:
             if m.get("type") == "session_update" and "saving" in m.get("updates", {})]
 
 
+async def wait_saving_resumed(stream: Any, seen: list[dict[str, Any]]) -> None:
+    """Read until the session says saving runs again (its ``saving`` is None)."""
+    async for message in stream:
+        seen.append(message)
+        if saving_updates([message]) == [None]:
+            return
+
+
 async def test_a_disk_filling_while_working_pauses_saving_once_and_loses_nothing(
         tmp_path: Path) -> None:
     run = RunOnSmallDisk(tmp_path / "disk")
@@ -137,10 +145,7 @@ async def test_a_disk_filling_while_working_pauses_saving_once_and_loses_nothing
             assert paused[-1]["reason"] == "the disk is full"
             filler.unlink()
             # Resumed within the next periodic save (every 5 s).
-            async for message in stream:
-                seen.append(message)
-                if saving_updates([message]) == [None]:
-                    break
+            await wait_saving_resumed(stream, seen)
             said.append("after")
             await say_and_wait(ws, stream, said[-1], seen)
         lines = run.stop()
@@ -169,10 +174,7 @@ async def test_the_log_of_a_disk_that_filled_holds_every_message(tmp_path: Path)
                     said.append(f"while full {n}")
                     await say_and_wait(ws, stream, said[-1], seen)
                 filler.unlink()
-                async for message in stream:
-                    seen.append(message)
-                    if saving_updates([message]) == [None]:
-                        break
+                await wait_saving_resumed(stream, seen)
                 said.append("after")
                 await say_and_wait(ws, stream, said[-1], seen)
             # SQLite resolves /proc/<pid>/root (a link to "/"): read a copy.
@@ -251,10 +253,7 @@ async def test_checkpoints_pause_on_a_full_disk_and_the_next_turn_is_recorded(
             assert paused and "checkpoints" in paused[-1]["paused"], saving_updates(seen)
             assert len([m for m in seen if m.get("type") == "turn_checkpoint"]) == recorded
             filler.unlink()
-            async for message in stream:
-                seen.append(message)
-                if saving_updates([message]) == [None]:
-                    break
+            await wait_saving_resumed(stream, seen)
             await turn(ws, stream, "hello after", seen)
             assert len([m for m in seen if m.get("type") == "turn_checkpoint"]) == recorded + 1
         lines = run.stop()

@@ -16,13 +16,19 @@ from tests.server.test_watcher import updates_for, wait_file
 WAIT = 5.0
 
 
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
+def outside_folder(tmp_path: Path) -> Path:
+    """A folder beside the workspace with a page and a nested page, both
+    saying "outside" (what no tab may ever be sent)."""
     folder = tmp_path / "outside"
     (folder / "deep").mkdir(parents=True)
     (folder / "secret.html").write_text("<p>outside secret</p>")
     (folder / "deep" / "nested.html").write_text("<p>nested outside</p>")
     return folder
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    return outside_folder(tmp_path)
 
 
 async def test_a_folder_linked_outside_is_never_watched(make_server, outside, tmp_path):

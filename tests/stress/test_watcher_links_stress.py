@@ -17,6 +17,7 @@ import pytest
 
 from pneuma.server import watcher
 from pneuma.testing import serve
+from tests.server.test_watcher_links import outside_folder
 from tests.stress.tally import count, record
 
 pytestmark = pytest.mark.stress
@@ -52,16 +53,8 @@ class FailsWhenTold:
 REAL_OPEN = watcher.open_folder_watch
 
 
-def _outside(tmp_path: Path) -> Path:
-    outside = tmp_path / "outside"
-    (outside / "deep").mkdir(parents=True)
-    (outside / "canary.html").write_text("<p>canary outside</p>")
-    (outside / "deep" / "canary.html").write_text("<p>canary deep</p>")
-    return outside
-
-
 async def test_links_out_never_stall_or_leak_and_failures_restart(tmp_path: Path, monkeypatch):
-    outside = _outside(tmp_path)
+    outside = outside_folder(tmp_path)
     workspace = tmp_path / "ws"
     (workspace / "slides").mkdir(parents=True)
     (workspace / "assets").mkdir()
