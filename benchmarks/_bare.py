@@ -13,10 +13,8 @@ import asyncio
 import json
 from typing import Any
 
-from _common import PYTHON, STREAM_CLI, burst_prompt
+from _common import PYTHON, STREAM_CLI, burst_prompt, send_to_all, write_user_turn
 from aiohttp import web
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class BareServer:
@@ -60,9 +58,7 @@ class BareServer:
     async def broadcast(self, message: dict[str, Any]) -> None:
         self.seq += 1
         message["seq"] = self.seq
-        text = _dumps(message)
-        for ws in list(self.sockets):
-            await ws.send_str(text)
+        await send_to_all(self.sockets, message)
 
     # --- fed by the fake CLI, like pneuma's backend ---
 
@@ -86,11 +82,8 @@ class BareServer:
                                       "parent_tool_use_id": message.get("parent_tool_use_id")})
 
     async def trigger(self, count: int, rate: float = 0.0) -> None:
-        assert self.cli is not None and self.cli.stdin is not None
-        line = {"type": "user", "message": {"role": "user", "content": burst_prompt(count, rate)},
-                "parent_tool_use_id": None, "session_id": ""}
-        self.cli.stdin.write((json.dumps(line) + "\n").encode())
-        await self.cli.stdin.drain()
+        assert self.cli is not None
+        await write_user_turn(self.cli, burst_prompt(count, rate))
 
     async def stop(self) -> None:
         if self.cli is not None and self.cli.returncode is None:

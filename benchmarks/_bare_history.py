@@ -18,10 +18,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from _common import serve_forever
+from _common import dumps, serve_forever
 from aiohttp import web
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 async def main() -> None:
@@ -38,12 +36,12 @@ async def main() -> None:
     async def browser(request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
-        await ws.send_str(_dumps({"type": "session_init", "session": {"last_seq": last_seq}}))
+        await ws.send_str(dumps({"type": "session_init", "session": {"last_seq": last_seq}}))
         async for frame in ws:
             if json.loads(frame.data).get("type") == "session_subscribe":
-                await ws.send_str(_dumps({"type": "message_history", "messages": messages,
+                await ws.send_str(dumps({"type": "message_history", "messages": messages,
                                           "last_seq": last_seq}))
-                await ws.send_str(_dumps({"type": "status_change", "status": "idle"}))
+                await ws.send_str(dumps({"type": "status_change", "status": "idle"}))
         return ws
 
     app = web.Application()

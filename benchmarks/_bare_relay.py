@@ -20,10 +20,8 @@ import json
 import sys
 from typing import Any
 
-from _common import serve_forever
+from _common import send_to_all, serve_forever, write_user_turn
 from aiohttp import web
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class Relay:
@@ -61,16 +59,11 @@ class Relay:
                 continue
             self.seq += 1
             message["seq"] = self.seq
-            text = _dumps(message)
-            for ws in list(self.sockets):
-                await ws.send_str(text)
+            await send_to_all(self.sockets, message)
 
     async def to_cli(self, content: str) -> None:
-        assert self.cli is not None and self.cli.stdin is not None
-        line = {"type": "user", "message": {"role": "user", "content": content},
-                "parent_tool_use_id": None, "session_id": ""}
-        self.cli.stdin.write((json.dumps(line) + "\n").encode())
-        await self.cli.stdin.drain()
+        assert self.cli is not None
+        await write_user_turn(self.cli, content)
 
     async def handler(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=0)

@@ -135,6 +135,27 @@ def delta() -> dict[str, Any]:
             "parent_tool_use_id": None}
 
 
+# The bare baselines serialise as pneuma's session does: once, compact.
+dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+async def send_to_all(sockets: set[Any], message: dict[str, Any]) -> None:
+    """What a bare baseline does with a message: serialise it once and
+    write it to every socket."""
+    text = dumps(message)
+    for ws in list(sockets):
+        await ws.send_str(text)
+
+
+async def write_user_turn(cli: asyncio.subprocess.Process, content: str) -> None:
+    """A user turn on a fake CLI's stdin, as one stream-json line."""
+    assert cli.stdin is not None
+    line = {"type": "user", "message": {"role": "user", "content": content},
+            "parent_tool_use_id": None, "session_id": ""}
+    cli.stdin.write((json.dumps(line) + "\n").encode())
+    await cli.stdin.drain()
+
+
 def burst_prompt(count: int, rate: float = 0.0) -> str:
     """The user message that makes the fake CLI stream ``count`` deltas."""
     return f"bench n={count} rate={rate}"
