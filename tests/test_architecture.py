@@ -294,10 +294,6 @@ NOT_PRODUCT_PROSE = {"node_modules", "vendor", "__pycache__", "engine"}
 # pointer into docs/design/ (the replacement is in the issue's report). Remove an
 # entry once its line is gone.
 CITATIONS_BEING_REWRITTEN = {
-    "pneuma/server/session.py": (
-        "The session owns the browser protocol of ADR-002:",
-        "ADR-002's structured UI context as the text prefix the agent reads.",
-    ),
     "pneuma/web/lib/viewer-host.js": ("(viewer contract §3.1)",),
 }
 

@@ -1,6 +1,6 @@
 """A session: one agent, one workspace, any number of browser tabs.
 
-The session owns the browser protocol of ADR-002: every broadcast gets the
+The session owns the browser protocol (docs/design/browser-protocol.md): every broadcast gets the
 next ``seq``; a replay buffer answers ``session_subscribe {last_seq}`` with
 exactly the missed events, or with the conversation when the gap is older
 than the buffer; ``client_msg_id`` de-duplicates user messages; pending
@@ -66,7 +66,8 @@ _STATEFUL_TYPES = {"assistant", "status_change", "permission_request", "permissi
 
 
 def format_ui_context(ui: UIContext) -> str:
-    """ADR-002's structured UI context as the text prefix the agent reads."""
+    """The structured viewer context as the text prefix the agent reads
+    (docs/design/browser-protocol.md, "Viewer context")."""
     attrs = [f'mode="{ui.mode}"'] if ui.mode else []
     if ui.currentView:
         attrs.append(f'view="{ui.currentView}"')
