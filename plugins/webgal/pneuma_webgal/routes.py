@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+from collections.abc import Awaitable, Callable
 from html import escape as html_escape
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,7 @@ from .sync import WebgalSync, jump_request
 
 _TEXT_TYPES = {".txt": "text/plain", ".json": "application/json", ".css": "text/css",
                ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html"}
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 
@@ -151,9 +153,6 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
     async def bridge(request: web.Request) -> web.StreamResponse:
         return _file_response(BRIDGE, "bridge.js")
 
-    async def sync_socket(request: web.Request) -> web.StreamResponse:
-        return await sync.handle(request)
-
     async def jump(request: web.Request) -> web.Response:
         result = await jump_request(sync, await _json_body(request))
         result["url"] = page_url(site, result["scene"], result["line"])
@@ -167,13 +166,24 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
                       "url": page_url(site) if site.running else None, **sync.status()})
 
     return [
+        *_page_routes(redirect, index, sync),
+        web.get("/webgal/_pneuma/bridge.js", bridge),
+        web.post("/api/webgal/jump", jump),
+        web.get("/api/webgal/status", status),
+    ]
+
+
+def _page_routes(redirect: Handler, index: Handler, sync: WebgalSync) -> list[web.RouteDef]:
+    """What both sites answer alike: ``/webgal`` (each its own redirect and
+    page) and the sync socket."""
+    async def sync_socket(request: web.Request) -> web.StreamResponse:
+        return await sync.handle(request)
+
+    return [
         web.get("/webgal", redirect),
         web.get("/webgal/", index),
         web.get("/webgal/index.html", index),
-        web.get("/webgal/_pneuma/bridge.js", bridge),
         web.get("/api/webgalsync", sync_socket),
-        web.post("/api/webgal/jump", jump),
-        web.get("/api/webgal/status", status),
     ]
 
 
@@ -223,15 +233,10 @@ def engine_routes(pneuma: Pneuma, site: ContentSite, sync: WebgalSync) -> list[w
         return _file_response(target, rel, IMMUTABLE if target.parent == root / "assets"
                               else "no-cache", headers=engine_headers(site))
 
-    async def sync_socket(request: web.Request) -> web.StreamResponse:
-        return await sync.handle(request)
-
+    # The page's routes first: /webgal/index.html is the page, not an engine file.
     return [
         web.get("/", redirect),
-        web.get("/webgal", redirect),
-        web.get("/webgal/", index),
-        web.get("/webgal/index.html", index),
+        *_page_routes(redirect, index, sync),
         web.get("/webgal/_pneuma/launcher.js", launcher),
         web.get("/webgal/{path:.+}", engine_file),
-        web.get("/api/webgalsync", sync_socket),
     ]
