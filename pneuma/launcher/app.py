@@ -434,12 +434,18 @@ def _backend(mode: LoadedMode, name: Any) -> str | None:
     return name
 
 
+async def _path_field(request: web.Request, what: str) -> str:
+    """The body's ``path``: a non-empty text, else E_BAD_ARGS saying it
+    must be ``what`` ("a listed folder")."""
+    raw = (await _body(request)).get("path")
+    if not isinstance(raw, str) or not raw:
+        raise ToolError("E_BAD_ARGS", f"'path' must be {what}", details={"field": "path"})
+    return raw
+
+
 async def forget_workspace(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
-    body = await _body(request)
-    raw = body.get("path")
-    if not isinstance(raw, str) or not raw:
-        raise ToolError("E_BAD_ARGS", "'path' must be a listed folder", details={"field": "path"})
+    raw = await _path_field(request, "a listed folder")
     try:
         forgotten = await asyncio.get_running_loop().run_in_executor(
             None, state.recent.forget, raw)
@@ -457,10 +463,7 @@ async def running_sessions(request: web.Request) -> web.Response:
 
 async def stop_session(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
-    body = await _body(request)
-    raw = body.get("path")
-    if not isinstance(raw, str) or not raw:
-        raise ToolError("E_BAD_ARGS", "'path' must be a served folder", details={"field": "path"})
+    raw = await _path_field(request, "a served folder")
     checked_path_text(raw)
     if not await state.hosting.stop(Path(raw)):
         raise ToolError("E_NOT_FOUND", f"{raw} is not served by this launcher",
