@@ -145,8 +145,12 @@ def is_locked(workspace: Path, held: set[tuple[int, int, int]] | None = None) ->
         return (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in held
     info = holder(workspace)
     pid = info.get("pid") if info else None
-    if not isinstance(pid, int) or pid <= 0:
-        return False
+    return isinstance(pid, int) and pid > 0 and pid_exists(pid)
+
+
+def pid_exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists, another user's too (signal 0 asks
+    without sending anything)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

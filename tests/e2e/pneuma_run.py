@@ -26,6 +26,7 @@ from typing import Any
 import aiohttp
 
 from pneuma.agents import claude_code
+from pneuma.startup.workspace_lock import pid_exists
 
 CLAUDE_BIN = claude_code._bundled_binary()
 FAKE_CLI = Path(__file__).resolve().parent.parent / "fakes" / "fake_claude.py"
@@ -107,12 +108,8 @@ def argv_of(pid: int) -> list[str]:
 
 
 def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not pid_exists(pid):
         return False
-    except PermissionError:
-        return True
     # A zombie is dead for our purposes.
     try:
         state = Path(f"/proc/{pid}/stat").read_text()
