@@ -10,18 +10,15 @@ import pytest
 
 from pneuma.checkpoints import Checkpoints, StorePolicy, plan_restore, restore
 from pneuma.core.errors import ToolError
-from tests.checkpoints.test_store import write
+from tests.checkpoints.test_store import edit, write
 
 
 def two_turns(root: Path) -> Checkpoints:
     """Turn 1 edits a.md, deletes b.md, adds c/new.md; turn 2 edits a.md again."""
-    write(root, "a.md", "original a")
-    write(root, "b.md", "original b")
+    edit(root, {"a.md": "original a", "b.md": "original b"})
     store = Checkpoints(root)
     store.record("turn one")
-    write(root, "a.md", "agent a 1")
-    (root / "b.md").unlink()
-    write(root, "c/new.md", "new")
+    edit(root, {"a.md": "agent a 1", "b.md": None, "c/new.md": "new"})
     store.turn_ended()
     store.record("turn two")
     write(root, "a.md", "agent a 2")

@@ -25,6 +25,16 @@ def write(root: Path, rel: str, text: str, *, old: bool = True) -> Path:
     return path
 
 
+def edit(root: Path, changes: dict[str, str | None]) -> None:
+    """Change the workspace as a turn would: write each file given a text,
+    delete each given None."""
+    for rel, text in changes.items():
+        if text is None:
+            (root / rel).unlink()
+        else:
+            write(root, rel, text)
+
+
 def blob_count(root: Path) -> int:
     return sum(len(files) for _, _, files in os.walk(root / ".pneuma/checkpoints/blobs"))
 
@@ -132,13 +142,10 @@ def test_symlinks_and_hard_links_are_not_read(tmp_path: Path) -> None:
 
 
 def test_diff_between_checkpoints_and_now(tmp_path: Path) -> None:
-    write(tmp_path, "a.md", "one\ntwo\nthree\n")
-    write(tmp_path, "gone.md", "bye")
+    edit(tmp_path, {"a.md": "one\ntwo\nthree\n", "gone.md": "bye"})
     store = Checkpoints(tmp_path)
     store.record("first")
-    write(tmp_path, "a.md", "one\nTWO\nthree\n")
-    (tmp_path / "gone.md").unlink()
-    write(tmp_path, "new.md", "hi")
+    edit(tmp_path, {"a.md": "one\nTWO\nthree\n", "gone.md": None, "new.md": "hi"})
     store.record("second")
     changes = store.diff("1", "2")
     assert (changes.added, changes.modified, changes.removed) == (["new.md"], ["a.md"],
