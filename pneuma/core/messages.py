@@ -273,38 +273,36 @@ class SessionUpdate(_Broadcast):
     updates: dict[str, Any]  # model, cwd, tools, permission_mode, saving, …
 
 
-class MessageHistory(TypedDict):
+class _HistoryPage(TypedDict):
+    messages: list[dict[str, Any]]
+    has_more: bool
+    before: int | None
+
+
+class _ConversationView(_HistoryPage):
+    # What a tab needs to show a whole conversation, not just a page of it.
+    pending_permissions: list[dict[str, Any]]
+    pending_confirmations: list[dict[str, Any]]
+    conversation: dict[str, Any] | None
+
+
+class MessageHistory(_ConversationView):
     """The newest part of the conversation, for one tab (no ``seq``)."""
 
     type: Literal["message_history"]
-    messages: list[dict[str, Any]]
-    has_more: bool
-    before: int | None
-    pending_permissions: list[dict[str, Any]]
-    pending_confirmations: list[dict[str, Any]]
     last_seq: int
-    conversation: dict[str, Any] | None
 
 
-class HistoryPageReply(TypedDict):
+class HistoryPageReply(_HistoryPage):
     """Older messages, in answer to ``history_page``, for the asking tab only."""
 
     type: Literal["history_page"]
-    messages: list[dict[str, Any]]
-    has_more: bool
-    before: int | None
 
 
-class ConversationSwitched(_Broadcast):
+class ConversationSwitched(_Broadcast, _ConversationView):
     """Every tab shows another conversation now (docs/conversations.md)."""
 
     type: Literal["conversation_switched"]
-    messages: list[dict[str, Any]]
-    has_more: bool
-    before: int | None
-    pending_permissions: list[dict[str, Any]]
-    pending_confirmations: list[dict[str, Any]]
-    conversation: dict[str, Any] | None
     conversations: list[dict[str, Any]]
 
 
