@@ -106,6 +106,14 @@ def saving_updates(seen: list[dict[str, Any]]) -> list[Any]:
             if m.get("type") == "session_update" and "saving" in m.get("updates", {})]
 
 
+def assert_said_once(lines: list[str], *notices: str) -> None:
+    """The run's terminal said each of ``notices`` once, and no traceback."""
+    text = "\n".join(lines)
+    assert "Traceback" not in text, text
+    for notice in notices:
+        assert len([line for line in lines if notice in line]) == 1, text
+
+
 async def wait_saving_resumed(stream: Any, seen: list[dict[str, Any]]) -> None:
     """Read until the session says saving runs again (its ``saving`` is None)."""
     async for message in stream:
@@ -151,10 +159,7 @@ async def test_a_disk_filling_while_working_pauses_saving_once_and_loses_nothing
         lines = run.stop()
     finally:
         run.stop()
-    text = "\n".join(lines)
-    assert "Traceback" not in text, text
-    assert len([line for line in lines if "saving paused" in line]) == 1, text
-    assert len([line for line in lines if "saving resumed" in line]) == 1, text
+    assert_said_once(lines, "saving paused", "saving resumed")
 
 
 async def test_the_log_of_a_disk_that_filled_holds_every_message(tmp_path: Path) -> None:
@@ -259,6 +264,4 @@ async def test_checkpoints_pause_on_a_full_disk_and_the_next_turn_is_recorded(
         lines = run.stop()
     finally:
         run.stop()
-    text = "\n".join(lines)
-    assert "Traceback" not in text, text
-    assert len([line for line in lines if "saving paused" in line]) == 1, text
+    assert_said_once(lines, "saving paused")
