@@ -13,7 +13,14 @@ import asyncio
 import json
 from typing import Any
 
-from _common import PYTHON, STREAM_CLI, burst_prompt, send_to_all, write_user_turn
+from _common import (
+    PYTHON,
+    STREAM_CLI,
+    burst_prompt,
+    hold_socket,
+    send_to_all,
+    write_user_turn,
+)
 from aiohttp import web
 
 
@@ -37,15 +44,7 @@ class BareServer:
         self.url = f"ws://127.0.0.1:{port}/ws"
 
     async def _handler(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(max_msg_size=0)
-        await ws.prepare(request)
-        self.sockets.add(ws)
-        try:
-            async for _ in ws:
-                pass
-        finally:
-            self.sockets.discard(ws)
-        return ws
+        return await hold_socket(request, self.sockets)
 
     async def wait_for_sockets(self, count: int, timeout: float = 10.0) -> None:
         loop = asyncio.get_running_loop()

@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from _common import send_to_all, serve_forever, write_user_turn
+from _common import hold_socket, send_to_all, serve_forever, write_user_turn
 from aiohttp import web
 
 
@@ -66,17 +66,12 @@ class Relay:
         await write_user_turn(self.cli, content)
 
     async def handler(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(max_msg_size=0)
-        await ws.prepare(request)
-        self.sockets.add(ws)
-        try:
-            async for frame in ws:
-                data = json.loads(frame.data)
-                if data.get("type") == "user_message":
-                    await self.to_cli(data.get("content", ""))
-        finally:
-            self.sockets.discard(ws)
-        return ws
+        return await hold_socket(request, self.sockets, self.on_text)
+
+    async def on_text(self, text: str) -> None:
+        data = json.loads(text)
+        if data.get("type") == "user_message":
+            await self.to_cli(data.get("content", ""))
 
 
 async def main() -> None:

@@ -22,11 +22,14 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -145,6 +148,24 @@ async def send_to_all(sockets: set[Any], message: dict[str, Any]) -> None:
     text = dumps(message)
     for ws in list(sockets):
         await ws.send_str(text)
+
+
+async def hold_socket(request: web.Request, sockets: set[web.WebSocketResponse],
+                      on_text: Callable[[str], Awaitable[None]] | None = None) -> web.WebSocketResponse:
+    """A bare baseline's ``/ws``: the socket is in ``sockets`` while open;
+    each text frame goes to ``on_text``."""
+    from aiohttp import web
+
+    ws = web.WebSocketResponse(max_msg_size=0)
+    await ws.prepare(request)
+    sockets.add(ws)
+    try:
+        async for frame in ws:
+            if on_text is not None:
+                await on_text(frame.data)
+    finally:
+        sockets.discard(ws)
+    return ws
 
 
 async def write_user_turn(cli: asyncio.subprocess.Process, content: str) -> None:
