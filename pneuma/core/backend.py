@@ -168,6 +168,10 @@ class BackendSpec:
     asked for (None: the mode's own) and ``notify`` for terminal lines: it
     says what would otherwise surface only in the page, and returns the
     permission mode the agent runs with (None: the mode's own)."""
+    browser_module: str | None = None
+    """URL path of an ES module with this backend's own part of the page
+    (served by its ``routes``); the shell imports it and shows what its
+    ``install()`` returns (pneuma/web/lib/backend-ui.js). None: no UI."""
 
 
 @runtime_checkable

@@ -81,7 +81,8 @@ def no_agent_text(backend_name: str, session_id: str) -> str:
 
 
 def config_answer(*, mode_json: dict[str, Any], mode_name: str, params: dict[str, Any],
-                  workspace: Path, backend_name: str, action_timeout: float) -> dict[str, Any]:
+                  workspace: Path, backend_name: str, action_timeout: float,
+                  backend_module: str | None = None) -> dict[str, Any]:
     """The body of ``GET /api/config`` (``params`` already redacted)."""
     return {
         "mode": mode_json,
@@ -90,6 +91,7 @@ def config_answer(*, mode_json: dict[str, Any], mode_name: str, params: dict[str
         "workspace": str(workspace),
         "backend": backend_name,
         "actionTimeout": action_timeout,
+        "backendModule": backend_module,  # the backend's browser module (BackendSpec)
     }
 
 

@@ -59,6 +59,7 @@ async def get_config(request: web.Request) -> web.Response:
         workspace=config.workspace,
         backend_name=config.backend.name if config.backend else "none",
         action_timeout=config.action_timeout,
+        backend_module=config.backend.browser_module if config.backend else None,
     ))
 
 

@@ -14,6 +14,8 @@ import click
 
 from pneuma.api import BackendSpec, BackendStatus, hookimpl
 
+from . import page_module
+
 if TYPE_CHECKING:
     from pneuma.api import (
         AgentBackend,
@@ -81,6 +83,7 @@ NATIVE = BackendSpec(
     ),
     factory=_native,
     routes=_native_routes,
+    browser_module=page_module.URL,
     check=_native_status,
 )
 

@@ -34,6 +34,7 @@ from aiohttp import WSMsgType, web
 
 from pneuma.api import Pneuma, ToolError
 
+from . import page_module
 from .artifacts import ArtifactError
 from .backend import NativeBackend
 from .orchestrator import NotABrowser
@@ -44,10 +45,16 @@ MAX_CLIENT_MESSAGE = 16 * 1024 * 1024
 HELLO_TIMEOUT = 10.0
 
 
+async def browser_module(request: web.Request) -> web.FileResponse:
+    """The backend's browser module (page_module.py)."""
+    return web.FileResponse(page_module.FILE, headers={"Content-Type": "text/javascript; charset=utf-8"})
+
+
 def native_routes(pneuma: Pneuma) -> list[web.RouteDef]:
     """The routes of a session running the native backend."""
     routes = NativeRoutes(pneuma)
     return [
+        web.get(page_module.URL, browser_module),
         web.get("/api/task/id", routes.task_id),
         web.get("/api/tasks", routes.task_list),
         web.get("/api/extension/extension-list", routes.extension_list),

@@ -1,10 +1,10 @@
 // Markdown for the chat: markdown-it (raw HTML off, so the agent's text can
 // never inject markup) with highlight.js for fenced code.
 
-import '../vendor/markdown-it.min.js'; // UMD: defines globalThis.markdownit
+import { MarkdownIt } from './markdown-it.js';
 import hljs from '../vendor/highlight.min.js';
 
-const md = globalThis.markdownit({
+const md = new MarkdownIt({
   html: false,
   linkify: true,
   breaks: false,

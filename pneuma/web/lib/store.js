@@ -20,6 +20,7 @@ import { t } from './i18n.js';
 // language switch changes notes already in the chat too.
 export function createStore() {
   const listeners = new Set();
+  const extensions = []; // (msg, {replaying}) => handled?, from extend()
   let scheduled = false;
 
   const state = {
@@ -34,8 +35,6 @@ export function createStore() {
     permissions: new Map(), // request_id -> request (open prompts)
     decided: new Map(), // tool_use_id -> 'allow' | 'deny'
     confirmations: [], // open confirmation_requests, oldest first
-    // --backend native: browser clients, the picker, the selected client's twin, the task
-    browser: { selection: null, clients: [], selectedClientId: null, twins: {}, task: null },
     streamByParent: new Map(), // parent_tool_use_id|'' -> assistant item being streamed
     historyLoaded: false,
     // Older messages than the first item, in the server's log: whether
@@ -203,24 +202,6 @@ export function createStore() {
       case 'session_init':
         state.session = { ...msg.session };
         return;
-      case 'browser_selection':
-        state.browser.clients = msg.candidates || state.browser.clients;
-        if (msg.status === 'selected') {
-          state.browser.selectedClientId = msg.clientId;
-          state.browser.selection = null;
-        } else if (msg.status === 'waiting') state.browser.selection = msg;
-        return;
-      case 'extension_update':
-        state.browser.clients = msg.clients || [];
-        state.browser.selectedClientId = msg.selectedClientId || state.browser.selectedClientId;
-        return;
-      case 'twin_update':
-        state.browser.twins = { ...state.browser.twins, [msg.clientId]: msg.twin };
-        return;
-      case 'task_update':
-        state.browser.task = msg.task;
-        if (msg.task && msg.task.status !== 'waiting_for_browser_selection') state.browser.selection = null;
-        return;
       case 'session_update': {
         const previous = state.session && state.session.model;
         state.session = { ...(state.session || {}), ...(msg.updates || {}) };
@@ -339,6 +320,8 @@ export function createStore() {
         state.confirmations = state.confirmations.filter((c) => c.request_id !== msg.request_id);
         return;
       default:
+        // A type the shell does not know: a backend's module may (extend()).
+        for (const extension of extensions) if (extension(msg, { replaying })) return;
         return;
     }
   }
@@ -393,6 +376,16 @@ export function createStore() {
       return () => listeners.delete(listener);
     },
     notify,
+    /** Follow the socket messages the shell does not handle itself (a
+     *  backend's own, lib/backend-ui.js): `extension(msg, {replaying})`
+     *  returns true when it took the message. */
+    extend(extension) {
+      extensions.push(extension);
+      return () => {
+        const at = extensions.indexOf(extension);
+        if (at >= 0) extensions.splice(at, 1);
+      };
+    },
     /** Apply one message from the socket; false if it was a duplicate. */
     receive(msg) {
       if (typeof msg.seq === 'number') {

@@ -6,8 +6,10 @@
 // export has mount(element, ctx), extractContext(selection, files) and
 // resolveItems(files); mount returns {update, runAction, destroy}.
 //
-// Third-party code (markdown-it, highlight.js) is bundled at setup into
-// ./vendor/doc-vendor.js by `npm run build` in plugins/doc/web/.
+// Markdown is parsed by the shell's one markdown-it (/static/lib/markdown-it.js,
+// pinned in pneuma/web/package.json); highlight.js with the languages the
+// skill promises is bundled at setup into ./vendor/doc-vendor.js by
+// `npm run build` in plugins/doc/web/.
 
 import { normalizePath, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
@@ -22,9 +24,12 @@ const HIDDEN_PREFIXES = [".pneuma/", ".claude/", ".git/", "node_modules/"];
 const RENDERED = Symbol("rendered HTML");
 const IMAGE_EXT = /\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)$/i;
 
+const MARKDOWN_IT_URL = "/static/lib/markdown-it.js";
+
 let vendorPromise = null;
 function loadVendor() {
-  vendorPromise ??= import(VENDOR_URL);
+  vendorPromise ??= Promise.all([import(MARKDOWN_IT_URL), import(VENDOR_URL)])
+    .then(([{ MarkdownIt }, { hljs }]) => ({ MarkdownIt, hljs }));
   return vendorPromise;
 }
 

@@ -1,7 +1,7 @@
 // The doc viewer's third-party code, bundled by `npm run build` into
 // pneuma_doc/static/vendor/doc-vendor.js (an ES module the viewer imports).
 // Only the languages the skill promises are registered, to keep it small.
-import MarkdownIt from "markdown-it";
+// Markdown itself is the shell's one markdown-it (/static/lib/markdown-it.js).
 import hljs from "highlight.js/lib/core";
 import bash from "highlight.js/lib/languages/bash";
 import c from "highlight.js/lib/languages/c";
@@ -44,4 +44,4 @@ hljs.registerAliases(["toml"], { languageName: "ini" });
 hljs.registerAliases(["console", "shellsession"], { languageName: "shell" });
 hljs.registerAliases(["text", "txt"], { languageName: "plaintext" });
 
-export { MarkdownIt, hljs };
+export { hljs };
