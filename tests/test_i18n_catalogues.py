@@ -21,9 +21,11 @@ import pytest
 WEB = Path(__file__).resolve().parent.parent / "pneuma" / "web"
 CATALOGUES = WEB / "i18n"
 LOCALES = ("en", "zh-CN")
-# The shell's own code (not vendor/ nor node_modules/).
+# The shell's own code (not vendor/ nor node_modules/), and the backends'
+# browser modules, which translate through the shell's t() (lib/backend-ui.js).
 SOURCES = [WEB / "app.js", WEB / "boot.js", WEB / "launcher.js",
-           *sorted((WEB / "lib").glob("*.js"))]
+           *sorted((WEB / "lib").glob("*.js")),
+           *sorted((WEB.parent / "agents").glob("*/static/*.js"))]
 
 T_CALL = re.compile(r"""\bt\(\s*(['"])([^'"\\]+)\1""")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
