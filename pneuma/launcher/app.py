@@ -86,6 +86,11 @@ class LauncherState:
 LAUNCHER = web.AppKey("launcher", LauncherState)
 
 
+# Each handler is routed where it is defined; the order of definition is the
+# order of registration.
+ROUTES = web.RouteTableDef()
+
+
 def create_launcher_app(state: LauncherState) -> web.Application:
     def hosts() -> set[str]:
         return allowed_hosts(state.host, state.port)
@@ -94,16 +99,7 @@ def create_launcher_app(state: LauncherState) -> web.Application:
                                        error_middleware], client_max_size=1024 * 1024)
     app[LAUNCHER] = state
     csp.setup(app)
-    app.router.add_get("/", launcher_page)
-    app.router.add_get("/static/{path:.+}", static_file)
-    app.router.add_get("/api/launcher", launcher_info)
-    app.router.add_get("/api/modes", gallery)
-    app.router.add_get("/api/workspaces", recent_workspaces)
-    app.router.add_post("/api/workspaces/open", open_workspace)
-    app.router.add_post("/api/workspaces/new", new_workspace)
-    app.router.add_post("/api/workspaces/forget", forget_workspace)
-    app.router.add_get("/api/sessions", running_sessions)
-    app.router.add_post("/api/sessions/stop", stop_session)
+    app.router.add_routes(ROUTES)
     return app
 
 
@@ -111,10 +107,12 @@ def _json(data: Any, status: int = 200) -> web.Response:
     return web.json_response(data, status=status, dumps=json_text)
 
 
+@ROUTES.get("/")
 async def launcher_page(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(web_dir() / "launcher.html", headers={"Cache-Control": "no-cache"})
 
 
+@ROUTES.get("/static/{path:.+}")
 async def static_file(request: web.Request) -> web.StreamResponse:
     root = web_dir().resolve()
     rel = request.match_info["path"]
@@ -128,6 +126,7 @@ async def static_file(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
 
 
+@ROUTES.get("/api/launcher")
 async def launcher_info(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     # A check may start a process (`claude --version`): not in the event loop.
@@ -199,6 +198,7 @@ def suggested_folder(mode_name: str, home: Path | None = None) -> str:
     return f"~/{candidate.as_posix()}"
 
 
+@ROUTES.get("/api/modes")
 async def gallery(request: web.Request) -> web.Response:
     # The first call imports every plugin: not in the event loop.
     registry = await asyncio.get_running_loop().run_in_executor(None, load_modes)
@@ -262,6 +262,7 @@ def _list_refused(exc: UnusableList) -> ToolError:
     return ToolError("E_CONFLICT", str(exc), details={"reason": "list_file", "file": exc.path})
 
 
+@ROUTES.get("/api/workspaces")
 async def recent_workspaces(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     query = request.query.get("q", "")[:200]
@@ -359,6 +360,7 @@ async def _serve(state: LauncherState, path: Path, mode: LoadedMode,
     return _json({**hosted.to_json(), "servedBy": "launcher"})
 
 
+@ROUTES.post("/api/workspaces/open")
 async def open_workspace(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     body = await _body(request)
@@ -378,6 +380,7 @@ async def open_workspace(request: web.Request) -> web.Response:
     return await _serve(state, path, _mode(name), None)
 
 
+@ROUTES.post("/api/workspaces/new")
 async def new_workspace(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     body = await _body(request)
@@ -443,6 +446,7 @@ async def _path_field(request: web.Request, what: str) -> str:
     return raw
 
 
+@ROUTES.post("/api/workspaces/forget")
 async def forget_workspace(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     raw = await _path_field(request, "a listed folder")
@@ -456,11 +460,13 @@ async def forget_workspace(request: web.Request) -> web.Response:
     return _json({"forgotten": raw})
 
 
+@ROUTES.get("/api/sessions")
 async def running_sessions(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     return _json({"sessions": [s.to_json() for s in state.hosting.sessions()]})
 
 
+@ROUTES.post("/api/sessions/stop")
 async def stop_session(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]
     raw = await _path_field(request, "a served folder")

@@ -37,6 +37,11 @@ _DATA_URL = re.compile(r"^data:(?P<type>[\w.+-]+/[\w.+-]+)?(?P<params>(;[\w-]+=[
                        re.S)
 
 
+# Each handler is routed where it is defined; the order of definition is the
+# order of registration.
+ROUTES = web.RouteTableDef()
+
+
 def _path_param(request: web.Request) -> str:
     path = request.query.get("path")
     if path is None:
@@ -55,6 +60,7 @@ def _open_or_404(request: web.Request, rel: str) -> tuple[int, os.stat_result]:
         raise ToolError("E_NOT_FOUND", f"File not found: {rel}", details={"path": rel}) from None
 
 
+@ROUTES.get("/api/files")
 async def list_files(request: web.Request) -> web.Response:
     sandbox = request.app[SANDBOX]
     files = []
@@ -78,6 +84,7 @@ async def list_files(request: web.Request) -> web.Response:
     return web.json_response({"files": files})
 
 
+@ROUTES.get("/api/files/read")
 async def read_file(request: web.Request) -> web.Response:
     rel = _path_param(request)
     sandbox = request.app[SANDBOX]
@@ -142,6 +149,7 @@ def _tree(sandbox: Sandbox, dir_fd: int, prefix: str) -> list[dict[str, Any]]:
     return entries
 
 
+@ROUTES.get("/api/files/tree")
 async def file_tree(request: web.Request) -> web.Response:
     sandbox = request.app[SANDBOX]
     root_fd = sandbox.open_dir("")
@@ -189,6 +197,7 @@ async def read_json_body(request: web.Request) -> dict[str, Any]:
     return body
 
 
+@ROUTES.post("/api/files")
 async def write_file(request: web.Request) -> web.Response:
     body = await read_json_body(request)
     rel = body.get("path")
@@ -211,6 +220,7 @@ async def write_file(request: web.Request) -> web.Response:
     return web.json_response({"ok": True, "path": canonical, "size": len(data)})
 
 
+@ROUTES.delete("/api/files")
 async def delete_file(request: web.Request) -> web.Response:
     rel = _path_param(request)
     sandbox = request.app[SANDBOX]
@@ -257,6 +267,7 @@ def _byte_range(request: web.Request, size: int) -> tuple[int, int] | None:
     return start, stop
 
 
+@ROUTES.get("/content/{path:.+}")
 async def content(request: web.Request) -> web.StreamResponse:
     """The raw bytes, streamed from the fd this handler opened (never
     re-opened by path), with single-range support for media."""
@@ -305,10 +316,5 @@ async def write_span(response: web.StreamResponse, fd: int, start: int, stop: in
 
 
 def setup(app: web.Application) -> None:
-    app.router.add_get("/api/files", list_files)
-    app.router.add_get("/api/files/read", read_file)
-    app.router.add_get("/api/files/tree", file_tree)
-    app.router.add_post("/api/files", write_file)
-    app.router.add_delete("/api/files", delete_file)
-    app.router.add_get("/content/{path:.+}", content)
+    app.router.add_routes(ROUTES)
 
