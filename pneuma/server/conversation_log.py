@@ -439,25 +439,20 @@ class ConversationLog:
                             updated: float | None = None,
                             agent_session_id: str | None | object = catalogue.KEEP) -> None:
         """Change what is given of one conversation's entry."""
-        sets: list[str] = []
-        params: list[object] = []
-        if title is not None:
-            sets.append("title = ?")
-            params.append(title)
-        if updated is not None:
-            sets.append("updated = ?")
-            params.append(updated)
-        if agent_session_id is not catalogue.KEEP:
-            sets.append("agent_session_id = ?")
-            params.append(agent_session_id)
-        if not sets:
+        # Each column with the value meaning "not given": the agent's session
+        # id may be set to None (forgotten), so its "not given" is KEEP.
+        columns = (("title", title, None), ("updated", updated, None),
+                   ("agent_session_id", agent_session_id, catalogue.KEEP))
+        given = {column: value for column, value, not_given in columns if value is not not_given}
+        if not given:
             return
+        sets = [f"{column} = ?" for column in given]
         with self._db_lock:
             if self._closed:
                 return
             with self._db:
                 self._db.execute(f"UPDATE conversations SET {', '.join(sets)} WHERE id = ?",
-                                 (*params, conversation_id))
+                                 (*given.values(), conversation_id))
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Remove a conversation: its entry and every message of it."""
