@@ -10,6 +10,7 @@
 
 import { fetchJson, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import { attr, esc, latexLine, renderInline, renderMarkdown } from "./text.js";
 
 const MODE = "coauthor";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
@@ -37,12 +38,6 @@ const AGENT_WORDS = translator(() => "en"); // action results are read by the ag
 
 // --- small helpers ---------------------------------------------------------------
 
-function esc(s) {
-  return String(s ?? "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-function attr(s) {
-  return String(s ?? "").replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/\n/g, " ");
-}
 function baseName(path) {
   return String(path).split("/").pop();
 }
@@ -70,128 +65,6 @@ function clock(iso) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const stylesheet = sharedStylesheet(CSS_URL);
-
-// --- LaTeX and Markdown to HTML -------------------------------------------------------
-
-/** One source line with LaTeX commands, comments and inline math coloured. */
-function latexLine(line) {
-  let code = line;
-  let comment = "";
-  for (let i = 0; i < line.length; i += 1) {
-    if (line[i] === "\\") { i += 1; continue; }
-    if (line[i] === "%") { code = line.slice(0, i); comment = line.slice(i); break; }
-  }
-  const parts = [];
-  const re = /(\\[A-Za-z@]+\*?|\\.)|(\$[^$]*\$)/g;
-  let last = 0;
-  let m;
-  while ((m = re.exec(code))) {
-    parts.push(esc(code.slice(last, m.index)));
-    parts.push(m[1] ? `<span class="ca-cmd">${esc(m[1])}</span>` : `<span class="ca-math">${esc(m[2])}</span>`);
-    last = re.lastIndex;
-  }
-  parts.push(esc(code.slice(last)));
-  if (comment) parts.push(`<span class="ca-cmt">${esc(comment)}</span>`);
-  return parts.join("");
-}
-
-/** Inline Markdown: `code`, **bold**, *em* / _em_, [text](url). `code` naming a
- * file or a \label becomes a link into the viewer. */
-function mdInline(text) {
-  const out = [];
-  const re = /`([^`]+)`|\*\*([^*]+)\*\*|(?<![\w*])\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)/g;
-  let last = 0;
-  let m;
-  while ((m = re.exec(text))) {
-    out.push(esc(text.slice(last, m.index)));
-    if (m[1] !== undefined) {
-      const code = m[1];
-      if (/^[\w./-]+\.(tex|bib|md)$/.test(code)) {
-        out.push(`<a class="ca-link ca-code-link" data-act="open-file" data-path="${attr(code)}"><code>${esc(code)}</code></a>`);
-      } else if (/^(sec|fig|tab|eq|app|alg|lst):[\w:.-]+$/.test(code)) {
-        out.push(`<a class="ca-link ca-code-link" data-act="open-label" data-label="${attr(code)}"><code>${esc(code)}</code></a>`);
-      } else {
-        out.push(`<code>${esc(code)}</code>`);
-      }
-    } else if (m[2] !== undefined) out.push(`<strong>${mdInline(m[2])}</strong>`);
-    else if (m[3] !== undefined) out.push(`<em>${mdInline(m[3])}</em>`);
-    else if (m[4] !== undefined) out.push(`<em>${mdInline(m[4])}</em>`);
-    else out.push(`<a class="ca-link" href="${attr(m[6])}" target="_blank" rel="noopener">${esc(m[5])}</a>`);
-    last = re.lastIndex;
-  }
-  out.push(esc(text.slice(last)));
-  return out.join("");
-}
-
-/** The Markdown an OUTLINE.md, BRIEF.md or STYLE.md uses: headings, nested
- * lists, paragraphs, quotes, fenced code, rules. Each block keeps its source
- * line (data-line) so navigate-to can land on it. */
-export function renderMarkdown(source) {
-  const lines = String(source || "").replace(/\r\n?/g, "\n").split("\n");
-  const html = [];
-  const stack = []; // open lists: {indent, tag}
-  let para = [];
-  let paraLine = 0;
-  const closeLists = (indent = -1) => {
-    while (stack.length && stack[stack.length - 1].indent > indent) html.push(`</li></${stack.pop().tag}>`);
-  };
-  const flush = () => {
-    if (para.length) html.push(`<p data-line="${paraLine}">${mdInline(para.join(" "))}</p>`);
-    para = [];
-  };
-  for (let i = 0; i < lines.length; i += 1) {
-    const line = lines[i];
-    const n = i + 1;
-    if (/^\s*```/.test(line)) {
-      flush(); closeLists();
-      const body = [];
-      for (i += 1; i < lines.length && !/^\s*```/.test(lines[i]); i += 1) body.push(lines[i]);
-      html.push(`<pre data-line="${n}"><code>${esc(body.join("\n"))}</code></pre>`);
-      continue;
-    }
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    const item = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/.exec(line);
-    if (!line.trim()) { flush(); continue; }
-    if (heading) {
-      flush(); closeLists();
-      const level = heading[1].length;
-      html.push(`<h${level} data-line="${n}">${mdInline(heading[2])}</h${level}>`);
-    } else if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
-      flush(); closeLists();
-      html.push("<hr>");
-    } else if (item) {
-      flush();
-      const indent = item[1].replace(/\t/g, "  ").length;
-      const tag = /\d/.test(item[2]) ? "ol" : "ul";
-      const top = stack[stack.length - 1];
-      if (!top || indent > top.indent) {
-        html.push(`<${tag}>`);
-        stack.push({ indent, tag });
-      } else {
-        closeLists(indent);
-        const now = stack[stack.length - 1];
-        if (now && now.indent === indent && now.tag === tag) html.push("</li>");
-        else if (now && now.indent === indent) {
-          html.push(`</li></${stack.pop().tag}><${tag}>`); // "- a" then "1. b": a new list
-          stack.push({ indent, tag });
-        } else { html.push(`<${tag}>`); stack.push({ indent, tag }); }
-      }
-      html.push(`<li data-line="${n}">${mdInline(item[3])}`);
-    } else if (/^\s*>/.test(line)) {
-      flush(); closeLists();
-      html.push(`<blockquote data-line="${n}">${mdInline(line.replace(/^\s*>\s?/, ""))}</blockquote>`);
-    } else if (stack.length && /^\s+\S/.test(line)) {
-      html.push(` ${mdInline(line.trim())}`); // a list item continued on the next line
-    } else {
-      closeLists();
-      if (!para.length) paraLine = n;
-      para.push(line.trim());
-    }
-  }
-  flush();
-  closeLists();
-  return html.join("");
-}
 
 // --- the viewer context -------------------------------------------------------------------
 
@@ -605,7 +478,7 @@ class CoAuthorViewer {
     const plan = t.plan;
     const tr = this.t;
     if (!plan) return `<section class="ca-panel ca-panel-muted"><h3>${esc(tr("plan.title"))}</h3><p class="ca-muted">${esc(tr("plan.none"))}</p></section>`;
-    const list = (items) => `<ul>${items.map((x) => `<li>${mdInline(x)}</li>`).join("")}</ul>`;
+    const list = (items) => `<ul>${items.map((x) => `<li>${renderInline(x)}</li>`).join("")}</ul>`;
     const parts = PLAN_PARTS.filter((k) => plan[k] && plan[k].length).map((k) => `<div class="ca-plan-part"><h4>${esc(tr(`plan.${k}`))}</h4>${list(plan[k])}</div>`);
     let questions = "";
     if (plan.questions && plan.questions.length) {
@@ -617,7 +490,7 @@ class CoAuthorViewer {
       questions = `<div class="ca-plan-part ca-questions${blocked ? " ca-questions-open" : ""}"><h4>${esc(tr("plan.questions"))}</h4>${list(plan.questions)}${form}</div>`;
     }
     return `<section class="ca-panel ca-plan"><h3>${esc(tr("plan.title"))}</h3>
-      <div class="ca-plan-part"><h4>${esc(tr("plan.goal"))}</h4><p>${mdInline(plan.goal)}</p></div>
+      <div class="ca-plan-part"><h4>${esc(tr("plan.goal"))}</h4><p>${renderInline(plan.goal)}</p></div>
       ${parts.join("")}${questions}</section>`;
   }
 
