@@ -23,9 +23,11 @@ with ``language="en"``.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pneuma_webgal.resources import GameIndex
@@ -54,144 +56,11 @@ SAY_ARGS = frozenset(
 
 # --- messages -------------------------------------------------------------------
 
+# Every message and hint in Chinese and English, kept as data beside this
+# module (messages.json, one entry a key) so that a translator edits one file.
 _M: dict[str, tuple[str, str]] = {
-    "no_semicolon": (
-        "语句没有以分号 ; 结尾（引擎可以容忍，但之后不能再写注释）",
-        "Statement does not end with ';' (the engine tolerates it, but no comment can follow)",
-    ),
-    "no_semicolon_fix": ("在行尾加上 ;", "Add ';' at the end of the line"),
-    "keyword_spaces": (
-        "“{head}” 前后有空格：引擎不会把它当作 {kw} 命令，而是显示为说话人“{head}”的对白",
-        "“{head}” has spaces around it: the engine does not run it as {kw} but shows it as dialogue spoken by “{head}”",
-    ),
-    "keyword_case": (
-        "“{head}” 不是命令（命令区分大小写）：引擎会把这一行显示为说话人“{head}”的对白",
-        "“{head}” is not a command (keywords are case-sensitive): the engine shows this line as dialogue spoken by “{head}”",
-    ),
-    "keyword_fix": ("改为 {kw}:（紧跟英文冒号，无空格）", "Write {kw}: exactly (no spaces, ASCII colon)"),
-    "legacy": (
-        "“{head}” 是旧版 WebGAL 的命令，本引擎不再支持：这一行会显示为说话人“{head}”的对白",
-        "“{head}” is a command of an older WebGAL that this engine no longer has: the line shows as dialogue spoken by “{head}”",
-    ),
-    "legacy_fix_setAnimation": (
-        "改用 setAnimation:<动画名> -target=bg-main（或 fig-left/fig-center/fig-right），动画需在 animation/animationTable.json 中登记",
-        "Use setAnimation:<name> -target=bg-main (or fig-left/fig-center/fig-right) with an animation listed in animation/animationTable.json",
-    ),
-    "legacy_fix_setFilter": (
-        "删除这一行，或改用 setTransform 设置滤镜效果",
-        "Remove the line, or use setTransform for filter effects",
-    ),
-    "legacy_fix_setTransform": ("改用 setTransform:<JSON> -target=…", "Use setTransform:<JSON> -target=…"),
-    "legacy_fix_-when": (
-        "给要按条件执行的那一行加上参数 -when=条件，例如 jumpLabel:a -when=x>1;",
-        "Put -when=<condition> on the line to run conditionally, e.g. jumpLabel:a -when=x>1;",
-    ),
-    "legacy_fix_choose": ("改用 choose:选项:标签名|…", "Use choose:Text:label|…"),
-    "legacy_fix_end": ("改用 end; 或 changeScene:", "Use end; or changeScene:"),
-    "unknown_command": (
-        "“{head}” 不是 WebGAL 命令：引擎会把这一行显示为说话人“{head}”的对白",
-        "“{head}” is not a WebGAL command: the engine shows this line as dialogue spoken by “{head}”",
-    ),
-    "unknown_fix": ("最接近的命令是 {kw}:，是否想写 {kw}:{rest}", "The nearest command is {kw}: — did you mean {kw}:{rest}"),
-    "fullwidth_colon": (
-        "“{kw}” 后面是全角冒号“：”：引擎只认英文冒号，这一行会显示为对白",
-        "“{kw}” is followed by a full-width colon '：': the engine only splits at the ASCII ':', so the line shows as dialogue",
-    ),
-    "fullwidth_fix": ("把“：”换成英文冒号“:”", "Replace '：' with the ASCII ':'"),
-    "bare_keyword": (
-        "“{text}” 不会执行 {kw}：没有冒号时整句必须正好是 {kw}，引擎会把它显示为对白",
-        "“{text}” does not run {kw}: without a colon the statement must be exactly {kw}; the engine shows it as dialogue",
-    ),
-    "bare_keyword_fix": ("写成 {kw};（不带空格）；要带参数时写 {kw}:{rest};", "Write {kw}; (no spaces); with arguments write {kw}:{rest};"),
-    "continuation": (
-        "以空白开头、接着“{first}”的续行不会被引擎并入上一行：引擎把它当作单独的一句对白",
-        "A line starting with spaces and '{first}' is not joined to the previous line by the engine: it plays as a separate line of dialogue",
-    ),
-    "continuation_fix": ("把这一行的内容接到上一条语句末尾（同一行）", "Move this text to the end of the previous statement (same line)"),
-    "backslash": (
-        "行尾的反斜杠 \\ 不会把下一行接上：引擎会把 \\ 当作文字显示",
-        "A trailing backslash does not join the next line: the engine shows the backslash as text",
-    ),
-    "backslash_fix": ("删除行尾的 \\，把下一行合并到这一行", "Remove the backslash and join the next line onto this one"),
-    "choose_no_target": (
-        "选项“{text}”没有跳转目标（应为 文字:场景.txt 或 文字:标签）",
-        "Option “{text}” has no target (expected Text:scene.txt or Text:label)",
-    ),
-    "choose_no_target_fix": ("写成 {text}:目标", "Write {text}:target"),
-    "missing_file": ("{what} 不存在：game/{folder}/{name}", "{what} not found: game/{folder}/{name}"),
-    "missing_no_game": (
-        "{what} 不存在：找不到游戏文件夹 {root}",
-        "{what} not found: there is no game folder {root}",
-    ),
-    "case_hint": (
-        "文件名大小写不一致：实际文件是 {cands}（网页服务器区分大小写）",
-        "Only the case differs: the file is {cands} (web servers are case-sensitive)",
-    ),
-    "stray_spaces": (
-        "文件名“{name}”首尾有空格：浏览器加载时会去掉空格所以能播放，但名字应与文件完全一致",
-        "The file name “{name}” has leading/trailing spaces: browsers drop them so it loads, but names should match the file exactly",
-    ),
-    "empty_scene": (
-        "场景是空的：跳到这里的选项或 changeScene 只会看到空白",
-        "The scene is empty: a choice or changeScene leading here shows nothing",
-    ),
-    "empty_scene_fix": ("写入内容，或删除指向它的跳转", "Write the scene, or remove the jumps that lead here"),
-    "space_hint": ("名字首尾多了空格：应为 {cands}", "The name has stray spaces: use {cands}"),
-    "near_hint": ("相近的文件：{cands}", "Similar files: {cands}"),
-    "other_folder_hint": (
-        "同名文件在 {folders} 中；{what} 只会在 game/{folder}/ 里找",
-        "A file of that name is in {folders}; {what} only looks in game/{folder}/",
-    ),
-    "add_file_hint": (
-        "把文件放进 game/{folder}/，或改用已有的文件{avail}",
-        "Add the file to game/{folder}/ or use an existing one{avail}",
-    ),
-    "missing_label": ("标签“{label}”在本场景中不存在", "Label “{label}” does not exist in this scene"),
-    "label_hint_near": ("相近的标签：{cands}", "Similar labels: {cands}"),
-    "label_hint_add": (
-        "添加 label:{label}; 或改用已有标签{avail}；跳到其他场景的目标要写文件名（带 .txt）",
-        "Add label:{label}; or use an existing label{avail}; a target in another scene is a file name (with .txt)",
-    ),
-    "missing_animation": (
-        "动画“{name}”没有登记在 animation/animationTable.json 中",
-        "Animation “{name}” is not listed in animation/animationTable.json",
-    ),
-    "animation_no_table": (
-        "动画“{name}”无法使用：游戏没有 animation/animationTable.json",
-        "Animation “{name}” cannot be used: the game has no animation/animationTable.json",
-    ),
-    "animation_bad_table": ("动画表无法读取：{error}", "The animation table cannot be read: {error}"),
-    "animation_no_file": (
-        "动画“{name}”已登记，但 game/animation/{name}.json 不存在",
-        "Animation “{name}” is listed but game/animation/{name}.json does not exist",
-    ),
-    "animation_hint": (
-        "已登记的动画：{cands}；新动画要放进 game/animation/<名字>.json 并加入 animationTable.json",
-        "Listed animations: {cands}; a new one goes in game/animation/<name>.json and into animationTable.json",
-    ),
-    "complex_animation": (
-        "“{name}” 不是内置的 setComplexAnimation 动画",
-        "“{name}” is not a built-in setComplexAnimation animation",
-    ),
-    "pixi_effect": ("“{name}” 不是内置的 pixiPerform 特效", "“{name}” is not a built-in pixiPerform effect"),
-    "builtin_hint": ("可用：{cands}", "Available: {cands}"),
-    "dash_in_text": (
-        "对白中的 “ -” 开始了参数区：“{arg}” 被当成参数，画面上只显示“{text}”",
-        "“ -” inside dialogue starts the arguments: “{arg}” is read as an argument and only “{text}” is shown",
-    ),
-    "dash_fix": ("去掉“-”前的空格，或改用破折号“—”", "Remove the space before '-', or use a dash '—'"),
-    "duplicate_label": (
-        "标签“{label}”重复定义（第一次在第 {first} 行），跳转会到第一个",
-        "Label “{label}” is defined again (first on line {first}); jumps go to the first one",
-    ),
-    "duplicate_label_fix": ("给其中一个换个名字", "Rename one of them"),
-    "what_background": ("背景", "Background"),
-    "what_figure": ("立绘", "Figure"),
-    "what_bgm": ("背景音乐", "Music"),
-    "what_vocal": ("语音/音效", "Voice/sound"),
-    "what_video": ("视频", "Video"),
-    "what_scene": ("场景", "Scene"),
-    "sep": ("、", ", "),
+    key: (texts["zh-CN"], texts["en"])
+    for key, texts in json.loads(Path(__file__).with_name("messages.json").read_text(encoding="utf-8")).items()
 }
 
 
