@@ -271,3 +271,14 @@ def assert_drawn_as_glyphs(result: dict[str, Any], parts: tuple[str, ...], sampl
             f"(no CJK font: run scripts/build-web for {where}'s own)"
         )
         assert drawn["checked"], f"{selector}: the fonts for {sample} are not loaded ({drawn['family']})"
+
+
+# --- the pointer ------------------------------------------------------------------
+
+
+def drag(page: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Press at ``start``, move to ``end`` in steps (as a hand does), release."""
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=5)
+    page.mouse.up()

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import api_call, viewer_action, viewer_answer
+from tests.browser.browser_helpers import api_call, drag, viewer_action, viewer_answer
 
 PNEUMA = Path(sys.executable).with_name("pneuma")
 CONTEXT = "window.pneuma.ui.host.context()"
@@ -205,10 +205,7 @@ def test_selecting_tex_lines_gives_the_viewer_context(coauthor: Any, shot: Any):
     # Selecting text with the mouse across lines 19 to 20 selects those lines.
     first = page.locator('.ca-line[data-line="19"] .ca-tx').bounding_box()
     last = page.locator('.ca-line[data-line="20"] .ca-tx').bounding_box()
-    page.mouse.move(first["x"] + 30, first["y"] + 5)
-    page.mouse.down()
-    page.mouse.move(last["x"] + 60, last["y"] + 5, steps=5)
-    page.mouse.up()
+    drag(page, (first["x"] + 30, first["y"] + 5), (last["x"] + 60, last["y"] + 5))
     expect(page.locator(".ca-line.ca-sel")).to_have_count(2)
     assert page.evaluate(CONTEXT).startswith('<viewer-context mode="coauthor" file="sections/method.tex" lines="19-20">\n'
                                              + lines[18] + "\n")

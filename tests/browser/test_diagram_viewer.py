@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import send_and_read, viewer_answer
+from tests.browser.browser_helpers import drag, send_and_read, viewer_answer
+from tests.browser.export_menu import download_export, open_export_menu
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.iife.js"
@@ -349,10 +350,7 @@ def test_zoom_pan_and_theme(diagram: tuple[Any, Any], shot: Any) -> None:
     expect(page.locator(".dg-zoom")).to_have_text("160%")
     before = page.locator(".dg-stage svg").bounding_box()
     canvas = page.locator(".dg-canvas").bounding_box()
-    page.mouse.move(canvas["x"] + 40, canvas["y"] + 40)
-    page.mouse.down()
-    page.mouse.move(canvas["x"] + 140, canvas["y"] + 90, steps=5)
-    page.mouse.up()
+    drag(page, (canvas["x"] + 40, canvas["y"] + 40), (canvas["x"] + 140, canvas["y"] + 90))
     after = page.locator(".dg-stage svg").bounding_box()
     assert round(after["x"] - before["x"]) == 100 and round(after["y"] - before["y"]) == 50
     page.mouse.wheel(0, -300)
@@ -395,14 +393,9 @@ def test_navigate_to_centres_a_node_and_reports_unknown_ones(diagram: tuple[Any,
 
 def test_the_export_menu_downloads_every_diagram_as_svg(diagram: tuple[Any, Any], shot: Any) -> None:
     server, page = diagram
-    page.click(".export-btn")
-    page.wait_for_selector(".export-menu .menu-pop")
-    formats = page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
-    assert formats == ["svg", "png", "svg-dark", "png-dark"]
+    assert open_export_menu(page) == ["svg", "png", "svg-dark", "png-dark"]
     assert "SVG (one file per diagram)" in page.inner_text(".export-menu .menu-pop")
-    with page.expect_download(timeout=120_000) as info:
-        page.click('.export-menu .menu-item[data-format="svg"]')
-    download = info.value
+    download = download_export(page, "svg")
     assert download.suggested_filename.endswith("-svg.zip")
     with zipfile.ZipFile(download.path()) as archive:
         assert sorted(archive.namelist()) == ["architecture.svg", "message-flow.svg"]

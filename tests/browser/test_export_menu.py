@@ -6,33 +6,26 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from tests.browser.export_menu import download_export, open_export_menu
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
                                 reason="needs Debian's chromium")
 
 
-def _open_menu(page: Any) -> list[str]:
-    page.click(".export-btn")
-    page.wait_for_selector(".export-menu .menu-pop")
-    return page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
-
-
 def test_the_doc_menu_offers_pdf_and_html_and_downloads_the_html(pneuma_server, open_page, shot):
     server = pneuma_server("doc", backend="none")
     page = open_page(server)
-    assert _open_menu(page) == ["pdf", "html", "html-raw"]
+    assert open_export_menu(page) == ["pdf", "html", "html-raw"]
     page.keyboard.press("Escape")  # closes, as a press outside does
     page.wait_for_selector(".export-menu .menu-pop", state="detached")
-    assert _open_menu(page) == ["pdf", "html", "html-raw"]
+    assert open_export_menu(page) == ["pdf", "html", "html-raw"]
     labels = page.inner_text(".export-menu .menu-pop")
     assert "PDF (print-styled, with contents)" in labels
     shot(page, "export-menu-doc")
-    with page.expect_download(timeout=60_000) as info:
-        page.click('.export-menu .menu-item[data-format="html"]')
-    download = info.value
+    download = download_export(page, "html", timeout=60_000)
     assert download.suggested_filename.endswith(".html")
     text = Path(download.path()).read_text(encoding="utf-8")
     assert "<nav class=\"toc\"" in text and "Welcome to your document workspace" in text
@@ -45,11 +38,9 @@ def test_the_doc_menu_offers_pdf_and_html_and_downloads_the_html(pneuma_server, 
 def test_the_slide_menu_zips_the_png_per_slide_and_says_in_chinese(pneuma_server, open_page, shot):
     server = pneuma_server("slide", backend="none")
     page = open_page(server, locale="zh-CN")
-    assert _open_menu(page) == ["pdf", "html", "png", "pptx"]
+    assert open_export_menu(page) == ["pdf", "html", "png", "pptx"]
     assert "PowerPoint（幻灯片为图片，文字在备注中）" in page.inner_text(".export-menu .menu-pop")
-    with page.expect_download(timeout=120_000) as info:
-        page.click('.export-menu .menu-item[data-format="png"]')
-    download = info.value
+    download = download_export(page, "png")
     assert download.suggested_filename.endswith("-png.zip")
     with zipfile.ZipFile(download.path()) as archive:
         names = archive.namelist()
@@ -75,10 +66,8 @@ def test_the_menu_names_a_slide_left_out_of_the_png_export(pneuma_server, open_p
     server = pneuma_server("slide", backend="none", workspace=workspace,
                            env={"PNEUMA_EXPORT_PAGE_TIMEOUT": "3"})
     page = open_page(server)
-    _open_menu(page)
-    with page.expect_download(timeout=120_000) as info:
-        page.click('.export-menu .menu-item[data-format="png"]')
-    with zipfile.ZipFile(info.value.path()) as archive:
+    open_export_menu(page)
+    with zipfile.ZipFile(download_export(page, "png").path()) as archive:
         assert len(archive.namelist()) == 7
     page.wait_for_selector(".export-note.warn")
     note = page.inner_text(".export-note")

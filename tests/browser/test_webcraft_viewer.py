@@ -23,6 +23,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.browser_helpers import send_and_read, viewer_answer
+from tests.browser.export_menu import download_export, open_export_menu
 
 REPO = Path(__file__).resolve().parents[2]
 AXE = REPO / "plugins" / "webcraft" / "pneuma_webcraft" / "static" / "vendor" / "axe.min.js"
@@ -222,14 +223,9 @@ def test_the_export_menu_downloads_the_site_as_a_zip(site: tuple[Any, Any], shot
     import zipfile
 
     server, page = site
-    page.click(".export-btn")
-    page.wait_for_selector(".export-menu .menu-pop")
-    formats = page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
-    assert formats == ["zip", "png"]
+    assert open_export_menu(page) == ["zip", "png"]
     shot(page, "webcraft-export-menu")
-    with page.expect_download(timeout=60_000) as info:
-        page.click('.export-menu .menu-item[data-format="zip"]')
-    with zipfile.ZipFile(info.value.path()) as archive:
+    with zipfile.ZipFile(download_export(page, "zip", timeout=60_000).path()) as archive:
         names = set(archive.namelist())
         assert {"index.html", "about.html", "css/style.css", "js/main.js", "assets/logo.svg"} <= names
         assert b"Notes that think with you." in archive.read("index.html")
