@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -114,32 +115,28 @@ async def test_every_route_refuses_a_request_without_the_token(preview_server) -
                 assert "Set-Cookie" not in response.headers, (method, path)
 
 
-async def test_every_route_refuses_a_foreign_host_even_with_the_token(preview_server) -> None:
-    server = preview_server
+async def refused_on_every_route(server: Any, headers: dict[str, str], reason: str) -> None:
+    """With the token and ``headers`` added, every route answers 403
+    E_FORBIDDEN for ``reason`` and leaks nothing."""
     async with aiohttp.ClientSession() as client:
         for method, path in await routes_of(server, client):
-            headers = {**bearer(server), "Host": f"{FOREIGN_HOST}:{server.port}"}
-            async with client.request(method, server.url + path, headers=headers) as response:
+            async with client.request(method, server.url + path,
+                                      headers={**bearer(server), **headers}) as response:
                 text = await response.text()
                 assert response.status == 403, (method, path, response.status)
                 if method != "HEAD":
                     error = json.loads(text)["error"]
-                    assert error["code"] == "E_FORBIDDEN" and error["details"]["reason"] == "host"
+                    assert error["code"] == "E_FORBIDDEN" and error["details"]["reason"] == reason
                 assert not leaks(server, text), (method, path)
+
+
+async def test_every_route_refuses_a_foreign_host_even_with_the_token(preview_server) -> None:
+    host = f"{FOREIGN_HOST}:{preview_server.port}"
+    await refused_on_every_route(preview_server, {"Host": host}, "host")
 
 
 async def test_every_route_refuses_a_foreign_origin_even_with_the_token(preview_server) -> None:
-    server = preview_server
-    async with aiohttp.ClientSession() as client:
-        for method, path in await routes_of(server, client):
-            headers = {**bearer(server), "Origin": FOREIGN_ORIGIN}
-            async with client.request(method, server.url + path, headers=headers) as response:
-                text = await response.text()
-                assert response.status == 403, (method, path, response.status)
-                if method != "HEAD":
-                    error = json.loads(text)["error"]
-                    assert error["code"] == "E_FORBIDDEN" and error["details"]["reason"] == "origin"
-                assert not leaks(server, text), (method, path)
+    await refused_on_every_route(preview_server, {"Origin": FOREIGN_ORIGIN}, "origin")
 
 
 async def test_every_route_is_routed_with_the_token(preview_server) -> None:
