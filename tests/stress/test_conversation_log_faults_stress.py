@@ -21,16 +21,7 @@ from pneuma.server.conversation_log import (
     ConversationLog,
     ConversationLogLocked,
 )
-from tests.server.log_faults import (
-    PAGE_SIZE,
-    body,
-    damage_page,
-    hold_lock,
-    in_small_disk,
-    leaf_pages,
-    make_log,
-    rows,
-)
+from tests.server import log_faults
 from tests.server.test_conversation_log_faults import KILLED_THEN_FULL
 from tests.stress.tally import count, record
 
@@ -45,7 +36,7 @@ ROWS = 900
 
 def _subtree(path: Path) -> dict[int, set[int]]:
     """For each page of the messages table's tree, the row ids under it."""
-    leaves = leaf_pages(path)
+    leaves = log_faults.leaf_pages(path)
     data = path.read_bytes()
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").fetchone()[0]
@@ -56,7 +47,7 @@ def _subtree(path: Path) -> dict[int, set[int]]:
         if number in leaves:
             under[number] = set(leaves[number])
             return under[number]
-        start = (number - 1) * PAGE_SIZE
+        start = (number - 1) * log_faults.PAGE_SIZE
         head = start + (100 if number == 1 else 0)
         cells = int.from_bytes(data[head + 3:head + 5], "big")
         children = [int.from_bytes(data[start + p:start + p + 4], "big") for p in (
@@ -75,10 +66,10 @@ def _subtree(path: Path) -> dict[int, set[int]]:
 def test_damaged_pages_at_random_offsets_lose_only_their_own_rows(tmp_path: Path) -> None:
     rng = random.Random(23)
     pristine = tmp_path / "pristine" / ".pneuma"
-    make_log(pristine, ROWS, size=300)
-    original = rows(pristine / LOG_FILE)
+    log_faults.make_log(pristine, ROWS, size=300)
+    original = log_faults.rows(pristine / LOG_FILE)
     under = _subtree(pristine / LOG_FILE)
-    pages = (pristine / LOG_FILE).stat().st_size // PAGE_SIZE
+    pages = (pristine / LOG_FILE).stat().st_size // log_faults.PAGE_SIZE
     lost_total = recovered = moved = slowest = 0.0
     for n in range(DAMAGE_ROUNDS):
         state = tmp_path / f"round-{n}" / ".pneuma"
@@ -86,10 +77,10 @@ def test_damaged_pages_at_random_offsets_lose_only_their_own_rows(tmp_path: Path
         page = rng.randrange(2, pages + 1)  # page 1 (the header) is its own round below
         # Half the time into the page's header and cell pointers (what a
         # b-tree walk trips on), else anywhere (often only a row's text).
-        offset = rng.randrange(0, 24) if n % 2 == 0 else rng.randrange(0, PAGE_SIZE - 64)
+        offset = rng.randrange(0, 24) if n % 2 == 0 else rng.randrange(0, log_faults.PAGE_SIZE - 64)
         junk = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
         with open(state / LOG_FILE, "r+b") as f:
-            f.seek((page - 1) * PAGE_SIZE + offset)
+            f.seek((page - 1) * log_faults.PAGE_SIZE + offset)
             f.write(junk)
         started = time.monotonic()
         log = ConversationLog.open(state)  # never raises on damage
@@ -111,7 +102,7 @@ def test_damaged_pages_at_random_offsets_lose_only_their_own_rows(tmp_path: Path
     # The header page: nothing readable, the file kept, an empty log to go on with.
     state = tmp_path / "header" / ".pneuma"
     shutil.copytree(pristine, state)
-    damage_page(state / LOG_FILE, 1, b"\x00" * 100)
+    log_faults.damage_page(state / LOG_FILE, 1, b"\x00" * 100)
     log = ConversationLog.open(state)
     log.close()
     assert len([p for p in state.iterdir() if ".corrupt-" in p.name]) == 1
@@ -123,7 +114,7 @@ def test_damaged_pages_at_random_offsets_lose_only_their_own_rows(tmp_path: Path
 
 def test_a_kill_9_then_a_full_disk_at_start_never_loses_the_log(tmp_path: Path) -> None:
     for n in range(FULL_DISK_ROUNDS):
-        done = in_small_disk(KILLED_THEN_FULL, tmp_path / f"disk-{n}", f"{3 + n}m")
+        done = log_faults.in_small_disk(KILLED_THEN_FULL, tmp_path / f"disk-{n}", f"{3 + n}m")
         assert done.returncode == 0, done.stderr
         found = json.loads(done.stdout.strip().splitlines()[-1])
         assert not [name for name in found["files"] if "corrupt" in name]
@@ -141,9 +132,9 @@ def test_a_held_log_is_refused_at_start_and_waited_out_while_serving(tmp_path: P
     stalls: list[float] = []
     for n in range(LOCK_ROUNDS):
         state = tmp_path / f"round-{n}" / ".pneuma"
-        make_log(state, 50)
-        before = rows(state / LOG_FILE)
-        holder = hold_lock(state / LOG_FILE)
+        log_faults.make_log(state, 50)
+        before = log_faults.rows(state / LOG_FILE)
+        holder = log_faults.hold_lock(state / LOG_FILE)
         try:
             started = time.monotonic()
             with pytest.raises(ConversationLogLocked):
@@ -151,19 +142,19 @@ def test_a_held_log_is_refused_at_start_and_waited_out_while_serving(tmp_path: P
             waits.append(time.monotonic() - started)
         finally:
             holder.communicate("")
-        assert rows(state / LOG_FILE) == before
+        assert log_faults.rows(state / LOG_FILE) == before
         log = ConversationLog.open(state)
-        holder = hold_lock(state / LOG_FILE)
+        holder = log_faults.hold_lock(state / LOG_FILE)
         try:
             for row_id in range(51, 151):
                 started = time.monotonic()
-                log.append("s1", row_id, row_id, "user_message", None, body(row_id))
+                log.append("s1", row_id, row_id, "user_message", None, log_faults.body(row_id))
                 stalls.append(time.monotonic() - started)
         finally:
             holder.communicate("")
         assert log.resume_saving()
         log.close()
-        assert sorted(rows(state / LOG_FILE)) == list(range(1, 151))
+        assert sorted(log_faults.rows(state / LOG_FILE)) == list(range(1, 151))
     assert max(waits) < 2.0 and max(stalls) < 0.5
     record(ITEM, f"{LOCK_ROUNDS} logs held by another process: refused at start after"
                  f" {max(waits):.2f} s at most (0 moved aside); {count(len(stalls))} writes while"
