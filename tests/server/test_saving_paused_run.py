@@ -24,7 +24,7 @@ from typing import Any
 import aiohttp
 
 from tests.server.log_faults import fill, hold_lock, make_log, rows
-from tests.server.test_seq_after_crash import READY, messages, user_message
+from tests.server.test_seq_after_crash import messages, read_ready, user_message
 
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 # How long the disk stays full while the person keeps talking: more than
@@ -58,13 +58,7 @@ class RunOnSmallDisk:
         self.stderr: list[str] = []
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().strip()
-        match = READY.match(line)
-        if match is None:
-            self.proc.kill()
-            raise AssertionError(f"pneuma run did not start: {line!r} {self.stderr}")
-        self.port, self.session_id, self.token = int(match[1]), match[2], match[3]
+        self.port, self.session_id, self.token = read_ready(self.proc, lambda: str(self.stderr))
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None

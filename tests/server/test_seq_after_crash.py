@@ -18,7 +18,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,19 @@ import aiohttp
 PNEUMA = str(Path(sys.executable).parent / "pneuma")
 READY = re.compile(r"^\[pneuma\] ready http://127\.0\.0\.1:(\d+)/\?session=([^&\s]+)&token=(\S+)$")
 TIMEOUT = 15.0
+
+
+def read_ready(proc: subprocess.Popen[str], detail: Callable[[], str] | None = None) -> tuple[int, str, str]:
+    """The port, session id and token of `pneuma run`'s ready line; if its
+    first line is another, the run is killed and the test fails, saying
+    ``detail()`` too (what the run wrote to stderr)."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    match = READY.match(line)
+    if match is None:
+        proc.kill()
+        raise AssertionError(f"pneuma run did not start: {line!r}" + (f" {detail()}" if detail else ""))
+    return int(match[1]), match[2], match[3]
 
 
 class Run:
@@ -41,13 +54,7 @@ class Run:
              "none", "--no-open", "--no-prompt", "--port", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
         )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().strip()
-        match = READY.match(line)
-        if match is None:
-            self.proc.kill()
-            raise AssertionError(f"pneuma run did not start: {line!r}")
-        self.port, self.session_id, self.token = int(match[1]), match[2], match[3]
+        self.port, self.session_id, self.token = read_ready(self.proc)
 
     def url(self, last_seq: int) -> str:
         return (f"ws://127.0.0.1:{self.port}/ws/browser/{self.session_id}"
