@@ -29,6 +29,10 @@ from pneuma.server.config import SESSION
 from pneuma.server.routes_files import read_json_body
 from pneuma.server.session import Session
 
+# Each handler is routed where it is defined; the order of definition is the
+# order of registration.
+ROUTES = web.RouteTableDef()
+
 
 def _store(session: Session) -> Checkpoints:
     turns = turn_listener.subscribed(session.hooks)
@@ -59,12 +63,14 @@ def listing(store: Checkpoints) -> list[dict[str, Any]]:
     return rows
 
 
+@ROUTES.get("/api/checkpoints")
 async def list_checkpoints(request: web.Request) -> web.Response:
     store = _store(request.app[SESSION])
     rows = await asyncio.to_thread(listing, store)
     return web.json_response({"workspace": str(store.workspace), "checkpoints": rows})
 
 
+@ROUTES.get("/api/checkpoints/{ref}")
 async def checkpoint_changes(request: web.Request) -> web.Response:
     store = _store(request.app[SESSION])
     ref = request.match_info["ref"]
@@ -78,6 +84,7 @@ async def checkpoint_changes(request: web.Request) -> web.Response:
     return web.json_response(await asyncio.to_thread(read))
 
 
+@ROUTES.get("/api/checkpoints/{ref}/diff")
 async def file_diff(request: web.Request) -> web.Response:
     store = _store(request.app[SESSION])
     ref = request.match_info["ref"]
@@ -90,6 +97,7 @@ async def file_diff(request: web.Request) -> web.Response:
     return web.json_response({"ref": ref, "path": path, "to": to, "diff": diff})
 
 
+@ROUTES.get("/api/checkpoints/{ref}/plan")
 async def restore_plan(request: web.Request) -> web.Response:
     store = _store(request.app[SESSION])
     plan = await asyncio.to_thread(plan_restore, store, request.match_info["ref"])
@@ -104,6 +112,7 @@ def _not_mid_turn(session: Session) -> None:
                         hint="Wait for the turn to end, or press Stop, then try again.")
 
 
+@ROUTES.post("/api/checkpoints/{ref}/restore")
 async def restore_checkpoint(request: web.Request) -> web.Response:
     session = request.app[SESSION]
     store = _store(session)
@@ -129,8 +138,4 @@ async def restore_checkpoint(request: web.Request) -> web.Response:
 
 
 def setup(app: web.Application) -> None:
-    app.router.add_get("/api/checkpoints", list_checkpoints)
-    app.router.add_get("/api/checkpoints/{ref}", checkpoint_changes)
-    app.router.add_get("/api/checkpoints/{ref}/diff", file_diff)
-    app.router.add_get("/api/checkpoints/{ref}/plan", restore_plan)
-    app.router.add_post("/api/checkpoints/{ref}/restore", restore_checkpoint)
+    app.router.add_routes(ROUTES)
