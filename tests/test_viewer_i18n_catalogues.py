@@ -24,9 +24,18 @@ import pytest
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 MODES = ("coauthor", "diagram", "doc", "draw", "slide", "webcraft", "webgal")
-# The code that may name a catalogue key: the viewer, and for the slide mode
-# the module whose manifest errors carry an errorKey.
-SOURCES: dict[str, tuple[str, ...]] = {"slide": ("viewer.js", "slide-doc.js")}
+# The code that may name a catalogue key: the viewer and the modules it is
+# split into (every .js beside it but its catalogue), slide-doc.js included
+# (its manifest errors carry an errorKey).
+CATALOGUE_FILE = "i18n.js"
+# The modules a viewer.js was split into (its methods and helpers by
+# concern): held to the same English-literal check as viewer.js.
+VIEWER_PARTS: dict[str, tuple[str, ...]] = {
+    "slide": ("controls.js", "frames.js", "pointing.js", "deck-order.js", "agent-actions.js"),
+    "coauthor": ("panels.js", "text.js"),
+    "doc": ("markdown.js",),
+    "draw": ("drawing.js", "library.js"),
+}
 LOCALES = ("en", "zh-CN")
 
 CATALOGUE = re.compile(r"export const MESSAGES = (\{.*?\n\});", re.S)
@@ -54,13 +63,17 @@ def catalogue(mode: str) -> dict[str, dict[str, str]]:
     return data
 
 
+def own_modules(mode: str) -> list[Path]:
+    return sorted(p for p in static(mode).glob("*.js") if p.name != CATALOGUE_FILE)
+
+
 def viewer_js(mode: str) -> str:
-    return (static(mode) / "viewer.js").read_text(encoding="utf-8")
+    names = ("viewer.js", *VIEWER_PARTS.get(mode, ()))
+    return "\n".join((static(mode) / name).read_text(encoding="utf-8") for name in names)
 
 
 def sources(mode: str) -> str:
-    names = SOURCES.get(mode, ("viewer.js",))
-    return "\n".join((static(mode) / name).read_text(encoding="utf-8") for name in names)
+    return "\n".join(p.read_text(encoding="utf-8") for p in own_modules(mode))
 
 
 def used_keys(js: str) -> set[str]:

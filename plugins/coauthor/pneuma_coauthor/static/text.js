@@ -73,3 +73,53 @@ export function renderMarkdown(source) {
 export function renderInline(text) {
   return md.renderInline(String(text ?? ""));
 }
+
+// --- the board's words: columns, statuses, times, line ranges -------------------
+
+export const DONE_SHOWN = 30;
+// Each column's label and hint are the catalogue's col.<id> and col.<id>.hint.
+export const COLUMNS = [
+  { id: "blocked", statuses: ["blocked"] },
+  { id: "review", statuses: ["awaiting_review"] },
+  { id: "working", statuses: ["in_progress", "claimed"] },
+  { id: "open", statuses: ["open"] },
+  { id: "done", statuses: ["done", "canceled"] },
+];
+// What the agent reads (action results) stays English.
+export const STATUS_LABEL = {
+  open: "open", claimed: "claimed", in_progress: "in progress", awaiting_review: "awaiting review",
+  done: "done", blocked: "blocked", canceled: "canceled",
+};
+export const PLAN_PARTS = ["issues", "strategy", "scope", "risks"]; // catalogue: plan.<part>
+
+export function baseName(path) {
+  return String(path).split("/").pop();
+}
+export function lineLabel(t, a, b) {
+  return a === b ? t("lines.one", { line: a }) : t("lines.range", { start: a, end: b });
+}
+export function refLabel(ref) {
+  if (!ref.range) return ref.path;
+  const { lineStart: a, lineEnd: b } = ref.range;
+  return `${ref.path}:${a === b ? a : `${a}–${b}`}`;
+}
+export function ago(t, iso) {
+  const when = Date.parse(iso);
+  if (!Number.isFinite(when)) return "";
+  const s = Math.max(0, (Date.now() - when) / 1000);
+  if (s < 50) return t("time.now");
+  if (s < 3600) return t("time.minutes", { count: Math.round(s / 60) });
+  if (s < 86400) return t("time.hours", { count: Math.round(s / 3600) });
+  return new Date(when).toLocaleDateString(document.documentElement.lang || undefined);
+}
+export function clock(iso) {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false }) : "";
+}
+
+export function paperFiles(files) {
+  const rank = (p) => (p === "OUTLINE.md" ? 0 : p === "BRIEF.md" ? 1 : p === "STYLE.md" ? 2 : p === "main.tex" ? 3 : 4);
+  return (files || [])
+    .filter((f) => !f.binary && /\.(tex|bib|md)$/i.test(f.path) && !f.path.startsWith(".pneuma/"))
+    .sort((x, y) => rank(x.path) - rank(y.path) || x.path.localeCompare(y.path));
+}

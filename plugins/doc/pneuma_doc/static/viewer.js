@@ -13,257 +13,19 @@
 
 import { normalizePath, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import {
+  dirname, escapeAttr, escapeHtml, githubSlug, isMarkdown, loadRenderer, sortTabs,
+} from "./markdown.js";
 
 const MODE = "doc";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
-const VENDOR_URL = new URL("./vendor/doc-vendor.js", import.meta.url).href;
 const TOC_LEVELS = [2, 3, 4];
 const MAX_SELECTION_CHARS = 2000;
 const NAV_WAIT_MS = 2500; // how long navigate-to waits for a file that is still being written
-const HIDDEN_PREFIXES = [".pneuma/", ".claude/", ".git/", "node_modules/"];
 const RENDERED = Symbol("rendered HTML");
 const IMAGE_EXT = /\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)$/i;
 
-const MARKDOWN_IT_URL = "/static/lib/markdown-it.js";
-
-let vendorPromise = null;
-function loadVendor() {
-  vendorPromise ??= Promise.all([import(MARKDOWN_IT_URL), import(VENDOR_URL)])
-    .then(([{ MarkdownIt }, { hljs }]) => ({ MarkdownIt, hljs }));
-  return vendorPromise;
-}
-
 const stylesheet = sharedStylesheet(CSS_URL, { "data-pneuma-doc": "" });
-
-// --- paths --------------------------------------------------------------------
-
-function isMarkdown(path) {
-  if (!/\.md$/i.test(path)) return false;
-  if (path === "CLAUDE.md") return false;
-  return !HIDDEN_PREFIXES.some((p) => path.startsWith(p) || path.includes("/" + p));
-}
-
-
-function dirname(path) {
-  const i = path.lastIndexOf("/");
-  return i < 0 ? "" : path.slice(0, i);
-}
-
-function isExternal(url) {
-  return /^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith("//");
-}
-
-function safeDecode(s) {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-// Resolve a relative link/image target against the folder of `fromFile`.
-// Returns {path, fragment} (path "" for a same-file fragment) or null.
-function resolveRelative(fromFile, url) {
-  if (!url || isExternal(url)) return null;
-  const hash = url.indexOf("#");
-  const rawPath = hash < 0 ? url : url.slice(0, hash);
-  const fragment = hash < 0 ? null : safeDecode(url.slice(hash + 1));
-  const pathOnly = rawPath.split("?")[0];
-  if (!pathOnly) return { path: "", fragment };
-  const joined = pathOnly.startsWith("/")
-    ? pathOnly
-    : (dirname(fromFile) ? dirname(fromFile) + "/" : "") + pathOnly;
-  const path = normalizePath(safeDecode(joined));
-  if (path === null) return null;
-  return { path, fragment };
-}
-
-function sortTabs(paths) {
-  const rank = (p) => (p.toLowerCase() === "readme.md" ? 0 : 1);
-  return [...paths].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-}
-
-// --- slugs (GitHub's rules, as the skill describes them) -------------------------
-
-export function githubSlug(text) {
-  return String(text)
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
-    .replace(/ /g, "-");
-}
-
-function uniqueSlug(base, seen) {
-  let slug = base;
-  if (seen.has(slug)) {
-    let n = seen.get(base);
-    do {
-      n += 1;
-      slug = `${base}-${n}`;
-    } while (seen.has(slug));
-    seen.set(base, n);
-  }
-  if (!seen.has(slug)) seen.set(slug, 0);
-  return slug;
-}
-
-function inlineText(tokens) {
-  let text = "";
-  for (const t of tokens || []) {
-    if (t.type === "text" || t.type === "code_inline") text += t.content;
-    else if (t.type === "softbreak" || t.type === "hardbreak") text += " ";
-    else if (t.type === "image") text += inlineText(t.children);
-    else if (t.children) text += inlineText(t.children);
-  }
-  return text;
-}
-
-// --- markdown-it setup ----------------------------------------------------------
-
-function escapeHtml(s) {
-  return String(s)
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;");
-}
-
-function escapeAttr(s) {
-  return String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-}
-
-// Task lists: "- [ ] text" / "- [x] text" in bullet lists become checkboxes.
-function taskListPlugin(md) {
-  md.core.ruler.after("inline", "pneuma_task_lists", (state) => {
-    const tokens = state.tokens;
-    for (let i = 2; i < tokens.length; i++) {
-      const inline = tokens[i];
-      if (inline.type !== "inline") continue;
-      if (tokens[i - 1].type !== "paragraph_open" || tokens[i - 2].type !== "list_item_open") continue;
-      const m = /^\[([ xX])\](?=\s|$)/.exec(inline.content);
-      if (!m) continue;
-      // Only bullet lists (the skill says task lists live in "- " lists).
-      let level = tokens[i - 2].level;
-      let listOpen = null;
-      for (let j = i - 3; j >= 0; j--) {
-        if (tokens[j].level === level - 1 && /_list_open$/.test(tokens[j].type)) {
-          listOpen = tokens[j];
-          break;
-        }
-      }
-      if (!listOpen || listOpen.type !== "bullet_list_open") continue;
-      const first = inline.children[0];
-      if (!first || first.type !== "text" || !first.content.startsWith(m[0])) continue;
-      first.content = first.content.slice(m[0].length).replace(/^\s/, "");
-      const checked = m[1] !== " ";
-      const box = new state.Token("html_inline", "", 0);
-      box.content =
-        `<input type="checkbox" class="task-list-item-checkbox" disabled${checked ? " checked" : ""}> `;
-      inline.children.unshift(box);
-      tokens[i - 2].attrJoin("class", "task-list-item");
-      listOpen.attrJoin("class", "contains-task-list");
-    }
-  });
-}
-
-// Headings get data-slug (GitHub slugs, -1/-2 for repeats) and an anchor link.
-function headingPlugin(md) {
-  md.core.ruler.push("pneuma_heading_slugs", (state) => {
-    const seen = new Map();
-    const headings = [];
-    const tokens = state.tokens;
-    for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i];
-      if (t.type !== "heading_open") continue;
-      const text = inlineText(tokens[i + 1].children).trim();
-      const slug = uniqueSlug(githubSlug(text), seen);
-      t.attrSet("data-slug", slug);
-      t.meta = { ...(t.meta || {}), slug };
-      headings.push({ level: Number(t.tag.slice(1)), text, slug });
-    }
-    state.env.headings = headings;
-  });
-  const openDefault = md.renderer.rules.heading_open ||
-    ((tokens, idx, options, env, self) => self.renderToken(tokens, idx, options));
-  md.renderer.rules.heading_open = (tokens, idx, options, env, self) => {
-    const slug = tokens[idx].meta?.slug;
-    const html = openDefault(tokens, idx, options, env, self);
-    if (!slug) return html;
-    return html +
-      `<a class="pd-anchor" href="#${escapeAttr(slug)}" aria-label="${escapeAttr(env.anchorLabel || "#")}" tabindex="-1">#</a>`;
-  };
-}
-
-// Links and images: relative targets resolve against the file's folder.
-function linkPlugin(md) {
-  const imageDefault = md.renderer.rules.image;
-  md.renderer.rules.image = (tokens, idx, options, env, self) => {
-    const token = tokens[idx];
-    const src = token.attrGet("src") || "";
-    const target = resolveRelative(env.file || "", src);
-    if (target && target.path && env.contentUrl) {
-      token.attrSet("data-path", target.path);
-      token.attrSet("src", env.contentUrl(target.path));
-    }
-    token.attrSet("loading", "lazy");
-    return imageDefault(tokens, idx, options, env, self);
-  };
-  const linkDefault = md.renderer.rules.link_open ||
-    ((tokens, idx, options, env, self) => self.renderToken(tokens, idx, options));
-  md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
-    const token = tokens[idx];
-    const href = token.attrGet("href") || "";
-    if (isExternal(href)) {
-      if (!/^mailto:/i.test(href)) {
-        token.attrSet("target", "_blank");
-        token.attrSet("rel", "noopener noreferrer");
-      }
-    } else {
-      const target = resolveRelative(env.file || "", href);
-      if (target) {
-        token.attrSet("data-path", target.path);
-        if (target.fragment !== null) token.attrSet("data-fragment", target.fragment);
-      }
-    }
-    return linkDefault(tokens, idx, options, env, self);
-  };
-}
-
-function createRenderer(vendor) {
-  const { MarkdownIt, hljs } = vendor;
-  const md = new MarkdownIt({
-    html: false, // raw HTML is shown as text, never interpreted
-    linkify: true,
-    typographer: false,
-    highlight(code, lang) {
-      const name = (lang || "").trim().split(/\s+/)[0].toLowerCase();
-      if (name && hljs.getLanguage(name)) {
-        try {
-          return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
-        } catch {
-          /* fall through to plain text */
-        }
-      }
-      return "";
-    },
-  });
-  // Only links with a scheme (https://…) are autolinked: with fuzzy links on,
-  // file names such as setup.py or README.md would become web addresses.
-  md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
-  md.use(taskListPlugin).use(headingPlugin).use(linkPlugin);
-  // Fences: a class hljs on <code>, and the language shown in a corner.
-  const fenceDefault = md.renderer.rules.fence;
-  md.renderer.rules.fence = (tokens, idx, options, env, self) => {
-    const token = tokens[idx];
-    const lang = (token.info || "").trim().split(/\s+/)[0];
-    const html = fenceDefault(tokens, idx, options, env, self);
-    const label = lang ? `<span class="pd-code-lang">${escapeHtml(lang)}</span>` : "";
-    return `<div class="pd-code">${label}${html.replace(/class="language-/, 'class="hljs language-')}</div>`;
-  };
-  // Tables scroll sideways instead of overflowing the page.
-  md.renderer.rules.table_open = () => '<div class="pd-table-wrap"><table>\n';
-  md.renderer.rules.table_close = () => "</table></div>\n";
-  return md;
-}
 
 // --- the viewer context ------------------------------------------------------------
 
@@ -450,7 +212,7 @@ class DocViewer {
   async init() {
     await stylesheet.acquire();
     try {
-      this.md = createRenderer(await loadVendor());
+      this.md = await loadRenderer();
     } catch (err) {
       this.vendorError = err;
       this.showRendererMissing(err);
@@ -1030,4 +792,4 @@ export default {
   resolveItems,
 };
 
-export { extractContext, resolveItems };
+export { extractContext, githubSlug, resolveItems };

@@ -11,178 +11,15 @@
 // same folder, so nothing is fetched from outside this server.
 
 import { translator, excalidrawLangCode } from "./i18n.js";
+import { loadLibrary } from "./library.js";
+import {
+  DARK, EXT, blobToDataUrl, chipLabel, compareDrawings, composeFile, contextFor, currentTheme,
+  isDrawing, normalizePath, parseDrawing, pick, resolveTargets, round, selectedItems, sleep, stem, versionOf,
+} from "./drawing.js";
 
-const VENDOR = new URL("./vendor/", import.meta.url);
 const SAVE_DELAY_MS = 500;
-const EXT = ".excalidraw";
-const MAX_CONTEXT_ELEMENTS = 25;
-const MAX_TEXT = 80;
 // appState keys a .excalidraw file carries and an external change may set.
 const FILE_APP_STATE = ["viewBackgroundColor", "gridSize", "gridStep", "gridModeEnabled"];
-
-let libraryPromise = null;
-
-function loadLibrary() {
-  if (!libraryPromise) {
-    // Must be set before Excalidraw registers its fonts.
-    window.EXCALIDRAW_ASSET_PATH = VENDOR.href;
-    addStylesheet("pneuma-draw-excalidraw-css", new URL("excalidraw.css", VENDOR).href);
-    addStyle("pneuma-draw-style", VIEWER_CSS);
-    libraryPromise = import(new URL("excalidraw.js", VENDOR).href).catch((err) => {
-      libraryPromise = null;
-      const missing = new Error(
-        "The Excalidraw bundle is missing or broken. Run scripts/build-web " +
-          "(or `npm ci && npm run build` in plugins/draw/web) and reload. " +
-          `(${err && err.message ? err.message : err})`,
-      );
-      missing.cause = err;
-      missing.detail = err && err.message ? err.message : String(err);
-      throw missing;
-    });
-  }
-  return libraryPromise;
-}
-
-function addStylesheet(id, href) {
-  if (document.getElementById(id)) return;
-  const link = document.createElement("link");
-  link.id = id;
-  link.rel = "stylesheet";
-  link.href = href;
-  document.head.appendChild(link);
-}
-
-function addStyle(id, css) {
-  if (document.getElementById(id)) return;
-  const style = document.createElement("style");
-  style.id = id;
-  style.textContent = css;
-  document.head.appendChild(style);
-}
-
-const VIEWER_CSS = `
-.pneuma-draw { position: relative; width: 100%; height: 100%; min-height: 320px; overflow: hidden; container-type: inline-size; }
-.pneuma-draw-canvas { position: absolute; inset: 0; }
-.pneuma-draw-canvas .excalidraw { --pneuma-draw-accent: var(--color-primary, #6965db);
-  /* Excalidraw's labels in Chinese (its langCode follows the page): after its
-     own Latin face, the shell's fonts, which end with a CJK face (styles.css). */
-  --ui-font: Assistant, var(--sans, system-ui, sans-serif); }
-.pneuma-draw-files { display: flex; align-items: center; gap: 4px; pointer-events: all;
-  font: 13px/1.2 var(--ui-font, system-ui, sans-serif); }
-.pneuma-draw-files select, .pneuma-draw-files .pneuma-draw-name {
-  height: 2.25rem; max-width: 16rem; padding: 0 .6rem; border-radius: .5rem;
-  border: 1px solid var(--default-border-color, var(--border, #e0dfff)); box-shadow: var(--shadow-island, none);
-  background: var(--island-bg-color, var(--panel, #fff)); color: var(--text-primary-color, var(--text, #1b1b1f));
-  font: inherit; display: flex; align-items: center; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.pneuma-draw-files select { cursor: pointer; }
-.pneuma-draw-files button { height: 2.25rem; width: 2.25rem; border-radius: .5rem; cursor: pointer;
-  border: 1px solid var(--default-border-color, var(--border, #e0dfff)); box-shadow: var(--shadow-island, none);
-  background: var(--island-bg-color, var(--panel, #fff)); color: var(--text-primary-color, var(--text, #1b1b1f)); font-size: 18px; line-height: 1; }
-.pneuma-draw-files button:hover, .pneuma-draw-files select:hover { background: var(--button-hover-bg, var(--accent-soft, #f1f0ff)); }
-.pneuma-draw-mobile-slot { position: absolute; left: 50%; bottom: 20px; transform: translateX(-50%); z-index: 6; }
-.pneuma-draw-mobile-slot:empty { display: none; }
-.pneuma-draw-files-compact select, .pneuma-draw-files-compact .pneuma-draw-name { max-width: 8rem; padding: 0 .35rem; }
-@container (max-width: 900px) { .pneuma-draw-files select, .pneuma-draw-files .pneuma-draw-name { max-width: 11rem; } }
-.pneuma-draw-notice { position: absolute; left: 50%; bottom: 4.5rem; transform: translateX(-50%); z-index: 10;
-  max-width: min(36rem, 90%); padding: .5rem .85rem; border-radius: var(--radius, .5rem);
-  background: var(--panel, #fff); color: var(--text, #1e1e1e); border: 1px solid var(--warn, #f08c00);
-  font: 13px/1.4 var(--sans, system-ui, sans-serif); box-shadow: 0 2px 10px rgba(0,0,0,.12); }
-.pneuma-draw-notice[hidden] { display: none; }
-.pneuma-draw-empty { position: absolute; inset: 0; display: flex; flex-direction: column; align-items: center;
-  justify-content: center; gap: .75rem; text-align: center; padding: 2rem; z-index: 5;
-  font: 15px/1.5 var(--sans, system-ui, sans-serif); color: var(--muted, #495057); background: var(--bg, #fff); }
-.pneuma-draw-empty[hidden] { display: none; }
-.pneuma-draw-empty h2 { margin: 0; font-size: 1.15rem; color: var(--text, #1e1e1e); }
-.pneuma-draw-empty p { margin: 0; max-width: 28rem; }
-.pneuma-draw-empty button { padding: .5rem 1rem; border-radius: var(--radius, .5rem); border: 1px solid var(--accent, #6965db);
-  background: var(--accent, #6965db); color: #fff; font: inherit; cursor: pointer; }
-`;
-
-// --- small helpers ---------------------------------------------------------------
-
-const isDrawing = (path) => typeof path === "string" && path.toLowerCase().endsWith(EXT);
-const stem = (path) => path.split("/").pop().slice(0, -EXT.length);
-const oneLine = (text) => {
-  const flat = String(text).replace(/\s+/g, " ").trim();
-  return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}…` : flat;
-};
-const attr = (value) => String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-const quote = (text) => `"${String(text).replace(/"/g, '\\"')}"`;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const normalizePath = (path) => String(path || "").trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/^\/+/, "");
-
-function compareDrawings(a, b) {
-  // Top-level files first, then alphabetical: the picker reads like a file tree.
-  const depth = (p) => p.split("/").length;
-  return depth(a) - depth(b) || a.localeCompare(b);
-}
-
-/** What the agent needs to find an element: its id, type and words. */
-function describeElement(element, byId) {
-  const item = { id: element.id, type: element.type, text: "" };
-  if (element.type === "text") {
-    item.text = element.originalText ?? element.text ?? "";
-  } else {
-    const label = (element.boundElements || []).find((b) => b && b.type === "text");
-    const labelElement = label && byId.get(label.id);
-    if (labelElement && !labelElement.isDeleted) item.text = labelElement.originalText ?? labelElement.text ?? "";
-    if (element.type === "frame" || element.type === "magicframe") item.text = element.name ?? item.text;
-  }
-  if (element.type === "arrow" || element.type === "line") {
-    const from = element.startBinding && element.startBinding.elementId;
-    const to = element.endBinding && element.endBinding.elementId;
-    if (from) item.from = from;
-    if (to) item.to = to;
-  }
-  item.text = oneLine(item.text);
-  return item;
-}
-
-function selectionLine(item) {
-  let line = `- ${item.id} (${item.type})`;
-  if (item.from || item.to) line += ` ${item.from || "?"} → ${item.to || "?"}`;
-  if (item.text) line += ` ${quote(item.text)}`;
-  return line;
-}
-
-function contextFor(selection) {
-  if (!selection || !selection.file) return "";
-  const items = Array.isArray(selection.elements) ? selection.elements : [];
-  const open = `<viewer-context mode="draw" file="${attr(selection.file)}">`;
-  if (!items.length) return `${open}\nNothing selected.\n</viewer-context>`;
-  const shown = items.slice(0, MAX_CONTEXT_ELEMENTS);
-  const lines = [`Selected ${items.length} element${items.length === 1 ? "" : "s"}:`, ...shown.map(selectionLine)];
-  if (items.length > shown.length) lines.push(`- … and ${items.length - shown.length} more`);
-  return `${open}\n${lines.join("\n")}\n</viewer-context>`;
-}
-
-function chipLabel(file, items, t) {
-  const name = stem(file.split("/").pop());
-  if (items.length === 1) {
-    const it = items[0];
-    return `${name} · ${t(`type.${it.type}`, {}, it.type)}${it.text ? ` “${it.text.length > 30 ? it.text.slice(0, 29) + "…" : it.text}”` : ` ${it.id}`}`;
-  }
-  return t("chip.elements", { name, count: items.length });
-}
-
-function blobToDataUrl(blob) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(reader.result);
-    reader.onerror = () => reject(reader.error || new Error("could not read the PNG"));
-    reader.readAsDataURL(blob);
-  });
-}
-
-const DARK = "(prefers-color-scheme: dark)";
-
-/** The shell's theme: an explicit data-theme / class on <html>, else the person's preference. */
-function currentTheme() {
-  const root = document.documentElement;
-  const named = root.dataset.theme || (root.classList.contains("dark") ? "dark" : root.classList.contains("light") ? "light" : "");
-  if (named) return named === "dark" ? "dark" : "light";
-  return window.matchMedia && window.matchMedia(DARK).matches ? "dark" : "light";
-}
 
 // --- the viewer ------------------------------------------------------------------
 
@@ -571,21 +408,12 @@ class DrawViewer {
 
   // --- selection -------------------------------------------------------------------
 
-  selectedItems(elements, appState) {
-    const ids = appState.selectedElementIds || {};
-    const byId = new Map(elements.map((e) => [e.id, e]));
-    const chosen = elements.filter((e) => ids[e.id] && !e.isDeleted);
-    const chosenIds = new Set(chosen.map((e) => e.id));
-    // A label selected with its shape is described by the shape.
-    return chosen.filter((e) => !(e.type === "text" && e.containerId && chosenIds.has(e.containerId))).map((e) => describeElement(e, byId));
-  }
-
   updateSelection(elements, appState) {
     const ids = Object.keys(appState.selectedElementIds || {}).filter((id) => appState.selectedElementIds[id]).sort();
     const key = `${this.current}|${ids.join(",")}`;
     if (key === this.selectionKey) return;
     this.selectionKey = key;
-    const items = this.selectedItems(elements, appState);
+    const items = selectedItems(elements, appState);
     if (!items.length) {
       this.ctx.setSelection?.(null);
       return;
@@ -757,7 +585,7 @@ class DrawViewer {
       const [ex1, ey1, ex2, ey2] = this.lib.getCommonBounds([e]);
       return ex2 >= x1 && ex1 <= x2 && ey2 >= y1 && ey1 <= y2;
     });
-    const selected = this.selectedItems(api.getSceneElementsIncludingDeleted(), appState);
+    const selected = selectedItems(api.getSceneElementsIncludingDeleted(), appState);
     const data = {
       file: this.current,
       visible,
@@ -774,23 +602,6 @@ class DrawViewer {
     return { success: true, message, data };
   }
 
-  resolveTargets(api, ids) {
-    const all = api.getSceneElements();
-    if (ids == null) return { elements: all, missing: [] };
-    if (!Array.isArray(ids)) throw new Error("elementIds must be an array of element ids");
-    const wanted = new Set(ids.map(String));
-    const found = new Set();
-    const chosen = all.filter((e) => {
-      if (wanted.has(e.id)) {
-        found.add(e.id);
-        return true;
-      }
-      // Labels come with their shapes and arrows.
-      return e.type === "text" && e.containerId && wanted.has(e.containerId);
-    });
-    return { elements: chosen, missing: [...wanted].filter((id) => !found.has(id)) };
-  }
-
   /**
    * The drawing on screen and the elements an action names (every element
    * when it names none); `failure` is the answer when that leaves nothing,
@@ -798,7 +609,7 @@ class DrawViewer {
    */
   async actionTargets(params, emptyNote = "") {
     const api = await this.whenShowing();
-    const { elements, missing } = this.resolveTargets(api, params.elementIds);
+    const { elements, missing } = resolveTargets(api, params.elementIds);
     const failure = elements.length ? null : {
       success: false,
       message: params.elementIds ? `none of the elements ${missing.join(", ")} is in ${this.current}` : `${this.current} is empty${emptyNote}`,
@@ -949,56 +760,6 @@ class DrawViewer {
     });
   }
 }
-
-function parseDrawing(text) {
-  let doc;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw drawingProblem(`invalid JSON: ${err.message}`, "invalid.json", { message: err.message });
-  }
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw drawingProblem("not a JSON object", "invalid.object");
-  if (!Array.isArray(doc.elements)) throw drawingProblem('no "elements" list', "invalid.elements");
-  return doc;
-}
-
-/** An English error (for the agent and the console) that also names its
- * catalogue key, so that the page can say it in the person's language. */
-function drawingProblem(message, problem, params = {}) {
-  const error = new Error(message);
-  error.problem = problem;
-  error.params = params;
-  return error;
-}
-
-/** The file as Excalidraw exports it, keeping the original's other top-level
- * keys, its `source` and every appState key Excalidraw does not manage. */
-function composeFile(original, exported) {
-  const base = original && typeof original === "object" ? original : {};
-  const doc = {
-    type: base.type || exported.type || "excalidraw",
-    version: base.version ?? exported.version ?? 2,
-    source: base.source || "pneuma-draw",
-    elements: exported.elements,
-    appState: { ...(base.appState || {}), ...(exported.appState || {}) },
-    files: exported.files || base.files || {},
-  };
-  for (const [key, value] of Object.entries(base)) if (!(key in doc)) doc[key] = value;
-  return doc;
-}
-
-function pick(object, keys) {
-  const out = {};
-  if (!object || typeof object !== "object") return out;
-  for (const key of keys) if (object[key] !== undefined) out[key] = object[key];
-  return out;
-}
-
-const versionOf = (element) => `${element.version}:${element.versionNonce}:${element.isDeleted ? 1 : 0}`;
-const round = (n, digits = 0) => {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-};
 
 export default {
   mount(element, ctx) {

@@ -1,0 +1,173 @@
+// What the draw viewer knows of drawings without Excalidraw: .excalidraw
+// paths, a file parsed and composed back, and the viewer context a selection
+// gives the agent (element descriptions, one line each).
+
+export const EXT = ".excalidraw";
+const MAX_CONTEXT_ELEMENTS = 25;
+const MAX_TEXT = 80;
+
+// --- small helpers ---------------------------------------------------------------
+
+export const isDrawing = (path) => typeof path === "string" && path.toLowerCase().endsWith(EXT);
+export const stem = (path) => path.split("/").pop().slice(0, -EXT.length);
+const oneLine = (text) => {
+  const flat = String(text).replace(/\s+/g, " ").trim();
+  return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}…` : flat;
+};
+const attr = (value) => String(value).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+const quote = (text) => `"${String(text).replace(/"/g, '\\"')}"`;
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export const normalizePath = (path) => String(path || "").trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "").replace(/^\/+/, "");
+
+export function compareDrawings(a, b) {
+  // Top-level files first, then alphabetical: the picker reads like a file tree.
+  const depth = (p) => p.split("/").length;
+  return depth(a) - depth(b) || a.localeCompare(b);
+}
+
+/** What the agent needs to find an element: its id, type and words. */
+export function describeElement(element, byId) {
+  const item = { id: element.id, type: element.type, text: "" };
+  if (element.type === "text") {
+    item.text = element.originalText ?? element.text ?? "";
+  } else {
+    const label = (element.boundElements || []).find((b) => b && b.type === "text");
+    const labelElement = label && byId.get(label.id);
+    if (labelElement && !labelElement.isDeleted) item.text = labelElement.originalText ?? labelElement.text ?? "";
+    if (element.type === "frame" || element.type === "magicframe") item.text = element.name ?? item.text;
+  }
+  if (element.type === "arrow" || element.type === "line") {
+    const from = element.startBinding && element.startBinding.elementId;
+    const to = element.endBinding && element.endBinding.elementId;
+    if (from) item.from = from;
+    if (to) item.to = to;
+  }
+  item.text = oneLine(item.text);
+  return item;
+}
+
+function selectionLine(item) {
+  let line = `- ${item.id} (${item.type})`;
+  if (item.from || item.to) line += ` ${item.from || "?"} → ${item.to || "?"}`;
+  if (item.text) line += ` ${quote(item.text)}`;
+  return line;
+}
+
+export function contextFor(selection) {
+  if (!selection || !selection.file) return "";
+  const items = Array.isArray(selection.elements) ? selection.elements : [];
+  const open = `<viewer-context mode="draw" file="${attr(selection.file)}">`;
+  if (!items.length) return `${open}\nNothing selected.\n</viewer-context>`;
+  const shown = items.slice(0, MAX_CONTEXT_ELEMENTS);
+  const lines = [`Selected ${items.length} element${items.length === 1 ? "" : "s"}:`, ...shown.map(selectionLine)];
+  if (items.length > shown.length) lines.push(`- … and ${items.length - shown.length} more`);
+  return `${open}\n${lines.join("\n")}\n</viewer-context>`;
+}
+
+export function chipLabel(file, items, t) {
+  const name = stem(file.split("/").pop());
+  if (items.length === 1) {
+    const it = items[0];
+    return `${name} · ${t(`type.${it.type}`, {}, it.type)}${it.text ? ` “${it.text.length > 30 ? it.text.slice(0, 29) + "…" : it.text}”` : ` ${it.id}`}`;
+  }
+  return t("chip.elements", { name, count: items.length });
+}
+
+export function blobToDataUrl(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error || new Error("could not read the PNG"));
+    reader.readAsDataURL(blob);
+  });
+}
+
+export const DARK = "(prefers-color-scheme: dark)";
+
+/** The shell's theme: an explicit data-theme / class on <html>, else the person's preference. */
+export function currentTheme() {
+  const root = document.documentElement;
+  const named = root.dataset.theme || (root.classList.contains("dark") ? "dark" : root.classList.contains("light") ? "light" : "");
+  if (named) return named === "dark" ? "dark" : "light";
+  return window.matchMedia && window.matchMedia(DARK).matches ? "dark" : "light";
+}
+
+
+export function parseDrawing(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw drawingProblem(`invalid JSON: ${err.message}`, "invalid.json", { message: err.message });
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw drawingProblem("not a JSON object", "invalid.object");
+  if (!Array.isArray(doc.elements)) throw drawingProblem('no "elements" list', "invalid.elements");
+  return doc;
+}
+
+/** An English error (for the agent and the console) that also names its
+ * catalogue key, so that the page can say it in the person's language. */
+function drawingProblem(message, problem, params = {}) {
+  const error = new Error(message);
+  error.problem = problem;
+  error.params = params;
+  return error;
+}
+
+/** The file as Excalidraw exports it, keeping the original's other top-level
+ * keys, its `source` and every appState key Excalidraw does not manage. */
+export function composeFile(original, exported) {
+  const base = original && typeof original === "object" ? original : {};
+  const doc = {
+    type: base.type || exported.type || "excalidraw",
+    version: base.version ?? exported.version ?? 2,
+    source: base.source || "pneuma-draw",
+    elements: exported.elements,
+    appState: { ...(base.appState || {}), ...(exported.appState || {}) },
+    files: exported.files || base.files || {},
+  };
+  for (const [key, value] of Object.entries(base)) if (!(key in doc)) doc[key] = value;
+  return doc;
+}
+
+export function pick(object, keys) {
+  const out = {};
+  if (!object || typeof object !== "object") return out;
+  for (const key of keys) if (object[key] !== undefined) out[key] = object[key];
+  return out;
+}
+
+export const versionOf = (element) => `${element.version}:${element.versionNonce}:${element.isDeleted ? 1 : 0}`;
+export const round = (n, digits = 0) => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};
+
+/** The selected elements as the agent reads them (a label selected with its
+ * shape is described by the shape). */
+export function selectedItems(elements, appState) {
+  const ids = appState.selectedElementIds || {};
+  const byId = new Map(elements.map((e) => [e.id, e]));
+  const chosen = elements.filter((e) => ids[e.id] && !e.isDeleted);
+  const chosenIds = new Set(chosen.map((e) => e.id));
+  return chosen.filter((e) => !(e.type === "text" && e.containerId && chosenIds.has(e.containerId))).map((e) => describeElement(e, byId));
+}
+
+/** The elements an action names by id (every one when it names none), their
+ * labels with them, and the ids not found. */
+export function resolveTargets(api, ids) {
+  const all = api.getSceneElements();
+  if (ids == null) return { elements: all, missing: [] };
+  if (!Array.isArray(ids)) throw new Error("elementIds must be an array of element ids");
+  const wanted = new Set(ids.map(String));
+  const found = new Set();
+  const chosen = all.filter((e) => {
+    if (wanted.has(e.id)) {
+      found.add(e.id);
+      return true;
+    }
+    // Labels come with their shapes and arrows.
+    return e.type === "text" && e.containerId && wanted.has(e.containerId);
+  });
+  return { elements: chosen, missing: [...wanted].filter((id) => !found.has(id)) };
+}
