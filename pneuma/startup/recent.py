@@ -29,13 +29,14 @@ import json
 import logging
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pneuma.core.files import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
@@ -246,17 +247,5 @@ class RecentWorkspaces:
         data = json.dumps({"version": LIST_VERSION,
                            "workspaces": [e.to_json() for e in entries]},
                           ensure_ascii=False, indent=1).encode("utf-8")
-        handle, temporary = tempfile.mkstemp(prefix=".workspaces-", suffix=".tmp", dir=self.home)
-        try:
-            with os.fdopen(handle, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.chmod(temporary, 0o600)  # the folders a person works in are theirs to know
-            os.replace(temporary, self.path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+        # The folders a person works in are theirs to know: 0o600 from the start.
+        atomic_write_bytes(self.path, data, mode=0o600)
