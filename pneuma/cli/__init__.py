@@ -401,7 +401,7 @@ def run_command(
             announced = announce(options)
             # Checked just now: the same first answers serve the browser
             # while the server is imported.
-            announced.serve_early(_first_answers(options.mode, options.params),
+            announced.serve_early(_first_answers(options.mode, options.params, backend),
                                   options.action_timeout)
             announced.publish(options.open_browser)
     except PortUnavailable as exc:
@@ -467,10 +467,10 @@ def _start_checks(
     raise AssertionError("unreachable")  # _fail exits
 
 
-def _first_answers(mode: Any, values: dict[str, Any]) -> Any:
+def _first_answers(mode: Any, values: dict[str, Any], backend: str) -> Any:
     from pneuma.startup.start_checks import first_answers
 
-    return first_answers(mode, values)
+    return first_answers(mode, values, backend)
 
 
 # --- pneuma open (the launcher) ---

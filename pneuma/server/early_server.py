@@ -103,26 +103,32 @@ class FirstAnswers:
     """What the early server needs that only the start-up checks know,
     as the launch stamp records it (``to_json``/``from_json``)."""
 
-    __slots__ = ("mode_json", "params", "static_dir")
+    __slots__ = ("mode_json", "params", "static_dir", "backend_module")
 
     def __init__(self, mode_json: dict[str, Any], params: dict[str, Any],
-                 static_dir: str) -> None:
+                 static_dir: str, backend_module: str | None = None) -> None:
         self.mode_json = mode_json
         self.params = params  # redacted, as /api/config shows them
         self.static_dir = static_dir  # the mode's static folder (/modes/<mode>/…)
+        self.backend_module = backend_module  # the backend's browser module (BackendSpec)
 
     def to_json(self) -> dict[str, Any]:
-        return {"mode": self.mode_json, "params": self.params, "staticDir": self.static_dir}
+        return {"mode": self.mode_json, "params": self.params, "staticDir": self.static_dir,
+                "backendModule": self.backend_module}
 
     @classmethod
     def from_json(cls, data: Any) -> FirstAnswers | None:
         if not isinstance(data, dict):
             return None
         mode_json, params, static_dir = data.get("mode"), data.get("params"), data.get("staticDir")
+        # A stamp from before backends had browser modules cannot say it:
+        # no early answers then (the real server answers), never a wrong one.
+        backend_module = data.get("backendModule", False)
         if not (isinstance(mode_json, dict) and isinstance(params, dict)
-                and isinstance(static_dir, str)):
+                and isinstance(static_dir, str)
+                and (backend_module is None or isinstance(backend_module, str))):
             return None
-        return cls(mode_json, params, static_dir)
+        return cls(mode_json, params, static_dir, backend_module)
 
 
 class EarlySite:
@@ -363,7 +369,8 @@ class EarlyServer:
             return self._json(config_answer(
                 mode_json=site.answers.mode_json, mode_name=site.mode_name,
                 params=site.answers.params, workspace=site.workspace,
-                backend_name=site.backend, action_timeout=site.action_timeout))
+                backend_name=site.backend, action_timeout=site.action_timeout,
+                backend_module=site.answers.backend_module))
         if path == "/":
             return _file(web_dir(), "index.html", self._guess_type)
         if path.startswith("/static/"):

@@ -176,7 +176,7 @@ def start_checks(
                       instruction_files=backend_instruction_files(backend))
     if key is not None:
         write_stamp(workspace, key, checked_paths(mode, workspace),
-                    first=first_answers(mode, values).to_json())
+                    first=first_answers(mode, values, backend).to_json())
     # Not a reason to refuse the start (the agent can fix it), but the
     # terminal must say so, not only the page.
     problem = manifest_file_problem(mode, workspace)
@@ -272,11 +272,17 @@ def agent_notices(backend: str, mode: Any, permission_mode: str | None,
     return spec.start_notices(mode, permission_mode, notify)
 
 
-def first_answers(mode: Any, values: dict[str, Any]) -> Any:
+def first_answers(mode: Any, values: dict[str, Any], backend: str) -> Any:
     """What the early server of the next warm start answers with: the
-    manifest and params exactly as ``/api/config`` shows them."""
+    manifest, params and backend's browser module exactly as ``/api/config``
+    shows them."""
     from pneuma.server.early_server import FirstAnswers
+    from pneuma.startup.runner import find_backend
     from pneuma.workspace.params import redact_params
 
+    try:
+        backend_module = find_backend(backend).browser_module
+    except LookupError:
+        backend_module = None
     return FirstAnswers(mode_json=mode.manifest.to_json(), params=redact_params(mode, values),
-                        static_dir=str(mode.static_dir))
+                        static_dir=str(mode.static_dir), backend_module=backend_module)
