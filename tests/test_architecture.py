@@ -293,9 +293,7 @@ NOT_PRODUCT_PROSE = {"node_modules", "vendor", "__pycache__", "engine"}
 # Lines in files other engineers are rewriting for issue 24; each is to become a
 # pointer into docs/design/ (the replacement is in the issue's report). Remove an
 # entry once its line is gone.
-CITATIONS_BEING_REWRITTEN = {
-    "pneuma/web/lib/viewer-host.js": ("(viewer contract §3.1)",),
-}
+CITATIONS_BEING_REWRITTEN: dict[str, tuple[str, ...]] = {}
 
 
 def product_source_files(repo: Path) -> Iterator[Path]:

@@ -15,7 +15,7 @@ export { api };
 // page's language; kept exported here for the modules that import it from here.
 export { localized };
 
-/** Workspace items derived from viewerApi.workspace (viewer contract §3.1). */
+/** Workspace items derived from viewerApi.workspace (docs/mode-authors.md, "How the viewer organises files"). */
 export function deriveItems(workspace, files) {
   const textFiles = files.filter((f) => !f.binary);
   const byName = (a, b) => a.path.localeCompare(b.path, undefined, { numeric: true });
