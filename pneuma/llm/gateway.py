@@ -60,12 +60,18 @@ class GatewayError(RuntimeError):
     API answered one; ``kind`` says what went wrong: the API's error type
     (``overloaded_error``, ``invalid_request_error``, ...), ``auth_failed``,
     ``connection_error``, ``timeout``, ``no_tool_call``, ``unsupported_provider``,
-    ``invalid_settings`` or ``api_error``."""
+    ``invalid_settings``, ``stream_cut`` (the stream ended before the model
+    finished), ``invalid_response`` (the stream sent something that is not
+    JSON) or ``api_error``. ``partial_text`` is the text that had streamed
+    when a stream broke off or was cut ("" otherwise), for the caller to
+    keep marked as cut, never as a finished answer."""
 
-    def __init__(self, message: str, status: int | None = None, kind: str = "api_error"):
+    def __init__(self, message: str, status: int | None = None, kind: str = "api_error",
+                 partial_text: str = ""):
         super().__init__(message)
         self.status = status
         self.kind = kind
+        self.partial_text = partial_text
 
 
 @dataclass(frozen=True)
@@ -306,7 +312,9 @@ class LLMGateway:
                     usage.update({k: v for k, v in (raw.get("usage") or {}).items()
                                   if isinstance(v, int)})
         except CallFailure as failure:
-            raise GatewayError(failure.message, failure.status, failure.kind) from None
+            arrived = "".join(blocks[i].get("text", "") for i in sorted(blocks)
+                              if blocks[i].get("type") == "text")
+            raise GatewayError(failure.message, failure.status, failure.kind, arrived) from None
         message["content"] = [{k: v for k, v in blocks[i].items() if k != "input_error"}
                               for i in sorted(blocks)]
         model = message.get("model") or settings.model

@@ -111,6 +111,9 @@ class OpenAIProvider:
         except openai.APIError as exc:  # an error event inside the stream
             raise CallFailure(f"the model's stream from {openai_base_url(settings, env)} broke off: "
                               f"{error_text(exc)}", status=getattr(exc, "status_code", None)) from None
+        except ValueError as exc:  # the SDK parses each data line with json.loads
+            raise CallFailure(f"the model's stream from {openai_base_url(settings, env)} sent a line "
+                              f"that is not valid JSON ({exc})", kind="invalid_response") from None
         except Exception as exc:  # the transport dropping the connection, unwrapped
             raise CallFailure(f"the model's stream from {openai_base_url(settings, env)} broke off: "
                               f"{type(exc).__name__}: {exc}", kind="connection_error") from None
@@ -119,6 +122,12 @@ class OpenAIProvider:
                 await stream.close()
             except Exception:  # closing a finished or broken stream may fail; nothing to do
                 pass
+        if not translator.finished:
+            # A stream that stops without a finish reason or [DONE] (a proxy
+            # or server that gave up) is a cut answer, never a complete one.
+            raise CallFailure(f"the model's stream from {openai_base_url(settings, env)} ended before "
+                              "the model finished (no finish reason, no [DONE]): the answer was cut off",
+                              kind="stream_cut")
         for event in translator.finish():
             yield event
 
@@ -139,6 +148,11 @@ class ChunkTranslator:
         self.tool_ids: dict[int, str] = {}  # our block index -> the call's id
         self.finish_reason: str | None = None
         self.usage: dict[str, int] = {}
+
+    @property
+    def finished(self) -> bool:
+        """Whether the model said it finished (a finish reason arrived)."""
+        return self.finish_reason is not None
 
     def chunk(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
         events = self._start(chunk)

@@ -19,7 +19,11 @@ when nothing is pushed:
 - ``[error: STATUS]``      an API error of that status
 - anything else            ``TEXT_REPLY`` in small deltas
 
-``push_drop`` closes the connection mid-stream (a server that crashed).
+``push_drop`` closes the connection mid-stream (a server that crashed);
+``push_cut`` ends the stream cleanly after some chunks, with no finish reason
+and no ``[DONE]`` (a proxy that gave up); ``push_bad_line`` sends a line
+that is not JSON after some chunks; ``tool_call(..., raw=...)`` streams
+arguments that are not valid JSON.
 
 With ``require_key`` set, a request without ``Authorization: Bearer
 <that key>`` gets 401 ``invalid_api_key``. Every request body is kept
@@ -70,6 +74,11 @@ class ToolCall:
     arguments: dict[str, Any]
     id: str = field(default_factory=lambda: "call_" + uuid.uuid4().hex[:24])
     chunk: int = 12  # characters of JSON per arguments delta
+    raw: str | None = None  # the arguments exactly as sent (may be broken JSON)
+
+    @property
+    def arguments_text(self) -> str:
+        return self.raw if self.raw is not None else json.dumps(self.arguments)
 
 
 @dataclass
@@ -79,6 +88,8 @@ class Reply:
     status: int = 200  # anything else answers an API error of that status
     message: str = "scripted error"
     drop_after: int | None = None  # close the connection after this many chunks (a crash mid-stream)
+    cut_after: int | None = None  # end the stream cleanly after this many chunks, no finish, no [DONE]
+    bad_line_after: int | None = None  # after this many chunks, a data line that is not JSON
 
     @property
     def finish_reason(self) -> str:
@@ -89,8 +100,14 @@ def text(value: str, chunk: int = 6) -> Text:
     return Text(value, chunk)
 
 
-def tool_call(name: str, arguments: dict[str, Any], id: str | None = None) -> ToolCall:
-    return ToolCall(name, arguments, id) if id else ToolCall(name, arguments)
+def tool_call(name: str, arguments: dict[str, Any], id: str | None = None, raw: str | None = None) -> ToolCall:
+    call = ToolCall(name, arguments, id) if id else ToolCall(name, arguments)
+    call.raw = raw
+    return call
+
+
+class _StreamEnds(Exception):
+    """The scripted reply stops its stream here (cut, or after a bad line)."""
 
 
 class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
@@ -112,6 +129,19 @@ class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
         """Queue a reply whose connection is closed after ``after`` chunks."""
         reply = self.push(*parts)
         reply.drop_after = after
+        return reply
+
+    def push_cut(self, *parts: Text | ToolCall | str, after: int = 2) -> Reply:
+        """Queue a reply whose stream ends cleanly after ``after`` chunks,
+        without a finish reason or ``[DONE]``."""
+        reply = self.push(*parts)
+        reply.cut_after = after
+        return reply
+
+    def push_bad_line(self, *parts: Text | ToolCall | str, after: int = 2) -> Reply:
+        """Queue a reply that sends a data line that is not JSON after ``after`` chunks."""
+        reply = self.push(*parts)
+        reply.bad_line_after = after
         return reply
 
     def push_error(self, status: int, message: str = "scripted error") -> Reply:
@@ -164,7 +194,7 @@ class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
 
     def _usage(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         prompt = max(1, len(json.dumps(body.get("messages") or [])) // 4)
-        completion = max(1, sum(len(p.text) if isinstance(p, Text) else len(json.dumps(p.arguments))
+        completion = max(1, sum(len(p.text) if isinstance(p, Text) else len(p.arguments_text)
                                 for p in reply.parts) // 4)
         return {"prompt_tokens": prompt, "completion_tokens": completion,
                 "total_tokens": prompt + completion,
@@ -175,7 +205,7 @@ class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
 
     def _whole(self, completion_id: str, model: str, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         content = "".join(p.text for p in reply.parts if isinstance(p, Text)) or None
-        calls = [{"id": p.id, "type": "function", "function": {"name": p.name, "arguments": json.dumps(p.arguments)}}
+        calls = [{"id": p.id, "type": "function", "function": {"name": p.name, "arguments": p.arguments_text}}
                  for p in reply.parts if isinstance(p, ToolCall)]
         message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
         if calls:
@@ -193,10 +223,16 @@ class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
         sent = itertools.count(1)
 
         async def send(choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> None:
-            if reply.drop_after is not None and next(sent) > reply.drop_after:
+            number = next(sent)
+            if reply.drop_after is not None and number > reply.drop_after:
                 assert request.transport is not None
                 request.transport.close()  # mid-body: the client sees an incomplete chunked read
                 raise ConnectionResetError("the fake dropped the stream")
+            if reply.cut_after is not None and number > reply.cut_after:
+                raise _StreamEnds
+            if reply.bad_line_after is not None and number > reply.bad_line_after:
+                await response.write(b'data: {"id": "chatcmpl-broken", "choices": [\n\n')
+                raise _StreamEnds
             chunk: dict[str, Any] = {"id": completion_id, "object": "chat.completion.chunk", "created": created,
                                      "model": model, "system_fingerprint": "fp_fake", "choices": choices}
             if include_usage:
@@ -214,6 +250,9 @@ class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
                 await send([], self._usage(body, reply))
         except ConnectionResetError:
             return response
+        except _StreamEnds:
+            await response.write_eof()
+            return response
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
@@ -229,7 +268,7 @@ class FakeOpenAIChat(ScriptedFakeModelServer[Reply]):
                 continue
             await send(choice({"tool_calls": [{"index": call_index, "id": part.id, "type": "function",
                                                "function": {"name": part.name, "arguments": ""}}]}))
-            for piece in chunks(json.dumps(part.arguments), part.chunk):
+            for piece in chunks(part.arguments_text, part.chunk):
                 await send(choice({"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}))
             call_index += 1
         await send(choice({}, reply.finish_reason))

@@ -280,3 +280,27 @@ async def test_a_stream_that_breaks_off_is_a_gateway_error(gateway, fake):
     assert fake.base_url in str(caught.value)
     assert any(e["type"] == "delta" for e in events)  # what arrived was shown before it broke
     assert not any(e["type"] == "done" for e in events)
+
+
+async def test_a_stream_that_ends_without_finishing_is_an_error_not_an_answer(gateway, fake):
+    # A proxy that gives up closes the stream cleanly: no finish reason, no [DONE].
+    fake.push_cut("a long answer that never finishes", after=3)
+    events = []
+    with pytest.raises(GatewayError) as caught:
+        async for event in gateway.stream_chat([{"role": "user", "content": "hi"}], []):
+            events.append(event)
+    assert caught.value.kind == "stream_cut" and "cut" in str(caught.value)
+    assert fake.base_url in str(caught.value)
+    assert not any(e["type"] == "done" for e in events)
+    # What did arrive is handed over, so the caller can keep it marked as cut.
+    shown = "".join(e["content"] for e in events if e["type"] == "delta")
+    assert shown and caught.value.partial_text == shown
+
+
+async def test_a_line_that_is_not_json_is_named_as_such(gateway, fake):
+    fake.push_bad_line("an answer", after=2)
+    with pytest.raises(GatewayError) as caught:
+        async for _ in gateway.stream_chat([{"role": "user", "content": "hi"}], []):
+            pass
+    assert caught.value.kind == "invalid_response"
+    assert "not valid JSON" in str(caught.value) and fake.base_url in str(caught.value)
