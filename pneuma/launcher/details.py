@@ -130,6 +130,24 @@ def _state_signature(workspace: Path) -> tuple[Any, ...]:
     return tuple(signature)
 
 
+def last_activity(signature: tuple[Any, ...]) -> float | None:
+    """The last time a run wrote the workspace's state, from the files'
+    ``_state_signature``. Only files a run writes count: the log itself
+    (written at a checkpoint), its WAL while it holds pages, and
+    ``session.json``. The launcher's own read-only open of the log
+    creates an empty WAL (and touches ``-shm``), so an empty WAL is not
+    activity: counting it made "last active" the time of the last look."""
+    times = []
+    for name, entry in zip(STATE_FILES, signature):
+        if entry is None:
+            continue
+        mtime_ns, size, _inode = entry
+        if name.endswith("-wal") and size == 0:
+            continue
+        times.append(mtime_ns / 1e9)
+    return max(times) if times else None
+
+
 def _state_details(workspace: Path, recorded_mode: str) -> dict[str, Any]:
     key = str(workspace)
     signature = _state_signature(workspace)
@@ -137,12 +155,11 @@ def _state_details(workspace: Path, recorded_mode: str) -> dict[str, Any]:
     if cached is not None and cached[0] == signature:
         return cached[1]
     conversations, message = conversations_summary(workspace)
-    times = [entry[0] / 1e9 for entry in signature if entry is not None]
     details = {
         "mode": workspace_mode(workspace) or recorded_mode,
         "lastMessage": message,
         "conversations": conversations,
-        "lastActivity": max(times) if times else None,
+        "lastActivity": last_activity(signature),
     }
     if len(_state_reads) > 1000:
         _state_reads.clear()
