@@ -118,6 +118,23 @@ def _load_mode(name: str, *, schema_cache: bool = True):
         _fail(exc.message, exc.code)
 
 
+def _refuse_missing_workspace(workspace: Path, code: int = 2) -> None:
+    """A workspace folder that is not there ends the command, said as every command says it."""
+    from pneuma.cli.workspace_words import workspace_problem
+
+    problem = workspace_problem(workspace)
+    if problem is not None:
+        _fail(problem, code)
+
+
+def _refuse_other_mode(workspace: Path, mode_name: str) -> None:
+    from pneuma.workspace.mode_switch import switch_refusal
+
+    refusal = switch_refusal(workspace, mode_name)
+    if refusal is not None:
+        _fail(refusal, 2)
+
+
 def _parse_params(raw: tuple[str, ...]) -> dict[str, str]:
     params = {}
     for item in raw:
@@ -211,18 +228,31 @@ _workspace_option = click.option(
 _param_option = click.option(
     "--param", "params", multiple=True, metavar="NAME=VALUE", help="Set an init param."
 )
+_switch_mode_option = click.option(
+    "--switch-mode", is_flag=True,
+    help="Use a workspace of another mode with this one (its conversation is kept and "
+    "resumes when you switch back).")
 
 
 def prepare_workspace(
-    mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool
+    mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool,
+    switch_mode: bool = False, record: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
-    """Seed the workspace and settle params; shared by init, skill install and run."""
-    from pneuma.startup.start_checks import StartProblem, refuse_unsafe_state
+    """Seed the workspace and settle params; shared by init and skill install.
+    Another mode's workspace is refused as `pneuma run` refuses it, unless
+    ``switch_mode``; ``record``: record the mode (init)."""
+    from pneuma.startup.start_checks import (
+        StartProblem,
+        refuse_unsafe_state,
+        settle_mode,
+    )
     from pneuma.startup.start_checks import prepare_workspace as prepare
 
     try:
         refuse_unsafe_state(workspace)
-        return prepare(mode_name, workspace, params, _prompter(no_prompt), _echo_notice)
+        settle_mode(workspace, mode_name, switch_mode, _echo_notice)
+        return prepare(mode_name, workspace, params, _prompter(no_prompt), _echo_notice,
+                       record=record)
     except StartProblem as exc:
         _fail(exc.message, exc.code)
 
@@ -239,9 +269,12 @@ def _prompter(no_prompt: bool) -> Any:
 @_workspace_option
 @_param_option
 @click.option("--no-prompt", is_flag=True, help="Use defaults instead of asking for params.")
-def init_command(mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool) -> None:
-    """Seed an empty workspace with the mode's starter files and store its params."""
-    prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
+@_switch_mode_option
+def init_command(mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool,
+                 switch_mode: bool) -> None:
+    """Seed an empty workspace with the mode's starter files, store its params and its mode."""
+    prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt, switch_mode,
+                      record=True)
 
 
 @cli.group()
@@ -257,9 +290,10 @@ def skill() -> None:
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if anything would change.")
 @click.option("--backend", default="claude-code", show_default=True,
               help="The backend the workspace is for: codex also gets AGENTS.md sections.")
+@_switch_mode_option
 def skill_install(
     mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool, check: bool,
-    backend: str,
+    backend: str, switch_mode: bool,
 ) -> None:
     """Install the skill, CLAUDE.md sections, slash commands and MCP servers."""
     from pneuma.startup.start_checks import backend_instruction_files
@@ -268,16 +302,18 @@ def skill_install(
         from pneuma.workspace.params import WorkspaceError, resolve_params
 
         mode = _load_mode(mode_name)
-        if not workspace.is_dir():
-            click.echo(f"[pneuma] {workspace} does not exist: everything would change", err=True)
-            sys.exit(1)
+        # --check exits 1 when anything would change: everything would here.
+        _refuse_missing_workspace(workspace, code=1)
+        if not switch_mode:  # --check changes nothing: a switch is only said, never made
+            _refuse_other_mode(workspace, mode_name)
         try:
             values = resolve_params(mode, workspace, _parse_params(params), save=False)
         except WorkspaceError as exc:
             _fail(str(exc), 2)
     else:
         workspace.mkdir(parents=True, exist_ok=True)
-        mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt)
+        mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt,
+                                         switch_mode)
     result = _install_skill(mode, workspace, values, check=check,
                             instruction_files=backend_instruction_files(backend))
     verb = "would change" if check else "changed"
@@ -558,8 +594,7 @@ def tool_command(mode_name: str, workspace: Path, policies_file: Path | None,
     from pneuma.tools.runtime import ToolRuntime
 
     mode = _load_mode(mode_name)
-    if not workspace.is_dir():
-        _fail(f"workspace {workspace} does not exist", 2)
+    _refuse_missing_workspace(workspace)
     try:
         runtime = ToolRuntime(mode, workspace, policies_file=policies_file,
                               enable_exec=enable_exec, enable_browser=enable_browser)
@@ -597,8 +632,7 @@ def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="[pneuma mcp] %(levelname)s %(name)s: %(message)s")
     mode = _load_mode(mode_name)
-    if not workspace.is_dir():
-        _fail(f"workspace {workspace} does not exist", 2)
+    _refuse_missing_workspace(workspace)
     runtime = ToolRuntime(mode, workspace, policies_file=policies_file,
                           enable_exec=enable_exec, enable_browser=enable_browser)
     try:

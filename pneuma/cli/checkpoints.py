@@ -27,6 +27,11 @@ def _fail(message: str) -> NoReturn:
 
 def _open(workspace: Path) -> Any:
     from pneuma.checkpoints import Checkpoints
+    from pneuma.cli.workspace_words import workspace_problem
+
+    problem = workspace_problem(workspace)
+    if problem is not None:
+        _fail(problem)
 
     return Checkpoints.open_existing(workspace)
 

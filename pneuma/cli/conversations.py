@@ -38,10 +38,12 @@ def conversations() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_command(workspace: Path, as_json: bool) -> None:
     """Each conversation: id, title, messages, last updated, and which is current."""
+    from pneuma.cli.workspace_words import workspace_problem
     from pneuma.server.conversations import read_conversations
 
-    if not workspace.is_dir():
-        _fail(f"workspace {workspace} does not exist")
+    problem = workspace_problem(workspace)
+    if problem is not None:
+        _fail(problem)
     try:
         found = read_conversations(workspace, previews=as_json)
     except (sqlite3.Error, OSError) as exc:

@@ -18,6 +18,7 @@ from typing import NoReturn
 
 import click
 
+from pneuma.cli.workspace_words import workspace_problem
 from pneuma.host.exporters import Exporter, ExportError, all_exporters
 from pneuma.workspace.mode_switch import PARKED_DIR, workspace_mode
 
@@ -60,6 +61,9 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
     """Export the workspace in a format its mode offers (PDF, HTML, PNG, PPTX, …)."""
     from pneuma.host.plugins import get_plugin_manager
 
+    problem = workspace_problem(workspace)
+    if problem is not None:
+        _fail(problem, 2)
     exporters = all_exporters(get_plugin_manager())
     asked = mode_name is not None
     recorded = workspace_mode(workspace)
@@ -69,6 +73,7 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
               f"({', '.join(sorted(exporters)) or 'no mode can export'})", 2)
     exporter = exporters.get(mode_name)
     if exporter is None:
+        _refuse_unknown_mode(mode_name)
         _fail(f"the {mode_name} mode has no export; modes that export: "
               f"{', '.join(sorted(exporters)) or 'none'}", 2)
     if list_formats:
@@ -81,8 +86,6 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
         return
     if fmt is None:
         _fail(f"say which format with --format: {', '.join(f.name for f in exporter.formats)}", 2)
-    if not workspace.is_dir():
-        _fail(f"{workspace} is not a directory", 2)
     try:
         exporter.format(fmt)
     except ExportError as exc:
@@ -115,6 +118,17 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
     click.echo(f"[pneuma] exported {what} to {where}", err=True)
     for path in result.files:
         click.echo(str(path))
+
+
+def _refuse_unknown_mode(mode_name: str) -> None:
+    """A mode that is not installed is said to be missing (with the ones
+    that are), not to have no export."""
+    from pneuma.startup.start_checks import StartProblem, load_mode
+
+    try:
+        load_mode(mode_name)
+    except StartProblem as exc:
+        _fail(exc.message, exc.code)
 
 
 def _with_hint(exc: ExportError) -> str:

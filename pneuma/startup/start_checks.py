@@ -82,7 +82,6 @@ def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: 
     good and just before the first file is written."""
     from pneuma.core.state_files import UnsafeStatePath
     from pneuma.startup.workspace_lock import WorkspaceBusy, acquire, holds
-    from pneuma.workspace.mode_switch import switch_refusal, switch_sessions
 
     if holds(workspace):  # claimed by the first call
         return
@@ -96,6 +95,16 @@ def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: 
         raise StartProblem(str(exc)) from None
     except OSError as exc:
         raise StartProblem(f"cannot lock {workspace}: {exc}") from None
+    settle_mode(workspace, mode_name, switch_mode, notify)
+
+
+def settle_mode(workspace: Path, mode_name: str, switch_mode: bool,
+                notify: Notify = _ignore) -> None:
+    """A workspace of another mode is refused unless ``switch_mode`` asks
+    for the switch, which parks the other mode's conversation (the same
+    for `pneuma run`, `init` and `skill install`)."""
+    from pneuma.workspace.mode_switch import switch_refusal, switch_sessions
+
     if not switch_mode:
         refusal = switch_refusal(workspace, mode_name)
         if refusal is not None:
@@ -111,14 +120,16 @@ def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: 
 
 
 def prepare_workspace(mode_name: str, workspace: Path, params: Mapping[str, Any],
-                      prompt: Any = None, notify: Notify = _ignore) -> tuple[Any, dict[str, Any]]:
+                      prompt: Any = None, notify: Notify = _ignore,
+                      record: bool = False) -> tuple[Any, dict[str, Any]]:
     """Seed the workspace and settle its params (``prompt`` asks for a
-    missing one; without it a param with no default is a problem)."""
+    missing one; without it a param with no default is a problem);
+    ``record``: record its mode too (`pneuma init`)."""
     from pneuma.workspace.params import WorkspaceError, init_workspace
 
     mode = load_mode(mode_name)
     try:
-        result = init_workspace(mode, workspace, params, prompt=prompt)
+        result = init_workspace(mode, workspace, params, prompt=prompt, record=record)
     except WorkspaceError as exc:
         raise StartProblem(str(exc)) from None
     if result.seeded:

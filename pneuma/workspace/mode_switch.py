@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import stat
+import tomllib
 from pathlib import Path, PurePosixPath
 
 from pneuma.core.state_files import ensure_dir
@@ -35,18 +36,26 @@ SESSION_FILES = (
 )
 PARKED_DIR = ".pneuma/sessions"
 INSTALL_STATE = ".pneuma/installed.json"
+# `pneuma init` records the mode here (pneuma.workspace.params.record_mode).
+CONFIG_FILE = ".pneuma/config.toml"
 
 
 def workspace_mode(workspace: Path) -> str | None:
-    """The mode the workspace was last run (or installed) with, if any."""
-    for rel in (f"{STATE_DIR}/session.json", INSTALL_STATE):
-        try:
-            data = json.loads((workspace / rel).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+    """The mode the workspace was last run (or installed, or initialised) with, if any."""
+    for rel in (f"{STATE_DIR}/session.json", INSTALL_STATE, CONFIG_FILE):
+        data = _read_record(workspace / rel)
         if isinstance(data, dict) and isinstance(data.get("mode"), str) and data["mode"]:
             return data["mode"]
     return None
+
+
+def _read_record(path: Path) -> object:
+    """A JSON or TOML state file's content; None when it is missing or broken."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        return tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (OSError, ValueError):  # TOMLDecodeError is a ValueError
+        return None
 
 
 def switch_refusal(workspace: Path, mode: str) -> str | None:

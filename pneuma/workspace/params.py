@@ -129,6 +129,18 @@ def write_config(workspace: Path, config: Mapping[str, Any]) -> None:
     write_state_bytes(path, data, 0o600)
 
 
+def record_mode(workspace: Path, mode_name: str, *, create: bool) -> None:
+    """Keep ``mode`` in config.toml as the workspace's mode: written by
+    `pneuma init` (``create``), which installs no skill and starts no
+    conversation that would say it otherwise, and kept true by later starts
+    of another mode."""
+    config = read_config(workspace)
+    if config.get("mode") == mode_name or (not create and "mode" not in config):
+        return
+    write_config(workspace, {"mode": mode_name, **{k: v for k, v in config.items()
+                                                  if k != "mode"}})
+
+
 def coerce_param(param: InitParam, value: Any) -> Any:
     """Turn a raw answer into the param's type, or raise ValueError saying why
     (without repeating a sensitive value)."""
@@ -246,14 +258,17 @@ def init_workspace(
     provided: Mapping[str, Any] | None = None,
     *,
     prompt: Prompter | None = None,
+    record: bool = False,
 ) -> InitResult:
-    """Seed an empty workspace and settle its params."""
+    """Seed an empty workspace and settle its params (``record``: and
+    record its mode, see ``record_mode``)."""
     workspace = Path(workspace)
     if workspace.exists() and not workspace.is_dir():
         raise WorkspaceError(f"{workspace} exists and is not a directory")
     workspace.mkdir(parents=True, exist_ok=True)
     # Params first: a bad or missing one must fail before anything is copied.
     params = resolve_params(mode, workspace, provided, prompt=prompt)
+    record_mode(workspace, mode.name, create=record)
     result = seed_workspace(mode, workspace)
     result.params = params
     return result

@@ -92,7 +92,7 @@ def test_a_plugins_exporter_is_what_pneuma_export_runs(tmp_path: Path) -> None:
         assert failed.exit_code == 1
         assert failed.output == f"pneuma: error: {empty} has no notes\n"
     gone = CliRunner().invoke(cli, ["export", "--mode", "nomode", "-w", str(workspace), "--format", "x"])
-    assert gone.exit_code == 2 and "the nomode mode has no export" in gone.output
+    assert gone.exit_code == 2 and "no mode named 'nomode'" in gone.output
 
 
 def test_wrong_format_names_the_formats_the_mode_offers(tmp_path: Path) -> None:
