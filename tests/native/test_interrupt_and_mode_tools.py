@@ -47,9 +47,11 @@ async def test_interrupt_cancels_the_stream_and_the_next_message_works(make_nati
     assert second["data"]["is_error"] is False
     assert second["data"]["result"] == "Short version: the deck became a novel."
     messages = fake_api.conversation_requests()[-1]["messages"]
-    assert [m["role"] for m in messages] == ["user"]
-    said = [b["text"] for b in messages[0]["content"] if b["type"] == "text"]
-    assert said == ["tell me a long story", "shorter please"]
+    # The interrupted message stays its own, marked, not merged into the next (issue 25).
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    said = [[b["text"] for b in m["content"] if b["type"] == "text"] for m in messages]
+    assert said[0] == ["tell me a long story"] and said[2] == ["shorter please"]
+    assert "interrupted" in said[1][0]
     tasks = (await server.get_json("/api/tasks"))[1]["tasks"]
     assert [t["status"] for t in tasks] == ["ongoing", "completed"]
     await server.close()

@@ -199,6 +199,7 @@ class AgentOrchestrator:
             self._fail(task, stats, TaskFailed(str(exc), exc.code))
             return
         except GatewayError as exc:
+            self._keep_cut_answer(task, exc)
             self._fail(task, stats, TaskFailed(str(exc), exc.kind))
             return
         except Exception as exc:  # a bug must end the task visibly, not hang it
@@ -287,9 +288,12 @@ class AgentOrchestrator:
             uses = [b for b in content if b.get("type") == "tool_use"]
             if not uses:
                 return
+            # The gateway parsed each call's arguments; a call whose JSON was
+            # broken is answered with that, never run with empty arguments.
+            broken = {c["toolCallId"]: c["input_error"] for c in tool_calls if c.get("input_error")}
             results = []
             for block in uses:
-                results.append(await self._run_tool(task, block))
+                results.append(await self._run_tool(task, block, broken.get(block.get("id"))))
             self.store.add_message(self.session_id, task.id, "user", results)
         raise TaskFailed(f"the task took more than {self.config.max_turns} model calls; stopped",
                          "max_turns")
@@ -300,14 +304,19 @@ class AgentOrchestrator:
 
     # -- tools -------------------------------------------------------------------
 
-    async def _run_tool(self, task: Task, block: dict[str, Any]) -> dict[str, Any]:
+    async def _run_tool(self, task: Task, block: dict[str, Any],
+                        input_error: str | None = None) -> dict[str, Any]:
         tool_id = block.get("id")
         name = block.get("name") or ""
         args = block.get("input") if isinstance(block.get("input"), dict) else {}
         tool = self.tools.get(name)
         shown: Any
         model_content: Any
-        if tool is None:
+        if input_error is not None:
+            shown = model_content = (f"{name} was not run: its arguments were not valid JSON "
+                                     f"({input_error}); call it again with a JSON object")
+            is_error = True
+        elif tool is None:
             shown = model_content = f"there is no tool named {name!r}"
             is_error = True
         elif tool.kind == "browser":
@@ -556,8 +565,35 @@ class AgentOrchestrator:
             "result": result if result is not None else stats.final_text, "usage": stats.usage}})
         self.emit({"type": "status_change", "status": "idle"})
 
+    def _keep_cut_answer(self, task: Task, exc: GatewayError) -> None:
+        """The text that streamed before the stream broke off is kept, for
+        the page and the model alike, marked as cut: never as a finished answer."""
+        if not exc.partial_text.strip():
+            return
+        content = [{"type": "text", "text": f"{exc.partial_text}\n\n[Pneuma: the model's answer was "
+                    f"cut off here: {exc}]"}]
+        self.emit({"type": "assistant", "message": {
+            "id": f"msg_native_{time.time_ns()}", "type": "message", "role": "assistant",
+            "model": self.config.model, "content": content, "stop_reason": None},
+            "parent_tool_use_id": None})
+        self.store.add_message(self.session_id, task.id, "assistant", content)
+
+    def _mark_unanswered(self, task: Task, why: str) -> None:
+        """A message left without an answer gets one saying why, so the
+        person's next message stays its own and the model knows this one
+        failed or was interrupted (roles must alternate; without this the
+        two would be merged into one)."""
+        stored = self.store.messages(self.session_id)
+        if stored and stored[-1]["role"] == "user":
+            self.store.add_message(self.session_id, task.id, "assistant",
+                                   [{"type": "text", "text": f"[Pneuma: {why}]"}])
+
     def _fail(self, task: Task, stats: TurnStats, exc: TaskFailed) -> None:
         self.emit({"type": "error", "code": exc.code, "message": str(exc)})
+        try:
+            self._mark_unanswered(task, f"this message failed before an answer: {exc}")
+        except Exception:
+            log.exception("could not mark task %s's message as failed", task.id)
         try:
             self._move(task, S.ERROR, str(exc))
         except Exception:
@@ -567,6 +603,10 @@ class AgentOrchestrator:
     def _finish_interrupted(self, task: Task, stats: TurnStats) -> None:
         if self._selection is not None and not self._selection.done():
             self._selection.cancel()
+        try:
+            self._mark_unanswered(task, "the person interrupted this message before an answer")
+        except Exception:
+            log.exception("could not mark task %s's message as interrupted", task.id)
         try:
             self._move(task, S.ONGOING)
         except Exception:
