@@ -15,6 +15,10 @@ import shutil
 import socket
 import sys
 
+# The stress suite's closing summary (it must be loaded where the xdist
+# controller sees it: here, at the root).
+pytest_plugins = ["tests.stress.summary"]
+
 
 def network_is_loopback_only() -> bool:
     """True when this process's network namespace has no interface but lo.
