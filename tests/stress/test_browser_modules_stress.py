@@ -43,7 +43,7 @@ def test_browser_modules_hold_under_generated_input() -> None:
         assert set(result["taken"]) == {"browser_selection", "extension_update", "twin_update", "task_update"}
     seconds = time.monotonic() - started
     runs = len(SEEDS)
-    record("browser modules (issue 24, item 5)",
+    record("24.5 browser modules",
            f"{count(MESSAGES * runs)} socket messages through the store with a backend's extension, "
            f"{count(TEXTS * runs * 2)} hostile Markdown renders, {count(MODULES * runs)} broken backend modules "
            f"in {seconds:.1f} s: 0 got through")

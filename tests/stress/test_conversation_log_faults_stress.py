@@ -27,7 +27,7 @@ from tests.stress.tally import count, record
 
 pytestmark = pytest.mark.stress
 
-ITEM = "1: the conversation log (damage, locks, a full disk)"
+ITEM = "23.1 conversation log faults"
 DAMAGE_ROUNDS = 60
 FULL_DISK_ROUNDS = 3
 LOCK_ROUNDS = 3

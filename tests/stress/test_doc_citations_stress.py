@@ -84,5 +84,5 @@ def test_the_citation_check_reports_exactly_the_planted_lines(tmp_path: Path):
         reported += len(found)
         trees += 1
     assert trees >= TREES // 2
-    record("doc citations", f"{count(trees)} generated trees, {count(planted)} planted citations: "
+    record("24.7 doc citations", f"{count(trees)} generated trees, {count(planted)} planted citations: "
                             f"{count(reported)} reported, none missed, no innocent line or bundle flagged")

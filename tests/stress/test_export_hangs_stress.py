@@ -120,10 +120,10 @@ async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypa
             overtime += took > 30
         scripts_kept = sum("<script" in p.read_text() for p in (docs / "exports").glob("*.html"))
 
-    record("9", f"{exports} exports of workspaces with {len(LOOPS)} kinds of never-ending script and 3 "
+    record("23.9 export hangs", f"{exports} exports of workspaces with {len(LOOPS)} kinds of never-ending script and 3 "
                 f"diagrams over a limit: {misnamed} answers that missed or misnamed what was left out, "
                 f"{overtime} over their bound, {int(tally['5xx'])} 5xx; {count(int(tally['probes']))} "
                 f"requests meanwhile, the slowest {tally['slowest']:.2f} s")
-    record("10", f"doc exports of {len(LOOPS)} documents with scripts: {scripts_kept} HTML files kept one")
+    record("23.10 export scripts", f"doc exports of {len(LOOPS)} documents with scripts: {scripts_kept} HTML files kept one")
     assert (misnamed, overtime, tally["5xx"], scripts_kept) == (0, 0, 0, 0)
     assert tally["slowest"] < 2.0

@@ -142,7 +142,7 @@ async def hammer(origin: str, token: str, paths: list[tuple[str, bool]]) -> dict
 
 
 def check(site: str, seen: dict[str, Any], canary_before: bytes, canary_now: bytes) -> None:
-    record("6 preview paths", f"{site}: {count(seen['requests'])} fuzzed paths "
+    record("23.6 preview paths", f"{site}: {count(seen['requests'])} fuzzed paths "
            f"({count(seen['hidden_asked'])} naming the agent's files or links out), "
            f"{len(seen['served_hidden'])} hidden files served, {len(seen['canary'])} canary "
            f"reads, {len(seen['5xx'])} 5xx answers, slowest {seen['slowest']:.2f} s, "

@@ -70,7 +70,7 @@ def test_rewinds_never_lose_a_big_file_nor_grant_special_bits(tmp_path: Path) ->
             tried["lost"] += sum(not big.exists() for big in bigs)
     finally:
         os.umask(previous)
-    record("23.2/7", f"{count(tried['rewinds'])} rewinds and undos, {count(tried['files'])} "
+    record("23.2 23.7 rewind and undo", f"{count(tried['rewinds'])} rewinds and undos, {count(tried['files'])} "
                      f"files restored from manifests naming random modes, {tried['big']} big "
                      f"files added by the turns: {tried['lost']} lost, {tried['special']} "
                      f"setuid/setgid/sticky, {tried['wider']} wider than the umask")

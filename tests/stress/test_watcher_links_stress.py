@@ -94,7 +94,7 @@ async def test_links_out_never_stall_or_leak_and_failures_restart(tmp_path: Path
                     for f in m["files"]]
         tried["outside"] = sum("outside" in str(f.get("content")) or "canary" in str(
             f.get("content")) or not f["path"].endswith("-round.html") for f in reported)
-    record("23.8", f"{count(tried['rounds'])} changes with {tried['links']} links to /, /proc, "
+    record("23.8 watcher links", f"{count(tried['rounds'])} changes with {tried['links']} links to /, /proc, "
                    f"/etc, outside and loops, {tried['failures']} injected watcher failures: "
                    f"{tried['lost']} changes lost, {tried['outside']} outside files reported, "
                    f"{tried['restarts']} restarts, slowest request {tried['slowest']:.2f} s")
