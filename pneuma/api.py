@@ -77,6 +77,7 @@ _EXPORTS: dict[str, str] = {
     "ToolContext": "pneuma.tools.context:ToolContext",
     "Interaction": "pneuma.tools.context:Interaction",
     "Sandbox": "pneuma.core.sandbox:Sandbox",
+    "AGENT_INSTRUCTION_FILES": "pneuma.core.file_filter:AGENT_INSTRUCTION_FILES",
     "read_text": "pneuma.core.files:read_text",
     "atomic_write_text": "pneuma.core.files:atomic_write_text",
     "atomic_write_bytes": "pneuma.core.files:atomic_write_bytes",
@@ -150,7 +151,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     )
     from pneuma.core.channels import BrowserRequestTimeout, NoBrowserConnected
     from pneuma.core.errors import ERROR_CODES, HTTP_STATUS, ErrorCode, ToolError
-    from pneuma.core.file_filter import FileFilter
+    from pneuma.core.file_filter import AGENT_INSTRUCTION_FILES, FileFilter
     from pneuma.core.files import (
         atomic_write_bytes,
         atomic_write_text,

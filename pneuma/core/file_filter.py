@@ -14,7 +14,13 @@ from wcmatch import glob as wcglob
 # installer, the session state); "*.pneuma-tmp": the native runtime's. They
 # exist for an instant and would otherwise reach the viewer as files of their
 # own, or as deletions.
-ALWAYS_IGNORED = (".git/**", ".pneuma/**", ".claude/**", "CLAUDE.md", "node_modules/**",
+# The files an agent reads its instructions from (Claude Code: CLAUDE.md,
+# Codex: AGENTS.md; pneuma.workspace.skill writes Pneuma's sections into
+# them). They are the agent's, not the person's work: no viewer lists them,
+# no export includes them, no scaffold clears them (docs/api.md). The one
+# list; modes read it as pneuma.api.AGENT_INSTRUCTION_FILES.
+AGENT_INSTRUCTION_FILES: tuple[str, ...] = ("CLAUDE.md", "AGENTS.md")
+ALWAYS_IGNORED = (".git/**", ".pneuma/**", ".claude/**", *AGENT_INSTRUCTION_FILES, "node_modules/**",
                   "**/node_modules/**", "**/.git/**", "**/__pycache__/**", "**/.DS_Store",
                   "**/.*.????????.tmp", "**/*.pneuma-tmp")
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE

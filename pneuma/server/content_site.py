@@ -75,6 +75,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from aiohttp import ClientError, ClientSession, ClientTimeout, web
 
 from pneuma.core.errors import ToolError
+from pneuma.core.file_filter import AGENT_INSTRUCTION_FILES
 from pneuma.core.sandbox import Sandbox
 from pneuma.core.state_files import read_state_bytes, write_state_bytes
 from pneuma.server.errors import error_response
@@ -90,7 +91,7 @@ READ_METHODS = ("GET", "HEAD")
 ASSET_PREFIX = "__pneuma__/"
 # Pneuma's, the agent's and tools' own files: never part of what a page may load.
 HIDDEN_DIRS = frozenset({".pneuma", ".claude", ".git", "node_modules"})
-HIDDEN_FILES = frozenset({"CLAUDE.md", "AGENTS.md"})
+HIDDEN_FILES = frozenset(AGENT_INSTRUCTION_FILES)
 # Compared case-folded: on a case-insensitive file system (a FAT stick, a
 # macOS volume) "claude.md" opens CLAUDE.md.
 _HIDDEN_NAMES = frozenset(name.casefold() for name in HIDDEN_DIRS | HIDDEN_FILES)

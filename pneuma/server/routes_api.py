@@ -23,6 +23,7 @@ from pneuma.core.channels import (
     no_browser_error,
 )
 from pneuma.core.errors import ToolError
+from pneuma.core.file_filter import AGENT_INSTRUCTION_FILES
 from pneuma.core.files import write_in_workspace
 from pneuma.core.state_files import write_state_bytes
 from pneuma.host.paths import web_dir
@@ -31,7 +32,7 @@ from pneuma.server.early_server import config_answer
 from pneuma.server.errors import json_text
 from pneuma.server.routes_files import decode_content, read_json_body
 
-PROTECTED_PATHS = (".claude/**", ".claude", ".pneuma/**", ".pneuma", "CLAUDE.md", ".gitignore",
+PROTECTED_PATHS = (".claude/**", ".claude", ".pneuma/**", ".pneuma", *AGENT_INSTRUCTION_FILES, ".gitignore",
                    ".mcp.json", ".git/**")
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE
 

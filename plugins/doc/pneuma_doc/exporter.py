@@ -2,7 +2,7 @@
 document of the workspace as one standalone HTML file, or as a PDF printed
 from it — a table of contents first, then each document from a new page.
 
-The workspace's README.md comes first, the others in path order; CLAUDE.md
+The workspace's README.md comes first, the others in path order; CLAUDE.md and AGENTS.md
 (the agent's instructions), hidden folders, ``node_modules`` and
 ``exports/`` are left out. Images are inlined as data: URLs (only files
 inside the workspace), links between documents become links inside the
@@ -24,6 +24,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from pneuma.api import (
+    AGENT_INSTRUCTION_FILES,
     Exporter,
     ExportError,
     ExportFormat,
@@ -33,7 +34,7 @@ from pneuma.api import (
 )
 
 _SKIPPED_DIRS = {"node_modules", "exports"}
-_SKIPPED_FILES = {"CLAUDE.md"}
+_SKIPPED_FILES = frozenset(AGENT_INSTRUCTION_FILES)  # the agent's, not documents
 _EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//|#)")
 
 

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pneuma.api import Sandbox, ToolError
+from pneuma.api import AGENT_INSTRUCTION_FILES, Sandbox, ToolError
 
 # The same extensions the viewer watches (manifest.json viewer.watchPatterns).
 SITE_SUFFIXES = frozenset({
@@ -22,7 +22,7 @@ SITE_SUFFIXES = frozenset({
 })
 # Folders that are Pneuma's, the agent's or a tool's, never the site's.
 SKIPPED_DIRS = frozenset({".pneuma", ".claude", ".git", "node_modules", ".venv", "exports", "__pycache__"})
-SKIPPED_FILES = frozenset({"CLAUDE.md"})
+SKIPPED_FILES = frozenset(AGENT_INSTRUCTION_FILES)
 MAX_FILE_BYTES = 25 * 1024 * 1024
 
 VIEWPORTS: dict[str, tuple[int, int]] = {

@@ -11,9 +11,10 @@ const HIDDEN_PREFIXES = [".pneuma/", ".claude/", ".git/", "node_modules/"];
 
 // --- paths --------------------------------------------------------------------
 
+// The agent's instruction files never reach a viewer: the host leaves them
+// out of every listing (pneuma.api.AGENT_INSTRUCTION_FILES, the one list).
 export function isMarkdown(path) {
   if (!/\.md$/i.test(path)) return false;
-  if (path === "CLAUDE.md") return false;
   return !HIDDEN_PREFIXES.some((p) => path.startsWith(p) || path.includes("/" + p));
 }
 

@@ -218,6 +218,7 @@ def test_html_export_of_a_workspace_without_pages_says_so(tmp_path: Path):
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "CLAUDE.md").write_text("# For the agent, not a page\n", encoding="utf-8")
+    (empty / "AGENTS.md").write_text("# For Codex, not a page\n", encoding="utf-8")
     with pytest.raises(ExportError, match="has no Markdown pages to export") as caught:
         export.EXPORTER.run(empty, "html")
     assert caught.value.code == "E_CONFLICT"

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pneuma.api import (
+    AGENT_INSTRUCTION_FILES,
     Exporter,
     ExportError,
     ExportFormat,
@@ -39,7 +40,7 @@ from pneuma.api import (
 
 # What is not a page: Pneuma's and the agent's own files, and earlier exports.
 _SKIPPED_DIRS = {"exports", "node_modules"}
-_SKIPPED_FILES = {"CLAUDE.md"}
+_SKIPPED_FILES = frozenset(AGENT_INSTRUCTION_FILES)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")

@@ -23,11 +23,12 @@ let lastModeName = "mode"; // extractContext's fallback when a selection does no
 
 // --- pages ------------------------------------------------------------------------
 
+// The agent's instruction files never reach a viewer: the host leaves them
+// out of every listing (pneuma.api.AGENT_INSTRUCTION_FILES, the one list).
 function isPage(file) {
   return (
     !file.binary &&
     /\.md$/i.test(file.path) &&
-    file.path !== "CLAUDE.md" &&
     !HIDDEN.test(file.path)
   );
 }
