@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sys
+
+if sys.argv and sys.argv[0].rsplit("/", 1)[-1] == "pneuma":
+    # The `pneuma` command is still loading: Ctrl-C ends it quietly, as
+    # nothing is written yet (pneuma.cli.main hands Ctrl-C back to the commands).
+    import signal
+
+    def _stop_while_loading(signum: int, frame: object) -> None:
+        raise SystemExit(130)
+
+    signal.signal(signal.SIGINT, _stop_while_loading)
+
+from typing import TYPE_CHECKING, Any  # noqa: E402 (after the Ctrl-C guard)
 
 __version__ = "0.1.0"
 

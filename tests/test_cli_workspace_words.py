@@ -104,3 +104,15 @@ def test_skill_install_of_another_mode_refuses_as_run_does(tmp_path):
     assert switched.returncode == 0, switched.stderr
     assert (workspace / ".claude" / "skills" / "pneuma-doc").is_dir()
     assert not (workspace / ".claude" / "skills" / "pneuma-slide").exists()
+
+
+@pytest.mark.parametrize("command", MISSING_COMMANDS + [["init", "--mode", "doc"],
+                                                        ["run", "--mode", "doc"]],
+                         ids=lambda c: " ".join(c))
+def test_a_file_given_as_the_workspace_is_said_the_same_way(tmp_path, command):
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine\n")
+    result = _pneuma(*command, "-w", str(afile))
+    assert result.returncode != 0
+    assert _one_error_line(result) == f"pneuma: error: the workspace folder {afile} is a file"
+    assert afile.read_text() == "mine\n"

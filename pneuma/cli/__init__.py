@@ -17,6 +17,7 @@ from pneuma import __version__
 from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
 from pneuma.cli.export import export_command
+from pneuma.cli.workspace_words import refuse_missing_workspace, refuse_other_mode
 from pneuma.startup.backends import backends
 
 
@@ -84,6 +85,10 @@ def cli(ctx: click.Context) -> None:
 
 
 def main() -> None:
+    import signal
+
+    # Loaded: Ctrl-C is the commands' own again (pneuma/__init__.py kept it quiet till now).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     cli(prog_name="pneuma")
 
 
@@ -116,23 +121,6 @@ def _load_mode(name: str, *, schema_cache: bool = True):
         return load_mode(name, schema_cache=schema_cache)
     except StartProblem as exc:
         _fail(exc.message, exc.code)
-
-
-def _refuse_missing_workspace(workspace: Path, code: int = 2) -> None:
-    """A workspace folder that is not there ends the command, said as every command says it."""
-    from pneuma.cli.workspace_words import workspace_problem
-
-    problem = workspace_problem(workspace)
-    if problem is not None:
-        _fail(problem, code)
-
-
-def _refuse_other_mode(workspace: Path, mode_name: str) -> None:
-    from pneuma.workspace.mode_switch import switch_refusal
-
-    refusal = switch_refusal(workspace, mode_name)
-    if refusal is not None:
-        _fail(refusal, 2)
 
 
 def _parse_params(raw: tuple[str, ...]) -> dict[str, str]:
@@ -220,7 +208,9 @@ def modes_show(name: str) -> None:
 _workspace_option = click.option(
     "--workspace",
     "-w",
-    type=click.Path(file_okay=False, path_type=Path),
+    # Not file_okay=False: click's own "Directory … is a file" would be the
+    # one message not said as the commands say it (pneuma/cli/workspace_words.py).
+    type=click.Path(path_type=Path),
     default=Path("."),
     show_default=True,
     help="The workspace directory.",
@@ -303,15 +293,14 @@ def skill_install(
 
         mode = _load_mode(mode_name)
         # --check exits 1 when anything would change: everything would here.
-        _refuse_missing_workspace(workspace, code=1)
+        refuse_missing_workspace(workspace, code=1)
         if not switch_mode:  # --check changes nothing: a switch is only said, never made
-            _refuse_other_mode(workspace, mode_name)
+            refuse_other_mode(workspace, mode_name)
         try:
             values = resolve_params(mode, workspace, _parse_params(params), save=False)
         except WorkspaceError as exc:
             _fail(str(exc), 2)
     else:
-        workspace.mkdir(parents=True, exist_ok=True)
         mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt,
                                          switch_mode)
     result = _install_skill(mode, workspace, values, check=check,
@@ -594,7 +583,7 @@ def tool_command(mode_name: str, workspace: Path, policies_file: Path | None,
     from pneuma.tools.runtime import ToolRuntime
 
     mode = _load_mode(mode_name)
-    _refuse_missing_workspace(workspace)
+    refuse_missing_workspace(workspace)
     try:
         runtime = ToolRuntime(mode, workspace, policies_file=policies_file,
                               enable_exec=enable_exec, enable_browser=enable_browser)
@@ -632,7 +621,7 @@ def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="[pneuma mcp] %(levelname)s %(name)s: %(message)s")
     mode = _load_mode(mode_name)
-    _refuse_missing_workspace(workspace)
+    refuse_missing_workspace(workspace)
     runtime = ToolRuntime(mode, workspace, policies_file=policies_file,
                           enable_exec=enable_exec, enable_browser=enable_browser)
     try:
@@ -648,7 +637,7 @@ def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
 @cli.command("new-mode")
 @click.argument("context", nargs=-1, metavar="[name=NAME]")
 @click.option("--no-input", is_flag=True, help="Do not ask; use the given name or 'mymode'.")
-@click.option("--output-dir", "-o", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--output-dir", "-o", type=click.Path(path_type=Path),
               default=Path("."), show_default=True, help="Where pneuma-NAME/ is created.")
 def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path) -> None:
     """Create a new mode package (pneuma-NAME/) from the template."""

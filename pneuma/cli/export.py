@@ -46,7 +46,7 @@ def _format_lines(exporter: Exporter) -> list[str]:
 @click.command("export")
 @click.option("--mode", "mode_name", default=None,
               help="Mode of the workspace (default: the one it was last run with).")
-@click.option("--workspace", "-w", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--workspace", "-w", type=click.Path(path_type=Path),
               default=Path("."), show_default=True, help="The workspace directory.")
 @click.option("--format", "fmt", default=None,
               help="One of the mode's formats (`pneuma export --list` shows them).")

@@ -97,9 +97,12 @@ def create_mode(name: str, output_dir: Path) -> Path:
         raise NewModeError(
             f"{target} already exists; pick another name or remove it first"
         )
-    if output_dir.exists() and not output_dir.is_dir():
-        raise NewModeError(f"{output_dir} exists and is not a directory")
-    output_dir.mkdir(parents=True, exist_ok=True)
+    from pneuma.startup.start_checks import StartProblem, make_folder
+
+    try:
+        make_folder(output_dir, "output folder")
+    except StartProblem as exc:  # a file in the way, a read-only file system
+        raise NewModeError(exc.message) from None
 
     from cookiecutter.exceptions import CookiecutterException
     from cookiecutter.main import cookiecutter

@@ -58,11 +58,42 @@ def check_permission_mode(backend: str, permission_mode: str | None) -> None:
         raise StartProblem(problem)
 
 
+def folder_problem(folder: Path, what: str = "workspace folder") -> str | None:
+    """Why ``folder`` cannot be (or be made) a folder, said before anything
+    is written: it is a file, or a file stands where one of its parents
+    should be (``-w afile/sub``)."""
+    if folder.is_dir():
+        return None
+    if folder.exists():
+        return f"the {what} {folder} is a file"
+    for parent in folder.parents:
+        if parent.is_dir():
+            return None
+        if parent.exists():
+            return f"cannot create the {what} {folder}: {parent} is a file"
+    return None
+
+
+def make_folder(folder: Path, what: str = "workspace folder") -> None:
+    """Create ``folder`` (and its parents), or raise ``StartProblem`` saying
+    why not in one line (a file in the way, a read-only file system)."""
+    problem = folder_problem(folder, what)
+    if problem is not None:
+        raise StartProblem(problem)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StartProblem(f"cannot create the {what} {folder}: {exc.strerror or exc}") from None
+
+
 def refuse_unsafe_state(workspace: Path) -> None:
     """A ``.pneuma/`` that is a link or holds one (a shared zip or the
     agent's shell can plant them) is refused before anything opens it."""
     from pneuma.core.state_files import UnsafeStatePath, audit_state_dir
 
+    problem = folder_problem(workspace)
+    if problem is not None:
+        raise StartProblem(problem)
     try:
         audit_state_dir(workspace)
     except UnsafeStatePath as exc:
@@ -128,10 +159,14 @@ def prepare_workspace(mode_name: str, workspace: Path, params: Mapping[str, Any]
     from pneuma.workspace.params import WorkspaceError, init_workspace
 
     mode = load_mode(mode_name)
+    make_folder(workspace)
     try:
         result = init_workspace(mode, workspace, params, prompt=prompt, record=record)
     except WorkspaceError as exc:
         raise StartProblem(str(exc)) from None
+    except OSError as exc:  # a full disk, a read-only file system
+        raise StartProblem(f"cannot prepare the workspace {workspace}: "
+                           f"{exc.strerror or exc}") from None
     if result.seeded:
         notify(f"seeded {len(result.seeded)} file(s) from the {mode.name} mode into {workspace}")
     return mode, result.params
@@ -177,7 +212,7 @@ def start_checks(
     from pneuma.workspace.manifest_file import manifest_file_problem
 
     check_backend_choice(load_mode(mode_name), backend, workspace, claude_bin, notify, agent_env)
-    workspace.mkdir(parents=True, exist_ok=True)
+    make_folder(workspace)
     claim_workspace(workspace, mode_name, switch_mode, create=True, notify=notify)
     mode, values = prepare_workspace(mode_name, workspace, provided, prompt, notify)
     if not skip_skill:

@@ -17,6 +17,7 @@ from typing import Any
 
 from wcmatch import glob as wcglob
 
+from pneuma.core.interrupts import interrupts_deferred
 from pneuma.core.state_files import read_state_bytes, write_state_bytes
 from pneuma.host.manifest import InitParam, localize
 from pneuma.host.modes import LoadedMode
@@ -85,8 +86,10 @@ def seed_workspace(mode: LoadedMode, workspace: Path) -> InitResult:
     workspace.mkdir(parents=True, exist_ok=True)
     if has_content(mode, workspace):
         return result
-    for source, target_rel in seed_files(mode):
-        _copy_new(source, workspace, target_rel, result)
+    # Half a seed would be "content": the rest would never be copied.
+    with interrupts_deferred():
+        for source, target_rel in seed_files(mode):
+            _copy_new(source, workspace, target_rel, result)
     return result
 
 
