@@ -88,6 +88,17 @@ INTERRUPT_AFTER = ["pneuma", "click", "pneuma.cli.checkpoints", "pneuma.host.exp
                    "pneuma.workspace.skill"]
 
 
+@pytest.mark.parametrize("command", ["run", "init", "skill install", "new-mode"])
+def test_an_existing_read_only_folder_is_one_line(read_only, command):
+    args = " ".join(f"'{a}'" for a in _commands(read_only)[command])
+    result = subprocess.run(
+        ["unshare", "-m", "sh", "-c",
+         f"mount -t tmpfs -o ro none {read_only} && exec {PNEUMA} {args} </dev/null"],
+        capture_output=True, text=True, timeout=60, env=ENV, check=False)
+    line = _assert_one_error_line(result)
+    assert "Read-only file system" in line and str(read_only) in line
+
+
 def _interrupted_run(workspace: Path, after: str) -> subprocess.CompletedProcess[str]:
     proc = subprocess.Popen([PNEUMA, *_commands(workspace)["run"]], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,

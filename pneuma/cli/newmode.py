@@ -10,6 +10,7 @@ name) is derived from it inside ``cookiecutter.json``.
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,4 +127,8 @@ def create_mode(name: str, output_dir: Path) -> Path:
             )
         except CookiecutterException as exc:
             raise NewModeError(f"the template failed: {exc}") from exc
+        except OSError as exc:  # a read-only folder, a full disk: no half-made project left
+            shutil.rmtree(target, ignore_errors=True)
+            reason = exc.strerror or (exc.__cause__ and getattr(exc.__cause__, "strerror", None))
+            raise NewModeError(f"cannot create {target}: {reason or exc}") from None
     return Path(project)

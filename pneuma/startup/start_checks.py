@@ -125,7 +125,7 @@ def claim_workspace(workspace: Path, mode_name: str, switch_mode: bool, create: 
     except UnsafeStatePath as exc:
         raise StartProblem(str(exc)) from None
     except OSError as exc:
-        raise StartProblem(f"cannot lock {workspace}: {exc}") from None
+        raise StartProblem(f"cannot lock {workspace}: {exc.strerror or exc}") from None
     settle_mode(workspace, mode_name, switch_mode, notify)
 
 
