@@ -11,7 +11,7 @@ What counts as a Pneuma workspace (``is_workspace``): its ``.pneuma/`` is
 a real folder, not a link, and names the workspace's mode — in
 ``.pneuma/session.json`` (written by every session) or
 ``.pneuma/installed.json`` (written by the skill installer on the first
-start). "Open" serves only such a folder; anything else is "new".
+start) or ``.pneuma/config.toml`` (where `pneuma init` records it). "Open" serves only such a folder; anything else is "new".
 """
 
 from __future__ import annotations
