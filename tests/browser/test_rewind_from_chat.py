@@ -171,3 +171,53 @@ def test_the_rewind_looks_right_in_dark_mode(pneuma_server, fake_claude, open_pa
     expect(page.locator(".rewind-note")).to_have_count(1, timeout=TURN)
     assert not (server.workspace / "notes" / "dark.md").exists()
     assert page.console_errors == []
+
+
+def pick(page: Any, title: str) -> None:
+    """Switch to the conversation whose title contains ``title``."""
+    page.locator(".conv-bar .conv-current").click()
+    page.locator(".conv-row", has_text=title).locator(".conv-pick").click()
+    expect(page.locator(".conv-pop")).to_have_count(0)
+
+
+def test_a_turns_changes_and_rewind_survive_a_conversation_switch_and_a_reload(
+        pneuma_server, fake_claude, open_page):
+    """Issue 25, item 4: switching to another conversation and back, and a
+    reload while that other one is current, keep each turn's "N files
+    changed" and "Rewind to here"."""
+    server, page = doc_chat(pneuma_server, fake_claude, open_page)
+    turn(page, "write README.md # Rewritten in the first conversation", 2)
+    first = page.locator('.turn-changes[data-ref="1"]')
+    expect(first.locator(".changes-chip")).to_contain_text("1 file changed", timeout=TURN)
+
+    bar = page.locator(".conv-bar")
+    bar.locator(".conv-new").click()
+    expect(page.locator(".msg.user")).to_have_count(0, timeout=TURN)
+    expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the new one's greeting
+    expect(page.locator(".pill")).to_have_attribute("data-status", "idle", timeout=TURN)
+    turn(page, "write notes/second.md Written in the second conversation", 2)
+    second = page.locator('.turn-changes[data-ref="2"]')
+    expect(second.locator(".changes-chip")).to_contain_text("1 file changed", timeout=TURN)
+
+    # Back to the first conversation: its turn still shows what it changed.
+    pick(page, "Rewritten in the first")
+    expect(page.locator(".msg.user .bubble")).to_have_text(
+        ["write README.md # Rewritten in the first conversation"], timeout=TURN)
+    expect(first.locator(".changes-chip")).to_contain_text("1 file changed", timeout=TURN)
+    expect(first.locator(".rewind-btn")).to_be_visible()
+
+    # To the second again, then a reload while it is current.
+    pick(page, "Written in the second")
+    expect(second.locator(".changes-chip")).to_contain_text("1 file changed", timeout=TURN)
+    expect(second.locator(".rewind-btn")).to_be_visible()
+    page.reload()
+    page.wait_for_selector('.pill[data-state="open"]', timeout=10_000)
+    expect(second.locator(".changes-chip")).to_contain_text("1 file changed", timeout=TURN)
+    expect(second.locator(".rewind-btn")).to_be_visible()
+    # And from there to the first, which this page has not seen before.
+    pick(page, "Rewritten in the first")
+    expect(page.locator(".msg.user .bubble")).to_have_text(
+        ["write README.md # Rewritten in the first conversation"], timeout=TURN)
+    expect(first.locator(".changes-chip")).to_contain_text("1 file changed", timeout=TURN)
+    expect(first.locator(".rewind-btn")).to_be_visible()
+    assert page.console_errors == []

@@ -69,8 +69,11 @@ function place(store, notes) {
 export const rewind = {
   /** A socket message the store has just applied (duplicates never come here). */
   receive(store, message) {
-    if (message.type === 'message_history' || message.type === 'history_page') {
-      if (message.type === 'message_history') {
+    // A switched conversation's history replaces the chat just as
+    // message_history does (lib/store.js), so it is learned the same way.
+    const replacesHistory = message.type === 'message_history' || message.type === 'conversation_switched';
+    if (replacesHistory || message.type === 'history_page') {
+      if (replacesHistory) {
         turnsByRef.clear();
         refByClientId.clear();
         refByTimestamp.clear();
