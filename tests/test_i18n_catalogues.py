@@ -123,3 +123,28 @@ def test_the_shell_templates_have_no_hard_coded_english(page: str) -> None:
         found += [m.group(0) for m in LABEL_ATTRIBUTE.finditer(template)]
     found = [text for text in found if text not in ALLOWED_LITERALS]
     assert not found, f"English in {page} templates, not in the catalogues: {found}"
+
+
+# One meaning of "turn" (issue 25, item 9): a turn is the person's message and
+# what the agent did in answer to it (what "Rewind to before turn N" counts).
+# The model's round trips inside one turn, which the result line counts, are
+# "steps"; calling them turns would make "Done · 3 turns" disagree with Rewind.
+ROUND_TRIP_WORDS = {"en": "step", "zh-CN": "步"}
+TURN_WORDS = {"en": "turn", "zh-CN": "轮"}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_result_line_counts_steps_not_turns(locale: str) -> None:
+    catalogue = load(locale)
+    assert "result.turns" not in catalogue
+    forms = catalogue["result.steps"]
+    texts = list(forms.values()) if isinstance(forms, dict) else [forms]
+    for text in texts:
+        assert ROUND_TRIP_WORDS[locale] in text.lower()
+        assert TURN_WORDS[locale] not in text.lower()
+    assert TURN_WORDS[locale] in catalogue["rewind.confirmTitle"].lower()
+
+
+def test_the_shell_labels_round_trips_as_steps() -> None:
+    chat = (WEB / "lib" / "chat.js").read_text(encoding="utf-8")
+    assert "t('result.steps', { count: d.num_turns })" in chat

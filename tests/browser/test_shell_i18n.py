@@ -56,7 +56,7 @@ SHELL_WORDS: tuple[tuple[str, str, str, str | None], ...] = (
     (".model-btn", "contains", "模型", None),
     (".lang-btn.current", "text", "中文", "English"),
     (".result-line .result-label", "text", "完成", "Done"),
-    (".result-line", "contains", "1 轮", "1 turn"),
+    (".result-line", "contains", "1 步", "1 step"),
 )
 
 
@@ -143,14 +143,14 @@ def test_the_viewer_gets_the_language_and_follows_a_switch(pneuma_server, fake_c
       const ctx = window.pneuma.ui.host.ctx();
       window.localesSeen = [];
       ctx.onLocaleChange((locale) => window.localesSeen.push([locale, ctx.locale, ctx.t('chat.label')]));
-      return [ctx.locale, ctx.t('chat.label'), ctx.t('result.turns', { count: 2 })];
+      return [ctx.locale, ctx.t('chat.label'), ctx.t('result.steps', { count: 2 })];
     }""")
-    assert seen == ["zh-CN", "聊天", "2 轮"]
+    assert seen == ["zh-CN", "聊天", "2 步"]
 
     page.locator(".lang-btn[data-locale='en']").click()
     expect(file_list).to_have_attribute("aria-label", "Files")
     assert page.evaluate("() => window.localesSeen") == [["en", "en", "Chat"]]
-    assert page.evaluate("() => window.pneuma.ui.host.ctx().t('result.turns', { count: 2 })") == "2 turns"
+    assert page.evaluate("() => window.pneuma.ui.host.ctx().t('result.steps', { count: 2 })") == "2 steps"
 
 
 def test_start_up_problems_are_explained_in_chinese(pneuma_server, open_in_locale):

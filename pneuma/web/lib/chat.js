@@ -191,7 +191,7 @@ function ResultLine({ item }) {
   const hadResult = !!d.result || (typeof d.result_length === 'number' && d.result_length > 0);
   const interrupted = d.subtype === 'error_during_execution' && !hadResult;
   const parts = [];
-  if (typeof d.num_turns === 'number') parts.push(t('result.turns', { count: d.num_turns }));
+  if (typeof d.num_turns === 'number') parts.push(t('result.steps', { count: d.num_turns }));
   const cost = formatCost(d.total_cost_usd);
   if (cost) parts.push(cost);
   const took = formatDuration(d.duration_ms);
