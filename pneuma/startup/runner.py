@@ -128,7 +128,8 @@ def bind_socket(host: str, port: int, tries: int = PORT_TRIES) -> socket.socket:
     """Bind the first free port from ``port`` upward (``0``: any free port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     last_error: OSError | None = None
-    candidates = [0] if port == 0 else range(port, min(port + tries, 65536))
+    last_port = min(port + tries, 65536) - 1  # never name a port above 65535
+    candidates = [0] if port == 0 else range(port, last_port + 1)
     for candidate in candidates:
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -143,7 +144,7 @@ def bind_socket(host: str, port: int, tries: int = PORT_TRIES) -> socket.socket:
         sock.listen(128)
         sock.setblocking(False)
         return sock
-    raise PortUnavailable(f"no free port in {port}–{port + tries - 1} on {host}: {last_error}")
+    raise PortUnavailable(f"no free port in {port}–{last_port} on {host}: {last_error}")
 
 
 def find_backend(name: str):
