@@ -424,7 +424,8 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
         if r["baseline"] is not None and r["baseline_label"]:
             base += f" ({r['baseline_label']})"
         table.append([r["figure"], target, fmt(r["measured"], r["unit"]), base, r["status"]])
-    widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(headers)]
+    # max over a list: with no rows (every benchmark failed) the headers alone set the widths
+    widths = [max([len(h), *(len(t[i]) for t in table)]) for i, h in enumerate(headers)]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
     print("  ".join("-" * w for w in widths))
     for t in table:

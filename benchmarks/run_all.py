@@ -1,6 +1,6 @@
 """Run every benchmark and print one summary table: target vs measured.
 
-    python benchmarks/run_all.py [--only fanout,paced,...]
+    .venv/bin/python benchmarks/run_all.py [--only fanout,paced,...]
 
 Each ``bench_*.py`` runs in its own process (its output is shown as it
 comes) and ends with a ``BENCH_RESULTS <json>`` line; this collects those
