@@ -127,7 +127,7 @@ def test_a_message_streams_in_and_is_answered_once(chat, fake_claude, shot):
     expect(page.locator(".md.streaming")).to_have_count(0)
     last = page.locator(".result-line").last
     expect(last).to_contain_text("Done")
-    expect(last).to_contain_text("1 turn")
+    expect(last).to_contain_text("1 step")
     expect(last).to_contain_text("$0.0001")
     assert fake_claude.user_texts()[-1].endswith("hello **there**")
     # The composer is empty again and keeps focus for the next message.
