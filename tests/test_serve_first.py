@@ -67,9 +67,9 @@ def _gated_env(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return env, gate
 
 
-def _run(workspace: Path, env: dict[str, str]) -> subprocess.Popen:
+def _run(workspace: Path, env: dict[str, str], backend: str = "none") -> subprocess.Popen:
     proc = subprocess.Popen(
-        [PNEUMA, "run", "--mode", "slide", "--workspace", str(workspace), "--backend", "none",
+        [PNEUMA, "run", "--mode", "slide", "--workspace", str(workspace), "--backend", backend,
          "--no-open", "--no-prompt", "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     _started.append(proc)

@@ -7,34 +7,23 @@ gives no early answers rather than a wrong one."""
 from __future__ import annotations
 
 import json
-import subprocess
-from pathlib import Path
 
 from pneuma.agents.native import page_module
 from pneuma.server.early_server import FirstAnswers
 from tests.pneuma_process import PNEUMA, _started, no_server_left  # noqa: F401 (autouse)
-from tests.test_serve_first import _gated_env, _get, _ready, _stop
-
-
-def _run_native(workspace: Path, env: dict[str, str]) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [PNEUMA, "run", "--mode", "slide", "--workspace", str(workspace), "--backend", "native",
-         "--no-open", "--no-prompt", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    _started.append(proc)
-    return proc
+from tests.test_serve_first import _gated_env, _get, _ready, _run, _stop
 
 
 def test_a_warm_start_names_the_backends_browser_module_before_the_server_is_built(tmp_path):
     env, gate = _gated_env(tmp_path)
     workspace = tmp_path / "deck"
     gate.touch()
-    first = _run_native(workspace, env)
+    first = _run(workspace, env, backend="native")
     _ready(first)
     _stop(first)
     gate.unlink()
 
-    proc = _run_native(workspace, env)
+    proc = _run(workspace, env, backend="native")
     base, token, _ = _ready(proc)
     status, _, body = _get(f"{base}/api/config?token={token}")  # the gate is shut: the early server
     assert status == 200
