@@ -27,7 +27,7 @@ import os
 import stat
 from pathlib import Path
 
-from pneuma.core.files import temp_name
+from pneuma.core.files import atomic_write_at
 
 STATE_DIR = ".pneuma"
 # New folders under .pneuma/ are the owner's alone: several files hold the
@@ -225,38 +225,20 @@ def write_beneath(root: Path, rel: str, data: bytes, mode: int | None = None) ->
 
 
 def _replace_in(dir_fd: int, name: str, path: Path, data: bytes, mode: int | None) -> None:
+    """``core.files.atomic_write_at`` in ``dir_fd`` (which this closes), with
+    the state files' rules for what stands at ``name`` now: a folder is
+    refused, a link (or FIFO) is replaced, never followed, and a regular
+    file rewritten with ``mode`` None keeps its rwx bits."""
     try:
         existing = _lstat(dir_fd, name)
         if existing is not None and stat.S_ISDIR(existing.st_mode):
             raise UnsafeStatePath(path, "is a folder, not a file")
-        if mode is None and existing is not None and stat.S_ISREG(existing.st_mode):
-            mode = existing.st_mode & 0o777  # a file rewritten keeps its own bits
-        # The one temp-file pattern (the watcher ignores it, a start removes
-        # a killed write's leftover); fits NAME_MAX whatever ``name`` is.
-        temporary = temp_name(name)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                     | os.O_CLOEXEC, 0o666 if mode is None else mode, dir_fd=dir_fd)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                if mode is not None:
-                    os.fchmod(fd, mode)  # the umask must not widen nor narrow it
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            try:
-                os.fsync(dir_fd)  # the rename itself survives a power cut
-            except OSError:
-                pass
-        except BaseException:
-            try:
-                os.unlink(temporary, dir_fd=dir_fd)
-            except OSError:
-                pass
-            raise
+        if existing is not None and mode is None:
+            if stat.S_ISREG(existing.st_mode):
+                mode = existing.st_mode & 0o777
+            else:
+                os.unlink(name, dir_fd=dir_fd)  # the entry itself, never what it names
+        atomic_write_at(dir_fd, name, data, mode)
     finally:
         os.close(dir_fd)
 
