@@ -23,7 +23,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-API_VERSION = "1.3.0"
+API_VERSION = "1.4.0"
 """The version of this API (semver); independent of the host's ``__version__``."""
 
 # name -> "module:attribute" where it lives today (an implementation detail).
@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "BackendSpec": "pneuma.core.backend:BackendSpec",
     "BackendStatus": "pneuma.core.backend:BackendStatus",
     "BackendCheckContext": "pneuma.core.backend:BackendCheckContext",
+    "command_to_type": "pneuma.core.backend:command_to_type",
     # the running session
     "Pneuma": "pneuma.server.handle:Pneuma",
     "pneuma_of": "pneuma.server.handle:pneuma_of",
@@ -148,6 +149,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         BackendOptions,
         BackendSpec,
         BackendStatus,
+        command_to_type,
     )
     from pneuma.core.channels import BrowserRequestTimeout, NoBrowserConnected
     from pneuma.core.errors import ERROR_CODES, HTTP_STATUS, ErrorCode, ToolError

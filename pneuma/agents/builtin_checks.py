@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 
-from pneuma.core.backend import BackendCheckContext, BackendStatus
+from pneuma.core.backend import BackendCheckContext, BackendStatus, command_to_type
 
 VERSION_TIMEOUT = 5.0  # seconds a `claude --version` may take before it is left unknown
 
@@ -24,7 +25,12 @@ CLAUDE_CREDENTIALS_MISSING = (
     "credentials (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN "
     "or a `claude login`)"
 )
-CLAUDE_CREDENTIALS_FIX = "export ANTHROPIC_API_KEY=… in the shell that starts Pneuma, or run `claude login`"
+
+
+def claude_credentials_fix(binary: str, env: Mapping[str, str]) -> str:
+    """The fix line, with the login command the person can type as it is."""
+    login = f"{command_to_type(binary, 'claude', env)} login"
+    return f"export ANTHROPIC_API_KEY=… in the shell that starts Pneuma, or run `{login}`"
 
 
 def claude_code_status(context: BackendCheckContext) -> BackendStatus:
@@ -50,7 +56,8 @@ def claude_code_status(context: BackendCheckContext) -> BackendStatus:
     version = _version_of(binary) if context.version else None
     if not credentials_found(context.env):
         return BackendStatus(usable=False, version=version, found=binary,
-                             missing=CLAUDE_CREDENTIALS_MISSING, fix=CLAUDE_CREDENTIALS_FIX,
+                             missing=CLAUDE_CREDENTIALS_MISSING,
+                             fix=claude_credentials_fix(binary, context.env),
                              notes=notes)
     variables = [name for name in _CREDENTIAL_ENV if context.env.get(name)]
     credentials = variables[0] if variables else "a `claude login`"

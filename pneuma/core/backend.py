@@ -8,6 +8,10 @@ agent does through the `AgentEventSink` it was built with.
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +133,23 @@ class BackendStatus:
 
 
 BackendCheck = Callable[[BackendCheckContext], BackendStatus]
+
+
+def command_to_type(binary: str, name: str, env: Mapping[str, str]) -> str:
+    """How the person runs ``binary`` from their shell, for a fix line such
+    as "run `claude login`": the bare ``name`` when ``PATH`` in ``env``
+    finds that very file, else its full path (a CLI installed inside
+    ``.venv/`` is not on ``PATH`` until the venv is activated)."""
+    target = os.path.realpath(binary)
+    on_path = shutil.which(name, path=env.get("PATH"))
+    if on_path and os.path.realpath(on_path) == target:
+        return name
+    # scripts/install links the pinned CLIs into the venv's bin/: that
+    # short path beats the package's deep one.
+    in_venv = os.path.join(sys.prefix, "bin", name)
+    if os.path.exists(in_venv) and os.path.realpath(in_venv) == target:
+        return shlex.quote(in_venv)
+    return shlex.quote(binary)
 
 
 @dataclass(frozen=True)

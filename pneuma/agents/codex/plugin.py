@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pneuma.api import BackendCheckContext, BackendSpec, BackendStatus, hookimpl
+from pneuma.api import (
+    BackendCheckContext,
+    BackendSpec,
+    BackendStatus,
+    command_to_type,
+    hookimpl,
+)
 
 from .binary import (
     CODEX_VERSION,
@@ -38,7 +44,7 @@ def _check(context: BackendCheckContext) -> BackendStatus:
         return BackendStatus(usable=False, version=version, found=binary,
                              missing="credentials for Codex (OPENAI_API_KEY or a `codex login`)",
                              fix="export OPENAI_API_KEY=… in the shell that starts Pneuma, "
-                                 "or run `codex login`")
+                                 f"or run `{command_to_type(binary, 'codex', context.env)} login`")
     return BackendStatus(usable=True, version=version, found=f"{binary}; credentials: {found}")
 
 
