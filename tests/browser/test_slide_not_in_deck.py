@@ -157,7 +157,7 @@ def test_a_reload_keeps_the_slide_on_screen_and_the_outline_scroll(
     page.reload()
     wait_deck(page, 8)
     expect(page.locator(".pns-counter")).to_have_text("6 / 8")
-    assert stage_heading(page) == "Five modes, one protocol"
+    assert stage_heading(page) == "Seven modes, one protocol"
     assert page.evaluate(f"{HOST}.activeFile") == "slides/06-modes.html"
     page.wait_for_function("(y) => Math.abs(document.querySelector('.pns-nav').scrollTop - y) <= 2", arg=scrolled)
 

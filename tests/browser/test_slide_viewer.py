@@ -114,7 +114,7 @@ def test_slides_render_in_their_frames(page: Any, server: Server, shots: Any) ->
         (f.contentDocument.querySelector('h1, .statement') || {}).textContent.trim())""")
     assert titles == ["Making things with an agent you can see", "Chat alone hides the work",
                       "Point at it. Don't describe it.", "One workspace, two ways in",
-                      "The agent sees and acts as you do", "Five modes, one protocol",
+                      "The agent sees and acts as you do", "Seven modes, one protocol",
                       "How a deck gets made here", "Now make it yours"]
     # theme.css is applied inside the frame at the slide size, and assets/ resolve.
     assert stage(page, "[d.body.firstElementChild.getBoundingClientRect().width,"
@@ -291,7 +291,7 @@ def test_grid_and_present_mode(page: Any, shots: Any) -> None:
     shots(page, "slide-grid")
     page.locator('.pns-tile[data-index="5"]').click()
     assert page.locator(".pns-grid").is_hidden()
-    assert stage_h1(page) == "Five modes, one protocol"
+    assert stage_h1(page) == "Seven modes, one protocol"
     page.get_by_role("button", name="Present").click()
     page.wait_for_selector(".pns-present")
     page.wait_for_function("""() => { const f = document.querySelector('.pns-frame--present');

@@ -55,7 +55,7 @@ def test_html_export_holds_every_slide_in_manifest_order(workspace: Path) -> Non
         assert headline and headline.group(1) in doc, file
         assert "--color-accent: #5b3df5" in doc
         assert "width:1280px;height:720px" in doc
-    assert "Five modes, one protocol" in docs[0]
+    assert "Seven modes, one protocol" in docs[0]
 
 
 def test_html_export_is_self_contained(workspace: Path) -> None:
