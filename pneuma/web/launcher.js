@@ -457,6 +457,20 @@ function Launcher() {
     const timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
     return () => clearInterval(timer);
   }, []);
+  // Back from a workspace: the browser may show this page from its
+  // back/forward cache exactly as it was left, mid-open ("Starting…",
+  // "Opening…"). That open has finished (or failed there): start afresh.
+  useEffect(() => {
+    const onPageShow = (event) => {
+      if (!event.persisted) return;
+      setDialog(null);
+      setBusy(null);
+      setNotice(null);
+      refresh();
+    };
+    window.addEventListener('pageshow', onPageShow);
+    return () => window.removeEventListener('pageshow', onPageShow);
+  }, []);
 
   function go(answer) {
     window.location.assign(answer.url);
