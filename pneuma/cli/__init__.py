@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +20,9 @@ from pneuma.cli.conversations import conversations
 from pneuma.cli.export import export_command
 from pneuma.cli.workspace_words import refuse_missing_workspace, refuse_other_mode
 from pneuma.startup.backends import backends
+
+if TYPE_CHECKING:
+    from pneuma.startup.start_checks import Seeding
 
 
 class PneumaGroup(click.Group):
@@ -226,7 +230,7 @@ _switch_mode_option = click.option(
 
 def prepare_workspace(
     mode_name: str, workspace: Path, params: dict[str, str], no_prompt: bool,
-    switch_mode: bool = False, record: bool = False,
+    switch_mode: bool = False, record: bool = False, seeding: Seeding = "ask",
 ) -> tuple[Any, dict[str, Any]]:
     """Seed the workspace and settle params; shared by init and skill install.
     Another mode's workspace is refused as `pneuma run` refuses it, unless
@@ -235,6 +239,7 @@ def prepare_workspace(
         StartProblem,
         refuse_unsafe_state,
         settle_mode,
+        switched_seeding,
     )
     from pneuma.startup.start_checks import prepare_workspace as prepare
 
@@ -242,9 +247,23 @@ def prepare_workspace(
         refuse_unsafe_state(workspace)
         settle_mode(workspace, mode_name, switch_mode, _echo_notice)
         return prepare(mode_name, workspace, params, _prompter(no_prompt), _echo_notice,
-                       record=record)
+                       record=record, seeding=switched_seeding(seeding, switch_mode),
+                       confirm=_confirmer(no_prompt))
     except StartProblem as exc:
         _fail(exc.message, exc.code)
+
+
+def _confirmer(no_prompt: bool) -> Callable[[str], bool] | None:
+    """Asks a yes/no question in a terminal (no by default), unless told not to."""
+    if no_prompt or not sys.stdin.isatty():
+        return None
+    return lambda question: bool(click.confirm(question, default=False, err=True))
+
+
+_seed_option = click.option(
+    "--seed", "seed_anyway", is_flag=True,
+    help="Seed the mode's starter files even into a folder holding other files "
+    "(otherwise only an empty folder is seeded without asking).")
 
 
 def _prompter(no_prompt: bool) -> Any:
@@ -260,11 +279,12 @@ def _prompter(no_prompt: bool) -> Any:
 @_param_option
 @click.option("--no-prompt", is_flag=True, help="Use defaults instead of asking for params.")
 @_switch_mode_option
+@_seed_option
 def init_command(mode_name: str, workspace: Path, params: tuple[str, ...], no_prompt: bool,
-                 switch_mode: bool) -> None:
+                 switch_mode: bool, seed_anyway: bool) -> None:
     """Seed an empty workspace with the mode's starter files, store its params and its mode."""
     prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt, switch_mode,
-                      record=True)
+                      record=True, seeding="always" if seed_anyway else "ask")
 
 
 @cli.group()
@@ -301,8 +321,9 @@ def skill_install(
         except WorkspaceError as exc:
             _fail(str(exc), 2)
     else:
+        # The skill is its work: starter files go only where run would put them unasked.
         mode, values = prepare_workspace(mode_name, workspace, _parse_params(params), no_prompt,
-                                         switch_mode)
+                                         switch_mode, seeding="never-beside")
     result = _install_skill(mode, workspace, values, check=check,
                             instruction_files=backend_instruction_files(backend))
     verb = "would change" if check else "changed"
@@ -349,6 +370,7 @@ def skill_install(
 @click.option("--switch-mode", is_flag=True,
               help="Run a workspace of another mode with this one (its conversation is "
               "kept and resumes when you switch back).")
+@_seed_option
 @_param_option
 def run_command(
     mode_name: str,
@@ -364,6 +386,7 @@ def run_command(
     claude_bin: str | None,
     action_timeout: float,
     switch_mode: bool,
+    seed_anyway: bool,
     params: tuple[str, ...],
 ) -> None:
     """Open a workspace in the browser with an agent beside it."""
@@ -416,7 +439,7 @@ def run_command(
             announced.publish(options.open_browser)
         options.mode, options.params = _start_checks(
             mode_name, workspace, backend, provided, no_prompt, skip_skill, key, switch_mode,
-            claude_bin)
+            claude_bin, seed_anyway)
         if stop_signalled():  # its interrupt was swallowed somewhere in the checks
             raise KeyboardInterrupt
         # The server passes the manifest's mode to the backend as if asked
@@ -477,6 +500,7 @@ def _start_checks(
     key: dict[str, Any],
     switch_mode: bool = False,
     claude_bin: str | None = None,
+    seed_anyway: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
     """pneuma.startup.start_checks.start_checks for `pneuma run`: a problem ends
     the command with its message and status."""
@@ -486,7 +510,8 @@ def _start_checks(
         return start_checks(mode_name, workspace, backend, provided,
                             prompt=_prompter(no_prompt), skip_skill=skip_skill, key=key,
                             switch_mode=switch_mode, notify=_echo_notice,
-                            claude_bin=claude_bin)
+                            claude_bin=claude_bin, confirm=_confirmer(no_prompt),
+                            seeding="always" if seed_anyway else "ask")
     except StartProblem as exc:
         _fail(exc.message, exc.code)
     raise AssertionError("unreachable")  # _fail exits
@@ -669,14 +694,17 @@ def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path)
         existing = load_modes().modes.get(names.name)
     except Exception:  # a warning only; never let a broken plugin stop this
         existing = None
-    if existing is not None and existing.distribution != names.distribution:
-        click.echo(f"[pneuma] warning: a mode named '{names.name}' is already installed "
-                   f"(from {existing.distribution or existing.plugin_name}); the two would "
-                   "clash", err=True)
+    if existing is not None:
+        kind = "a built-in mode" if existing.built_in else "an installed mode"
+        click.echo(f"[pneuma] warning: {kind} is named '{names.name}' "
+                   f"(from {existing.distribution or existing.plugin_name}); installing this "
+                   "one would clash with it: pick another name", err=True)
+    # A workspace of its own: `pneuma run` with no -w would seed the
+    # current folder, which is rarely where the person wants a new mode's files.
     click.echo(f"Created {project} (mode '{names.name}', distribution {names.distribution}, "
                f"package {names.package}).\n\nNext:\n"
                f"  pip install -e {project}\n"
-               f"  pneuma run --mode {names.name}\n"
+               f"  pneuma run --mode {names.name} --workspace ~/{names.name}-workspace\n"
                f"  cd {project} && python -m pytest")
 
 

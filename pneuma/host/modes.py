@@ -56,6 +56,12 @@ class ClaudeMdSection:
         return "<!-- pneuma:end -->" if not self.key else f"<!-- pneuma:{self.key}:end -->"
 
 
+_REPO_PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
+BUILT_IN_DISTRIBUTIONS = frozenset(
+    {"pneuma-slide", "pneuma-doc", "pneuma-draw", "pneuma-webgal", "pneuma-coauthor",
+     "pneuma-diagram", "pneuma-webcraft"})
+
+
 @dataclass(frozen=True)
 class LoadedMode:
     """A validated mode, with where it came from."""
@@ -69,6 +75,13 @@ class LoadedMode:
     @property
     def name(self) -> str:
         return self.manifest.name
+
+    @property
+    def built_in(self) -> bool:
+        """One of the modes this repository ships (its plugins/ folder, or
+        their wheels when that folder is not on disk)."""
+        return (self.package_dir.resolve().is_relative_to(_REPO_PLUGINS)
+                or self.distribution in BUILT_IN_DISTRIBUTIONS)
 
     @property
     def skill_dir(self) -> Path:

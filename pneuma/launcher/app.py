@@ -66,11 +66,6 @@ from pneuma.workspace.mode_switch import workspace_mode
 from pneuma.workspace.params import coerce_param
 from pneuma.workspace.skill import SkillInstallError
 
-_REPO_PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
-# The modes this repository ships (its plugins/ folder), by distribution,
-# for an install from wheels where that folder is not on disk.
-BUILT_IN_DISTRIBUTIONS = frozenset(
-    {"pneuma-slide", "pneuma-doc", "pneuma-draw", "pneuma-webgal", "pneuma-coauthor"})
 WORKSPACES_FOLDER = "Pneuma"  # under the home folder: where new workspaces are suggested
 
 
@@ -172,9 +167,7 @@ def icon_url(svg: str | None) -> str | None:
 
 
 def mode_source(mode: LoadedMode) -> dict[str, Any]:
-    built_in = mode.package_dir.resolve().is_relative_to(_REPO_PLUGINS) or (
-        mode.distribution in BUILT_IN_DISTRIBUTIONS)
-    return {"builtIn": built_in, "distribution": mode.distribution,
+    return {"builtIn": mode.built_in, "distribution": mode.distribution,
             "version": mode.distribution_version, "plugin": mode.plugin_name}
 
 

@@ -15,13 +15,14 @@ turn, and a tab that comes back gets the conversation replayed).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from aiohttp import web
 
@@ -78,6 +79,9 @@ class WorkspaceHost:
         self._notify = notify or (lambda line: log.info("%s", line))
         self._sessions: dict[str, HostedSession] = {}
         self._opening = asyncio.Lock()  # one start at a time: checks and locks never race
+        # The launcher's page (no token), which a stopped workspace's tab
+        # offers for opening it again; main.py sets it once it is bound.
+        self.launcher_page: str | None = None
 
     def sessions(self) -> list[HostedSession]:
         return sorted(self._sessions.values(), key=lambda s: s.started_at)
@@ -110,7 +114,8 @@ class WorkspaceHost:
                 mode, values = await loop.run_in_executor(None, lambda: start_checks(
                     mode_name, workspace, backend, dict(params or {}),
                     notify=lambda line: loop.call_soon_threadsafe(notify, line),
-                    claude_bin=defaults.claude_bin, agent_env=defaults.agent_env))
+                    claude_bin=defaults.claude_bin, agent_env=defaults.agent_env,
+                    seeding="always"))  # its dialog listed the starter files first
             except StartProblem:
                 self._release_if_unserved(workspace)
                 raise
@@ -161,12 +166,14 @@ class WorkspaceHost:
         return HostedSession(workspace, mode.name, app_session_id(app), token, port, url,
                              time.time(), runner)
 
-    async def stop(self, workspace: Path) -> bool:
-        """Stop the session of ``workspace`` (its agent stopped, its state
-        saved, its lock given up); False when this process does not serve it."""
+    async def stop(self, workspace: Path, reason: StopReason = "stopped") -> bool:
+        """Stop the session of ``workspace`` (its tabs told why, its agent
+        stopped, its state saved, its lock given up); False when this
+        process does not serve it."""
         hosted = self._sessions.pop(str(workspace.resolve()), None)
         if hosted is None:
             return False
+        await tell_tabs_stopped(hosted.runner.app, reason, self.launcher_page)
         await stop_app_runner(hosted.runner)
         workspace_lock.release(hosted.workspace)
         self._notify(f"{hosted.workspace.name}: stopped")
@@ -174,12 +181,33 @@ class WorkspaceHost:
 
     async def stop_all(self) -> None:
         """Every session stopped together (the launcher is exiting)."""
-        await asyncio.gather(*(self.stop(s.workspace) for s in self.sessions()),
+        await asyncio.gather(*(self.stop(s.workspace, "exiting") for s in self.sessions()),
                              return_exceptions=True)
 
     def _release_if_unserved(self, workspace: Path) -> None:
         if str(workspace) not in self._sessions:
             workspace_lock.release(workspace)
+
+
+StopReason = Literal["stopped", "exiting"]
+TELL_TABS_SECONDS = 0.5  # a tab that cannot take one short message in this long is not waited for
+
+
+async def tell_tabs_stopped(app: web.Application | None, reason: StopReason,
+                            launcher_page: str | None) -> None:
+    """Tell every tab of the session ``app`` serves that it is being
+    stopped (``workspace_stopped``, docs/protocol.md), and let the words
+    leave, before its server closes the sockets: a tab told so stops
+    reconnecting to a port nobody serves, and says what happened instead."""
+    from pneuma.server.config import SESSION
+
+    if app is None:
+        return
+    tabs = [tab for tab in app[SESSION].connections if not tab.closed]
+    text = json.dumps({"type": "workspace_stopped", "reason": reason, "launcher": launcher_page})
+    for tab in tabs:
+        tab.send(text)
+    await asyncio.gather(*(tab.drain(TELL_TABS_SECONDS) for tab in tabs))
 
 
 def app_session_id(app: web.Application) -> str:

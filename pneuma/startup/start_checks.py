@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 Notify = Callable[[str], None]
 
@@ -150,18 +150,32 @@ def settle_mode(workspace: Path, mode_name: str, switch_mode: bool,
                f"`pneuma run --mode {previous} --switch-mode` resumes its conversation")
 
 
+Seeding = Literal["ask", "always", "never-beside"]
+"""How starter files go into a folder that holds files of the person's own
+(``seeding_question``): ``ask`` (``confirm``, or refuse with the way out
+when there is nobody to ask), ``always`` (``--seed``, or the launcher,
+whose dialog showed the files first), ``never-beside`` (seed nothing
+there and go on: `pneuma skill install`, whose work is the skill)."""
+
+SEED_WAY_OUT = ("name an empty or new folder with --workspace, or pass --seed "
+                "to seed here anyway")
+
+
 def prepare_workspace(mode_name: str, workspace: Path, params: Mapping[str, Any],
                       prompt: Any = None, notify: Notify = _ignore,
-                      record: bool = False) -> tuple[Any, dict[str, Any]]:
+                      record: bool = False, seeding: Seeding = "ask",
+                      confirm: Callable[[str], bool] | None = None) -> tuple[Any, dict[str, Any]]:
     """Seed the workspace and settle its params (``prompt`` asks for a
     missing one; without it a param with no default is a problem);
-    ``record``: record its mode too (`pneuma init`)."""
+    ``record``: record its mode too (`pneuma init`); ``seeding`` and
+    ``confirm``: what to do in a folder of other files (``Seeding``)."""
     from pneuma.workspace.params import WorkspaceError, init_workspace
 
     mode = load_mode(mode_name)
     make_folder(workspace)
+    seed = settle_seeding(mode, workspace, seeding, confirm)
     try:
-        result = init_workspace(mode, workspace, params, prompt=prompt, record=record)
+        result = init_workspace(mode, workspace, params, prompt=prompt, record=record, seed=seed)
     except WorkspaceError as exc:
         raise StartProblem(str(exc)) from None
     except OSError as exc:  # a full disk, a read-only file system
@@ -170,6 +184,38 @@ def prepare_workspace(mode_name: str, workspace: Path, params: Mapping[str, Any]
     if result.seeded:
         notify(f"seeded {len(result.seeded)} file(s) from the {mode.name} mode into {workspace}")
     return mode, result.params
+
+
+def switched_seeding(seeding: Seeding, switch_mode: bool) -> Seeding:
+    """``--switch-mode`` hands a workspace of another mode to this one on
+    purpose: its starter files join the other mode's without a question."""
+    return "always" if switch_mode and seeding == "ask" else seeding
+
+
+def settle_seeding(mode: Any, workspace: Path, seeding: Seeding,
+                   confirm: Callable[[str], bool] | None) -> bool:
+    """Whether to seed ``workspace``: yes when it is empty or of this mode;
+    in a folder of the person's own files as ``seeding`` says."""
+    from pneuma.workspace.params import seed_files, seeding_question
+
+    try:
+        theirs = seeding_question(mode, workspace)
+    except OSError as exc:
+        raise StartProblem(f"cannot read the workspace {workspace}: {exc.strerror or exc}") from None
+    if not theirs or seeding == "always":
+        return True
+    if seeding == "never-beside":
+        return False
+    shown = ", ".join(theirs[:3]) + (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
+    files = "1 file" if len(theirs) == 1 else f"{len(theirs)} files"
+    what = f"{workspace.resolve()} holds {files} ({shown}) and none of the {mode.name} mode's"
+    if confirm is None:
+        raise StartProblem(f"{what}: starter files are seeded only into an empty folder; "
+                           f"{SEED_WAY_OUT}")
+    if not confirm(f"{what}. Seed the {mode.name} mode's {len(seed_files(mode))} starter "
+                   "files beside them?"):
+        raise StartProblem(f"nothing seeded into {workspace}; {SEED_WAY_OUT}", code=1)
+    return True
 
 
 def install_skill(mode: Any, workspace: Path, values: dict[str, Any], notify: Notify = _ignore,
@@ -203,6 +249,8 @@ def start_checks(
     notify: Notify = _ignore,
     claude_bin: str | None = None,
     agent_env: Mapping[str, str] | None = None,
+    seeding: Seeding = "ask",
+    confirm: Callable[[str], bool] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Everything to make sure of before serving: the backend and mode
     exist and agree, the workspace is locked, seeded with its params, the
@@ -213,8 +261,12 @@ def start_checks(
 
     check_backend_choice(load_mode(mode_name), backend, workspace, claude_bin, notify, agent_env)
     make_folder(workspace)
+    # Asked before the claim writes .pneuma/: a "no" leaves the folder as it was.
+    seed = settle_seeding(load_mode(mode_name), workspace,
+                          switched_seeding(seeding, switch_mode), confirm)
     claim_workspace(workspace, mode_name, switch_mode, create=True, notify=notify)
-    mode, values = prepare_workspace(mode_name, workspace, provided, prompt, notify)
+    mode, values = prepare_workspace(mode_name, workspace, provided, prompt, notify,
+                                     seeding="always" if seed else "never-beside")
     if not skip_skill:
         # Usually nothing changed since the last run: the fingerprint says so
         # without rendering anything.

@@ -17,6 +17,7 @@ from typing import Any
 
 from wcmatch import glob as wcglob
 
+from pneuma.core.file_filter import AGENT_INSTRUCTION_FILES
 from pneuma.core.interrupts import interrupts_deferred
 from pneuma.core.state_files import read_state_bytes, write_state_bytes
 from pneuma.host.manifest import InitParam, localize
@@ -49,6 +50,24 @@ def has_content(mode: LoadedMode, workspace: Path) -> bool:
         if wcglob.globmatch(rel, pattern, flags=GLOB_FLAGS):
             return True
     return False
+
+
+def seeding_question(mode: LoadedMode, workspace: Path) -> list[str]:
+    """The person's own files that make seeding ``workspace`` a question
+    (sorted; empty when seeding here is plainly right): seeding goes
+    without asking only into a folder that is empty or already of this
+    mode (it holds the mode's content, or records the mode). Hidden files
+    and the agent's instruction files do not count: they are not work."""
+    if has_content(mode, workspace):
+        return []  # nothing would be seeded
+    try:
+        if read_config(workspace).get("mode") == mode.name:
+            return []
+    except WorkspaceError:
+        pass
+    return sorted(rel for rel in _content_files(workspace)
+                  if not any(part.startswith(".") for part in rel.split("/"))
+                  and rel not in AGENT_INSTRUCTION_FILES)
 
 
 def _content_files(workspace: Path):
@@ -262,9 +281,10 @@ def init_workspace(
     *,
     prompt: Prompter | None = None,
     record: bool = False,
+    seed: bool = True,
 ) -> InitResult:
-    """Seed an empty workspace and settle its params (``record``: and
-    record its mode, see ``record_mode``)."""
+    """Seed an empty workspace (unless ``seed`` is False) and settle its
+    params (``record``: and record its mode, see ``record_mode``)."""
     workspace = Path(workspace)
     if workspace.exists() and not workspace.is_dir():
         raise WorkspaceError(f"{workspace} exists and is not a directory")
@@ -272,6 +292,6 @@ def init_workspace(
     # Params first: a bad or missing one must fail before anything is copied.
     params = resolve_params(mode, workspace, provided, prompt=prompt)
     record_mode(workspace, mode.name, create=record)
-    result = seed_workspace(mode, workspace)
+    result = seed_workspace(mode, workspace) if seed else InitResult()
     result.params = params
     return result
