@@ -23,7 +23,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-API_VERSION = "1.4.0"
+API_VERSION = "1.5.0"
 """The version of this API (semver); independent of the host's ``__version__``."""
 
 # name -> "module:attribute" where it lives today (an implementation detail).
@@ -101,6 +101,8 @@ _EXPORTS: dict[str, str] = {
     "is_local_url": "pneuma.tools.browser:is_local_url",
     "html_to_pdf": "pneuma.tools.html_render:html_to_pdf",
     "html_to_png": "pneuma.tools.html_render:html_to_png",
+    "html_to_dom": "pneuma.tools.html_render:html_to_dom",
+    "shell_static_dir": "pneuma.host.paths:web_dir",
     "find_chromium": "pneuma.tools.html_render:find_chromium",
     # a time budget per page of an export: a page that hangs is left out, the rest exported
     "page_timeout_s": "pneuma.tools.html_render:page_timeout_s",
@@ -187,6 +189,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     )
     from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.host.paths import web_dir as shell_static_dir
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.settings import LLMSettings
     from pneuma.server.config import ServerConfig
@@ -206,6 +209,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.tools.html_render import (
         EXPORT_TIMEOUT_S,
         find_chromium,
+        html_to_dom,
         html_to_pdf,
         html_to_png,
         hung_page,

@@ -116,7 +116,8 @@ def _has_playwright() -> bool:
     return True
 
 
-def _run_cli(*args: str, name: str, seconds: float | None = None) -> None:
+def _run_cli(*args: str, name: str, seconds: float | None = None) -> str:
+    """Run the Chromium binary headless; what it printed on standard output."""
     binary = find_chromium()
     seconds = seconds or page_timeout_s()
     with tempfile.TemporaryDirectory(prefix="pneuma-chromium-") as profile:
@@ -129,9 +130,10 @@ def _run_cli(*args: str, name: str, seconds: float | None = None) -> None:
             raise timed_out([hung_page(name, seconds)]) from None
         except OSError as exc:  # there, but not a program this machine can run
             raise chromium_failed(f"cannot start {binary}: {exc.strerror or exc}") from None
-    if result.returncode != 0:
-        tail = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.returncode}"]
-        raise chromium_failed(tail[0][-300:])
+    if result.returncode != 0:  # said as _playwright_detail says it: the status, then its last words
+        said = [line[-300:] for line in result.stderr.strip().splitlines()[-1:]]
+        raise chromium_failed("; ".join([f"exit status {result.returncode}", *said]))
+    return result.stdout
 
 
 # Each page (a slide, a document, a diagram) has a budget of its own, and
@@ -319,3 +321,19 @@ def html_to_png(html_files: list[Path], outputs: list[Path], *, width: int, heig
     if html_files and len(left_out) == len(html_files):
         raise timed_out(left_out)
     return left_out
+
+
+def html_to_dom(html_file: Path, *, name: str | None = None, items: int = 1,
+                local_modules: bool = False) -> str:
+    """The DOM of ``html_file`` as text once its scripts have run (Chromium's
+    ``--dump-dom``): for an exporter that renders with the viewer's own
+    JavaScript and reads the result back from the page.
+
+    ``local_modules`` lets the page import ES modules from local files
+    (``--allow-file-access-from-files``): only for a page of the exporter's
+    own, since its scripts may then read any local file. Errors and the time
+    budget are ``html_to_pdf``'s."""
+    seconds = min(page_timeout_s() * max(1, items), max(EXPORT_TIMEOUT_S, page_timeout_s()))
+    flags = ["--allow-file-access-from-files"] if local_modules else []
+    return _run_cli(*flags, "--dump-dom", html_file.as_uri(), name=name or html_file.name,
+                    seconds=seconds)

@@ -2,26 +2,31 @@
 document of the workspace as one standalone HTML file, or as a PDF printed
 from it — a table of contents first, then each document from a new page.
 
+The documents are rendered by the doc viewer's own renderer
+(static/markdown.js, through static/export-render.js) in headless Chromium,
+so the export shows what the viewer shows: the same markdown-it and
+configuration, task lists as checkboxes, bare https:// addresses as links,
+code highlighted by the same highlight.js, and the viewer's stylesheet.
+
 The workspace's README.md comes first, the others in path order; CLAUDE.md and AGENTS.md
 (the agent's instructions), hidden folders, ``node_modules`` and
 ``exports/`` are left out. Images are inlined as data: URLs (only files
-inside the workspace), links between documents become links inside the
-file, and every heading gets an id the table of contents points to.
+inside the workspace), links between documents and to headings become links
+inside the file, and every heading gets an id the table of contents points to.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import json
 import mimetypes
-import posixpath
 import re
 import tempfile
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from markdown_it import MarkdownIt
 
 from pneuma.api import (
     AGENT_INSTRUCTION_FILES,
@@ -30,12 +35,13 @@ from pneuma.api import (
     ExportFormat,
     ExportRequest,
     ExportResult,
+    html_to_dom,
     html_to_pdf,
+    shell_static_dir,
 )
 
 _SKIPPED_DIRS = {"node_modules", "exports"}
 _SKIPPED_FILES = frozenset(AGENT_INSTRUCTION_FILES)  # the agent's, not documents
-_EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//|#)")
 
 
 @dataclass
@@ -68,19 +74,71 @@ def documents_of(workspace: Path) -> list[Path]:
     return [workspace / rel for rel in found]
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^\w\u00c0-\uffff]+", "-", text.lower()).strip("-") or "section"
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+_RENDER_MODULE = STATIC_DIR / "export-render.js"
+_VENDOR = STATIC_DIR / "vendor" / "doc-vendor.js"
+_IMAGE = re.compile(r'src="pneuma-export-image:([^"]*)"')
+_RESULT = re.compile(r'<pre id="pneuma-result">(.*?)</pre>', re.S)
+
+# The viewer's own renderer, run in headless Chromium (static/export-render.js):
+# the import map points the shell's /static/lib/ at its files on disk, the
+# job waits in an inert JSON script, the answer is written into the page as
+# text for --dump-dom to print.
+_RENDER_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8">
+<script type="importmap">{import_map}</script></head><body>
+<script type="module">
+import {{ renderDocuments }} from {module};
+let answer;
+try {{
+  answer = renderDocuments(JSON.parse(document.getElementById("pneuma-job").textContent));
+}} catch (e) {{
+  answer = {{fatal: String((e && e.message) || e)}};
+}}
+const out = document.createElement("pre");
+out.id = "pneuma-result";
+out.textContent = JSON.stringify(answer);
+document.body.append(out);
+</script>
+<script type="application/json" id="pneuma-job">{job}</script>
+</body></html>
+"""
 
 
-def _file_anchor(rel: str) -> str:
-    return "doc-" + _slug(rel.removesuffix(".md"))
+def _renderer_files() -> list[Path]:
+    shell = shell_static_dir()
+    return [_RENDER_MODULE, _VENDOR, shell / "lib" / "markdown-it.js", shell / "vendor" / "markdown-it.min.js"]
 
 
-class _Renderer:
-    def __init__(self, workspace: Path, *, raw_html: bool = False) -> None:
+def _run_renderer(documents: list[dict[str, str]], raw_html: bool) -> list[dict[str, Any]]:
+    """Every document rendered by the doc viewer's renderer, in Chromium."""
+    missing = [path for path in _renderer_files() if not path.is_file()]
+    if missing:
+        raise ExportError(f"the doc renderer is not built ({missing[0].name} is missing)", code="E_UNAVAILABLE",
+                          hint="run scripts/install (or `npm ci && npm run build` in plugins/doc/web/)")
+    import_map = {"imports": {"/static/lib/": (shell_static_dir() / "lib").as_uri() + "/"}}
+    # "</" inside a script would end it early; \u003c keeps the JSON equal.
+    job = json.dumps({"documents": documents, "rawHtml": raw_html}).replace("<", "\\u003c")
+    with tempfile.TemporaryDirectory(prefix="pneuma-doc-render-") as tmp_dir:
+        page = Path(tmp_dir) / "render.html"
+        page.write_text(_RENDER_PAGE.format(import_map=json.dumps(import_map), job=job,
+                                            module=json.dumps(_RENDER_MODULE.as_uri())), encoding="utf-8")
+        dom = html_to_dom(page, name="the documents", items=len(documents), local_modules=True)
+    found = _RESULT.search(dom)
+    if not found:
+        raise ExportError("Chromium failed: the doc renderer did not run in the page", code="E_PREVIEW_FAIL")
+    answer = json.loads(html.unescape(found.group(1)))
+    if isinstance(answer, dict):
+        raise ExportError(f"the doc renderer failed: {answer.get('fatal')}", code="E_PREVIEW_FAIL")
+    return list(answer)
+
+
+class _Images:
+    """The documents' images, put into the page as data: URLs (files inside
+    the workspace only)."""
+
+    def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
-        # html False: raw HTML is text, as in the doc viewer (static/viewer.js, createRenderer)
-        self.md = MarkdownIt("commonmark", {"html": raw_html}).enable(["table", "strikethrough"])
         self.missing: set[str] = set()
 
     def _data_url(self, rel: str) -> str | None:
@@ -96,72 +154,54 @@ class _Renderer:
             mimetypes.guess_type(path.name)[0] or "application/octet-stream")
         return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
-    def render(self, rel: str) -> Document:
-        text = (self.workspace / rel).read_text(encoding="utf-8", errors="replace")
-        tokens = self.md.parse(text)
-        base = posixpath.dirname(rel)
-        file_anchor = _file_anchor(rel)
-        headings: list[Heading] = []
-        used: set[str] = set()
-        for i, token in enumerate(tokens):
-            if token.type == "heading_open":
-                title = tokens[i + 1].content if i + 1 < len(tokens) else ""
-                anchor = f"{file_anchor}--{_slug(title)}"
-                n = 2
-                while anchor in used:
-                    anchor, n = f"{file_anchor}--{_slug(title)}-{n}", n + 1
-                used.add(anchor)
-                token.attrSet("id", anchor)
-                headings.append(Heading(int(token.tag[1]), title, anchor))
-            for child in token.children or []:
-                self._rewrite(child, base)
-        body = self.md.renderer.render(tokens, self.md.options, {})
-        title = next((h.text for h in headings if h.level == 1), None) or Path(rel).stem
-        return Document(rel, file_anchor, title, body, headings)
-
-    def _rewrite(self, token: Any, base: str) -> None:
-        """Images inlined; a link to another document becomes a link to its section."""
-        attr = "src" if token.type == "image" else "href" if token.type == "link_open" else None
-        if attr is None:
-            return
-        url = str(token.attrGet(attr) or "")
-        if not url or _EXTERNAL.match(url):
-            return
-        path, _, fragment = url.partition("#")
-        rel = posixpath.normpath(posixpath.join(base, path.split("?", 1)[0].lstrip("/")))
-        if rel.startswith(".."):
-            return
-        if token.type == "image":
+    def inline(self, body: str) -> str:
+        def put_in(match: re.Match[str]) -> str:
+            rel = urllib.parse.unquote(html.unescape(match.group(1)))
             data = self._data_url(rel)
-            if data:
-                token.attrSet("src", data)
-        elif rel.endswith(".md"):
-            anchor = _file_anchor(rel)
-            token.attrSet("href", f"#{anchor}--{_slug(fragment)}" if fragment else f"#{anchor}")
+            return f'src="{data}"' if data else f'src="{html.escape(rel)}"'
+
+        return _IMAGE.sub(put_in, body)
 
 
-_CSS = """
-:root { color-scheme: light; }
-body { font: 16px/1.6 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC",
-  sans-serif; color: #1f2328; max-width: 46rem; margin: 2rem auto; padding: 0 1.25rem; }
-h1, h2, h3 { line-height: 1.25; } h1 { font-size: 2rem; } h2 { border-bottom: 1px solid #d8dee4;
-  padding-bottom: .3em; }
-a { color: #0969da; } img { max-width: 100%; }
-pre, code { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: .9em; }
-pre { background: #f6f8fa; padding: 1em; overflow: auto; border-radius: 6px; }
-:not(pre) > code { background: #eff1f3; padding: .15em .35em; border-radius: 4px; }
-table { border-collapse: collapse; } th, td { border: 1px solid #d0d7de; padding: .35em .7em; }
-blockquote { margin: 0; padding: 0 1em; color: #59636e; border-left: .25em solid #d0d7de; }
-nav.toc ol { padding-left: 1.2em; } nav.toc li { margin: .2em 0; }
-nav.toc .doc { font-weight: 600; margin-top: .6em; }
-.doc-file { color: #59636e; font-size: .8rem; margin: 0; }
+def render_documents(workspace: Path, files: list[Path], *, raw_html: bool = False) -> tuple[list[Document], set[str]]:
+    """The documents rendered as the doc viewer renders them, their links
+    and headings made to work inside one page, their images inlined; and
+    the images they name that do not exist."""
+    sources = [{"path": p.relative_to(workspace).as_posix(),
+                "text": p.read_text(encoding="utf-8", errors="replace")} for p in files]
+    images = _Images(workspace)
+    documents = []
+    for item in _run_renderer(sources, raw_html):
+        headings = [Heading(int(h["level"]), str(h["text"]), str(h["id"])) for h in item["headings"]]
+        documents.append(Document(item["path"], item["anchor"], item["title"], images.inline(item["html"]),
+                                  headings))
+    return documents, images.missing
+
+
+# The page around the documents. The documents themselves are styled by the
+# viewer's stylesheet (static/viewer.css: its .markdown-body rules and the
+# highlight.js palette, light and dark), put in whole; the body is the
+# viewer's .pd-root for its colours and fonts, laid out as a plain page.
+_PAGE_CSS = """
+body.pd-root.pd-export { display: block; height: auto; max-width: 46rem; margin: 0 auto;
+  padding: 2rem 1.25rem; container-type: normal; font-size: 16px; }
+.pd-export .pd-doc { max-width: none; padding: 0; margin: 0 0 3rem; }
+.pd-export nav.toc { margin-bottom: 3rem; line-height: 1.5; }
+.pd-export nav.toc h1 { font-size: 2em; margin: 0 0 .5em; }
+.pd-export nav.toc h2 { font-size: 1.5em; padding-bottom: .3em; border-bottom: 1px solid var(--pd-border-soft); }
+.pd-export nav.toc a { color: var(--pd-accent); text-decoration: none; }
+.pd-export nav.toc ol { padding-left: 1.2em; } .pd-export nav.toc li { margin: .2em 0; }
+.pd-export nav.toc .doc { font-weight: 600; margin-top: .6em; }
+.pd-export nav.toc .doc li { font-weight: 400; }
+.pd-export .doc-file { color: var(--pd-muted); font-size: .8rem; margin: 0 0 .5rem; }
 @page { size: A4; margin: 18mm 16mm; }
 @media print {
-  body { max-width: none; margin: 0; padding: 0; font-size: 11pt; }
+  body.pd-root.pd-export { max-width: none; margin: 0; padding: 0; font-size: 11pt; }
   article, nav.toc { break-after: page; }
   article:last-child { break-after: auto; }
   h1, h2, h3 { break-after: avoid; } pre, table, img, blockquote { break-inside: avoid; }
-  a { color: inherit; text-decoration: none; }
+  .pd-anchor { display: none; }
+  .pd-export a, .pd-export nav.toc a { color: inherit; text-decoration: none; }
 }
 """
 
@@ -184,20 +224,20 @@ def render_html(workspace: Path, *, raw_html: bool = False) -> tuple[str, list[D
     files = documents_of(workspace)
     if not files:
         raise ExportError(f"{workspace} has no Markdown documents to export")
-    renderer = _Renderer(workspace, raw_html=raw_html)
-    documents = [renderer.render(p.relative_to(workspace).as_posix()) for p in files]
+    documents, missing = render_documents(workspace, files, raw_html=raw_html)
     title = documents[0].title
     articles = "\n".join(
-        f'<article id="{doc.anchor}" data-file="{html.escape(doc.rel)}">'
+        f'<article id="{doc.anchor}" data-file="{html.escape(doc.rel)}" class="markdown-body pd-doc">'
         f'<p class="doc-file">{html.escape(doc.rel)}</p>{doc.body}</article>'
         for doc in documents)
+    viewer_css = (STATIC_DIR / "viewer.css").read_text(encoding="utf-8")
     page = (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="generator" content="Pneuma doc export">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>"
-        f"{_toc(documents, title)}\n{articles}\n</body></html>\n")
-    return page, documents, renderer.missing
+        f"<title>{html.escape(title)}</title><style>{viewer_css}{_PAGE_CSS}</style></head>\n"
+        f'<body class="pd-root pd-export">{_toc(documents, title)}\n{articles}\n</body></html>\n')
+    return page, documents, missing
 
 
 def export(request: ExportRequest) -> ExportResult:

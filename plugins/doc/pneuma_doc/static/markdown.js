@@ -92,6 +92,25 @@ function inlineText(tokens) {
   return text;
 }
 
+/**
+ * The heading a link's #fragment or navigate-to's `heading` names: its text,
+ * its slug, either in other case, or the slug of the text. One rule for the
+ * viewer and the export, so a link that works in one works in the other.
+ */
+export function findHeading(headings, query) {
+  const q = String(query).trim().replace(/^#+\s*/, "").trim();
+  if (!q) return null;
+  const lower = q.toLowerCase();
+  return (
+    headings.find((h) => h.text === q) ||
+    headings.find((h) => h.slug === q) ||
+    headings.find((h) => h.text.toLowerCase() === lower) ||
+    headings.find((h) => h.slug === lower) ||
+    headings.find((h) => h.slug === githubSlug(q)) ||
+    null
+  );
+}
+
 // --- markdown-it setup ----------------------------------------------------------
 
 export function escapeHtml(s) {
@@ -135,12 +154,16 @@ function taskListPlugin(md) {
         `<input type="checkbox" class="task-list-item-checkbox" disabled${checked ? " checked" : ""}> `;
       inline.children.unshift(box);
       tokens[i - 2].attrJoin("class", "task-list-item");
-      listOpen.attrJoin("class", "contains-task-list");
+      if (!/\bcontains-task-list\b/.test(listOpen.attrGet("class") || "")) {
+        listOpen.attrJoin("class", "contains-task-list");
+      }
     }
   });
 }
 
 // Headings get data-slug (GitHub slugs, -1/-2 for repeats) and an anchor link.
+// env.headingId(slug), when given, is the heading's id in a page of several
+// documents (the export): set on the heading and used by its anchor link.
 function headingPlugin(md) {
   md.core.ruler.push("pneuma_heading_slugs", (state) => {
     const seen = new Map();
@@ -161,14 +184,19 @@ function headingPlugin(md) {
     ((tokens, idx, options, env, self) => self.renderToken(tokens, idx, options));
   md.renderer.rules.heading_open = (tokens, idx, options, env, self) => {
     const slug = tokens[idx].meta?.slug;
+    const id = slug && env.headingId ? env.headingId(slug) : null;
+    if (id) tokens[idx].attrSet("id", id);
     const html = openDefault(tokens, idx, options, env, self);
     if (!slug) return html;
     return html +
-      `<a class="pd-anchor" href="#${escapeAttr(slug)}" aria-label="${escapeAttr(env.anchorLabel || "#")}" tabindex="-1">#</a>`;
+      `<a class="pd-anchor" href="#${escapeAttr(id || slug)}" aria-label="${escapeAttr(env.anchorLabel || "#")}" tabindex="-1">#</a>`;
   };
 }
 
 // Links and images: relative targets resolve against the file's folder.
+// For the export, env.pageHref({path, fragment}) is where a link into the
+// workspace points inside the one page (or null to keep it as written), and
+// env.eagerImages loads images at once (a printed page scrolls to none).
 function linkPlugin(md) {
   const imageDefault = md.renderer.rules.image;
   md.renderer.rules.image = (tokens, idx, options, env, self) => {
@@ -179,7 +207,7 @@ function linkPlugin(md) {
       token.attrSet("data-path", target.path);
       token.attrSet("src", env.contentUrl(target.path));
     }
-    token.attrSet("loading", "lazy");
+    if (!env.eagerImages) token.attrSet("loading", "lazy");
     return imageDefault(tokens, idx, options, env, self);
   };
   const linkDefault = md.renderer.rules.link_open ||
@@ -197,16 +225,24 @@ function linkPlugin(md) {
       if (target) {
         token.attrSet("data-path", target.path);
         if (target.fragment !== null) token.attrSet("data-fragment", target.fragment);
+        const inPage = env.pageHref ? env.pageHref({ path: target.path || env.file || "", fragment: target.fragment }) : null;
+        if (inPage) token.attrSet("href", inPage);
       }
     }
     return linkDefault(tokens, idx, options, env, self);
   };
 }
 
-function createRenderer(vendor) {
+/**
+ * The doc renderer: markdown-it with the doc mode's one configuration. The
+ * viewer and the export (export-render.js) both build theirs here, so a
+ * document exports as the viewer shows it. `html: true` is only for the
+ * export that keeps the documents' raw HTML (the person's explicit choice).
+ */
+export function createRenderer(vendor, { html = false } = {}) {
   const { MarkdownIt, hljs } = vendor;
   const md = new MarkdownIt({
-    html: false, // raw HTML is shown as text, never interpreted
+    html, // by default raw HTML is shown as text, never interpreted
     linkify: true,
     typographer: false,
     highlight(code, lang) {

@@ -14,7 +14,7 @@
 import { normalizePath, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
 import {
-  dirname, escapeAttr, escapeHtml, githubSlug, isMarkdown, loadRenderer, sortTabs,
+  dirname, escapeAttr, escapeHtml, findHeading, githubSlug, isMarkdown, loadRenderer, sortTabs,
 } from "./markdown.js";
 
 const MODE = "doc";
@@ -574,17 +574,7 @@ class DocViewer {
   // -- navigation --
 
   findHeading(query) {
-    const q = String(query).trim().replace(/^#+\s*/, "").trim();
-    if (!q) return null;
-    const lower = q.toLowerCase();
-    return (
-      this.headings.find((h) => h.text === q) ||
-      this.headings.find((h) => h.slug === q) ||
-      this.headings.find((h) => h.text.toLowerCase() === lower) ||
-      this.headings.find((h) => h.slug === lower) ||
-      this.headings.find((h) => h.slug === githubSlug(q)) ||
-      null
-    );
+    return findHeading(this.headings, query);
   }
 
   scrollToSlug(slug, { flash = false } = {}) {
