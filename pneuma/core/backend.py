@@ -134,6 +134,12 @@ class BackendStatus:
 
 BackendCheck = Callable[[BackendCheckContext], BackendStatus]
 
+# The host's own backend without an agent (`--backend none`): a look at the
+# workspace. Known by name where no plugin is loaded yet (the quick start's
+# early answers, session.json), so a look resumes the conversation it finds
+# and changes no backend's own.
+NO_AGENT_BACKEND = "none"
+
 
 def command_to_type(binary: str, name: str, env: Mapping[str, str]) -> str:
     """How the person runs ``binary`` from their shell, for a fix line such

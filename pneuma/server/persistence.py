@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
+from pneuma.core.backend import NO_AGENT_BACKEND
 from pneuma.server.conversation_log import (
     ConversationLog,
     ConversationLogError,
@@ -120,9 +121,51 @@ def _as_seq(value: Any) -> int:
     return value
 
 
-def _resumable(meta: Any, mode: str, backend: str) -> bool:
-    return isinstance(meta, dict) and meta.get("mode") == mode \
-        and meta.get("backend") == backend and isinstance(meta.get("sessionId"), str)
+# What session.json keeps of a session, besides its mode and seq.
+_ENTRY_KEYS = ("sessionId", "agentSessionId", "conversationId")
+
+
+def _entry(data: Any) -> dict[str, Any] | None:
+    """One backend's last session as session.json holds it, or None."""
+    if not isinstance(data, dict) or not isinstance(data.get("sessionId"), str):
+        return None
+    return {key: data[key] for key in _ENTRY_KEYS if isinstance(data.get(key), str)}
+
+
+def _backend_entries(meta: Any) -> dict[str, dict[str, Any]]:
+    """Each backend's last session (``byBackend``), the last run's own
+    (the top level) included."""
+    entries: dict[str, dict[str, Any]] = {}
+    if not isinstance(meta, dict):
+        return entries
+    kept = meta.get("byBackend")
+    for name, data in (kept.items() if isinstance(kept, dict) else ()):
+        entry = _entry(data)
+        if isinstance(name, str) and entry is not None:
+            entries[name] = entry
+    top = _entry(meta)
+    if top is not None and isinstance(meta.get("backend"), str):
+        entries[meta["backend"]] = top
+    return entries
+
+
+def _entry_to_resume(meta: Any, mode: str, backend: str) -> dict[str, Any] | None:
+    """The stored session a start with ``backend`` resumes, or None for a
+    new one: the last one this backend ran, even with others (or looks)
+    in between; a look (``NO_AGENT_BACKEND``) resumes whatever ran last;
+    a backend that never ran here takes over a last session no agent ever
+    answered in (a look's), rather than leaving it as an empty conversation."""
+    if not isinstance(meta, dict) or meta.get("mode") != mode:
+        return None
+    top = _entry(meta)
+    if top is None:
+        return None
+    if backend == NO_AGENT_BACKEND or meta.get("backend") == backend:
+        return top
+    own = _backend_entries(meta).get(backend)
+    if own is not None:
+        return own
+    return top if top.get("agentSessionId") is None else None
 
 
 def peek_session_id(workspace: Path, mode: str, backend: str) -> tuple[str, bool]:
@@ -133,8 +176,9 @@ def peek_session_id(workspace: Path, mode: str, backend: str) -> tuple[str, bool
         meta = json.loads((workspace / STATE_DIR / SESSION_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         meta = None
-    if _resumable(meta, mode, backend):
-        return meta["sessionId"], True
+    entry = _entry_to_resume(meta, mode, backend)
+    if entry is not None:
+        return entry["sessionId"], True
     return str(uuid.uuid4()), False
 
 
@@ -144,7 +188,8 @@ def load_session(workspace: Path, mode: str, backend: str,
     backend, else a new one (with ``new_session_id`` when given)."""
     state_dir = workspace / STATE_DIR
     meta = _read_json(state_dir / SESSION_FILE)
-    if _resumable(meta, mode, backend):
+    entry = _entry_to_resume(meta, mode, backend)
+    if entry is not None:
         history_data = _read_json(state_dir / HISTORY_FILE)
         messages: list[dict[str, Any]] = []
         # A run killed before its last save handed out numbers beyond the
@@ -154,15 +199,15 @@ def load_session(workspace: Path, mode: str, backend: str,
             messages = [m for m in history_data["messages"] if isinstance(m, dict)]
             last_seq = max(last_seq, _as_seq(history_data.get("lastSeq")))
         return StoredSession(
-            session_id=meta["sessionId"],
+            session_id=entry["sessionId"],
             mode=mode,
             backend=backend,
-            agent_session_id=meta.get("agentSessionId"),
+            agent_session_id=entry.get("agentSessionId"),
             last_seq=last_seq,
-            history=messages,
+            # The legacy file is the top-level session's conversation.
+            history=messages if entry["sessionId"] == meta["sessionId"] else [],
             resumed=True,
-            conversation_id=meta.get("conversationId")
-            if isinstance(meta.get("conversationId"), str) else None,
+            conversation_id=entry.get("conversationId"),
         )
     return StoredSession(session_id=new_session_id or str(uuid.uuid4()), mode=mode,
                          backend=backend)
@@ -218,11 +263,29 @@ def encode_session(
     writing can happen elsewhere. (The conversation is not in it: the log
     writes each message as it happens.)"""
     state_dir = workspace / STATE_DIR
-    return [
-        (state_dir / SESSION_FILE,
-         encode_json(_session_meta(session_id, mode, backend, agent_session_id, last_seq,
-                                   conversation_id))),
-    ]
+    meta = _session_meta(session_id, mode, backend, agent_session_id, last_seq,
+                         conversation_id)
+    others = _other_backends(state_dir / SESSION_FILE, mode, backend)
+    if others:
+        meta["byBackend"] = others
+    return [(state_dir / SESSION_FILE, encode_json(meta))]
+
+
+def _other_backends(path: Path, mode: str, backend: str) -> dict[str, dict[str, Any]]:
+    """The other backends' last sessions the file holds now (for the same
+    mode), kept so that each resumes its own (``_entry_to_resume``)."""
+    from pneuma.core.state_files import read_state_bytes
+
+    try:
+        meta = json.loads(read_state_bytes(path).decode("utf-8"))
+    except (OSError, ValueError):  # missing, unreadable: nothing to keep
+        return {}
+    if not isinstance(meta, dict) or meta.get("mode") != mode:
+        return {}
+    entries = _backend_entries(meta)
+    entries.pop(backend, None)
+    entries.pop(NO_AGENT_BACKEND, None)  # a look's is whatever ran last: nothing of its own
+    return dict(sorted(entries.items()))
 
 
 def save_session(workspace: Path, **state: Unpack[SessionState]) -> None:

@@ -24,11 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pneuma.core.backend import NO_AGENT_BACKEND
 from pneuma.startup.streams import guard_standard_streams
-
-# The host's own backend without an agent (`--backend none`): known here by
-# name so that the quick start's early answers need no plugin loaded.
-NO_AGENT_BACKEND = "none"
 
 if TYPE_CHECKING:
     import asyncio

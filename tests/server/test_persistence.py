@@ -137,6 +137,8 @@ async def test_each_message_is_in_the_log_as_it_is_broadcast(make_server):
         await tab.wait_for("user_message")
         assert [m["content"] for m in logged(server.workspace) if m["type"] == "user_message"] \
             == [f"note {n}" for n in range(i + 1)]
+        # The turn ends, or the next message would wait in the queue (follow_ups.py).
+        server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
     # The blocks of one assistant message are one row, updated in place.
     for text in ("one", "two"):
         server.backend.emit({"type": "assistant", "message": {
@@ -333,7 +335,7 @@ def test_a_different_mode_or_backend_gets_a_new_session(tmp_path):
     save_session(tmp_path, session_id="s1", mode="slide", backend="claude-code",
                  agent_session_id="cli-1", last_seq=3)
     assert load_session(tmp_path, "slide", "claude-code").session_id == "s1"
-    for mode, backend in (("doc", "claude-code"), ("slide", "none")):
+    for mode, backend in (("doc", "claude-code"), ("slide", "codex")):
         stored = load_session(tmp_path, mode, backend)
         assert stored.session_id != "s1"
         assert not stored.resumed
