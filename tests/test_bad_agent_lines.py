@@ -305,7 +305,13 @@ async def socket_session(pm, aiohttp_client, tmp_path):
     server = await start_app_server(aiohttp_client, config, Server)
     tab = await server.tab()
     agent = await server.agent()
-    return SocketSession(server, tab, agent)
+    socket_session = SocketSession(server, tab, agent)
+    # The greeting's turn ends, or the person's messages would wait behind
+    # it in the queue of follow-ups (pneuma/server/follow_ups.py).
+    await agent.ws.send_bytes(result_line("greeted"))
+    await socket_session.until(
+        lambda: any(m["type"] == "result" for m in server.session.history), "the greeting's end")
+    return socket_session
 
 
 class SocketSession:

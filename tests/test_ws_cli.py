@@ -216,7 +216,11 @@ async def test_queued_messages_are_delivered_in_order_when_the_agent_connects(se
     await tab.wait_until(lambda m: m == {"type": "status_change", "status": "running",
                                          "seq": m["seq"]})
 
-    # Connected: a new message goes straight through.
+    # Connected: once the turn ends, a new message goes straight through
+    # (during a turn it waits in the queue of follow-ups: pneuma/server/follow_ups.py).
+    await agent.send_lines([{"type": "result", "subtype": "success", "is_error": False,
+                             "result": "ok", "num_turns": 1}])
+    await tab.wait_until(lambda m: m.get("type") == "result")
     await tab.send({"type": "user_message", "content": "third"})
     assert (await agent.recv())["message"]["content"] == "third"
 

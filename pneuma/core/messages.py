@@ -180,6 +180,28 @@ class ConversationDelete(_Message):
     conversation_id: str = _CONVERSATION_ID
 
 
+# Follow-ups the person sent while the agent works (pneuma.server.follow_ups).
+
+_QUEUE_ID = Field(min_length=1, max_length=200)
+
+
+class QueuedMessageCancel(_Message):
+    """Withdraw a queued follow-up: the agent never gets it."""
+
+    type: Literal["queued_message_cancel"]
+    queue_id: str = _QUEUE_ID
+    client_msg_id: str | None = None
+
+
+class QueuedMessageEdit(_Message):
+    """Replace the text of a queued follow-up."""
+
+    type: Literal["queued_message_edit"]
+    queue_id: str = _QUEUE_ID
+    content: str = Field(max_length=1_000_000)
+    client_msg_id: str | None = None
+
+
 BrowserMessage = Annotated[
     UserMessage
     | PermissionResponse
@@ -195,7 +217,9 @@ BrowserMessage = Annotated[
     | ConversationNew
     | ConversationSwitch
     | ConversationRename
-    | ConversationDelete,
+    | ConversationDelete
+    | QueuedMessageCancel
+    | QueuedMessageEdit,
     Field(discriminator="type"),
 ]
 
@@ -284,6 +308,8 @@ class _ConversationView(_HistoryPage):
     pending_permissions: list[dict[str, Any]]
     pending_confirmations: list[dict[str, Any]]
     conversation: dict[str, Any] | None
+    # Follow-ups still waiting for the agent (UserMessageQueued's fields).
+    queued_messages: NotRequired[list[dict[str, Any]]]
 
 
 class MessageHistory(_ConversationView):
@@ -321,6 +347,35 @@ class UserMessageEcho(_Broadcast):
     images: NotRequired[list[dict[str, Any]]]
     client_msg_id: NotRequired[str]
     timestamp: float
+
+
+class UserMessageQueued(_Broadcast):
+    """A follow-up sent while the agent works, held until it takes it."""
+
+    type: Literal["user_message_queued"]
+    queue_id: str
+    content: str
+    images: NotRequired[list[dict[str, Any]]]
+    client_msg_id: NotRequired[str]
+    timestamp: float
+
+
+class QueuedMessageTaken(_Broadcast):
+    """The agent takes this follow-up: its ``user_message`` comes next."""
+
+    type: Literal["queued_message_taken"]
+    queue_id: str
+
+
+class QueuedMessageEdited(_Broadcast):
+    type: Literal["queued_message_edited"]
+    queue_id: str
+    content: str
+
+
+class QueuedMessageCancelled(_Broadcast):
+    type: Literal["queued_message_cancelled"]
+    queue_id: str
 
 
 class StreamEvent(_Broadcast):
@@ -509,7 +564,8 @@ class TwinUpdate(_Broadcast):
 
 ServerMessage = (
     SessionInit | SessionUpdate | MessageHistory | HistoryPageReply | ConversationSwitched
-    | Conversations | UserMessageEcho | StreamEvent | Assistant | ToolResult | Result
+    | Conversations | UserMessageEcho | UserMessageQueued | QueuedMessageTaken
+    | QueuedMessageEdited | QueuedMessageCancelled | StreamEvent | Assistant | ToolResult | Result
     | PermissionRequest | PermissionCancelled | StatusChange | ContentUpdate | ModeEvent
     | CliConnected | CliDisconnected | ViewerActionRequest | ConfirmationRequest
     | ConfirmationCancelled | Error | SystemNote | ToolCompletion | TurnCheckpoint

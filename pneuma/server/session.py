@@ -42,6 +42,7 @@ from pneuma.server.broadcast import dumps as _dumps
 from pneuma.server.connection import BrowserConnection
 from pneuma.server.conversation_control import SessionConversations
 from pneuma.server.conversation_log import ConversationLog
+from pneuma.server.follow_ups import FollowUps
 from pneuma.server.saving_status import SavingStatus
 from pneuma.server.session_hooks import SessionHooks, UserTurn
 from pneuma.server.session_window import HISTORY_WINDOW_BYTES, ConversationWindow
@@ -106,6 +107,9 @@ class Session(Broadcasts, ConversationWindow):
         self.conversation_id = conversation_id or session_id
         self.conversations = SessionConversations(self)
         self.hooks.add("conversations", self.conversations)
+        # What the person sends while the agent works waits here, shown as queued.
+        self.follow_ups = FollowUps(self, self._deliver)
+        self.hooks.add("queue", self.follow_ups)
         self.mode = mode
         self.workspace = workspace
         self.backend_name = backend_name
@@ -182,6 +186,8 @@ class Session(Broadcasts, ConversationWindow):
         elif kind == "result":
             self.status = "idle"
             self.hooks.turn_ended(message)
+        if self.status == "idle":
+            self.follow_ups.agent_free()
         return message
 
     def set_agent_session_id(self, agent_session_id: str | None) -> None:
@@ -414,6 +420,11 @@ class Session(Broadcasts, ConversationWindow):
         if not msg.content.strip() and not msg.images:
             self.error_to(connection, "the message is empty", "bad_message")
             return
+        if not self.follow_ups.hold(msg):
+            await self._deliver(msg)
+
+    async def _deliver(self, msg: UserMessage) -> None:
+        """Show the person's message to every tab and hand it to the agent."""
         context = msg.viewer_context
         if context is None and msg.uiContext is not None:
             context = format_ui_context(msg.uiContext)

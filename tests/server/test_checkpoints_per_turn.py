@@ -68,6 +68,9 @@ async def test_each_turn_can_be_rewound_and_a_hand_edit_is_a_conflict(make_serve
     # tells it which files changed on disk, once.
     await tab.send({"type": "user_message", "content": "now the subtitle",
                     "client_msg_id": "c2"})
+    await server.backend.wait_call("send_user_message", 2)
+    # That turn ends, or the next message would wait in the queue (follow_ups.py).
+    server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
     await tab.send({"type": "user_message", "content": "and the footer",
                     "client_msg_id": "c3"})
     calls = await server.backend.wait_call("send_user_message", 3)

@@ -150,8 +150,9 @@ def test_one_feature_a_message_type_and_a_name_is_replaced():
 async def test_the_built_in_features_are_subscribers(make_server):
     server = await make_server()
     assert server.app[PNEUMA].session is server.session
-    # The conversations answer conversation_*; checkpoints, the turns.
-    assert server.session.hooks.names()[:2] == ["conversations", "checkpoints"]
+    # The conversations answer conversation_*; the follow-ups queued_message_*;
+    # checkpoints, the turns.
+    assert server.session.hooks.names()[:3] == ["conversations", "queue", "checkpoints"]
 
 
 class Notes:

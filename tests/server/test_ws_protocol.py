@@ -117,6 +117,8 @@ async def test_duplicate_client_msg_id_is_dropped(server):
     tab = await server.tab()
     for _ in range(3):
         await tab.send({"type": "user_message", "content": "once", "client_msg_id": "same"})
+    await server.backend.wait_call("send_user_message", 1)
+    server.backend.reply("ok")  # or the next would wait in the queue (follow_ups.py)
     await tab.send({"type": "user_message", "content": "twice", "client_msg_id": "other"})
     await server.backend.wait_call("send_user_message", 2)
     await tab.drain()
@@ -172,7 +174,10 @@ async def test_several_messages_in_one_frame_are_all_handled(server):
     tab = await server.tab()
     await tab.send_raw("\n".join(json.dumps({"type": "user_message", "content": f"m{i}"})
                                  for i in range(3)) + "\n")
-    await server.backend.wait_call("send_user_message", 3)
+    # The first starts a turn; the others wait in the queue (follow_ups.py), one a turn.
+    for count in (1, 2, 3):
+        await server.backend.wait_call("send_user_message", count)
+        server.backend.reply("ok")
     assert [c[1] for c in server.backend.calls_named("send_user_message")] == ["m0", "m1", "m2"]
 
 
@@ -300,7 +305,14 @@ async def test_every_tab_receives_every_broadcast_in_the_same_order(server):
                                              "content": [{"type": "text", "text": str(i)}]}})
         if i % 17 == 0:
             await asyncio.sleep(0)
-    await server.backend.wait_call("send_user_message", 50)
+    # The first starts a turn; the 49 others are queued (follow_ups.py).
+    await server.backend.wait_call("send_user_message", 1)
+
+    async def all_handled() -> None:
+        while len(server.session.follow_ups) < 49:
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(all_handled(), 10)
     final = server.session.seq
     for tab in tabs:
         while tab.last_seq < final:

@@ -46,6 +46,8 @@ VALID: dict[str, dict[str, Any]] = {
     "conversation_switch": {"conversation_id": "no-such-conversation"},
     "conversation_rename": {"conversation_id": "no-such-conversation", "title": "t"},
     "conversation_delete": {"conversation_id": "no-such-conversation"},
+    "queued_message_cancel": {"queue_id": "nothing-queued", "client_msg_id": "qc-{n}"},
+    "queued_message_edit": {"queue_id": "nothing-queued", "content": "t", "client_msg_id": "qe-{n}"},
 }
 NOT_MESSAGES = ["[]", "42", '"text"', "null", "{", '{"type": 7}', "{}"]
 

@@ -11,6 +11,7 @@ import { TurnChanges, RewindNote } from './rewind.js';
 import { SavingBanner } from './saving-banner.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { Composer } from './composer.js';
+import { QueuedFollowUps } from './follow-ups.js';
 
 function Markdown({ text, streaming }) {
   return html`<div class=${`md${streaming ? ' streaming' : ''}`} dangerouslySetInnerHTML=${{ __html: renderMarkdown(text) }} />`;
@@ -213,6 +214,7 @@ const ERROR_TITLES = {
   bad_message: ['error.badMessage', 'error.badMessage.hint'],
   internal: ['error.internal', 'error.internal.hint'],
   unknown_request: ['error.unknownRequest', null],
+  E_CONFLICT: ['queue.taken', null], // a follow-up the agent already took (follow-ups.js)
 };
 
 function ErrorCard({ item }) {
@@ -368,6 +370,7 @@ function MessageList() {
       ${items.length === 0 && state.historyLoaded && html`<${EmptyState} />`}
       ${items.map((item) => html`<${ChatItem} key=${item.key} item=${item} />`)}
       ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? t('working.permission') : state.status === 'compacting' ? t('working.compacting') : t('working.busy')}</div>`}
+      <${QueuedFollowUps} send=${(message) => ui.socket.send(message, { queue: true })} />
     </div>
     ${showJump && html`<button class="jump" onClick=${() => { stick.current = true; ref.current.scrollTop = ref.current.scrollHeight; }}><${Icon} name="down" size=${14} /> ${t('chat.latest')}</button>`}
   </div>`;
