@@ -562,6 +562,17 @@ class TwinUpdate(_Broadcast):
     twin: dict[str, Any]
 
 
+class WorkspaceStopped(TypedDict):
+    """To each tab of a workspace the launcher stops, before its server
+    closes (docs/launcher.md): the tab stops reconnecting and says so.
+    ``reason`` is ``stopped`` (its Stop) or ``exiting`` (the launcher is
+    exiting); ``launcher`` is the launcher's page, without its token."""
+
+    type: Literal["workspace_stopped"]
+    reason: Literal["stopped", "exiting"]
+    launcher: str | None
+
+
 ServerMessage = (
     SessionInit | SessionUpdate | MessageHistory | HistoryPageReply | ConversationSwitched
     | Conversations | UserMessageEcho | UserMessageQueued | QueuedMessageTaken
@@ -570,7 +581,7 @@ ServerMessage = (
     | CliConnected | CliDisconnected | ViewerActionRequest | ConfirmationRequest
     | ConfirmationCancelled | Error | SystemNote | ToolCompletion | TurnCheckpoint
     | TurnChanges | WorkspaceRestored | TaskUpdate | TaskList | BrowserSelection
-    | BrowserAction | PagePrepared | ExtensionUpdate | TwinUpdate
+    | BrowserAction | PagePrepared | ExtensionUpdate | TwinUpdate | WorkspaceStopped
 )
 
 # Every type the server sends, mapped to its declaration.

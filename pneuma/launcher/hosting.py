@@ -204,9 +204,9 @@ async def tell_tabs_stopped(app: web.Application | None, reason: StopReason,
     if app is None:
         return
     tabs = [tab for tab in app[SESSION].connections if not tab.closed]
-    text = json.dumps({"type": "workspace_stopped", "reason": reason, "launcher": launcher_page})
     for tab in tabs:
-        tab.send(text)
+        tab.send(json.dumps({"type": "workspace_stopped", "reason": reason,
+                             "launcher": launcher_page}))
     await asyncio.gather(*(tab.drain(TELL_TABS_SECONDS) for tab in tabs))
 
 

@@ -68,6 +68,7 @@ async def serve_launcher(options: LauncherOptions) -> int:
     await runner.setup()
     await web.SockSite(runner, sock).start()
     url = launcher_url(options.host, port, state.token)
+    hosting.launcher_page = page_url(options.host, port, "").rstrip("?")
     print(f"[pneuma] launcher ready {url}", flush=True)
     if options.open_browser:
         import webbrowser

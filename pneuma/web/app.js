@@ -19,6 +19,7 @@ import { Icon, isRunning, shell, store, ui, useStore } from './lib/shell-state.j
 import { ChatPanel } from './lib/chat.js';
 import { ConfirmDialog } from './lib/dialogs.js';
 import { Header } from './lib/header.js';
+import { SessionEnded } from './lib/stopped.js';
 
 async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
@@ -125,6 +126,7 @@ function App() {
   return html`<div class=${`shell layout-${appLayout ? 'app' : 'editor'}${chatHidden ? ' chat-hidden' : ''}`}
       style=${appLayout ? '' : `--chat-width: ${width}px`}>
     <${Header} chatHidden=${chatHidden} toggleChat=${toggleChat} />
+    <${SessionEnded} />
     <main class="workspace">
       <section class="viewer-panel" aria-label=${t('layout.viewer')}>
         ${ui.viewerNotice && html`<div class="viewer-notice"><${Icon} name="warn" size=${14} />${ui.viewerNotice}

@@ -9,6 +9,9 @@ import { t, initI18n, ready, getLocale, onLocaleChange, localized, formatNumber 
 const root = document.getElementById('app');
 const EXAMPLE_COMMAND = 'pneuma run --mode doc -w ~/notes'; // a command, the same in every language
 const REFRESH_MS = 4000; // the list shows what runs now: sessions start and stop elsewhere too
+// A stopped workspace's tab links here with ?reopen=<its folder> (lib/stopped.js):
+// its row is shown and its Open focused, never opened without a click.
+const REOPEN = new URLSearchParams(location.search).get('reopen');
 
 let html;
 let LanguageSwitch;
@@ -188,7 +191,7 @@ function Size({ size }) {
   return html`<span class="ln-size">${size.complete ? text : t('launcher.recent.atLeast', { size: text })} · ${files}</span>`;
 }
 
-function Workspaces({ workspaces, modes, query, setQuery, onOpen, onForget, busy, loaded }) {
+function Workspaces({ workspaces, modes, query, setQuery, onOpen, onForget, busy, loaded, reopen }) {
   const inputRef = useRef(null);
   return html`<section class="ln-section" aria-labelledby="ln-recent-h">
     <div class="ln-section-head">
@@ -205,7 +208,7 @@ function Workspaces({ workspaces, modes, query, setQuery, onOpen, onForget, busy
       const mode = modes.find((m) => m.name === w.mode);
       const when = w.lastActivity || w.openedAt;
       const openable = !w.missing && !(w.served && w.served.by === 'other' && !w.served.url);
-      return html`<li key=${w.path} class=${`ln-row${w.missing ? ' is-missing' : ''}`} data-path=${w.path}>
+      return html`<li key=${w.path} class=${`ln-row${w.missing ? ' is-missing' : ''}${w.path === reopen ? ' is-reopen' : ''}`} data-path=${w.path}>
         <${ModeIcon} mode=${mode} size=${36} />
         <div class="ln-row-main">
           <div class="ln-row-top">
@@ -422,6 +425,7 @@ function Launcher() {
   const [dialog, setDialog] = useState(null);
   const [busy, setBusy] = useState(null);
   const [notice, setNotice] = useState(null);
+  const [reopen, setReopen] = useState(REOPEN);
   const queryRef = useRef(query);
   queryRef.current = query;
 
@@ -457,6 +461,15 @@ function Launcher() {
     const timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
     return () => clearInterval(timer);
   }, []);
+  useEffect(() => {
+    if (!reopen || !loaded) return;
+    if (new URLSearchParams(location.search).has('reopen')) history.replaceState(null, '', location.pathname);
+    const row = [...document.querySelectorAll('.ln-row')].find((el) => el.dataset.path === reopen);
+    if (!row) return;
+    row.scrollIntoView({ block: 'center' });
+    const button = row.querySelector('.ln-btn-primary');
+    if (button) button.focus();
+  }, [reopen, loaded]);
   // Back from a workspace: the browser may show this page from its
   // back/forward cache exactly as it was left, mid-open ("Starting…",
   // "Opening…"). That open has finished (or failed there): start afresh.
@@ -479,6 +492,7 @@ function Launcher() {
   async function open(workspace) {
     setBusy(workspace.path);
     setNotice(null);
+    setReopen(null);
     try {
       go(await api('/api/workspaces/open', { path: workspace.path, mode: workspace.mode }));
     } catch (error) {
@@ -533,7 +547,7 @@ function Launcher() {
       </section>
       <${Sessions} sessions=${sessions} modes=${gallery.modes} onStop=${stop} busy=${busy} />
       <${Workspaces} workspaces=${workspaces} modes=${gallery.modes} query=${query} setQuery=${setQuery}
-        onOpen=${open} onForget=${forget} busy=${busy} loaded=${loaded} />
+        onOpen=${open} onForget=${forget} busy=${busy} loaded=${loaded} reopen=${reopen} />
       ${info && html`<footer class="ln-footer muted">${t('launcher.footer', { path: info.listFile })}</footer>`}
     </main>
     ${dialog && html`<${NewWorkspaceDialog} mode=${dialog} backends=${info ? info.backends || [] : []} launcherBackend=${info && info.backend}

@@ -5,6 +5,7 @@ import { html, useState, useEffect, useLayoutEffect, useRef } from '../vendor/pr
 import { localized, selectionLabel } from './viewer-host.js';
 import { t } from './i18n.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
+import { sendingEnded } from './stopped.js';
 
 const ACCEPTED_IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 const MAX_IMAGE_BYTES = 3.7 * 1024 * 1024; // the API's 5 MB base64 limit, with room
@@ -47,8 +48,9 @@ export function Composer() {
   const [dragOver, setDragOver] = useState(false);
   const textarea = useRef(null);
   const fileInput = useRef(null);
-  const running = isRunning();
-  const agent = hasAgent();
+  const ended = sendingEnded(); // the workspace was stopped, or its server is gone (lib/stopped.js)
+  const running = isRunning() && !ended;
+  const agent = hasAgent() && !ended;
   const commands = (ui.config.mode.viewerApi && ui.config.mode.viewerApi.commands) || [];
 
   useEffect(() => { sessionStorage.setItem('pneuma.draft', draft); }, [draft]);
@@ -126,7 +128,7 @@ export function Composer() {
       <input type="file" accept=${ACCEPTED_IMAGES.join(',')} multiple hidden ref=${fileInput}
         onChange=${(e) => { addFiles([...e.target.files]); e.target.value = ''; }} />
       <textarea ref=${textarea} rows="1" value=${draft} disabled=${!agent}
-        placeholder=${agent ? (running ? t('composer.queue') : t('composer.placeholder')) : t('error.noAgent')}
+        placeholder=${ended ? t(ended) : agent ? (running ? t('composer.queue') : t('composer.placeholder')) : t('error.noAgent')}
         onInput=${(e) => setDraft(e.target.value)} onKeyDown=${onKeyDown} onPaste=${onPaste} aria-label=${t('composer.message')} />
       ${running
         ? html`<button class="send stop" title=${t('composer.interrupt')} onClick=${() => shell.interrupt()} disabled=${ui.stopping}>

@@ -30,7 +30,11 @@ function StatusPill() {
   let tone = 'ok';
   let label = t('status.idle');
   let title = t('status.idle.title');
-  if (conn.state === 'reconnecting') {
+  if (conn.state === 'stopped' || conn.state === 'gone') { // lib/stopped.js says why
+    tone = 'bad';
+    label = conn.state === 'stopped' ? t('status.stopped') : t('status.gone');
+    title = conn.state === 'stopped' ? t('status.stopped.title') : t('status.gone.title');
+  } else if (conn.state === 'reconnecting') {
     const secs = Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000));
     tone = 'bad';
     label = secs > 0 ? t('status.reconnectingIn', { seconds: secs }) : t('status.reconnecting');

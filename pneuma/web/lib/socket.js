@@ -1,11 +1,17 @@
 // The browser socket of docs/protocol.md: connects, subscribes from the last
 // seen seq, reconnects by itself with backoff, and queues what the person
-// sends while the connection is down.
+// sends while the connection is down. It ends for good when the server says
+// the workspace was stopped (`workspace_stopped`: state "stopped"), and
+// stops retrying by itself after GIVE_UP_AFTER failed attempts in a row
+// (state "gone": the server is not coming back by itself; a click, the
+// network coming back or the tab shown again tries once more).
 //
 // Frames may carry several "\n"-separated JSON messages. Deduplication by
 // seq happens in the store (it owns last_seq); this class only moves bytes.
 
 const MAX_DELAY_MS = 10_000;
+// 0.4 + 0.8 + … + 10 + 10 + 10 s: about 40 s of a server not answering.
+const GIVE_UP_AFTER = 8;
 
 export class SessionSocket {
   /**
@@ -27,8 +33,10 @@ export class SessionSocket {
     this.outbox = [];
     this.timer = null;
     this.stopped = false;
-    this._onOnline = () => { if (this.state === 'reconnecting') this.reconnectNow(); };
+    this._onOnline = () => { if (this.state === 'reconnecting' || this.state === 'gone') this.reconnectNow(); };
+    this._onShown = () => { if (!document.hidden && this.state === 'gone') this.reconnectNow(); };
     window.addEventListener('online', this._onOnline);
+    document.addEventListener('visibilitychange', this._onShown);
   }
 
   url() {
@@ -62,6 +70,10 @@ export class SessionSocket {
           continue;
         }
         if (message.type === 'session_init') this._subscribe();
+        if (message.type === 'workspace_stopped') {
+          this._end('stopped', { reason: message.reason, launcher: message.launcher || null });
+          return;
+        }
         try {
           this.onMessage(message);
         } catch (error) {
@@ -91,6 +103,10 @@ export class SessionSocket {
 
   _scheduleReconnect() {
     this.attempt += 1;
+    if (this.attempt > GIVE_UP_AFTER) {
+      this._setState('gone');
+      return;
+    }
     const base = Math.min(MAX_DELAY_MS, 400 * 2 ** (this.attempt - 1));
     const delay = Math.round(base * (0.8 + Math.random() * 0.4));
     this.timer = setTimeout(() => this.connect(), delay);
@@ -98,14 +114,32 @@ export class SessionSocket {
   }
 
   reconnectNow() {
-    if (this.state === 'open' || this.state === 'connecting') return;
+    if (this.stopped || this.state === 'open' || this.state === 'connecting') return;
     clearTimeout(this.timer);
     this.connect();
   }
 
-  _setState(state, retryAt = null) {
+  _setState(state, retryAt = null, ended = null) {
     this.state = state;
-    this.onState({ state, attempt: this.attempt, retryAt });
+    this.onState({ state, attempt: this.attempt, retryAt, ended });
+  }
+
+  /** The session is over for this page: no retry, nothing queued is sent. */
+  _end(state, ended) {
+    this._detach();
+    this.outbox = [];
+    const ws = this.ws;
+    this.ws = null;
+    this.subscribed = false;
+    if (ws) ws.close();
+    this._setState(state, null, ended);
+  }
+
+  _detach() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    window.removeEventListener('online', this._onOnline);
+    document.removeEventListener('visibilitychange', this._onShown);
   }
 
   _rawSend(message) {
@@ -127,9 +161,7 @@ export class SessionSocket {
   }
 
   close() {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    window.removeEventListener('online', this._onOnline);
+    this._detach();
     if (this.ws) this.ws.close();
   }
 }
