@@ -125,7 +125,8 @@ def _run_cli(*args: str, name: str, seconds: float | None = None) -> str:
             result = subprocess.run(
                 [binary, "--headless", *CHROMIUM_ARGS, f"--user-data-dir={profile}",
                  "--virtual-time-budget=10000", *args],
-                capture_output=True, text=True, timeout=seconds, check=False)
+                # UTF-8 whatever the locale: --dump-dom prints the page as UTF-8
+                capture_output=True, encoding="utf-8", errors="replace", timeout=seconds, check=False)
         except subprocess.TimeoutExpired:
             raise timed_out([hung_page(name, seconds)]) from None
         except OSError as exc:  # there, but not a program this machine can run

@@ -8,6 +8,7 @@ tests/browser/test_doc_export_matches_viewer.py."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -104,3 +105,19 @@ def test_the_pdf_keeps_the_links_and_shows_checkboxes_not_brackets(workspace: Pa
                           check=True).stdout
     assert "install the tools" in text and "def greet(name):" in text
     assert not re.search(r"\[[ xX]\]", text)
+
+
+def test_a_chinese_document_exports_whatever_the_locale(tmp_path: Path) -> None:
+    # Chromium prints the rendered page as UTF-8; a C locale without UTF-8
+    # (no coercion, no UTF-8 mode) must not garble or refuse it.
+    workspace = tmp_path / "zh"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("# 安装指南\n\n- [链接](#安装指南)\n", encoding="utf-8")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+    out = tmp_path / "zh.html"
+    done = subprocess.run([PNEUMA, "export", "--mode", "doc", "-w", str(workspace), "--format", "html",
+                           "-o", str(out)], capture_output=True, timeout=180, check=False, env=env)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    page = out.read_text(encoding="utf-8")
+    assert '<h1 data-slug="安装指南" id="doc-readme--安装指南">' in page
+    assert 'href="#doc-readme--安装指南"' in page
