@@ -78,7 +78,7 @@ def test_a_tab_of_a_workspace_stopped_from_the_launcher_says_so_and_stops(
         expect(ended).to_have_attribute("data-ended", "stopped", timeout=10_000)
         expect(ended).to_contain_text("This workspace was stopped from the launcher")
         expect(page.locator(".pill")).to_have_attribute("data-state", "stopped")
-        _sending_is_off(page, "This workspace was stopped: nothing can be sent")
+        _sending_is_off(page, "Stopped: sending is off")
         reopen = urlparse(ended.locator("a.session-reopen").get_attribute("href"))
         assert f"{reopen.scheme}://{reopen.netloc}" == served.base
         assert parse_qs(reopen.query) == {"reopen": [workspace]}  # and no token
@@ -135,7 +135,7 @@ def test_a_tab_whose_server_is_gone_gives_up_after_a_bounded_backoff(
         ended = page.locator(".session-ended")
         expect(ended).to_have_attribute("data-ended", "gone")
         expect(ended).to_contain_text("This workspace's server is gone")
-        _sending_is_off(page, "Pneuma is not answering: nothing can be sent")
+        _sending_is_off(page, "Server gone: sending is off")
         shot(page, "workspace-server-gone")
 
         page.clock.run_for(5 * 60_000)

@@ -91,7 +91,7 @@ async def test_every_open_tab_is_told_through_many_stops(launcher, tmp_path) -> 
                 tabs_missed += 1
             await tab.close()
         cycles += 1
-    record("25.7", f"launcher stop tells tabs: {count(cycles)} open/stop cycles with "
+    record("25.7 launcher stop", f"{count(cycles)} open/stop cycles with "
                    f"{count(cycles * TABS)} tabs ({', '.join(f'{count(n)} {s}' for s, n in by_state.items())}): "
                    f"{count(tabs_told)} told before the close, {count(tabs_missed)} missed, "
                    f"{count(tabs_closed_first)} closed by the tab first, {count(reopen_failures)} reopen "
