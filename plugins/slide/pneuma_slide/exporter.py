@@ -1,10 +1,13 @@
 """The slide mode's ``Exporter`` (``register_exporters``): the deck as a PDF,
-one self-contained HTML file, one PNG per slide, or a PPTX whose slides are
-those images with each slide's text in its speaker notes (so the file is
-searchable in PowerPoint and Keynote).
+one self-contained HTML file, one PNG per slide, or a PPTX whose headings,
+paragraphs and lists are text boxes that can be edited in PowerPoint and
+LibreOffice, over a picture of the rest of the slide at twice its size
+(``pptx_text.py``), with each slide's text in its speaker notes too.
 
 PDF and HTML are ``export.py``'s; PNG and PPTX render each slide on its
-own page at the deck's size with the host's Chromium.
+own page at the deck's size with the host's Chromium. Without Playwright
+(a test dependency, installed by scripts/install) a PPTX slide is its
+picture alone, at the slide's size, as Chromium's own ``--screenshot`` takes it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pneuma.api import (
     html_to_png,
 )
 from pneuma_slide import export as deck_export
+from pneuma_slide import pptx_text
 
 _PX_EMU = 9525  # EMU per CSS pixel at 96 dpi
 
@@ -104,18 +108,41 @@ def _slide_pngs(deck: deck_export.Deck, directory: Path) -> tuple[list[Path | No
     return [path if path.is_file() else None for path in outputs], left_out
 
 
-def _write_pptx(deck: deck_export.Deck, images: list[Path | None], output: Path) -> None:
+def _rendered_slides(deck: deck_export.Deck,
+                     directory: Path) -> tuple[list[pptx_text.RenderedSlide | None], list[str]]:
+    """Each slide's picture (its mapped text hidden) and text boxes; pictures
+    alone, without text boxes, where Playwright is not installed."""
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        images, left_out = _slide_pngs(deck, directory)
+        return [pptx_text.RenderedSlide(image, []) if image else None for image in images], left_out
+    inliner = deck_export._Inliner(deck)
+    pages: list[Path] = []
+    for i, slide in enumerate(deck.slides, start=1):
+        page = directory / f"{i}.html"
+        page.write_text(deck_export.slide_document(deck, slide, inliner), encoding="utf-8")
+        pages.append(page)
+    names = [f"slide {i} ({slide.file})" for i, slide in enumerate(deck.slides, start=1)]
+    pictures = [directory / f"{i}.png" for i in range(1, len(deck.slides) + 1)]
+    return pptx_text.render_slides(pages, pictures, names, width=deck.width, height=deck.height)
+
+
+def _write_pptx(deck: deck_export.Deck, rendered: list[pptx_text.RenderedSlide | None],
+                output: Path) -> None:
     from pptx import Presentation  # python-pptx, a dependency of this package
 
     presentation = Presentation()
     presentation.slide_width = deck.width * _PX_EMU
     presentation.slide_height = deck.height * _PX_EMU
     blank = presentation.slide_layouts[6]
-    for slide, image in zip(deck.slides, images, strict=True):
-        if image is None:  # left out: its page did not finish (said in the result)
+    for slide, drawn in zip(deck.slides, rendered, strict=True):
+        if drawn is None:  # left out: its page did not finish (said in the result)
             continue
         page = presentation.slides.add_slide(blank)
-        page.shapes.add_picture(str(image), 0, 0, presentation.slide_width, presentation.slide_height)
+        page.shapes.add_picture(str(drawn.picture), 0, 0, presentation.slide_width,
+                                presentation.slide_height)
+        pptx_text.add_text_boxes(page, drawn.boxes, deck.width)
         text = slide_text(slide.fragment)
         page.notes_slide.notes_text_frame.text = text or slide.title
     presentation.core_properties.title = deck.title
@@ -142,8 +169,8 @@ def export(request: ExportRequest) -> ExportResult:
         files = [image for image in images if image is not None]
     else:  # pptx
         with tempfile.TemporaryDirectory(prefix="pneuma-pptx-") as tmp:
-            images, left_out = _slide_pngs(deck, Path(tmp))
-            _write_pptx(deck, images, request.output)
+            rendered, left_out = _rendered_slides(deck, Path(tmp))
+            _write_pptx(deck, rendered, request.output)
         files = [request.output]
     return ExportResult(files, _missing(deck.missing_assets), _summary(len(deck.slides), left_out),
                         left_out)
@@ -174,8 +201,8 @@ EXPORTER = Exporter(
         ExportFormat("html", {"en": "HTML (one self-contained file)", "zh-CN": "HTML（单个自包含文件）"},
                      ".html"),
         ExportFormat("png", {"en": "PNG (one image per slide)", "zh-CN": "PNG（每张幻灯片一张图）"}, ""),
-        ExportFormat("pptx", {"en": "PowerPoint (slides as images, text in the notes)",
-                              "zh-CN": "PowerPoint（幻灯片为图片，文字在备注中）"}, ".pptx"),
+        ExportFormat("pptx", {"en": "PowerPoint (editable text)",
+                              "zh-CN": "PowerPoint（文字可编辑）"}, ".pptx"),
     ],
     export=export,
     default_name=_default_name,
