@@ -8,7 +8,10 @@ import asyncio
 import contextlib
 
 
-def codex_config(base_url: str) -> str:
+def codex_config(base_url: str, retries: int = 0) -> str:
+    """``retries``: Codex's own retries of a failed request to the model
+    (``stream_max_retries``; HTTP-level retries stay off so each try is one
+    request the fake sees)."""
     return f"""\
 # A model Codex knows (its bundled metadata gives it the apply_patch tool
 # real models have); only the fake ever answers for it.
@@ -21,7 +24,7 @@ base_url = "{base_url}"
 env_key = "FAKE_OPENAI_API_KEY"
 wire_api = "responses"
 request_max_retries = 0
-stream_max_retries = 0
+stream_max_retries = {retries}
 """
 
 

@@ -13,6 +13,7 @@ latest user message, like ``tests/fakes/fake_claude.py``:
 - ``[slow]``            a long text streamed slowly (interrupt tests)
 - ``[call: NAME JSON]`` a call of the function tool NAME with JSON arguments
 - ``[status: N]``       an HTTP error N with an OpenAI-shaped error body
+- ``[status: N TEXT]``  the same, with TEXT as the error's message
 - anything else         ``TEXT_REPLY`` streamed in small deltas
 
 After a tool call the next request carries its output; the fake answers it
@@ -46,7 +47,7 @@ SHELL_TOOL_NAMES = ("shell_command", "shell", "exec_command", "local_shell")
 _SHELL = re.compile(r"\[shell:\s*(.+?)\]", re.S)
 _PATCH = re.compile(r"\[patch:\s*([^\]\s]+)\s*\]")
 _CONTENT = re.compile(r"\[content:\s*(.+?)\]", re.S)
-_STATUS = re.compile(r"\[status:\s*(\d{3})\]")
+_STATUS = re.compile(r"\[status:\s*(\d{3})(?:\s+([^\]]+?))?\s*\]")
 _CALL = re.compile(r"\[call:\s*(\S+)\s+(\{.*\})\]", re.S)
 
 
@@ -189,8 +190,8 @@ class FakeResponsesAPI(FakeModelServer):
         if (match := _STATUS.search(self.last_user_text(body))):
             status = int(match.group(1))
             return web.json_response({"error": {
-                "message": "Incorrect API key provided (scripted)" if status == 401
-                else f"scripted error {status}",
+                "message": match.group(2) or ("Incorrect API key provided (scripted)" if status == 401
+                                              else f"scripted error {status}"),
                 "type": "invalid_request_error", "code": "invalid_api_key" if status == 401
                 else None}}, status=status)
         items = self._plan(body)

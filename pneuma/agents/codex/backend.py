@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import events
-from .binary import INSTALL_HINT, find_codex_binary
+from .binary import INSTALL_HINT, find_codex_binary, model_endpoint
+from .model_errors import LOG_FILTER, ModelTrouble, strip_ansi
 from .protocol import LINE_LIMIT, RpcError, RpcPeer
 
 if TYPE_CHECKING:
@@ -46,15 +47,20 @@ APPROVAL_METHODS = {
 }
 
 # Pneuma's permission modes (Claude Code's names) as Codex's approval
-# policy and sandbox. Codex never asks about edits inside the workspace in
-# workspace-write; "untrusted" asks before every command it does not know
-# to be read-only, which is the closest to acceptEdits/default.
+# policy and sandbox, so that each asks what Claude Code's mode of that name
+# asks (docs/backends.md, "Permission modes"). "untrusted" asks before every
+# patch and every command Codex does not know to be read-only; Codex has no
+# policy that asks for commands but not for edits, so under acceptEdits the
+# backend itself accepts a patch whose every file is inside the workspace
+# (EDITS_ACCEPTED). "on-request" with "read-only" asks before a patch and
+# lets a shell write fail in the read-only sandbox.
 POLICIES: dict[str, tuple[str, str]] = {
     "bypassPermissions": ("never", "workspace-write"),
     "acceptEdits": ("untrusted", "workspace-write"),
     "default": ("untrusted", "workspace-write"),
     "plan": ("on-request", "read-only"),
 }
+EDITS_ACCEPTED = frozenset({"acceptEdits"})
 
 
 def _toml(value: Any) -> str:
@@ -94,6 +100,17 @@ def mcp_overrides(workspace: Path) -> list[str]:
     return overrides
 
 
+def inside_workspace(workspace: Path, path: str) -> bool:
+    """Whether ``path`` (absolute, or relative to the workspace, as Codex
+    names a patch's files) stays inside the workspace once ``..`` and links
+    are resolved; an empty path is not."""
+    if not path:
+        return False
+    root = workspace.resolve()
+    target = (root / path).resolve()  # an absolute path replaces the root
+    return target == root or target.is_relative_to(root)
+
+
 class CodexBackend:
     """``AgentBackend`` for ``--backend codex``."""
 
@@ -122,6 +139,9 @@ class CodexBackend:
         self._file_changes: dict[str, list[dict[str, Any]]] = {}  # item id -> its changes
         self._approvals: dict[str, tuple[Any, str]] = {}  # our id -> (rpc id, item id)
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self._trouble = ModelTrouble()
+        self._turn_error: str | None = None  # the final error told for this turn
+        self._told_unreachable = False  # the terminal heard of this outage
         self._lock = asyncio.Lock()
         self._stopped = False
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -209,6 +229,9 @@ class CodexBackend:
         env.update(PNEUMA_API=self.options.api_url, PNEUMA_TOKEN=self.options.token,
                    PNEUMA_SESSION_ID=self.options.session_id,
                    PNEUMA_MODE=self.options.mode.name if self.options.mode is not None else "")
+        # Codex's retries (with their delay) and the status of each model
+        # answer are only in its log: asked for on top of the person's filter.
+        env["RUST_LOG"] = ",".join(part for part in (env.get("RUST_LOG") or "error", LOG_FILTER))
         return env
 
     def _command(self) -> list[str]:
@@ -322,6 +345,8 @@ class CodexBackend:
         self._turn_id = None
         self._turn_texts = []
         self._usage = None
+        self._turn_error = None
+        self._trouble.new_turn()
         self.sink.emit({"type": "status_change", "status": "running"})
 
     def _end_turn(self, turn: dict[str, Any]) -> None:
@@ -342,10 +367,13 @@ class CodexBackend:
             "duration_ms": turn.get("durationMs"),
             "num_turns": 1,
             "total_cost_usd": None,
-            "result": error.get("message") if status == "failed" else "\n\n".join(self._turn_texts),
+            "result": (self._turn_error or error.get("message")) if status == "failed"
+            else "\n\n".join(self._turn_texts),
             "usage": self._usage,
         }})
         self.sink.emit({"type": "status_change", "status": "idle"})
+        if status == "completed":
+            self._told_unreachable = False  # the model was reached: a new outage is told again
         if self._queue and not self._stopped:
             self._background(self._pump())
 
@@ -370,7 +398,9 @@ class CodexBackend:
                            "output_tokens": last.get("outputTokens")}
         elif method == "turn/completed":
             self._end_turn(params.get("turn") or {})
-        elif method == "error" and not params.get("willRetry"):
+        elif method == "error" and params.get("willRetry"):
+            return self._announce_retry(params.get("error") or {})
+        elif method == "error":
             self._report_error(params.get("error") or {})
         elif method == "serverRequest/resolved":
             for request_id, (pending, _item) in list(self._approvals.items()):
@@ -379,20 +409,33 @@ class CodexBackend:
                     self.sink.emit({"type": "permission_cancelled", "request_id": request_id})
         return None
 
+    async def _announce_retry(self, error: dict[str, Any]) -> None:
+        """An ``api_retry`` notice, as the Claude Code backend shows a retry;
+        an endpoint that cannot be reached is also one terminal line."""
+        delay = await self._trouble.next_delay()
+        endpoint = model_endpoint(self._env())
+        self.sink.emit({"type": "error", "code": "api_retry",
+                        "message": self._trouble.retry_notice(error, delay, endpoint)})
+        cause = self._trouble.cause(error)
+        if cause.unreachable and not self._told_unreachable:
+            self._told_unreachable = True
+            log.warning("%s; it keeps trying, and the page shows each try.", cause.said(endpoint))
+
     def _report_error(self, error: dict[str, Any]) -> None:
-        message = str(error.get("message") or "Codex reported an error")
         info = error.get("codexErrorInfo")
-        status = None
-        if isinstance(info, dict):
-            for detail in info.values():
-                if isinstance(detail, dict):
-                    status = detail.get("httpStatusCode") or status
-        if info == "unauthorized" or status in (401, 403):
+        cause = self._trouble.cause(error)
+        if info == "unauthorized" or cause.status in (401, 403):
             # As the Claude Code backend does: say what to do, not only what failed.
+            message = str(error.get("message") or "Codex reported an error")
             self.sink.emit({"type": "error", "code": "auth_failed",
                             "message": f"{message}\n{AUTH_HINT}"})
+            return
+        if cause.status is None and not cause.unreachable:
+            message = str(error.get("message") or "Codex reported an error")
         else:
-            self.sink.emit({"type": "error", "code": "agent_error", "message": message})
+            message = self._trouble.final_error(error, model_endpoint(self._env()))
+        self._turn_error = message
+        self.sink.emit({"type": "error", "code": "agent_error", "message": message})
 
     def _item_started(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
@@ -438,12 +481,21 @@ class CodexBackend:
             tool_input = events.tool_input({"type": "fileChange",
                                             "changes": self._file_changes.get(item_id, [])})
         self._approvals[request_id] = (rpc_id, item_id)
-        if self.permission_mode == "bypassPermissions":
+        if self.permission_mode == "bypassPermissions" or (
+                tool == "apply_patch" and self._edit_accepted(params, tool_input["changes"])):
             await self.answer_permission(request_id, "allow")
             return
         self.sink.emit({"type": "permission_request", "request": {
             "request_id": request_id, "tool_name": tool, "input": tool_input,
             "description": params.get("reason"), "tool_use_id": item_id}})
+
+    def _edit_accepted(self, params: dict[str, Any], changes: list[dict[str, Any]]) -> bool:
+        """Whether this mode takes a patch unasked: acceptEdits, every file
+        inside the workspace, and no request for a wider write root."""
+        if self.permission_mode not in EDITS_ACCEPTED or params.get("grantRoot") or not changes:
+            return False
+        return all(inside_workspace(self.options.workspace, str(change.get("path") or ""))
+                   for change in changes)
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -455,8 +507,8 @@ class CodexBackend:
     async def _read_stderr(self, process: asyncio.subprocess.Process) -> None:
         assert process.stderr is not None
         while line := await process.stderr.readline():
-            text = line.decode("utf-8", "replace").rstrip()
-            if text:
+            text = strip_ansi(line.decode("utf-8", "replace").rstrip())
+            if text and not self._trouble.note_stderr(text):
                 self._stderr.append(text)
                 log.debug("codex stderr: %s", text)
 

@@ -103,3 +103,25 @@ def credentials_found(env: Mapping[str, str]) -> str | None:
     if isinstance(provider, str) and provider != "openai":
         return f"the model provider '{provider}' of {home / 'config.toml'}"
     return None
+
+
+OPENAI_API = "https://api.openai.com/v1"
+
+
+def model_endpoint(env: Mapping[str, str]) -> str | None:
+    """The address Codex sends its model requests to, as its config names
+    it: the chosen provider's ``base_url`` in ``config.toml``, else
+    ``OPENAI_BASE_URL`` or the OpenAI API for an API key; None when it
+    cannot be told here (a ChatGPT login, a provider without a URL)."""
+    try:
+        config = tomllib.loads((codex_home(env) / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    provider = config.get("model_provider") or "openai"
+    providers = config.get("model_providers")
+    entry = providers.get(provider) if isinstance(providers, dict) else None
+    if isinstance(entry, dict) and isinstance(entry.get("base_url"), str):
+        return str(entry["base_url"])
+    if provider == "openai" and (env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL")):
+        return env.get("OPENAI_BASE_URL") or OPENAI_API
+    return None
