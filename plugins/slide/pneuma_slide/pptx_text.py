@@ -12,6 +12,8 @@ line), the text boxes on top carry the text, so nothing is drawn twice.
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,8 +94,7 @@ async def _render_async(jobs: list[tuple[Path, Path, str]], script: str, width: 
                 async def work(page: Any = page, html_file: Path = html_file, picture: Path = picture,
                                boxes: list[list[dict[str, Any]]] = boxes) -> None:
                     await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
-                    await page.evaluate(_SETTLE)
-                    boxes.append(await page.evaluate(script))
+                    boxes.append(await _measure(page, script, width, height))
                     await page.screenshot(path=str(picture), timeout=0)
 
                 if await within(page, budget, work):
@@ -106,6 +107,140 @@ async def _render_async(jobs: list[tuple[Path, Path, str]], script: str, width: 
         finally:
             await browser.close()
     return rendered, left_out
+
+
+async def _measure(page: Any, script: str, width: int, height: int) -> list[dict[str, Any]]:
+    """The slide's text boxes, checked. The answer comes from a page that
+    runs the slide's own scripts, which may have replaced what the
+    measuring script calls: a script error leaves the whole slide to its
+    picture (nothing was hidden yet), and a malformed answer is reduced to
+    the boxes that are well formed (``checked_boxes``)."""
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        await page.evaluate(_SETTLE)
+        answer = await page.evaluate(script)
+    except PlaywrightError as exc:
+        if page.is_closed() or "Target" in str(exc):  # the page or browser died: not the slide's doing
+            raise
+        return []
+    return checked_boxes(answer, width, height)
+
+
+# --- checking what the page answered -------------------------------------------------------
+
+MAX_BOXES = 400  # per slide
+MAX_PARAGRAPHS = 400  # per box
+MAX_RUNS = 2000  # per paragraph
+MAX_RUN_CHARS = 20_000
+_ALIGNMENTS = {"left", "center", "right", "justify"}
+_AUTO_NUMBERS = {"arabicPeriod", "alphaLcPeriod", "alphaUcPeriod", "romanLcPeriod", "romanUcPeriod"}
+_HEX = re.compile(r"[0-9a-fA-F]{6}")
+_FONT = re.compile(r"[^\x00-\x1f<>&\"]{1,64}")
+
+
+class _Malformed(ValueError):
+    """A part of the page's answer that is not what the measuring script returns."""
+
+
+def _number(value: Any, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _Malformed(f"not a number: {value!r:.40}")
+    return min(high, max(low, float(value)))
+
+
+def _text(value: Any, limit: int) -> str:
+    if not isinstance(value, str):
+        raise _Malformed(f"not text: {value!r:.40}")
+    return value[:limit]
+
+
+def _colour(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not _HEX.fullmatch(_text(value.get("hex"), 6)):
+        raise _Malformed("not a colour")
+    return {"hex": value["hex"], "alpha": _number(value.get("alpha", 1), 0, 1)}
+
+
+def _run(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Malformed("not a run")
+    if value.get("br") is True:
+        return {"br": True}
+    font = _text(value.get("font"), 64)
+    caps = value.get("caps")
+    link = value.get("link")
+    return {
+        "text": _text(value.get("text"), MAX_RUN_CHARS),
+        "font": font if _FONT.fullmatch(font) else "Arial",
+        "size": _number(value.get("size"), 1, 5000),  # px; PowerPoint's largest is 4000 pt
+        "bold": value.get("bold") is True, "italic": value.get("italic") is True,
+        "underline": value.get("underline") is True, "strike": value.get("strike") is True,
+        "color": _colour(value.get("color")),
+        "caps": caps if caps in ("all", "small") else None,
+        "spacing": _number(value.get("spacing") or 0, -500, 500),
+        "link": link if isinstance(link, str) and len(link) <= 2000 else None,
+    }
+
+
+def _bullet_of(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _Malformed("not a bullet")
+    colour = _colour(value.get("color"))
+    if value.get("auto") is not None:
+        if value["auto"] not in _AUTO_NUMBERS:
+            raise _Malformed("not a numbering")
+        return {"auto": value["auto"], "start": int(_number(value.get("start", 1), 1, 32767)), "color": colour}
+    char = _text(value.get("char"), 4)
+    return {"char": char if char.strip() and all(ch >= " " for ch in char) else "\u2022", "color": colour}
+
+
+def _paragraph(value: Any, width: int) -> dict[str, Any]:
+    if not isinstance(value, dict) or not isinstance(value.get("runs"), list):
+        raise _Malformed("not a paragraph")
+    line_height = value.get("lineHeight")
+    return {
+        "runs": [_run(run) for run in value["runs"][:MAX_RUNS]],
+        "align": value.get("align") if value.get("align") in _ALIGNMENTS else "left",
+        "lineHeight": None if line_height is None else _number(line_height, 1, 5000),
+        "spaceBefore": _number(value.get("spaceBefore") or 0, 0, 5000),
+        "level": int(_number(value.get("level") or 0, 0, 8)),
+        "marL": _number(value.get("marL") or 0, 0, width),
+        "indent": _number(value.get("indent") or 0, -width, width),
+        "bullet": _bullet_of(value.get("bullet")),
+    }
+
+
+def _box(value: Any, width: int, height: int) -> dict[str, Any]:
+    if not isinstance(value, dict) or not isinstance(value.get("paragraphs"), list):
+        raise _Malformed("not a box")
+    x = _number(value.get("x"), 0, width - 1)
+    y = _number(value.get("y"), 0, height - 1)
+    tag = value.get("tag")
+    return {
+        "tag": tag if isinstance(tag, str) and tag.isalnum() and len(tag) <= 16 else "text",
+        "x": x, "y": y,
+        "w": _number(value.get("w"), 1, width - x), "h": _number(value.get("h"), 1, height - y),
+        "paragraphs": [_paragraph(p, width) for p in value["paragraphs"][:MAX_PARAGRAPHS]],
+    }
+
+
+def checked_boxes(answer: Any, width: int, height: int) -> list[dict[str, Any]]:
+    """The well-formed boxes of the page's answer, every number within the
+    slide and every count within bounds; a malformed box is left out (its
+    text stays hidden in the picture: only a slide's own script can cause it)."""
+    if not isinstance(answer, list):
+        return []
+    boxes: list[dict[str, Any]] = []
+    for value in answer[:MAX_BOXES]:
+        try:
+            boxes.append(_box(value, width, height))
+        except (_Malformed, TypeError, ValueError, OverflowError):
+            continue
+    return boxes
 
 
 # --- writing text boxes -------------------------------------------------------------------
