@@ -18,6 +18,7 @@ from pneuma import __version__
 from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
 from pneuma.cli.export import export_command
+from pneuma.cli.new_mode_command import new_mode_command
 from pneuma.cli.workspace_words import refuse_missing_workspace, refuse_other_mode
 from pneuma.startup.backends import backends
 
@@ -656,64 +657,13 @@ def mcp_command(mode_name: str, workspace: Path, policies_file: Path | None,
     mcp_server.run(runtime)
 
 
-# --- pneuma new-mode ---
-
-
-@cli.command("new-mode")
-@click.argument("context", nargs=-1, metavar="[name=NAME]")
-@click.option("--no-input", is_flag=True, help="Do not ask; use the given name or 'mymode'.")
-@click.option("--output-dir", "-o", type=click.Path(path_type=Path),
-              default=Path("."), show_default=True, help="Where pneuma-NAME/ is created.")
-def new_mode_command(context: tuple[str, ...], no_input: bool, output_dir: Path) -> None:
-    """Create a new mode package (pneuma-NAME/) from the template."""
-    from pneuma.cli.newmode import (
-        DEFAULT_NAME,
-        NewModeError,
-        check_name,
-        create_mode,
-        parse_extra_context,
-    )
-
-    try:
-        name = parse_extra_context(context).get("name")
-        if name is None and not no_input:
-            while True:
-                name = click.prompt("Mode name", default=DEFAULT_NAME).strip()
-                try:
-                    check_name(name)
-                    break
-                except NewModeError as exc:
-                    click.echo(f"pneuma: {exc}", err=True)
-        names = check_name(name or DEFAULT_NAME)
-        project = create_mode(names.name, output_dir)
-    except NewModeError as exc:
-        _fail(str(exc), 2)
-    try:
-        from pneuma.host.registry import load_modes
-
-        existing = load_modes().modes.get(names.name)
-    except Exception:  # a warning only; never let a broken plugin stop this
-        existing = None
-    if existing is not None:
-        kind = "a built-in mode" if existing.built_in else "an installed mode"
-        click.echo(f"[pneuma] warning: {kind} is named '{names.name}' "
-                   f"(from {existing.distribution or existing.plugin_name}); installing this "
-                   "one would clash with it: pick another name", err=True)
-    # A workspace of its own: `pneuma run` with no -w would seed the
-    # current folder, which is rarely where the person wants a new mode's files.
-    click.echo(f"Created {project} (mode '{names.name}', distribution {names.distribution}, "
-               f"package {names.package}).\n\nNext:\n"
-               f"  pip install -e {project}\n"
-               f"  pneuma run --mode {names.name} --workspace ~/{names.name}-workspace\n"
-               f"  cd {project} && python -m pytest")
-
-
 # --- pneuma checkpoints (pneuma/cli/checkpoints.py) ---
 
 cli.add_command(checkpoints)
 cli.add_command(conversations)  # pneuma/cli/conversations.py
 cli.add_command(backends)  # pneuma/startup/backends.py
 cli.add_command(export_command)  # pneuma/cli/export.py (each mode's exporter)
+cli.add_command(new_mode_command)  # pneuma/cli/new_mode_command.py
 
 
 if __name__ == "__main__":  # pragma: no cover

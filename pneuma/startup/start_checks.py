@@ -175,7 +175,7 @@ def prepare_workspace(mode_name: str, workspace: Path, params: Mapping[str, Any]
     make_folder(workspace)
     seed = settle_seeding(mode, workspace, seeding, confirm)
     try:
-        result = init_workspace(mode, workspace, params, prompt=prompt, record=record, seed=seed)
+        result = init_workspace(mode, workspace, params, prompt=prompt, record=record, with_seeds=seed)
     except WorkspaceError as exc:
         raise StartProblem(str(exc)) from None
     except OSError as exc:  # a full disk, a read-only file system

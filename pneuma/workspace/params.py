@@ -281,9 +281,9 @@ def init_workspace(
     *,
     prompt: Prompter | None = None,
     record: bool = False,
-    seed: bool = True,
+    with_seeds: bool = True,
 ) -> InitResult:
-    """Seed an empty workspace (unless ``seed`` is False) and settle its
+    """Seed an empty workspace (unless ``with_seeds`` is False) and settle its
     params (``record``: and record its mode, see ``record_mode``)."""
     workspace = Path(workspace)
     if workspace.exists() and not workspace.is_dir():
@@ -292,6 +292,6 @@ def init_workspace(
     # Params first: a bad or missing one must fail before anything is copied.
     params = resolve_params(mode, workspace, provided, prompt=prompt)
     record_mode(workspace, mode.name, create=record)
-    result = seed_workspace(mode, workspace) if seed else InitResult()
+    result = seed_workspace(mode, workspace) if with_seeds else InitResult()
     result.params = params
     return result
