@@ -36,9 +36,9 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-def _wait_for_workspace(page: Any) -> None:
-    page.wait_for_url(WORKSPACE_PAGE, timeout=20_000)
-    page.wait_for_selector('.pill[data-state="open"]', timeout=15_000)
+def _wait_for_workspace(page: Any, timeout: float = 20_000) -> None:
+    page.wait_for_url(WORKSPACE_PAGE, timeout=timeout)
+    page.wait_for_selector('.pill[data-state="open"]', timeout=timeout)
 
 
 def _was_restored_from_cache(page: Any) -> bool:
