@@ -11,8 +11,13 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.browser.browser_helpers import send
-from tests.browser.test_codex_backend import TURN, ThreadedFakes, codex_env, fakes  # noqa: F401
-from tests.browser.test_codex_backend import pytestmark  # noqa: F401  (skips without Codex)
+from tests.browser.test_codex_backend import (  # noqa: F401
+    TURN,
+    ThreadedFakes,
+    codex_env,
+    fakes,
+    pytestmark,  # noqa: F401  (skips without Codex)
+)
 from tests.codex.codex_helpers import codex_config
 
 
