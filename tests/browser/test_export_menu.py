@@ -39,7 +39,7 @@ def test_the_slide_menu_zips_the_png_per_slide_and_says_in_chinese(pneuma_server
     server = pneuma_server("slide", backend="none")
     page = open_page(server, locale="zh-CN")
     assert open_export_menu(page) == ["pdf", "html", "png", "pptx"]
-    assert "PowerPoint（幻灯片为图片，文字在备注中）" in page.inner_text(".export-menu .menu-pop")
+    assert "PowerPoint（文字可编辑）" in page.inner_text(".export-menu .menu-pop")
     download = download_export(page, "png")
     assert download.suggested_filename.endswith("-png.zip")
     with zipfile.ZipFile(download.path()) as archive:
