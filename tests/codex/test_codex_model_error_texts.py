@@ -88,3 +88,13 @@ def test_the_endpoint_is_the_providers_base_url_or_the_openai_api(tmp_path) -> N
     (home / "config.toml").write_text('model_provider = "local"\n[model_providers.local]\n'
                                       'base_url = "http://127.0.0.1:8000/v1"\n')
     assert model_endpoint(env) == "http://127.0.0.1:8000/v1"
+
+
+def test_a_429_codex_stopped_retrying_is_its_status_not_codexs_summary() -> None:
+    trouble = ModelTrouble()
+    trouble.note_stderr(ANSWER_500.replace("status=500 Internal Server Error",
+                                           "status=429 Too Many Requests"))
+    final = trouble.final_error(notice("exceeded retry limit, last status: 429 Too Many Requests",
+                                       {"responseTooManyFailedAttempts": {"httpStatusCode": 429}}),
+                                None)
+    assert final == f"The model API answered HTTP 429 Too Many Requests ({URL}). Codex ended the turn."

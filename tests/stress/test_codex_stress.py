@@ -43,7 +43,7 @@ pytestmark = pytest.mark.stress
 
 PATHS = 2000
 MESSAGES = 3000
-LIVE_STATUSES = (500, 502, 503, 504, 400, 404, 500, 503)
+LIVE_STATUSES = (500, 502, 503, 504, 429, 400, 404, 500, 503)
 GENERIC = "We\u2019re currently experiencing high demand, which may cause temporary errors."
 SECRET = "org-do-not-show"
 

@@ -34,7 +34,9 @@ _UNEXPECTED = re.compile(r"unexpected status (\d{3})((?: [A-Z][\w'-]*)*): (.*?)(
                          re.S)
 _RECONNECTING = re.compile(r"Reconnecting\.\.\. (\d+)/(\d+)")
 _GENERIC_500 = "internalServerError"
-_GENERIC_TEXT = "experiencing high demand"  # Codex's words for a 500 (and an overload)
+# Codex's own words standing where a server's message would: for a 500
+# (and an overload), and for a 429 it stopped retrying.
+_CODEX_WORDS = ("experiencing high demand", "exceeded retry limit")
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,7 @@ class ModelTrouble:
             return Cause(unreachable=True, detail=details or message)
         # A retry's message is "Reconnecting... n/m": its cause is in the details.
         said = details if _RECONNECTING.search(message) else message
-        server_message = "" if _GENERIC_TEXT in said else _server_message(said)
+        server_message = "" if any(w in said for w in _CODEX_WORDS) else _server_message(said)
         answer = self.last_answer
         if answer is not None and answer.status >= 400 and status in (None, answer.status):
             # A 500's notification has no status (and Codex's generic text):
