@@ -54,6 +54,7 @@ SLIDES = {
   <h1>Plan for next year</h1>
   <ol><li>Hire two engineers</li><li>Open the Lisbon office</li></ol>
   <div class="card"><p>Inside a bordered card</p></div>
+  <p>Water is H<sub>2</sub>O and the area r<sup>2</sup></p>
 </section>""",
 }
 
@@ -115,6 +116,11 @@ def test_headings_paragraphs_and_lists_are_text_boxes_with_their_font_and_colour
     assert [p._p.pPr.find(qn("a:buChar")).get("char") for p in paragraphs] == ["•", "•", "◦", "•"]
     numbered = text_frames(second)["Hire two engineers\nOpen the Lisbon office"].text_frame.paragraphs
     assert [p._p.pPr.find(qn("a:buAutoNum")).get("type") for p in numbered] == ["arabicPeriod"] * 2
+
+    # Raised and lowered text keeps its place in the line.
+    water = text_frames(second)["Water is H2O and the area r2"].text_frame.paragraphs[0].runs
+    assert [(run.text, run._r.rPr.get("baseline")) for run in water] == [
+        ("Water is H", None), ("2", "-25000"), ("O and the area r", None), ("2", "30000")]
 
     # The rotated line cannot be a text box: it stays in the picture (and in the notes).
     assert not any("askew" in text for text in frames)

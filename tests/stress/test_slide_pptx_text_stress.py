@@ -46,6 +46,9 @@ MAPS = [
     lambda t: f'<div style="display:inline-block;padding:8px;background:#dde">{t} pill</div>',
     lambda t: f"<p>{t} &lt;tag&gt; &amp; \"quotes\"</p>",
     lambda t: f"<pre>{t} pre\n    indented</pre>",
+    lambda t: f"<p>{t} H<sub>2</sub>O r<sup>2</sup></p>",
+    lambda t: f'<p dir="rtl">{t} שלום עולם</p>',
+    lambda t: f'<p style="text-indent:40px;width:300px">{t} indented first line of a paragraph that wraps</p>',
 ]
 STAYS_PICTURE = [
     lambda t: f'<p style="transform:rotate(5deg)">{t} rotated</p>',
@@ -82,6 +85,7 @@ def build(workspace: Path, rng: random.Random) -> tuple[dict[int, list[str]], di
     never: dict[int, list[str]] = {}
     tampered: set[int] = set()
     entries = []
+    used = [0, 0, 0]  # each kind's makers in turn, so every construct is tried
     for number in range(1, SLIDES + 1):
         parts: list[str] = []
         maps[number], never[number] = [], []
@@ -89,13 +93,16 @@ def build(workspace: Path, rng: random.Random) -> tuple[dict[int, list[str]], di
             token = f"tok{number}x{k}"
             kind = rng.random()
             if kind < 0.55:
-                parts.append(rng.choice(MAPS)(token))
+                parts.append(MAPS[used[0] % len(MAPS)](token))
+                used[0] += 1
                 maps[number].append(token)
             elif kind < 0.9:
-                parts.append(rng.choice(STAYS_PICTURE)(token))
+                parts.append(STAYS_PICTURE[used[1] % len(STAYS_PICTURE)](token))
+                used[1] += 1
                 never[number].append(token)
             else:
-                parts.append(rng.choice(NOT_SHOWN)(token))
+                parts.append(NOT_SHOWN[used[2] % len(NOT_SHOWN)](token))
+                used[2] += 1
                 never[number].append(token)
         if number % 5 == 0:
             parts.append(TAMPERING[(number // 5 - 1) % len(TAMPERING)])

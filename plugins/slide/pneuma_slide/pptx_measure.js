@@ -106,7 +106,8 @@
       if (s.display === 'none') continue;
       if (allowLists && (tag === 'UL' || tag === 'OL')) { sawList = true; continue; }
       if (sawList || ATOMIC.has(tag) || s.display !== 'inline' || s.position === 'fixed') return false;
-      if (s.verticalAlign !== 'baseline' || !drawnPlainly(child) || !inlineOnly(child, false)) return false;
+      if (!['baseline', 'super', 'sub'].includes(s.verticalAlign)) return false;
+      if (!drawnPlainly(child) || !inlineOnly(child, false)) return false;
       if (hasPseudoText(child)) return false;
     }
     return true;
@@ -168,8 +169,16 @@
       color: colour(s.color),
       caps: s.textTransform === 'uppercase' ? 'all' : (s.fontVariantCaps === 'small-caps' ? 'small' : null),
       spacing: s.letterSpacing === 'normal' ? 0 : px(s.letterSpacing),
+      shift: shiftOf(s),
       link,
     };
+  }
+  // <sup> and <sub>: raised or lowered, as PowerPoint's baseline offset
+  // (a share of the font size) says it.
+  function shiftOf(s) {
+    if (s.verticalAlign === 'super') return 'super';
+    if (s.verticalAlign === 'sub') return 'sub';
+    return null;
   }
   // Collapsible space: none at a line's start or end, never two in a row.
   function tidy(runs) {
@@ -190,9 +199,12 @@
 
   function align(s) {
     const value = s.textAlign;
+    const rtl = s.direction === 'rtl';
     if (value === 'center' || value === '-webkit-center') return 'center';
-    if (value === 'right' || value === 'end' || value === '-webkit-right') return 'right';
     if (value === 'justify') return 'justify';
+    if (value === 'right' || value === '-webkit-right') return 'right';
+    if (value === 'end') return rtl ? 'left' : 'right';
+    if (value === 'start') return rtl ? 'right' : 'left';
     return 'left';
   }
   const lineHeight = (s) => (s.lineHeight === 'normal' ? null : px(s.lineHeight));
@@ -239,7 +251,7 @@
       kind: 'block', tag: el.tagName.toLowerCase(), x: box.left, y: box.top, w: box.width, h: box.height,
       paragraphs: [{
         runs: runsOf(el, false), align: align(s), lineHeight: lineHeight(s), spaceBefore: 0,
-        level: 0, marL: 0, indent: 0, bullet: null,
+        level: 0, marL: 0, indent: px(s.textIndent), bullet: null, rtl: s.direction === 'rtl',
       }],
     };
   }
@@ -284,7 +296,7 @@
         const marL = Math.max(0, box.left - outer.left);
         const size = px(s.fontSize);
         paragraphs.push({
-          runs: runsOf(li, true), align: align(s), lineHeight: lineHeight(s),
+          runs: runsOf(li, true), align: align(s), lineHeight: lineHeight(s), rtl: s.direction === 'rtl',
           spaceBefore: previousBottom === null ? 0 : Math.max(0, box.top - previousBottom),
           level, marL, indent: bullet ? -Math.min(marL, size * 1.1) : 0, bullet,
         });

@@ -135,6 +135,7 @@ MAX_RUNS = 2000  # per paragraph
 MAX_RUN_CHARS = 20_000
 _ALIGNMENTS = {"left", "center", "right", "justify"}
 _AUTO_NUMBERS = {"arabicPeriod", "alphaLcPeriod", "alphaUcPeriod", "romanLcPeriod", "romanUcPeriod"}
+_SHIFTS = {"super": "30000", "sub": "-25000"}  # PowerPoint's baseline offsets, in 1/1000 %
 _HEX = re.compile(r"[0-9a-fA-F]{6}")
 _FONT = re.compile(r"[^\x00-\x1f<>&\"]{1,64}")
 
@@ -180,6 +181,7 @@ def _run(value: Any) -> dict[str, Any]:
         "color": _colour(value.get("color")),
         "caps": caps if caps in ("all", "small") else None,
         "spacing": _number(value.get("spacing") or 0, -500, 500),
+        "shift": value.get("shift") if value.get("shift") in _SHIFTS else None,
         "link": link if isinstance(link, str) and len(link) <= 2000 else None,
     }
 
@@ -211,6 +213,7 @@ def _paragraph(value: Any, width: int) -> dict[str, Any]:
         "marL": _number(value.get("marL") or 0, 0, width),
         "indent": _number(value.get("indent") or 0, -width, width),
         "bullet": _bullet_of(value.get("bullet")),
+        "rtl": value.get("rtl") is True,
     }
 
 
@@ -319,6 +322,8 @@ def _bullet(paragraph: Any, measured: dict[str, Any]) -> None:
     p_pr = paragraph._p.get_or_add_pPr()
     p_pr.set("marL", str(_emu(measured.get("marL") or 0)))
     p_pr.set("indent", str(_emu(measured.get("indent") or 0)))
+    if measured.get("rtl"):
+        p_pr.set("rtl", "1")
     bullet = measured.get("bullet")
     if not bullet:
         p_pr.append(p_pr.makeelement(qn("a:buNone"), {}))
@@ -368,6 +373,8 @@ def _add_run(paragraph: Any, measured: dict[str, Any]) -> None:
         r_pr.set("strike", "sngStrike")
     if measured.get("caps"):
         r_pr.set("cap", measured["caps"])
+    if measured.get("shift"):
+        r_pr.set("baseline", _SHIFTS[measured["shift"]])
     if measured.get("spacing"):
         r_pr.set("spc", str(int(round(measured["spacing"] * PX_PT * 100))))
     if measured.get("color"):
