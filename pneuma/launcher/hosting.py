@@ -15,17 +15,17 @@ turn, and a tab that comes back gets the conversation replayed).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from aiohttp import web
 
+from pneuma.server.stopping import StopReason
 from pneuma.startup import workspace_lock
 from pneuma.startup.recent import RecentWorkspaces
 from pneuma.startup.runner import (
@@ -173,8 +173,7 @@ class WorkspaceHost:
         hosted = self._sessions.pop(str(workspace.resolve()), None)
         if hosted is None:
             return False
-        await tell_tabs_stopped(hosted.runner.app, reason, self.launcher_page)
-        await stop_app_runner(hosted.runner)
+        await stop_app_runner(hosted.runner, reason, self.launcher_page)
         workspace_lock.release(hosted.workspace)
         self._notify(f"{hosted.workspace.name}: stopped")
         return True
@@ -187,27 +186,6 @@ class WorkspaceHost:
     def _release_if_unserved(self, workspace: Path) -> None:
         if str(workspace) not in self._sessions:
             workspace_lock.release(workspace)
-
-
-StopReason = Literal["stopped", "exiting"]
-TELL_TABS_SECONDS = 0.5  # a tab that cannot take one short message in this long is not waited for
-
-
-async def tell_tabs_stopped(app: web.Application | None, reason: StopReason,
-                            launcher_page: str | None) -> None:
-    """Tell every tab of the session ``app`` serves that it is being
-    stopped (``workspace_stopped``, docs/protocol.md), and let the words
-    leave, before its server closes the sockets: a tab told so stops
-    reconnecting to a port nobody serves, and says what happened instead."""
-    from pneuma.server.config import SESSION
-
-    if app is None:
-        return
-    tabs = [tab for tab in app[SESSION].connections if not tab.closed]
-    for tab in tabs:
-        tab.send(json.dumps({"type": "workspace_stopped", "reason": reason,
-                             "launcher": launcher_page}))
-    await asyncio.gather(*(tab.drain(TELL_TABS_SECONDS) for tab in tabs))
 
 
 def app_session_id(app: web.Application) -> str:

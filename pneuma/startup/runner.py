@@ -30,6 +30,8 @@ from pneuma.startup.streams import guard_standard_streams
 if TYPE_CHECKING:
     import asyncio
 
+    from pneuma.server.stopping import StopReason
+
 DEFAULT_PORT = 17007
 PORT_TRIES = 50
 SHUTDOWN_SECONDS = 4.5
@@ -393,11 +395,17 @@ def build_session_app(options: RunOptions, *, session_id: str, token: str, port:
     return create_app(config)
 
 
-async def stop_app_runner(runner: Any) -> None:
-    """Stop a served session: its tabs closed, its agent stopped, its state
-    saved (the app's cleanup), giving up after ``SHUTDOWN_SECONDS``."""
+async def stop_app_runner(runner: Any, reason: StopReason = "terminal",
+                          launcher_page: str | None = None) -> None:
+    """Stop a served session: its tabs told why (``reason``; the launcher's
+    ``launcher_page`` to reopen it from) and closed, its agent stopped, its
+    state saved (the app's cleanup), giving up after ``SHUTDOWN_SECONDS``."""
     import asyncio
     import logging
+
+    from pneuma.server.stopping import tell_tabs_stopped
+
+    await tell_tabs_stopped(runner.app, reason, launcher_page)
 
     try:
         await asyncio.wait_for(runner.cleanup(), SHUTDOWN_SECONDS)

@@ -12,7 +12,9 @@ that every attempt made before it has been seen."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import urllib.request
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -117,6 +119,8 @@ def test_a_tab_whose_server_is_gone_gives_up_after_a_bounded_backoff(
     try:
         page.goto(server.url)
         expect(page.locator('.pill[data-state="open"]')).to_be_visible(timeout=15_000)
+        # Gone without a word (SIGTERM would tell the tab it was stopped).
+        os.killpg(server.process.pid, signal.SIGKILL)
         kill_process_group(server.process)
 
         pill = page.locator(".pill")

@@ -16,7 +16,10 @@ export function sendingEnded() {
   const { state, ended } = connection();
   if (state === 'gone') return 'ended.gone.composer';
   if (state !== 'stopped') return null;
-  return ended && ended.reason === 'exiting' ? 'ended.exiting.composer' : 'ended.stopped.composer';
+  const reason = ended && ended.reason;
+  if (reason === 'exiting') return 'ended.exiting.composer';
+  if (reason === 'terminal') return 'ended.terminal.composer';
+  return 'ended.stopped.composer';
 }
 
 /** The launcher's page, pointing at this workspace's row (no token: its cookie opens it). */
@@ -34,10 +37,15 @@ function reopenUrl(launcher) {
 }
 
 function Stopped({ ended }) {
-  if (ended && ended.reason === 'exiting') {
-    return html`<div class="notice error session-ended" role="alert" data-ended="exiting">
-      <div class="notice-title">${t('ended.exiting.title')}</div>
-      <div class="notice-body">${t('ended.exiting.body')}</div>
+  // The launcher exiting, or `pneuma run` stopped in its terminal: nothing
+  // here can start it again, the line says where.
+  const reason = ended && ended.reason;
+  const words = reason === 'exiting' ? [t('ended.exiting.title'), t('ended.exiting.body')]
+    : reason === 'terminal' ? [t('ended.terminal.title'), t('ended.terminal.body')] : null;
+  if (words) {
+    return html`<div class="notice error session-ended" role="alert" data-ended=${reason}>
+      <div class="notice-title">${words[0]}</div>
+      <div class="notice-body">${words[1]}</div>
     </div>`;
   }
   const reopen = ended && ended.launcher ? reopenUrl(ended.launcher) : null;
