@@ -13,10 +13,9 @@ import { api, ViewerHost, localized } from './lib/viewer-host.js';
 import { t, onLocaleChange } from './lib/i18n.js';
 import { glyphsFor } from './lib/language-switch.js';
 import { rewind } from './lib/rewind.js';
-import { followUps } from './lib/follow-ups.js';
 import { loadBackendUi } from './lib/backend-ui.js';
 import { Icon, isRunning, shell, store, ui, useStore } from './lib/shell-state.js';
-import { ChatPanel } from './lib/chat.js';
+import { ChatPanel, chatReceive } from './lib/chat.js';
 import { ConfirmDialog } from './lib/dialogs.js';
 import { Header } from './lib/header.js';
 import { SessionEnded } from './lib/stopped.js';
@@ -24,7 +23,7 @@ import { SessionEnded } from './lib/stopped.js';
 async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
   rewind.receive(store, message); // per-turn checkpoints: lib/rewind.js
-  followUps.receive(store, message); // queued follow-ups: lib/follow-ups.js
+  chatReceive(store, message); // what the chat keeps: queued follow-ups, what re-renders (lib/chat.js)
   if (message.type === 'status_change' && message.status === 'idle') ui.stopping = false;
   if (message.type === 'content_update' && ui.host) {
     ui.host.contentUpdate(message.files || []);

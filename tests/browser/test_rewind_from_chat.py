@@ -87,7 +87,7 @@ def test_two_turns_are_rewound_from_the_chat_and_the_rewind_undone(
     expect(page.locator(".rewind-note")).to_have_count(2, timeout=TURN)
     expect(page.locator('.turn-changes[data-ref="2"] .changes-chip')).to_contain_text("1 file changed")
     # The rewind note sits after turn 2's result, where it happened.
-    order = page.locator(".messages > *").evaluate_all(
+    order = page.locator(".messages .msg-group > *").evaluate_all(  # the rows (lib/chat.js)
         "(nodes) => nodes.map((n) => n.matches('.rewind-note') ? 'rewind' : n.matches('.result-line') ? 'result' : '')")
     order = [kind for kind in order if kind]
     assert order == ["result", "result", "result", "rewind", "rewind"], order

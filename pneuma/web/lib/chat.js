@@ -2,7 +2,7 @@
 // results, notes, errors), the permission prompts docked under it, and the
 // panel that holds them with the conversation menu and the composer.
 
-import { html, useState, useLayoutEffect, useRef, useCallback } from '../vendor/preact-htm.js';
+import { html, Component, useState, useLayoutEffect, useRef, useCallback } from '../vendor/preact-htm.js';
 import { ConversationMenu } from './conversations.js';
 import { api, localized } from './viewer-host.js';
 import { renderMarkdown, highlight, languageOf } from './markdown.js';
@@ -11,7 +11,7 @@ import { TurnChanges, RewindNote } from './rewind.js';
 import { SavingBanner } from './saving-banner.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { Composer } from './composer.js';
-import { QueuedFollowUps } from './follow-ups.js';
+import { QueuedFollowUps, followUps } from './follow-ups.js';
 
 function Markdown({ text, streaming }) {
   return html`<div class=${`md${streaming ? ' streaming' : ''}`} dangerouslySetInnerHTML=${{ __html: renderMarkdown(text) }} />`;
@@ -264,6 +264,87 @@ function ChatItem({ item }) {
   }
 }
 
+// --- what re-renders while an answer streams ------------------------------
+//
+// A streamed delta changes one item, the streaming message (the store marks
+// it with a new `rev`). So each row of the chat draws again only when its
+// own item changed, or when something every row may show changed: any
+// socket message but a stream event (a tool result, a permission, the
+// status, a checkpoint's changes, a rewind…), the language, the connection.
+// A delta therefore costs the same in a long chat as in a fresh one
+// (benchmarks/bench_stream_paint.py), instead of drawing every earlier
+// message, its Markdown and its code again.
+
+let shared = 0; // counts the socket messages that may change any row
+
+/** Every socket message the store has applied (app.js): the chat's own state. */
+export function chatReceive(store, message) {
+  if (message.type !== 'stream_event') shared += 1;
+  followUps.receive(store, message);
+}
+
+function sharedState() {
+  const state = store.state;
+  return `${shared}|${getLocale()}|${state.connection.state}|${state.status}`;
+}
+
+class ChatRow extends Component {
+  shouldComponentUpdate(next) {
+    return next.item !== this.props.item || next.rev !== this.props.rev || next.shared !== this.props.shared;
+  }
+
+  render({ item }) {
+    ui.chatRenders = (ui.chatRenders || 0) + 1; // read by the benchmark and the browser tests
+    return html`<${ChatItem} item=${item} />`;
+  }
+}
+
+// Rows are drawn in groups of consecutive items (by when the store made
+// them, from the number in their key: a page of older messages, made after
+// the rows it goes before, starts groups of its own, so that the groups
+// already shown keep their keys and their elements), each in an
+// element of its own, so that a delta diffs and lays out one group of rows,
+// not one row per message in the chat: a group is skipped whole unless one
+// of its items, their number or the shared state changed, and the browser
+// keeps the layout of the groups whose rows did not change.
+const GROUP_SIZE = 24;
+
+function groupsOf(items) {
+  const groups = [];
+  let current = null;
+  let made = -1;
+  for (const item of items) {
+    const number = Number(/\d+$/.exec(item.key)?.[0] || 0);
+    const id = Math.floor(number / GROUP_SIZE);
+    if (!current || current.id !== id || number < made) {
+      current = { id, key: null, items: [] };
+      groups.push(current);
+    }
+    made = number;
+    current.items.push(item);
+    // Named after its first row that stays: a tool result shown on its own
+    // leaves when its call is loaded, a message being sent when it is queued.
+    if (!current.key && item.kind !== 'orphan_result' && !item.pending) current.key = `g${id}:${item.key}`;
+  }
+  for (const group of groups) group.key = group.key || `g${group.id}:${group.items[0].key}`;
+  return groups;
+}
+
+class RowGroup extends Component {
+  shouldComponentUpdate(next) {
+    const seen = this.seen;
+    if (next.shared !== this.props.shared || next.items.length !== seen.length) return true;
+    return next.items.some((item, i) => item !== seen[i].item || item.rev !== seen[i].rev);
+  }
+
+  render({ items, shared }) {
+    this.seen = items.map((item) => ({ item, rev: item.rev }));
+    return html`<div class="msg-group">
+      ${items.map((item) => html`<${ChatRow} key=${item.key} item=${item} rev=${item.rev} shared=${shared} />`)}
+    </div>`;
+  }
+}
+
 // --- the chat ---------------------------------------------------------------
 
 function EmptyState() {
@@ -306,12 +387,18 @@ function EarlierMessages() {
 /** The message rows on screen and where they are, to keep them there. The
  *  first of them still in the list after an update is the anchor (a tool
  *  result shown on its own leaves when its tool call arrives). */
+function* rows(list) {
+  for (const child of list.children) {
+    if (child.classList.contains('msg-group')) yield* child.children;
+    else if (!child.classList.contains('earlier')) yield child;
+  }
+}
+
 function scrollAnchors(list) {
   const top = list.getBoundingClientRect().top;
   const bottom = top + list.clientHeight;
   const anchors = [];
-  for (const child of list.children) {
-    if (child.classList.contains('earlier')) continue;
+  for (const child of rows(list)) {
     const box = child.getBoundingClientRect();
     if (box.top >= bottom) break;
     if (box.bottom > top) anchors.push({ node: child, offset: box.top - top });
@@ -360,6 +447,7 @@ function MessageList() {
     if (state.historyLoaded && state.historyHasMore && !state.historyError && nearTop()) loadEarlier();
   });
   const items = state.items;
+  const rowsShare = sharedState();
   const last = items[items.length - 1];
   const waiting = isRunning() && !(last && last.kind === 'assistant' && last.streaming);
   return html`<div class="messages-wrap">
@@ -368,7 +456,7 @@ function MessageList() {
       <${EarlierMessages} />
       ${!hasAgent() && html`<${NoAgentBanner} />`}
       ${items.length === 0 && state.historyLoaded && html`<${EmptyState} />`}
-      ${items.map((item) => html`<${ChatItem} key=${item.key} item=${item} />`)}
+      ${groupsOf(items).map((group) => html`<${RowGroup} key=${group.key} items=${group.items} shared=${rowsShare} />`)}
       ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? t('working.permission') : state.status === 'compacting' ? t('working.compacting') : t('working.busy')}</div>`}
       <${QueuedFollowUps} send=${(message) => ui.socket.send(message, { queue: true })} />
     </div>
