@@ -120,9 +120,10 @@ async def _measure(page: Any, script: str, width: int, height: int) -> list[dict
     try:
         await page.evaluate(_SETTLE)
         answer = await page.evaluate(script)
-    except PlaywrightError as exc:
-        if page.is_closed() or "Target" in str(exc):  # the page or browser died: not the slide's doing
-            raise
+    except PlaywrightError:
+        browser = page.context.browser
+        if page.is_closed() or (browser is not None and not browser.is_connected()):
+            raise  # the page or the browser died: not the slide's script, said as a Chromium failure
         return []
     return checked_boxes(answer, width, height)
 
