@@ -14,7 +14,7 @@ import { Composer } from './composer.js';
 import { QueuedFollowUps, followUps } from './follow-ups.js';
 
 function Markdown({ text, streaming }) {
-  return html`<div class=${`md${streaming ? ' streaming' : ''}`} dangerouslySetInnerHTML=${{ __html: renderMarkdown(text) }} />`;
+  return html`<div class=${`md${streaming ? ' streaming' : ''}`} dangerouslySetInnerHTML=${{ __html: renderMarkdown(text, { streaming }) }} />`;
 }
 
 function shortPath(path) {

@@ -40,12 +40,19 @@ export function escapeHtml(text) {
 const cache = new Map();
 const CACHE_LIMIT = 400;
 
-/** HTML for a Markdown text (cached: streaming re-renders the same prefixes). */
-export function renderMarkdown(text) {
+/** HTML for a Markdown text. Finished texts are cached, the least recently
+ *  shown going first; a text still streaming is not: each of its prefixes
+ *  is shown once, and keeping them would push the finished messages out. */
+export function renderMarkdown(text, { streaming = false } = {}) {
   const source = String(text || '');
   const hit = cache.get(source);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) {
+    cache.delete(source);
+    cache.set(source, hit);
+    return hit;
+  }
   const html = md.render(source);
+  if (streaming) return html;
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value);
   cache.set(source, html);
   return html;
