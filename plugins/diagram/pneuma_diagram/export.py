@@ -37,6 +37,7 @@ from pneuma_diagram.render import (
     standalone_svg,
     svgs_to_png,
 )
+from pneuma_diagram.source_lines import in_file_lines
 
 FORMATS = (
     ExportFormat("svg", {"en": "SVG (one file per diagram)", "zh-CN": "SVG（每个图表一个文件）"}, ""),
@@ -60,7 +61,9 @@ def export_diagrams(workspace: Path, fmt: str, output: Path, theme: str = "light
     texts = [(workspace / f).read_text(encoding="utf-8") for f in files]
     try:
         outcomes = run_mermaid(texts, render=True, theme=theme)
-        broken = [(f, o.error) for f, o in zip(files, outcomes) if not o.ok and not o.left_out]
+        # the line as the file counts it, not as mermaid does (source_lines.py)
+        broken = [(f, o.error and in_file_lines(t, o.error))
+                  for f, t, o in zip(files, texts, outcomes, strict=True) if not o.ok and not o.left_out]
         if broken:
             file, error = broken[0]
             where = f"{file} line {error.line}" if error and error.line else file

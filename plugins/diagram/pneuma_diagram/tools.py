@@ -19,6 +19,7 @@ from pneuma_diagram.render import (
     svg_size,
     svg_to_png,
 )
+from pneuma_diagram.source_lines import in_file_lines
 
 FORMATS = ("svg", "png")
 
@@ -46,10 +47,11 @@ def validate_diagram(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         files = diagram_files(ctx.workspace)
     texts = [read_text(ctx, f)[0] for f in files]
     results = []
-    for file, outcome in zip(files, _mermaid(texts, render=False)):
+    for file, text, outcome in zip(files, texts, _mermaid(texts, render=False), strict=True):
         entry: dict[str, Any] = {"file": file, "valid": outcome.ok, "type": outcome.diagram_type, "errors": []}
         if outcome.error:
-            entry["errors"].append(outcome.error.as_dict())
+            # mermaid counts lines after front matter and comments: said as the file's lines
+            entry["errors"].append(in_file_lines(text, outcome.error).as_dict())
         results.append(entry)
     return {"valid": all(r["valid"] for r in results), "diagrams": results}
 
@@ -67,7 +69,8 @@ def render_diagram(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     text, _ = read_text(ctx, file)
     outcome = _mermaid([text], render=True, theme=theme)[0]
     if not outcome.ok or not outcome.svg:
-        error = outcome.error.as_dict() if outcome.error else {"message": "mermaid rendered nothing"}
+        error = in_file_lines(text, outcome.error).as_dict() if outcome.error else {
+            "message": "mermaid rendered nothing"}
         raise ToolError("E_PARSE_FAIL", f"{file} line {error.get('line')}: {error['message']}",
                         details={"file": file, **error}, hint=error.get("hint"))
     data = standalone_svg(outcome.svg, theme).encode() if fmt == "svg" else svg_to_png(outcome.svg, theme)

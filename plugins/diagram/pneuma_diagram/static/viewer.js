@@ -10,6 +10,7 @@
 
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import { inFileLines } from "./source-lines.js";
 import { mapSources } from "./source-map.js";
 
 const MODE = "diagram";
@@ -295,7 +296,8 @@ class DiagramViewer {
           const m = /\bline (\d+)/i.exec(message);
           line = m ? Number(m[1]) : null;
         }
-        status = { path, ok: false, error: { message, line } };
+        // mermaid counts lines after cutting front matter and comments: the file's line
+        status = { path, ok: false, error: inFileLines(text, { message, line }) };
       }
       if (seq !== this.renderSeq) return; // a newer draw started meanwhile
       this.status = status;
