@@ -17,7 +17,8 @@ test('a queued follow-up leaves the chat for the queue until the agent takes it'
   followUps.list = [];
   const store = createStore();
   receive(store, { type: 'user_message', seq: 1, content: 'first', timestamp: 1 });
-  store.addPendingUser({ content: 'second', images: [], viewerContext: null, clientId: 'c2' });
+  const picture = { media_type: 'image/png', size: 8, url: 'data:image/png;base64,AAAA' };
+  store.addPendingUser({ content: 'second', images: [picture], viewerContext: null, clientId: 'c2' });
   receive(store, queued(2, 'q1', 'second', 'c2'));
   // Shown once, as queued: not as a message being sent at the end of the chat.
   assert.deepEqual(store.state.items.map((i) => i.content), ['first']);
@@ -30,7 +31,10 @@ test('a queued follow-up leaves the chat for the queue until the agent takes it'
   assert.deepEqual(followUps.list, []);
   // The stopped turn's result comes before the follow-up, which is now an ordinary message.
   assert.deepEqual(store.state.items.map((i) => i.kind), ['user', 'result', 'user']);
-  assert.equal(store.state.items[2].pending, undefined);
+  const sent = store.state.items[2];
+  assert.equal(sent.pending, false);
+  assert.equal(sent.content, 'second, edited');
+  assert.deepEqual(sent.images, [picture]); // the picture this tab attached, not a placeholder
 });
 
 test('a cancelled follow-up is gone; a reloaded page gets the queue with the history', () => {

@@ -12,6 +12,9 @@ import { t } from './i18n.js';
  *  `user_message_queued` ({queue_id, content, images?, client_msg_id?, timestamp}). */
 export const followUps = {
   list: [],
+  // This tab's own messages as it showed them while being sent (with the
+  // pictures it attached), by client_msg_id: shown so again once taken.
+  sending: new Map(),
 
   /** Follow one socket message (after the store applied it). */
   receive(store, message) {
@@ -20,9 +23,17 @@ export const followUps = {
         if (!this.list.some((q) => q.queue_id === message.queue_id)) this.list = [...this.list, message];
         dropSending(store, [message]);
         break;
-      case 'queued_message_taken':
+      case 'queued_message_taken': {
+        const taken = this.list.find((q) => q.queue_id === message.queue_id);
+        const own = taken && this.sending.get(taken.client_msg_id);
+        // Back at the end of the chat, with its last text, where its echo
+        // (next) confirms it.
+        if (own) store.state.items.push({ ...own, content: taken.content, rev: (own.rev || 0) + 1 });
+        this.forget(message.queue_id);
+        break;
+      }
       case 'queued_message_cancelled':
-        this.list = this.list.filter((q) => q.queue_id !== message.queue_id);
+        this.forget(message.queue_id);
         break;
       case 'queued_message_edited':
         this.list = this.list.map((q) => (q.queue_id === message.queue_id ? { ...q, content: message.content } : q));
@@ -38,6 +49,12 @@ export const followUps = {
     }
     store.notify();
   },
+
+  forget(queueId) {
+    const gone = this.list.find((q) => q.queue_id === queueId);
+    if (gone) this.sending.delete(gone.client_msg_id);
+    this.list = this.list.filter((q) => q.queue_id !== queueId);
+  },
 };
 
 /** The page showed the person's message as being sent at the end of the
@@ -46,7 +63,11 @@ export const followUps = {
 function dropSending(store, queued) {
   const ids = new Set(queued.map((q) => q.client_msg_id).filter(Boolean));
   if (!ids.size) return;
-  store.state.items = store.state.items.filter((i) => !(i.kind === 'user' && i.pending && ids.has(i.clientId)));
+  store.state.items = store.state.items.filter((i) => {
+    const own = i.kind === 'user' && i.pending && ids.has(i.clientId);
+    if (own) followUps.sending.set(i.clientId, i);
+    return !own;
+  });
 }
 
 function QueuedMessage({ queued, send }) {
