@@ -20,12 +20,15 @@ sent, so it is not part of the conversation.
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pneuma.core.messages import QueuedMessageCancel, QueuedMessageEdit, UserMessage
+
+log = logging.getLogger(__name__)
 
 # The page says what to do instead of editing a message the agent has.
 TAKEN = "the agent already has this message (or it was withdrawn): it can no longer be changed"
@@ -97,14 +100,18 @@ class FollowUps:
             self._session.spawn(self._take_next())
 
     async def _take_next(self) -> None:
+        self._taking = False
+        if self._session.status != "idle" or not self._queue:
+            return  # a turn began meanwhile: the next idle takes it
+        taken = self._queue.pop(0)
+        self._session.emit({"type": "queued_message_taken", "queue_id": taken.queue_id})
         try:
-            if self._session.status != "idle" or not self._queue:
-                return
-            taken = self._queue.pop(0)
-            self._session.emit({"type": "queued_message_taken", "queue_id": taken.queue_id})
-        finally:
-            self._taking = False
-        await self._deliver(taken.message)
+            await self._deliver(taken.message)
+        except Exception:
+            # As a message sent directly would be answered (the socket's handler).
+            log.exception("a queued follow-up could not be handed to the agent")
+            self._session.emit({"type": "error", "code": "internal",
+                                "message": "the queued message could not be sent to the agent"})
 
     def _find(self, queue_id: str) -> QueuedFollowUp | None:
         return next((q for q in self._queue if q.queue_id == queue_id), None)

@@ -130,3 +130,24 @@ async def test_an_empty_edit_is_refused_and_the_message_stays(server):
     server.backend.reply("ok")
     await server.backend.wait_call("send_user_message", count=2)
     assert _sent(server) == ["first", "keep me"]
+
+
+async def test_a_follow_up_the_agent_cannot_take_is_an_error_in_the_chat_not_a_stuck_queue(server, monkeypatch):
+    tab = await server.tab()
+    await _busy(server, tab)
+    await _queue(tab, "second", "c-second")
+    await _queue(tab, "third", "c-third")
+
+    async def broken(text, images):
+        raise RuntimeError("the agent's pipe is gone")
+
+    monkeypatch.setattr(server.backend, "send_user_message", broken)
+    server.backend.reply("ok")
+    error = await tab.wait_for("error", where=lambda m: "seq" in m)
+    assert error["code"] == "internal" and "queued message" in error["message"]
+    monkeypatch.undo()
+    # The next turn end takes the next one, as ever.
+    server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
+    await tab.wait_for("user_message", where=lambda m: m["content"] == "third")
+    await server.backend.wait_call("send_user_message", count=2)
+    assert _sent(server) == ["first", "third"]
