@@ -102,6 +102,10 @@ _EXPORTS: dict[str, str] = {
     "html_to_pdf": "pneuma.tools.html_render:html_to_pdf",
     "html_to_png": "pneuma.tools.html_render:html_to_png",
     "html_to_dom": "pneuma.tools.html_render:html_to_dom",
+    # run a viewer's module in Chromium with a job, and print in the same browser
+    "ScriptPage": "pneuma.tools.script_page:ScriptPage",
+    "run_script": "pneuma.tools.script_page:run_script",
+    "run_script_then_pdf": "pneuma.tools.script_page:run_script_then_pdf",
     "shell_static_dir": "pneuma.host.paths:web_dir",
     "find_chromium": "pneuma.tools.html_render:find_chromium",
     # a time budget per page of an export: a page that hangs is left out, the rest exported
@@ -221,6 +225,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     )
     from pneuma.tools.runtime import call_tool as call_mode_tool
     from pneuma.tools.runtime import forward_to_server
+    from pneuma.tools.script_page import ScriptPage, run_script, run_script_then_pdf
     from pneuma.tools.server_client import request_json
     from pneuma.tools.snapshots import SnapshotStore
     from pneuma.tools.state import ToolState

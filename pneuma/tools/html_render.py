@@ -83,7 +83,7 @@ _BROWSER_STDERR = re.compile(r"\[pid=\d+\]\[err\] (.+)")
 _BROWSER_EXIT = re.compile(r"exitCode=(\d+)")
 
 
-def _playwright_detail(exc: BaseException) -> str:
+def playwright_detail(exc: BaseException) -> str:
     text = str(exc)
     parts = [_first_line(exc)]
     if exit_code := _BROWSER_EXIT.search(text):
@@ -105,10 +105,10 @@ def renderer_failure(exc: BaseException) -> ExportError | None:
         return None
     if "executable doesn't exist" in str(exc).lower():  # launched with a CHROMIUM not there
         return _chromium_missing()
-    return chromium_failed(_playwright_detail(exc))
+    return chromium_failed(playwright_detail(exc))
 
 
-def _has_playwright() -> bool:
+def has_playwright() -> bool:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
@@ -116,7 +116,7 @@ def _has_playwright() -> bool:
     return True
 
 
-def _run_cli(*args: str, name: str, seconds: float | None = None) -> str:
+def run_cli(*args: str, name: str, seconds: float | None = None) -> str:
     """Run the Chromium binary headless; what it printed on standard output."""
     binary = find_chromium()
     seconds = seconds or page_timeout_s()
@@ -131,7 +131,7 @@ def _run_cli(*args: str, name: str, seconds: float | None = None) -> str:
             raise timed_out([hung_page(name, seconds)]) from None
         except OSError as exc:  # there, but not a program this machine can run
             raise chromium_failed(f"cannot start {binary}: {exc.strerror or exc}") from None
-    if result.returncode != 0:  # said as _playwright_detail says it: the status, then its last words
+    if result.returncode != 0:  # said as playwright_detail says it: the status, then its last words
         said = [line[-300:] for line in result.stderr.strip().splitlines()[-1:]]
         raise chromium_failed("; ".join([f"exit status {result.returncode}", *said]))
     return result.stdout
@@ -153,6 +153,12 @@ def page_timeout_s() -> float:
     except ValueError:
         return PAGE_TIMEOUT_S
     return value if value > 0 else PAGE_TIMEOUT_S
+
+
+def budget_s(items: int) -> float:
+    """The time budget of a file holding ``items`` slides or documents: one
+    page's for each, at most the whole export's."""
+    return min(page_timeout_s() * max(1, items), max(EXPORT_TIMEOUT_S, page_timeout_s()))
 
 
 def hung_page(name: str, seconds: float) -> str:
@@ -205,6 +211,21 @@ async def within(page: Any, seconds: float, work: Callable[[], Awaitable[None]])
     return True
 
 
+async def print_in(browser: Any, html_file: Path, output: Path, size: dict[str, str], seconds: float) -> bool:
+    """Print ``html_file`` to ``output`` in a new page of a running
+    Playwright ``browser`` within ``seconds``; False when it did not finish."""
+    page = await browser.new_page()
+
+    async def work() -> None:
+        await page.emulate_media(media="print")
+        await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
+        await page.evaluate(_SETTLE_SCRIPT)
+        await page.pdf(path=str(output), print_background=True, prefer_css_page_size=not size,
+                       width=size.get("width"), height=size.get("height"))
+
+    return await within(page, seconds, work)
+
+
 async def _pdf_async(html_file: Path, output: Path, size: dict[str, str], seconds: float) -> bool:
     """Print within ``seconds``; False when it did not finish."""
     from playwright.async_api import async_playwright
@@ -212,16 +233,7 @@ async def _pdf_async(html_file: Path, output: Path, size: dict[str, str], second
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
         try:
-            page = await browser.new_page()
-
-            async def work() -> None:
-                await page.emulate_media(media="print")
-                await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
-                await page.evaluate(_SETTLE_SCRIPT)
-                await page.pdf(path=str(output), print_background=True, prefer_css_page_size=not size,
-                               width=size.get("width"), height=size.get("height"))
-
-            return await within(page, seconds, work)
+            return await print_in(browser, html_file, output, size, seconds)
         finally:
             await browser.close()
 
@@ -235,9 +247,9 @@ def html_to_pdf(html_file: Path, output: Path, *, page_width: int | None = None,
     one page's for each, at most the whole export's. One that does not print
     within it is ``E_TIMEOUT`` naming it (``name``, else the file's name)."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    seconds = min(page_timeout_s() * max(1, items), max(EXPORT_TIMEOUT_S, page_timeout_s()))
-    if not _has_playwright():
-        _run_cli("--no-pdf-header-footer", f"--print-to-pdf={output}", html_file.as_uri(),
+    seconds = budget_s(items)
+    if not has_playwright():
+        run_cli("--no-pdf-header-footer", f"--print-to-pdf={output}", html_file.as_uri(),
                  name=name or html_file.name, seconds=seconds)
     else:
         from playwright.async_api import Error as PlaywrightError
@@ -247,7 +259,7 @@ def html_to_pdf(html_file: Path, output: Path, *, page_width: int | None = None,
         try:
             printed = run_sync(_pdf_async(html_file, output, size, seconds))
         except PlaywrightError as exc:
-            raise chromium_failed(_playwright_detail(exc)) from None
+            raise chromium_failed(playwright_detail(exc)) from None
         if not printed:
             output.unlink(missing_ok=True)
             raise timed_out([hung_page(name or html_file.name, seconds)])
@@ -301,11 +313,11 @@ def html_to_png(html_files: list[Path], outputs: list[Path], *, width: int, heig
         output.parent.mkdir(parents=True, exist_ok=True)
     labels = names or [f.name for f in html_files]
     seconds = page_timeout_s()
-    if not _has_playwright():
+    if not has_playwright():
         left_out = []
         for html_file, output, name in zip(html_files, outputs, labels, strict=True):
             try:
-                _run_cli("--hide-scrollbars", f"--window-size={width},{height}",
+                run_cli("--hide-scrollbars", f"--window-size={width},{height}",
                          f"--screenshot={output}", html_file.as_uri(), name=name)
             except ExportError as exc:
                 if exc.code != "E_TIMEOUT":
@@ -318,7 +330,7 @@ def html_to_png(html_files: list[Path], outputs: list[Path], *, width: int, heig
         try:
             left_out = run_sync(_png_async(jobs, {"width": width, "height": height}, full_page, seconds))
         except PlaywrightError as exc:
-            raise chromium_failed(_playwright_detail(exc)) from None
+            raise chromium_failed(playwright_detail(exc)) from None
     if html_files and len(left_out) == len(html_files):
         raise timed_out(left_out)
     return left_out
@@ -334,7 +346,7 @@ def html_to_dom(html_file: Path, *, name: str | None = None, items: int = 1,
     (``--allow-file-access-from-files``): only for a page of the exporter's
     own, since its scripts may then read any local file. Errors and the time
     budget are ``html_to_pdf``'s."""
-    seconds = min(page_timeout_s() * max(1, items), max(EXPORT_TIMEOUT_S, page_timeout_s()))
+    seconds = budget_s(items)
     flags = ["--allow-file-access-from-files"] if local_modules else []
-    return _run_cli(*flags, "--dump-dom", html_file.as_uri(), name=name or html_file.name,
+    return run_cli(*flags, "--dump-dom", html_file.as_uri(), name=name or html_file.name,
                     seconds=seconds)

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import mimetypes
 import re
-import tempfile
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +33,9 @@ from pneuma.api import (
     ExportFormat,
     ExportRequest,
     ExportResult,
-    html_to_dom,
-    html_to_pdf,
+    ScriptPage,
+    run_script,
+    run_script_then_pdf,
     shell_static_dir,
 )
 
@@ -78,31 +77,16 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 _RENDER_MODULE = STATIC_DIR / "export-render.js"
 _VENDOR = STATIC_DIR / "vendor" / "doc-vendor.js"
 _IMAGE = re.compile(r'src="pneuma-export-image:([^"]*)"')
-_RESULT = re.compile(r'<pre id="pneuma-result">(.*?)</pre>', re.S)
 
-# The viewer's own renderer, run in headless Chromium (static/export-render.js):
-# the import map points the shell's /static/lib/ at its files on disk, the
-# job waits in an inert JSON script, the answer is written into the page as
-# text for --dump-dom to print.
-_RENDER_PAGE = """<!doctype html>
-<html><head><meta charset="utf-8">
-<script type="importmap">{import_map}</script></head><body>
-<script type="module">
-import {{ renderDocuments }} from {module};
-let answer;
-try {{
-  answer = renderDocuments(JSON.parse(document.getElementById("pneuma-job").textContent));
-}} catch (e) {{
-  answer = {{fatal: String((e && e.message) || e)}};
-}}
-const out = document.createElement("pre");
-out.id = "pneuma-result";
-out.textContent = JSON.stringify(answer);
-document.body.append(out);
-</script>
-<script type="application/json" id="pneuma-job">{job}</script>
-</body></html>
-"""
+
+def _renderer() -> ScriptPage:
+    """The viewer's own renderer (static/export-render.js, which imports
+    static/markdown.js and the shell's /static/lib/markdown-it.js), as a page
+    of the exporter's own in headless Chromium."""
+    shell = shell_static_dir()
+    return ScriptPage(folders={"/static/lib/": shell / "lib", "/static/vendor/": shell / "vendor",
+                               "/doc/": STATIC_DIR},
+                      module="/doc/" + _RENDER_MODULE.name, function="renderDocuments")
 
 
 def _renderer_files() -> list[Path]:
@@ -110,27 +94,16 @@ def _renderer_files() -> list[Path]:
     return [_RENDER_MODULE, _VENDOR, shell / "lib" / "markdown-it.js", shell / "vendor" / "markdown-it.min.js"]
 
 
-def _run_renderer(documents: list[dict[str, str]], raw_html: bool) -> list[dict[str, Any]]:
-    """Every document rendered by the doc viewer's renderer, in Chromium."""
+def _check_renderer() -> None:
     missing = [path for path in _renderer_files() if not path.is_file()]
     if missing:
         raise ExportError(f"the doc renderer is not built ({missing[0].name} is missing)", code="E_UNAVAILABLE",
                           hint="run scripts/install (or `npm ci && npm run build` in plugins/doc/web/)")
-    import_map = {"imports": {"/static/lib/": (shell_static_dir() / "lib").as_uri() + "/"}}
-    # "</" inside a script would end it early; \u003c keeps the JSON equal.
-    job = json.dumps({"documents": documents, "rawHtml": raw_html}).replace("<", "\\u003c")
-    with tempfile.TemporaryDirectory(prefix="pneuma-doc-render-") as tmp_dir:
-        page = Path(tmp_dir) / "render.html"
-        page.write_text(_RENDER_PAGE.format(import_map=json.dumps(import_map), job=job,
-                                            module=json.dumps(_RENDER_MODULE.as_uri())), encoding="utf-8")
-        dom = html_to_dom(page, name="the documents", items=len(documents), local_modules=True)
-    found = _RESULT.search(dom)
-    if not found:
-        raise ExportError("Chromium failed: the doc renderer did not run in the page", code="E_PREVIEW_FAIL")
-    answer = json.loads(html.unescape(found.group(1)))
-    if isinstance(answer, dict):
-        raise ExportError(f"the doc renderer failed: {answer.get('fatal')}", code="E_PREVIEW_FAIL")
-    return list(answer)
+
+
+def _sources(workspace: Path, files: list[Path]) -> list[dict[str, str]]:
+    return [{"path": p.relative_to(workspace).as_posix(),
+             "text": p.read_text(encoding="utf-8", errors="replace")} for p in files]
 
 
 class _Images:
@@ -163,19 +136,27 @@ class _Images:
         return _IMAGE.sub(put_in, body)
 
 
+def _documents_of(answer: Any, images: _Images) -> list[Document]:
+    """The renderer's answer as documents, their images inlined."""
+    if not isinstance(answer, list):
+        raise ExportError("the doc renderer gave no documents", code="E_PREVIEW_FAIL")
+    documents = []
+    for item in answer:
+        headings = [Heading(int(h["level"]), str(h["text"]), str(h["id"])) for h in item["headings"]]
+        documents.append(Document(item["path"], item["anchor"], item["title"], images.inline(item["html"]),
+                                  headings))
+    return documents
+
+
 def render_documents(workspace: Path, files: list[Path], *, raw_html: bool = False) -> tuple[list[Document], set[str]]:
     """The documents rendered as the doc viewer renders them, their links
     and headings made to work inside one page, their images inlined; and
     the images they name that do not exist."""
-    sources = [{"path": p.relative_to(workspace).as_posix(),
-                "text": p.read_text(encoding="utf-8", errors="replace")} for p in files]
+    _check_renderer()
+    answer = run_script(_renderer(), {"documents": _sources(workspace, files), "rawHtml": raw_html},
+                        name="the documents", items=len(files))
     images = _Images(workspace)
-    documents = []
-    for item in _run_renderer(sources, raw_html):
-        headings = [Heading(int(h["level"]), str(h["text"]), str(h["id"])) for h in item["headings"]]
-        documents.append(Document(item["path"], item["anchor"], item["title"], images.inline(item["html"]),
-                                  headings))
-    return documents, images.missing
+    return _documents_of(answer, images), images.missing
 
 
 # The page around the documents. The documents themselves are styled by the
@@ -218,39 +199,61 @@ def _toc(documents: list[Document], title: str) -> str:
             f"<h2>Contents</h2><ol>{''.join(items)}</ol></nav>")
 
 
-def render_html(workspace: Path, *, raw_html: bool = False) -> tuple[str, list[Document], set[str]]:
-    """The export's page; ``raw_html`` keeps the documents' own HTML (and
-    scripts) instead of showing it as text."""
-    files = documents_of(workspace)
-    if not files:
-        raise ExportError(f"{workspace} has no Markdown documents to export")
-    documents, missing = render_documents(workspace, files, raw_html=raw_html)
+def page_of(documents: list[Document]) -> str:
+    """The export's page: the contents, then each document as an article."""
     title = documents[0].title
     articles = "\n".join(
         f'<article id="{doc.anchor}" data-file="{html.escape(doc.rel)}" class="markdown-body pd-doc">'
         f'<p class="doc-file">{html.escape(doc.rel)}</p>{doc.body}</article>'
         for doc in documents)
     viewer_css = (STATIC_DIR / "viewer.css").read_text(encoding="utf-8")
-    page = (
+    return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="generator" content="Pneuma doc export">'
         f"<title>{html.escape(title)}</title><style>{viewer_css}{_PAGE_CSS}</style></head>\n"
         f'<body class="pd-root pd-export">{_toc(documents, title)}\n{articles}\n</body></html>\n')
-    return page, documents, missing
+
+
+def _files_to_export(workspace: Path) -> list[Path]:
+    files = documents_of(workspace)
+    if not files:
+        raise ExportError(f"{workspace} has no Markdown documents to export")
+    return files
+
+
+def render_html(workspace: Path, *, raw_html: bool = False) -> tuple[str, list[Document], set[str]]:
+    """The export's page; ``raw_html`` keeps the documents' own HTML (and
+    scripts) instead of showing it as text."""
+    documents, missing = render_documents(workspace, _files_to_export(workspace), raw_html=raw_html)
+    return page_of(documents), documents, missing
+
+
+def print_pdf(workspace: Path, output: Path) -> tuple[list[Document], set[str]]:
+    """The export's page printed to ``output``: rendered and printed in one
+    Chromium (``run_script_then_pdf``)."""
+    files = _files_to_export(workspace)
+    _check_renderer()
+    images = _Images(workspace)
+    documents: list[Document] = []
+
+    def to_page(answer: Any) -> str:
+        documents.extend(_documents_of(answer, images))
+        return page_of(documents)
+
+    run_script_then_pdf(_renderer(), {"documents": _sources(workspace, files), "rawHtml": False}, to_page,
+                        output, name="the documents", items=len(files))
+    return documents, images.missing
 
 
 def export(request: ExportRequest) -> ExportResult:
-    page, documents, missing = render_html(request.workspace, raw_html=request.format == RAW_HTML)
     if request.format in ("html", RAW_HTML):
+        page, documents, missing = render_html(request.workspace, raw_html=request.format == RAW_HTML)
         tmp = request.output.with_name(request.output.name + ".tmp")
         tmp.write_text(page, encoding="utf-8")
         tmp.replace(request.output)
     else:
-        with tempfile.TemporaryDirectory(prefix="pneuma-doc-export-") as tmp_dir:
-            source = Path(tmp_dir) / "document.html"
-            source.write_text(page, encoding="utf-8")
-            html_to_pdf(source, request.output, name="the documents", items=len(documents))
+        documents, missing = print_pdf(request.workspace, request.output)
     warnings = [f"{rel} is referenced by a document but does not exist" for rel in sorted(missing)]
     return ExportResult([request.output], warnings, f"{len(documents)} document(s)")
 

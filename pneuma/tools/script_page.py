@@ -1,0 +1,251 @@
+"""Run a viewer's own JavaScript outside the server, for an exporter: load
+an ES module of the exporter's own in headless Chromium, call one of its
+functions with a job (JSON) and get back what it returns (JSON); and, for a
+PDF, print the page the exporter makes of that answer in the same browser.
+
+``run_script`` is one bare start of the binary (``--dump-dom``): an import
+map points the folders the exporter names at their files, which needs
+``--allow-file-access-from-files``, so the page is the exporter's own and
+nothing of the job becomes markup in it (the job waits in an inert JSON
+script, ``<`` written ``\u003c``; the answer is written into the page as
+text and read back as JSON).
+
+``run_script_then_pdf`` renders and prints in one Chromium when Playwright
+is there (``scripts/install`` installs it): the module runs in a page
+served from a private origin that exists only inside the browser
+(``page.route`` answers the exporter's blank page and the folders' files
+and refuses every other request), the job goes in as an argument of
+``page.evaluate`` and the answer comes back the same way, and no flag lets
+any page read local files; then the page the exporter makes is printed from
+a file of its own in a fresh page, as ``html_to_pdf`` prints. Without
+Playwright it is ``run_script`` and then ``html_to_pdf``: two starts.
+
+Errors and budgets are ``html_to_pdf``'s (docs/errors.md): no Chromium is
+``E_UNAVAILABLE``, a Chromium that fails or a module that throws
+``E_PREVIEW_FAIL``, a page that does not finish within its budget
+``E_TIMEOUT`` naming it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import mimetypes
+import re
+import tempfile
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pneuma.host.exporters import ExportError
+from pneuma.tools.chromium import CHROMIUM_ARGS
+from pneuma.tools.html_render import (
+    budget_s,
+    chromium_failed,
+    find_chromium,
+    has_playwright,
+    html_to_dom,
+    html_to_pdf,
+    hung_page,
+    playwright_detail,
+    print_in,
+    run_sync,
+    timed_out,
+    within,
+)
+
+# An origin no network has: requests to it are answered by the page's route
+# or refused, never sent anywhere.
+ORIGIN = "http://pneuma-export.localhost"
+_BLANK_PAGE = '<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>'
+
+# Runs in the page: the module's function with the job; an exception comes
+# back as a value (a rejected evaluate would read as a Chromium failure).
+_CALL = """async ([url, name, job]) => {
+  try {
+    const module = await import(url);
+    return {answer: await module[name](job)};
+  } catch (e) {
+    return {fatal: String((e && e.message) || e)};
+  }
+}"""
+
+
+@dataclass(frozen=True)
+class ScriptPage:
+    """What an exporter's page may load: ``folders`` maps URL path prefixes
+    (``"/static/lib/"``) to folders on disk whose files it serves; ``module``
+    is the URL path of the ES module to load (under one of them) and
+    ``function`` the name of its export to call with the job."""
+
+    folders: Mapping[str, Path]
+    module: str
+    function: str
+
+    def file_for(self, url_path: str) -> Path | None:
+        """The file a URL path names, when it is inside one of the folders."""
+        for prefix, folder in self.folders.items():
+            if not url_path.startswith(prefix):
+                continue
+            root = folder.resolve()
+            candidate = (root / url_path[len(prefix):]).resolve()
+            if candidate.is_relative_to(root) and candidate.is_file():
+                return candidate
+        return None
+
+
+def run_script(script: ScriptPage, job: Any, *, name: str, items: int = 1) -> Any:
+    """What ``script.function(job)`` returns, run in headless Chromium.
+    ``name`` says what is rendered in errors ("the documents"); ``items``
+    sets the budget as ``html_to_pdf``'s."""
+    _check_module(script)
+    # One bare start of the binary is the cheapest way to an answer: through
+    # Playwright its driver starts too, about half a second more (measured
+    # by benchmarks/bench_export.py, docs/performance.md).
+    return _run_with_binary(script, job, name, items)
+
+
+def run_script_then_pdf(script: ScriptPage, job: Any, to_html: Callable[[Any], str], output: Path, *,
+                        name: str, items: int = 1) -> Any:
+    """``run_script``, then the page ``to_html`` makes of its answer printed
+    to ``output`` as ``html_to_pdf`` prints (print media, backgrounds, the
+    page's ``@page`` size) in the same browser; the answer."""
+    _check_module(script)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if not has_playwright():
+        answer = _run_with_binary(script, job, name, items)
+        with tempfile.TemporaryDirectory(prefix="pneuma-script-print-") as tmp_dir:
+            page = Path(tmp_dir) / "page.html"
+            page.write_text(to_html(answer), encoding="utf-8")
+            html_to_pdf(page, output, name=name, items=items)
+        return answer
+    answer = _in_playwright(script, job, to_html, output, name, items)
+    if not output.is_file():
+        raise chromium_failed("it wrote no PDF")
+    return answer
+
+
+def _check_module(script: ScriptPage) -> None:
+    if script.file_for(script.module) is None:
+        raise ValueError(f"{script.module} is not a file under the script page's folders")
+
+
+def _answer(got: Any, name: str) -> Any:
+    if not isinstance(got, dict) or "answer" not in got:
+        detail = got.get("fatal") if isinstance(got, dict) else "no answer"
+        raise ExportError(f"{name} could not be rendered: {detail}", code="E_PREVIEW_FAIL")
+    return got["answer"]
+
+
+# --- with Playwright: one browser -------------------------------------------------
+
+
+def _in_playwright(script: ScriptPage, job: Any, to_html: Callable[[Any], str], output: Path,
+                   name: str, items: int) -> Any:
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        return run_sync(_in_one_browser(script, job, to_html, output, name, budget_s(items)))
+    except PlaywrightError as exc:
+        raise chromium_failed(playwright_detail(exc)) from None
+
+
+async def _in_one_browser(script: ScriptPage, job: Any, to_html: Callable[[Any], str], output: Path,
+                          name: str, seconds: float) -> Any:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
+        try:
+            answer = _answer(await _call_in(browser, script, job, name, seconds), name)
+            with tempfile.TemporaryDirectory(prefix="pneuma-script-print-") as tmp_dir:
+                page_file = Path(tmp_dir) / "page.html"
+                page_file.write_text(to_html(answer), encoding="utf-8")
+                if not await print_in(browser, page_file, output, {}, seconds):
+                    output.unlink(missing_ok=True)
+                    raise timed_out([hung_page(name, seconds)])
+            return answer
+        finally:
+            await browser.close()
+
+
+async def _call_in(browser: Any, script: ScriptPage, job: Any, name: str, seconds: float) -> Any:
+    # A context of its own: the route and the origin's storage end with it.
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.route("**/*", lambda route: _serve(route, script))
+        got: dict[str, Any] = {}
+
+        async def work() -> None:
+            await page.goto(ORIGIN + "/", wait_until="load", timeout=0)
+            got["value"] = await page.evaluate(_CALL, [ORIGIN + script.module, script.function, job])
+
+        if not await within(page, seconds, work):
+            raise timed_out([hung_page(name, seconds)])
+        return got["value"]
+    finally:
+        await context.close()
+
+
+async def _serve(route: Any, script: ScriptPage) -> None:
+    """The private origin: the blank page and the folders' files; nothing else."""
+    url = urllib.parse.urlsplit(route.request.url)
+    if f"{url.scheme}://{url.netloc}" != ORIGIN:
+        await route.abort("blockedbyclient")
+        return
+    path = urllib.parse.unquote(url.path)
+    if path == "/":
+        await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=_BLANK_PAGE)
+        return
+    found = script.file_for(path)
+    if found is None:
+        await route.fulfill(status=404, content_type="text/plain", body="not found")
+        return
+    kind = "text/javascript" if found.suffix in (".js", ".mjs") else (
+        mimetypes.guess_type(found.name)[0] or "application/octet-stream")
+    await route.fulfill(status=200, content_type=kind, body=found.read_bytes())
+
+
+# --- without Playwright: the binary's --dump-dom --------------------------------------
+
+_RESULT = re.compile(r'<pre id="pneuma-result">(.*?)</pre>', re.S)
+_DUMP_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8">
+<script type="importmap">{import_map}</script></head><body>
+<script type="module">
+import * as module from {module};
+let got;
+try {{
+  got = {{answer: await module[{function}](JSON.parse(document.getElementById("pneuma-job").textContent))}};
+}} catch (e) {{
+  got = {{fatal: String((e && e.message) || e)}};
+}}
+const out = document.createElement("pre");
+out.id = "pneuma-result";
+out.textContent = JSON.stringify(got);
+document.body.append(out);
+</script>
+<script type="application/json" id="pneuma-job">{job}</script>
+</body></html>
+"""
+
+
+def _run_with_binary(script: ScriptPage, job: Any, name: str, items: int) -> Any:
+    # The import map points each folder's URL prefix at the folder, so the
+    # modules' absolute imports ("/static/lib/…") find their files.
+    import_map = {"imports": {prefix: folder.resolve().as_uri() + "/" for prefix, folder in script.folders.items()}}
+    # "</" inside a script would end it early; \u003c keeps the JSON equal.
+    text = json.dumps(job).replace("<", "\\u003c")
+    with tempfile.TemporaryDirectory(prefix="pneuma-script-page-") as tmp_dir:
+        page = Path(tmp_dir) / "render.html"
+        page.write_text(_DUMP_PAGE.format(import_map=json.dumps(import_map), job=text,
+                                          module=json.dumps(script.module),
+                                          function=json.dumps(script.function)), encoding="utf-8")
+        dom = html_to_dom(page, name=name, items=items, local_modules=True)
+    found = _RESULT.search(dom)
+    if not found:
+        raise chromium_failed(f"{name}: the page's script did not run")
+    return _answer(json.loads(html.unescape(found.group(1))), name)
