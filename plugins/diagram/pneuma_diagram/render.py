@@ -31,9 +31,9 @@ from pneuma.api import (
     find_chromium,
     page_timeout_s,
     renderer_failure,
-    run_sync,
     within,
 )
+from pneuma_diagram.warm import RENDERER, WarmRenderer
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 MERMAID_BUNDLE = PACKAGE_DIR / "static" / "vendor" / "mermaid.iife.js"
@@ -82,10 +82,62 @@ class Outcome:
 # --- the page Chromium runs ---------------------------------------------------------
 
 # One source parsed (and rendered): the viewer's mermaid, the viewer's settings.
-_RENDER_ONE = """
+_RENDER_ONE = r"""
 function pneumaInit(theme) {
   PneumaMermaid.mermaid.initialize({startOnLoad: false, securityLevel: "strict", theme: theme,
     htmlLabels: false, flowchart: {htmlLabels: false}});
+}
+// mermaid's SVG is HTML markup (&nbsp;, xlink:href with no namespace, a
+// duplicate attribute now and then): read back as HTML, made portable, and
+// written out by the XML serialiser, so every SVG reader can open the file.
+const PNEUMA_XML_NS = "http://www.w3.org/XML/1998/namespace";
+const PNEUMA_SVG_NS = "http://www.w3.org/2000/svg";
+function pneumaPortable(markup) {
+  const doc = new DOMParser().parseFromString("<!doctype html><body>" + markup, "text/html");
+  const svg = doc.querySelector("svg");
+  if (!svg) return markup;
+  svg.querySelectorAll("foreignObject").forEach(pneumaForeignToText);
+  pneumaDropFilters(svg);
+  svg.querySelectorAll("text, tspan").forEach((t) => {
+    if (/^\s|\s$/.test(t.textContent)) t.setAttributeNS(PNEUMA_XML_NS, "xml:space", "preserve");
+  });
+  return new XMLSerializer().serializeToString(svg);
+}
+// HTML inside an SVG shows only in browsers. In a <switch> mermaid has
+// drawn a <text> fallback beside it: the HTML goes. Otherwise its text
+// becomes SVG text, one line per block or <br>, centred in its box.
+function pneumaForeignToText(fo) {
+  const parent = fo.parentNode;
+  if (parent && parent.localName === "switch" && parent.querySelector(":scope > text")) {
+    fo.remove();
+    return;
+  }
+  fo.querySelectorAll("br").forEach((br) => br.replaceWith("\n"));
+  fo.querySelectorAll("div, p, li").forEach((block) => block.append("\n"));
+  const lines = fo.textContent.split("\n").map((l) => l.trim()).filter((l) => l);
+  const num = (name) => parseFloat(fo.getAttribute(name) || "0") || 0;
+  const text = fo.ownerDocument.createElementNS(PNEUMA_SVG_NS, "text");
+  const x = num("x") + num("width") / 2;
+  const top = num("y") + num("height") / 2 - ((lines.length - 1) * 1.2 * 16) / 2;
+  text.setAttribute("text-anchor", "middle");
+  text.setAttribute("dominant-baseline", "central");
+  lines.forEach((line, n) => {
+    const span = fo.ownerDocument.createElementNS(PNEUMA_SVG_NS, "tspan");
+    span.setAttribute("x", String(x));
+    span.setAttribute("y", String(top + n * 1.2 * 16));
+    span.textContent = line;
+    text.append(span);
+  });
+  fo.replaceWith(text);
+}
+// librsvg (and other renderers) drop what a CSS filter such as mermaid's
+// drop shadow is on: the sequence diagram's participant boxes vanish. A
+// shadow is decoration, the box is content: the filters go.
+function pneumaDropFilters(svg) {
+  const noFilter = (css) => css.replace(/(^|[;{\s])(-webkit-)?filter\s*:[^;}]*;?/gi, "$1");
+  svg.querySelectorAll("[filter]").forEach((el) => el.removeAttribute("filter"));
+  svg.querySelectorAll("[style]").forEach((el) => el.setAttribute("style", noFilter(el.getAttribute("style"))));
+  svg.querySelectorAll("style").forEach((el) => { el.textContent = noFilter(el.textContent); });
 }
 async function pneumaRenderOne(text, i, render) {
   const mermaid = PneumaMermaid.mermaid;
@@ -93,7 +145,7 @@ async function pneumaRenderOne(text, i, render) {
     const parsed = await mermaid.parse(text);
     if (render) {
       const r = await mermaid.render("pneuma-diagram-" + i, text);
-      return {ok: true, type: r.diagramType, svg: r.svg};
+      return {ok: true, type: r.diagramType, svg: pneumaPortable(r.svg)};
     }
     return {ok: true, type: parsed && parsed.diagramType};
   } catch (e) {
@@ -134,17 +186,20 @@ _PAGE = """<!doctype html>
 </script></body></html>
 """
 
-# The page each source is rendered in, one at a time (with Playwright): a
-# diagram too heavy to lay out blocks the page's JS thread, so it gets a
-# budget of its own, and the next one a fresh page.
+# The warm page (warm.py) every source is rendered in, one at a time (with
+# Playwright): a diagram too heavy to lay out blocks the page's JS thread,
+# so each gets a budget of its own, and after one that hangs the next gets
+# a fresh page. Its theme is set per call (``pneumaStart``).
 _ONE_PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><style>body{{margin:0;background:{background}}}</style></head>
+<html><head><meta charset="utf-8"><style>body{{margin:0}}</style></head>
 <body><script src="{bundle}"></script>
 <script>{render_one}</script>
-<script>try {{ pneumaInit({theme}); window.pneumaReady = true; }}
-catch (e) {{ window.pneumaReady = String((e && e.message) || e); }}</script>
+<script>function pneumaStart(theme) {{
+  try {{ pneumaInit(theme); return true; }} catch (e) {{ return String((e && e.message) || e); }}
+}}</script>
 </body></html>
 """
+_MERMAID_PAGE = "mermaid"
 
 # mermaid's limits, said in plain words (its defaults: maxEdges 500, maxTextSize 50,000)
 _EDGE_LIMIT = re.compile(r"Edge limit exceeded\. (\d+) edges found, but the limit is (\d+)", re.I)
@@ -206,12 +261,10 @@ def run_mermaid(sources: list[str], *, render: bool, theme: str = "light") -> li
     raw: list[dict[str, Any]] = [{"ok": False, "left_out": limit_in_plain_words(_TEXT_LIMIT)}
                                  for _ in sources]
     if fits:
-        try:
-            import playwright.async_api  # noqa: F401
-        except ImportError:
-            drawn = _run_in_one_page([sources[i] for i in fits], render, theme, mermaid_theme)
-        else:
+        if _has_playwright():
             drawn = _run_each_in_own_page([sources[i] for i in fits], render, theme, mermaid_theme)
+        else:
+            drawn = _run_in_one_page([sources[i] for i in fits], render, theme, mermaid_theme)
         for i, item in zip(fits, drawn, strict=True):
             raw[i] = item
     return [_outcome(item) for item in raw]
@@ -238,52 +291,65 @@ def _run_in_one_page(sources: list[str], render: bool, theme: str, mermaid_theme
 
 def _run_each_in_own_page(sources: list[str], render: bool, theme: str,
                           mermaid_theme: str) -> list[dict[str, Any]]:
+    """Every source in the warm browser's mermaid page (warm.py): the first
+    call of the process starts it, the others find it loaded."""
     from playwright.async_api import Error as PlaywrightError
 
+    binary = _chromium_binary()
+
+    async def work(renderer: WarmRenderer) -> list[dict[str, Any]]:
+        page_file = renderer.workdir() / "render.html"
+        if not page_file.is_file():
+            page_file.write_text(_ONE_PAGE.format(bundle=MERMAID_BUNDLE.as_uri(), render_one=_RENDER_ONE),
+                                 encoding="utf-8")
+        return await _render_each(renderer, binary, page_file.as_uri(), sources, render, mermaid_theme)
+
     try:
-        binary = find_chromium()
+        return RENDERER.call(work)
+    except PlaywrightError as exc:
+        raise _chromium_failed(exc) from None
+
+
+def _has_playwright() -> bool:
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _chromium_binary() -> str:
+    try:
+        # The host's Chromium, else one on PATH; said as every export says it.
+        return find_chromium()
     except ExportError as exc:
         raise RenderUnavailable(str(exc), "E_UNAVAILABLE") from None
-    with tempfile.TemporaryDirectory(prefix="pneuma-diagram-") as tmp:
-        page_file = Path(tmp) / "render.html"
-        page_file.write_text(_ONE_PAGE.format(background=_background(theme), bundle=MERMAID_BUNDLE.as_uri(),
-                                              render_one=_RENDER_ONE, theme=json.dumps(mermaid_theme)),
-                             encoding="utf-8")
-        try:
-            return run_sync(_render_each(binary, page_file, sources, render))
-        except PlaywrightError as exc:
-            raise _chromium_failed(exc) from None
 
 
-async def _render_each(binary: str, page_file: Path, sources: list[str], render: bool) -> list[dict[str, Any]]:
-    from playwright.async_api import async_playwright
-
+async def _render_each(renderer: WarmRenderer, binary: str, url: str, sources: list[str], render: bool,
+                       mermaid_theme: str) -> list[dict[str, Any]]:
     seconds = page_timeout_s()
     deadline = time.monotonic() + EXPORT_TIMEOUT_S
     out: list[dict[str, Any]] = []
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
-        try:
-            page = await _mermaid_page(browser, page_file)
-            for i, text in enumerate(sources):
-                budget = min(seconds, deadline - time.monotonic())
-                if budget <= 0:
-                    out.append({"ok": False, "left_out": f"the export's {EXPORT_TIMEOUT_S:g} s were used up"})
-                    continue
-                box: list[dict[str, Any]] = []
+    for i, text in enumerate(sources):
+        budget = min(seconds, deadline - time.monotonic())
+        if budget <= 0:
+            out.append({"ok": False, "left_out": f"the export's {EXPORT_TIMEOUT_S:g} s were used up"})
+            continue
+        page = await _mermaid_page(renderer, binary, url, mermaid_theme)
+        box: list[dict[str, Any]] = []
 
-                async def work(page: Any = page, text: str = text, i: int = i,
-                               box: list[dict[str, Any]] = box) -> None:
-                    box.append(await page.evaluate("([t, i, r]) => pneumaRenderOne(t, i, r)", [text, i, render]))
+        async def work(page: Any = page, text: str = text, i: int = i,
+                       box: list[dict[str, Any]] = box) -> None:
+            box.append(await page.evaluate("([t, i, r]) => pneumaRenderOne(t, i, r)", [text, i, render]))
 
-                if await within(page, budget, work):
-                    out.append(box[0])
-                else:
-                    out.append({"ok": False, "left_out": f"it did not finish within {budget:g} s "
-                                                         "(too much to lay out); split it into smaller diagrams"})
-                    page = await _mermaid_page(browser, page_file)
-        finally:
-            await browser.close()
+        if await within(page, budget, work):
+            out.append(box[0])
+        else:
+            # the page's script never ended: a fresh page for the next one
+            await renderer.drop(_MERMAID_PAGE)
+            out.append({"ok": False, "left_out": f"it did not finish within {budget:g} s "
+                                                 "(too much to lay out); split it into smaller diagrams"})
     return out
 
 
@@ -296,14 +362,16 @@ def _chromium_failed(exc: Exception) -> RenderUnavailable:
     return RenderUnavailable(str(said), said.code)
 
 
-async def _mermaid_page(browser: Any, page_file: Path) -> Any:
-    """A fresh page with mermaid loaded and initialised."""
-    page = await browser.new_page()
-    await page.goto(page_file.as_uri(), wait_until="load", timeout=60_000)
-    ready = await page.evaluate("() => window.pneumaReady")
-    if ready is not True:
-        raise RenderUnavailable(f"mermaid failed to start: {ready}")
-    return page
+async def _mermaid_page(renderer: WarmRenderer, binary: str, url: str, mermaid_theme: str) -> Any:
+    """The warm page with mermaid loaded and initialised for ``mermaid_theme``."""
+    kept = await renderer.page(binary, _MERMAID_PAGE, url=url)
+    if kept.state != mermaid_theme:
+        ready = await kept.page.evaluate("(theme) => pneumaStart(theme)", mermaid_theme)
+        if ready is not True:
+            await renderer.drop(_MERMAID_PAGE)
+            raise RenderUnavailable(f"mermaid failed to start: {ready}")
+        kept.state = mermaid_theme
+    return kept.page
 
 
 def _outcome(item: dict[str, Any]) -> Outcome:
@@ -366,11 +434,23 @@ def standalone_svg(svg: str, theme: str = "light") -> str:
     an SVG reader's white page would make unreadable. A rectangle rather than
     a CSS background, because not every SVG reader applies CSS to the root."""
     width, height = svg_size(svg)
-    svg = re.sub(r'^<svg([^>]*?)\swidth="100%"', rf'<svg\1 width="{width:g}" height="{height:g}"', svg, count=1)
-    svg = re.sub(r'^(<svg[^>]*?)\sstyle="max-width:[^"]*"', r"\1", svg, count=1)
+    svg = _ROOT_TAG.sub(lambda m: _sized_root(m.group(0), width, height), svg, count=1)
     if theme == "dark":
         svg = _with_background(svg, _background(theme))
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
+
+
+_ROOT_TAG = re.compile(r"^<svg\b[^>]*>")
+# the root's own sizing: width="100%", a height some diagram types add, max-width
+_ROOT_SIZING = re.compile(r'\s(?:width|height)="[^"]*"|\sstyle="max-width:[^"]*"')
+
+
+def _sized_root(tag: str, width: float, height: float) -> str:
+    """The root ``<svg …>`` tag at the diagram's own size: its sizing
+    attributes replaced, so none is there twice (a file with two ``height``
+    attributes is not XML)."""
+    bare = _ROOT_SIZING.sub("", tag)
+    return bare.replace("<svg", f'<svg width="{width:g}" height="{height:g}"', 1)
 
 
 def _with_background(svg: str, colour: str) -> str:
@@ -396,67 +476,65 @@ def _png_page(svg: str, theme: str) -> tuple[str, int, int]:
 
 def svg_to_png(svg: str, theme: str = "light", scale: int = PNG_SCALE) -> bytes:
     """Chromium's screenshot of ``svg`` at its own size times ``scale``."""
+    if _has_playwright():
+        shot = svgs_to_png([svg], theme, scale)[0]
+        if shot is None:
+            raise RenderUnavailable(f"Chromium did not finish the picture within {page_timeout_s():g} s",
+                                    "E_TIMEOUT")
+        return shot
     html_text, w, h = _png_page(svg, theme)
     with tempfile.TemporaryDirectory(prefix="pneuma-diagram-") as tmp:
         workdir = Path(tmp)
         page = workdir / "png.html"
         page.write_text(html_text, encoding="utf-8")
-        shot = workdir / "shot.png"
+        shot_file = workdir / "shot.png"
         _chromium([f"--window-size={w},{h}", f"--force-device-scale-factor={scale}",
-                   f"--screenshot={shot}", page.as_uri()], workdir)
-        if not shot.is_file():
+                   f"--screenshot={shot_file}", page.as_uri()], workdir)
+        if not shot_file.is_file():
             raise RenderUnavailable("Chromium wrote no screenshot")
-        return shot.read_bytes()
+        return shot_file.read_bytes()
 
 
 def svgs_to_png(svgs: list[str], theme: str = "light", scale: int = PNG_SCALE) -> list[bytes | None]:
-    """``svg_to_png`` of each of ``svgs``, from one Chromium; None for one
-    that did not finish within its budget (``page_timeout_s``).
+    """``svg_to_png`` of each of ``svgs``; None for one that did not finish
+    within its budget (``page_timeout_s``).
 
-    The binary's ``--screenshot`` takes one image per Chromium start (about
-    a second each, the most of a PNG export); with Playwright, when it can
-    be imported, one browser takes them all: the same page at the same size
-    and scale. Without it, one ``svg_to_png`` per SVG."""
-    if len(svgs) < 2:
+    With Playwright, the warm browser (warm.py) takes them all: the same
+    page at the same size and scale. Without it, the binary's
+    ``--screenshot``, one Chromium start per image."""
+    if not _has_playwright():
         return [svg_to_png(svg, theme, scale) for svg in svgs]
+    from playwright.async_api import Error as PlaywrightError
+
+    binary = _chromium_binary()
+
+    async def work(renderer: WarmRenderer) -> list[bytes | None]:
+        return await _screenshots(renderer, binary, svgs, theme, scale)
+
     try:
-        from playwright.async_api import Error as PlaywrightError
-    except ImportError:
-        return [svg_to_png(svg, theme, scale) for svg in svgs]
-    try:
-        binary = find_chromium()
-    except ExportError as exc:
-        raise RenderUnavailable(str(exc), "E_UNAVAILABLE") from None
-    try:
-        return run_sync(_screenshots(binary, svgs, theme, scale))
+        return RENDERER.call(work)
     except PlaywrightError as exc:
         raise _chromium_failed(exc) from None
 
 
-async def _screenshots(binary: str, svgs: list[str], theme: str, scale: int) -> list[bytes | None]:
-    from playwright.async_api import async_playwright
-
+async def _screenshots(renderer: WarmRenderer, binary: str, svgs: list[str], theme: str,
+                       scale: int) -> list[bytes | None]:
     seconds = page_timeout_s()
+    key = f"screenshot@{scale}"
     shots: list[bytes | None] = []
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
-        try:
-            context = await browser.new_context(device_scale_factor=scale)
-            page = await context.new_page()
-            for svg in svgs:
-                box: list[bytes] = []
+    for svg in svgs:
+        page = (await renderer.page(binary, key, scale=scale)).page
+        box: list[bytes] = []
 
-                async def work(page: Any = page, svg: str = svg, box: list[bytes] = box) -> None:
-                    html_text, w, h = _png_page(svg, theme)
-                    await page.set_viewport_size({"width": w, "height": h})
-                    await page.set_content(html_text, wait_until="load", timeout=0)
-                    box.append(await page.screenshot(timeout=0))
+        async def work(page: Any = page, svg: str = svg, box: list[bytes] = box) -> None:
+            html_text, w, h = _png_page(svg, theme)
+            await page.set_viewport_size({"width": w, "height": h})
+            await page.set_content(html_text, wait_until="load", timeout=0)
+            box.append(await page.screenshot(timeout=0))
 
-                if await within(page, seconds, work):
-                    shots.append(box[0])
-                else:
-                    shots.append(None)
-                    page = await context.new_page()
-        finally:
-            await browser.close()
+        if await within(page, seconds, work):
+            shots.append(box[0])
+        else:
+            await renderer.drop(key)
+            shots.append(None)
     return shots
