@@ -34,7 +34,7 @@ from pneuma.host.exporters import ExportError
 from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
 
 # Waits until web fonts and images of the page (and of same-origin frames) are in.
-_SETTLE_SCRIPT = """async () => {
+SETTLE_SCRIPT = """async () => {
   const docs = [document, ...Array.from(document.querySelectorAll('iframe'))
     .map((f) => { try { return f.contentDocument; } catch (e) { return null; } }).filter(Boolean)];
   await Promise.all(docs.map((d) => d.fonts ? d.fonts.ready : null));
@@ -219,7 +219,7 @@ async def print_in(browser: Any, html_file: Path, output: Path, size: dict[str, 
     async def work() -> None:
         await page.emulate_media(media="print")
         await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
-        await page.evaluate(_SETTLE_SCRIPT)
+        await page.evaluate(SETTLE_SCRIPT)
         await page.pdf(path=str(output), print_background=True, prefer_css_page_size=not size,
                        width=size.get("width"), height=size.get("height"))
 
@@ -285,7 +285,7 @@ async def _png_async(jobs: list[tuple[Path, Path, str]], viewport: Any,
 
                 async def work(page: Any = page, html_file: Path = html_file, output: Path = output) -> None:
                     await page.goto(html_file.as_uri(), wait_until="load", timeout=0)
-                    await page.evaluate(_SETTLE_SCRIPT)
+                    await page.evaluate(SETTLE_SCRIPT)
                     await page.screenshot(path=str(output), full_page=full_page, timeout=0)
 
                 if not await within(page, budget, work):

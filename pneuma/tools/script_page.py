@@ -16,9 +16,12 @@ served from a private origin that exists only inside the browser
 (``page.route`` answers the exporter's blank page and the folders' files
 and refuses every other request), the job goes in as an argument of
 ``page.evaluate`` and the answer comes back the same way, and no flag lets
-any page read local files; then the page the exporter makes is printed from
-a file of its own in a fresh page, as ``html_to_pdf`` prints. Without
-Playwright it is ``run_script`` and then ``html_to_pdf``: two starts.
+any page read local files; then the page the exporter makes is served on
+that origin as a new document in the same page and printed as
+``html_to_pdf`` prints (print media, backgrounds, its ``@page`` size). It
+must be self-contained, as ``html_to_pdf``'s file must: a request it makes
+for anything but the folders' files is refused. Without Playwright it is
+``run_script`` and then ``html_to_pdf``: two starts.
 
 Errors and budgets are ``html_to_pdf``'s (docs/errors.md): no Chromium is
 ``E_UNAVAILABLE``, a Chromium that fails or a module that throws
@@ -42,6 +45,7 @@ from typing import Any
 from pneuma.host.exporters import ExportError
 from pneuma.tools.chromium import CHROMIUM_ARGS
 from pneuma.tools.html_render import (
+    SETTLE_SCRIPT,
     budget_s,
     chromium_failed,
     find_chromium,
@@ -50,7 +54,6 @@ from pneuma.tools.html_render import (
     html_to_pdf,
     hung_page,
     playwright_detail,
-    print_in,
     run_sync,
     timed_out,
     within,
@@ -159,54 +162,75 @@ async def _in_one_browser(script: ScriptPage, job: Any, to_html: Callable[[Any],
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
         try:
-            answer = _answer(await _call_in(browser, script, job, name, seconds), name)
-            with tempfile.TemporaryDirectory(prefix="pneuma-script-print-") as tmp_dir:
-                page_file = Path(tmp_dir) / "page.html"
-                page_file.write_text(to_html(answer), encoding="utf-8")
-                if not await print_in(browser, page_file, output, {}, seconds):
-                    output.unlink(missing_ok=True)
-                    raise timed_out([hung_page(name, seconds)])
+            # A context of its own: the route and the origin's storage end with it.
+            context = await browser.new_context()
+            page = await context.new_page()
+            origin = _Origin(script)
+            await page.route("**/*", origin.serve)
+            answer = _answer(await _call(page, script, job, name, seconds), name)
+            # Printed in the same page, a new document of the same origin: no
+            # second renderer process, and the page can fetch nothing but
+            # the folders' files (measured: 0.25-0.46 s for the print, against
+            # 0.67-1.37 s from a file in a fresh page).
+            origin.printed = to_html(answer)
+            if not await _print(page, output, seconds):
+                output.unlink(missing_ok=True)
+                raise timed_out([hung_page(name, seconds)])
             return answer
         finally:
             await browser.close()
 
 
-async def _call_in(browser: Any, script: ScriptPage, job: Any, name: str, seconds: float) -> Any:
-    # A context of its own: the route and the origin's storage end with it.
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        await page.route("**/*", lambda route: _serve(route, script))
-        got: dict[str, Any] = {}
+async def _call(page: Any, script: ScriptPage, job: Any, name: str, seconds: float) -> Any:
+    got: dict[str, Any] = {}
 
-        async def work() -> None:
-            await page.goto(ORIGIN + "/", wait_until="load", timeout=0)
-            got["value"] = await page.evaluate(_CALL, [ORIGIN + script.module, script.function, job])
+    async def work() -> None:
+        await page.goto(ORIGIN + "/", wait_until="load", timeout=0)
+        got["value"] = await page.evaluate(_CALL, [ORIGIN + script.module, script.function, job])
 
-        if not await within(page, seconds, work):
-            raise timed_out([hung_page(name, seconds)])
-        return got["value"]
-    finally:
-        await context.close()
+    if not await within(page, seconds, work):
+        raise timed_out([hung_page(name, seconds)])
+    return got["value"]
 
 
-async def _serve(route: Any, script: ScriptPage) -> None:
-    """The private origin: the blank page and the folders' files; nothing else."""
-    url = urllib.parse.urlsplit(route.request.url)
-    if f"{url.scheme}://{url.netloc}" != ORIGIN:
-        await route.abort("blockedbyclient")
-        return
-    path = urllib.parse.unquote(url.path)
-    if path == "/":
-        await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=_BLANK_PAGE)
-        return
-    found = script.file_for(path)
-    if found is None:
-        await route.fulfill(status=404, content_type="text/plain", body="not found")
-        return
-    kind = "text/javascript" if found.suffix in (".js", ".mjs") else (
-        mimetypes.guess_type(found.name)[0] or "application/octet-stream")
-    await route.fulfill(status=200, content_type=kind, body=found.read_bytes())
+async def _print(page: Any, output: Path, seconds: float) -> bool:
+    async def work() -> None:
+        await page.emulate_media(media="print")
+        await page.goto(ORIGIN + _PRINTED_PATH, wait_until="load", timeout=0)
+        await page.evaluate(SETTLE_SCRIPT)
+        await page.pdf(path=str(output), print_background=True, prefer_css_page_size=True)
+
+    return await within(page, seconds, work)
+
+
+_PRINTED_PATH = "/printed"
+
+
+class _Origin:
+    """The private origin: the blank page, the folders' files and, once it
+    is made, the page to print; every other request is refused."""
+
+    def __init__(self, script: ScriptPage) -> None:
+        self.script = script
+        self.printed: str | None = None
+
+    async def serve(self, route: Any) -> None:
+        url = urllib.parse.urlsplit(route.request.url)
+        if f"{url.scheme}://{url.netloc}" != ORIGIN:
+            await route.abort("blockedbyclient")
+            return
+        path = urllib.parse.unquote(url.path)
+        page = _BLANK_PAGE if path == "/" else self.printed if path == _PRINTED_PATH else None
+        if page is not None:
+            await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=page)
+            return
+        found = self.script.file_for(path)
+        if found is None:
+            await route.fulfill(status=404, content_type="text/plain", body="not found")
+            return
+        kind = "text/javascript" if found.suffix in (".js", ".mjs") else (
+            mimetypes.guess_type(found.name)[0] or "application/octet-stream")
+        await route.fulfill(status=200, content_type=kind, body=found.read_bytes())
 
 
 # --- without Playwright: the binary's --dump-dom --------------------------------------
