@@ -202,6 +202,13 @@ class QueuedMessageEdit(_Message):
     client_msg_id: str | None = None
 
 
+class QueuedMessageSend(_Message):
+    """Send a follow-up held since a restart: it goes when the agent is free."""
+
+    type: Literal["queued_message_send"]
+    queue_id: str = _QUEUE_ID
+
+
 BrowserMessage = Annotated[
     UserMessage
     | PermissionResponse
@@ -219,7 +226,8 @@ BrowserMessage = Annotated[
     | ConversationRename
     | ConversationDelete
     | QueuedMessageCancel
-    | QueuedMessageEdit,
+    | QueuedMessageEdit
+    | QueuedMessageSend,
     Field(discriminator="type"),
 ]
 
@@ -358,6 +366,7 @@ class UserMessageQueued(_Broadcast):
     images: NotRequired[list[dict[str, Any]]]
     client_msg_id: NotRequired[str]
     timestamp: float
+    held: NotRequired[bool]
 
 
 class QueuedMessageTaken(_Broadcast):
@@ -375,6 +384,13 @@ class QueuedMessageEdited(_Broadcast):
 
 class QueuedMessageCancelled(_Broadcast):
     type: Literal["queued_message_cancelled"]
+    queue_id: str
+
+
+class QueuedMessageReleased(_Broadcast):
+    """A held follow-up the person sent: queued as any other now."""
+
+    type: Literal["queued_message_released"]
     queue_id: str
 
 
@@ -576,7 +592,8 @@ class WorkspaceStopped(TypedDict):
 ServerMessage = (
     SessionInit | SessionUpdate | MessageHistory | HistoryPageReply | ConversationSwitched
     | Conversations | UserMessageEcho | UserMessageQueued | QueuedMessageTaken
-    | QueuedMessageEdited | QueuedMessageCancelled | StreamEvent | Assistant | ToolResult | Result
+    | QueuedMessageEdited | QueuedMessageCancelled | QueuedMessageReleased
+    | StreamEvent | Assistant | ToolResult | Result
     | PermissionRequest | PermissionCancelled | StatusChange | ContentUpdate | ModeEvent
     | CliConnected | CliDisconnected | ViewerActionRequest | ConfirmationRequest
     | ConfirmationCancelled | Error | SystemNote | ToolCompletion | TurnCheckpoint

@@ -13,8 +13,13 @@ ordinary ``user_message``. ``queued_message_edit`` and
 ``queued_message_cancel`` change one still queued; one already taken (or
 never queued) is refused with ``E_CONFLICT``. Tabs that load the
 conversation get the queue in ``queued_messages`` beside the history.
-The queue lives in memory: what a stopped server still held was never
-sent, so it is not part of the conversation.
+The queue is kept on disk as it changes (pneuma.server.follow_up_file),
+once the session has its log (``log_opened``): a server that starts again
+brings back what a stopped one still held, *held*: shown with Send, Edit
+and Cancel, never sent on its own (the person may have stopped Pneuma on
+purpose). ``queued_message_send`` releases one (``queued_message_released``)
+and it goes when the agent is free. What was never sent is not part of the
+conversation, so it is not in the log.
 """
 
 from __future__ import annotations
@@ -23,10 +28,17 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
-from pneuma.core.messages import QueuedMessageCancel, QueuedMessageEdit, UserMessage
+from pneuma.core.messages import (
+    QueuedMessageCancel,
+    QueuedMessageEdit,
+    QueuedMessageSend,
+    UserMessage,
+)
+from pneuma.server import follow_up_file
+from pneuma.server.follow_up_file import KeptFollowUp, QueueTooLarge
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +50,7 @@ class FollowUpHost(Protocol):
     """What of the session this needs (``pneuma.server.session.Session``)."""
 
     status: str
+    workspace: Path
 
     def emit(self, message: dict[str, Any]) -> None: ...
 
@@ -46,11 +59,9 @@ class FollowUpHost(Protocol):
     def spawn(self, coro: Any) -> None: ...
 
 
-@dataclass
-class QueuedFollowUp:
-    queue_id: str
-    message: UserMessage
-    timestamp: float
+class QueuedFollowUp(KeptFollowUp):
+    """A follow-up in the queue; ``held``: brought back from a stopped run,
+    waiting for the person's Send."""
 
     def public(self) -> dict[str, Any]:
         """As the tabs show it: the text, never the images' data."""
@@ -61,6 +72,8 @@ class QueuedFollowUp:
         if self.message.images:
             shown["images"] = [{"media_type": i.media_type, "size": len(i.data)}
                                for i in self.message.images]
+        if self.held:
+            shown["held"] = True
         return shown
 
 
@@ -69,7 +82,7 @@ class FollowUps:
     session's hooks for the browser's ``queued_message_*`` messages and to
     describe the queue beside the history (pneuma.server.session_hooks)."""
 
-    message_types = ("queued_message_cancel", "queued_message_edit")
+    message_types = ("queued_message_cancel", "queued_message_edit", "queued_message_send")
 
     def __init__(self, session: FollowUpHost,
                  deliver: Callable[[UserMessage], Awaitable[None]]) -> None:
@@ -78,32 +91,48 @@ class FollowUps:
         self._queue: list[QueuedFollowUp] = []
         self._ids = itertools.count(1)
         self._taking = False
+        # The file the queue is kept in, once the session logs (log_opened).
+        self._path: Path | None = None
+        self._write_failed = False
 
     def __len__(self) -> int:
         return len(self._queue)
 
-    def hold(self, message: UserMessage) -> bool:
+    def hold(self, message: UserMessage, connection: Any = None) -> bool:
         """Queue ``message`` if the agent is busy (or others wait before
-        it, to keep their order); False when it may go at once."""
-        if self._session.status == "idle" and not self._queue and not self._taking:
+        it, to keep their order); False when it may go at once. One that
+        the file cannot keep is refused to ``connection`` (True: handled)."""
+        if self._session.status == "idle" and not self._waiting() and not self._taking:
             return False
         queued = QueuedFollowUp(f"q{time.time_ns():x}-{next(self._ids)}", message, time.time())
+        try:
+            self._keep([*self._queue, queued])
+        except QueueTooLarge as exc:
+            self._session.error_to(connection, f"this message was not queued: {exc}; wait for "
+                                   "the agent to take the queued ones, or cancel one", "E_TOO_LARGE")
+            return True
         self._queue.append(queued)
         self._session.emit({"type": "user_message_queued", **queued.public()})
         return True
 
+    def _waiting(self) -> bool:
+        """Follow-ups the agent takes when it is free (not the held ones)."""
+        return any(not q.held for q in self._queue)
+
     def agent_free(self) -> None:
         """The session went idle: the oldest follow-up goes next, once the
         broadcasts that ended the turn are out (a task, not a call here)."""
-        if self._queue and not self._taking:
+        if self._waiting() and not self._taking:
             self._taking = True
             self._session.spawn(self._take_next())
 
     async def _take_next(self) -> None:
         self._taking = False
-        if self._session.status != "idle" or not self._queue:
+        taken = next((q for q in self._queue if not q.held), None)
+        if self._session.status != "idle" or taken is None:
             return  # a turn began meanwhile: the next idle takes it
-        taken = self._queue.pop(0)
+        self._keep([q for q in self._queue if q is not taken])
+        self._queue.remove(taken)
         self._session.emit({"type": "queued_message_taken", "queue_id": taken.queue_id})
         try:
             await self._deliver(taken.message)
@@ -112,6 +141,43 @@ class FollowUps:
             log.exception("a queued follow-up could not be handed to the agent")
             self._session.emit({"type": "error", "code": "internal",
                                 "message": "the queued message could not be sent to the agent"})
+
+    # --- on disk (pneuma.server.follow_up_file) ---
+
+    def log_opened(self) -> None:
+        """The session keeps its state now: bring back what a stopped run
+        still held, held, and keep the queue on disk from here on."""
+        if self._path is not None:
+            return
+        self._path = follow_up_file.queue_path(self._session.workspace)
+        kept, warning = follow_up_file.load(self._path)
+        if warning:
+            log.warning("%s", warning)
+        if not kept:
+            return
+        self._queue = [QueuedFollowUp(k.queue_id, k.message, k.timestamp, held=True) for k in kept]
+        count = len(kept)
+        log.warning("%d queued message%s came back from the last run, held: not sent, since "
+                    "Pneuma stopped before the agent took %s; Send or Cancel in the page",
+                    count, "" if count == 1 else "s", "it" if count == 1 else "them")
+
+    def _keep(self, queue: list[QueuedFollowUp]) -> None:
+        """Write ``queue`` to the file before the tabs hear of the change,
+        so that what a tab was told is what a restart brings back.
+        ``QueueTooLarge`` past the bound; a failed write is said once and
+        the queue goes on in memory."""
+        if self._path is None:
+            return
+        data = follow_up_file.encode(list(queue))
+        try:
+            follow_up_file.save(self._path, data)
+        except OSError as exc:
+            if not self._write_failed:
+                log.warning("could not keep the queued messages in %s: %s; they are lost if "
+                            "Pneuma stops before the agent takes them", self._path, exc)
+            self._write_failed = True
+        else:
+            self._write_failed = False
 
     def _find(self, queue_id: str) -> QueuedFollowUp | None:
         return next((q for q in self._queue if q.queue_id == queue_id), None)
@@ -122,16 +188,32 @@ class FollowUps:
             self._session.error_to(connection, TAKEN, "E_CONFLICT")
             return
         if isinstance(msg, QueuedMessageCancel):
+            self._keep([q for q in self._queue if q is not queued])
             self._queue.remove(queued)
             self._session.emit({"type": "queued_message_cancelled", "queue_id": queued.queue_id})
         elif isinstance(msg, QueuedMessageEdit):
-            if not msg.content.strip() and not queued.message.images:
-                self._session.error_to(connection, "the message is empty: cancel it instead",
-                                       "bad_message")
-                return
-            queued.message = queued.message.model_copy(update={"content": msg.content})
-            self._session.emit({"type": "queued_message_edited", "queue_id": queued.queue_id,
-                                "content": msg.content})
+            await self._edit(connection, queued, msg.content)
+        elif isinstance(msg, QueuedMessageSend) and queued.held:
+            queued.held = False
+            self._keep(self._queue)
+            self._session.emit({"type": "queued_message_released", "queue_id": queued.queue_id})
+            self.agent_free()
+
+    async def _edit(self, connection: Any, queued: QueuedFollowUp, content: str) -> None:
+        if not content.strip() and not queued.message.images:
+            self._session.error_to(connection, "the message is empty: cancel it instead",
+                                   "bad_message")
+            return
+        edited = queued.message.model_copy(update={"content": content})
+        changed = QueuedFollowUp(queued.queue_id, edited, queued.timestamp, queued.held)
+        try:
+            self._keep([changed if q is queued else q for q in self._queue])
+        except QueueTooLarge as exc:
+            self._session.error_to(connection, f"the edit was not kept: {exc}", "E_TOO_LARGE")
+            return
+        queued.message = edited
+        self._session.emit({"type": "queued_message_edited", "queue_id": queued.queue_id,
+                            "content": content})
 
     def history_fields(self) -> dict[str, Any]:
         return {"queued_messages": [q.public() for q in self._queue]}

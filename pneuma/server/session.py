@@ -420,7 +420,7 @@ class Session(Broadcasts, ConversationWindow):
         if not msg.content.strip() and not msg.images:
             self.error_to(connection, "the message is empty", "bad_message")
             return
-        if not self.follow_ups.hold(msg):
+        if not self.follow_ups.hold(msg, connection):
             await self._deliver(msg)
 
     async def _deliver(self, msg: UserMessage) -> None:
