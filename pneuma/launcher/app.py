@@ -51,6 +51,7 @@ from pneuma.launcher.hosting import WorkspaceHost
 from pneuma.launcher.plan import plan_writes
 from pneuma.server import csp
 from pneuma.server.errors import error_middleware, json_text
+from pneuma.server.preferences import add_routes as add_preference_routes
 from pneuma.server.security import allowed_hosts, make_security_middleware
 from pneuma.startup.backends import backend_states, check_context, installed_backends
 from pneuma.startup.recent import RecentWorkspaces, UnusableList
@@ -95,6 +96,7 @@ def create_launcher_app(state: LauncherState) -> web.Application:
     app[LAUNCHER] = state
     csp.setup(app)
     app.router.add_routes(ROUTES)
+    add_preference_routes(app, None)  # the language chosen here follows into workspaces
     return app
 
 

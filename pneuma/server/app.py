@@ -46,6 +46,7 @@ from pneuma.server.persistence import (
     try_open_log,
     write_files,
 )
+from pneuma.server.preferences import add_routes as add_preference_routes
 from pneuma.server.security import allowed_hosts, make_security_middleware
 from pneuma.server.watcher import FileFilter, SelfWrites, watch_workspace
 
@@ -80,6 +81,7 @@ def create_app(config: ServerConfig) -> web.Application:
     routes_tools.setup(app)
     routes_checkpoints.setup(app)
     routes_export.setup(app)  # the Export menu: the mode's exporter
+    add_preference_routes(app, config.workspace)  # the person's, not the port's
     ws_browser.setup(app)
     ws_cli.setup(app)
 

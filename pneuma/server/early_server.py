@@ -371,6 +371,10 @@ class EarlyServer:
                 params=site.answers.params, workspace=site.workspace,
                 backend_name=site.backend, action_timeout=site.action_timeout,
                 backend_module=site.answers.backend_module))
+        if path == "/api/preferences":
+            # The person's language before the first paint (the store reads one small file).
+            from pneuma.server.preferences import PreferenceStore, workspace_key
+            return self._json(PreferenceStore().read().view(workspace_key(site.workspace)))
         if path == "/":
             return _file(web_dir(), "index.html", self._guess_type)
         if path.startswith("/static/"):

@@ -12,6 +12,7 @@ import { SessionSocket } from './lib/socket.js';
 import { api, ViewerHost, localized } from './lib/viewer-host.js';
 import { t, onLocaleChange } from './lib/i18n.js';
 import { glyphsFor } from './lib/language-switch.js';
+import { preference, setPreference } from './lib/preferences.js';
 import { rewind } from './lib/rewind.js';
 import { loadBackendUi } from './lib/backend-ui.js';
 import { Icon, isRunning, shell, store, ui, useStore } from './lib/shell-state.js';
@@ -69,17 +70,18 @@ function App() {
   useStore();
   const mode = ui.config.mode;
   const appLayout = mode.layout === 'app';
-  const [chatHidden, setChatHidden] = useState(() => localStorage.getItem(`pneuma.chatHidden.${mode.layout}`) === '1');
-  const [width, setWidthState] = useState(() => Number(localStorage.getItem('pneuma.chatWidth')) || 420);
+  // The person's, not this port's (lib/preferences.js).
+  const [chatHidden, setChatHidden] = useState(() => preference('chatHidden')[appLayout ? 'app' : 'editor'] === true);
+  const [width, setWidthState] = useState(() => preference('chatWidth') || 420);
   const viewerRef = useRef(null);
   const setWidth = (w) => {
     setWidthState(w);
-    localStorage.setItem('pneuma.chatWidth', String(Math.round(w)));
+    setPreference('chatWidth', Math.round(w));
   };
   const toggleChat = () => {
     const next = !chatHidden;
     setChatHidden(next);
-    localStorage.setItem(`pneuma.chatHidden.${mode.layout}`, next ? '1' : '0');
+    setPreference('chatHidden', { [appLayout ? 'app' : 'editor']: next });
   };
 
   useEffect(() => {

@@ -4,6 +4,7 @@
 import { html, useState, useEffect, useLayoutEffect, useRef } from '../vendor/preact-htm.js';
 import { localized, selectionLabel } from './viewer-host.js';
 import { t } from './i18n.js';
+import { preference, setPreference } from './preferences.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { sendingEnded } from './stopped.js';
 
@@ -42,7 +43,7 @@ async function toAttachment(file) {
 
 export function Composer() {
   const state = store.state;
-  const [draft, setDraft] = useState(() => sessionStorage.getItem('pneuma.draft') || '');
+  const [draft, setDraft] = useState(() => preference('draft') || ''); // this workspace's, kept for the person (lib/preferences.js)
   const [images, setImages] = useState([]);
   const [problem, setProblem] = useState(null);
   const [dragOver, setDragOver] = useState(false);
@@ -53,7 +54,7 @@ export function Composer() {
   const agent = hasAgent() && !ended;
   const commands = (ui.config.mode.viewerApi && ui.config.mode.viewerApi.commands) || [];
 
-  useEffect(() => { sessionStorage.setItem('pneuma.draft', draft); }, [draft]);
+  useEffect(() => { if (draft !== preference('draft')) setPreference('draft', draft); }, [draft]);
   useLayoutEffect(() => {
     const el = textarea.current;
     if (!el) return;

@@ -6,14 +6,17 @@
 // A value is a string, or {one, other, …} for counts (Intl.PluralRules picks
 // the form; Chinese has only "other").
 //
-// The locale comes from the saved choice (localStorage), else from
-// navigator.languages: any zh* → zh-CN, anything else → en. English is also
-// the fallback for a key the other catalogue lacks, so a gap shows English,
-// never a raw key.
+// The locale comes from the person's saved choice (lib/preferences.js: one
+// file for the person, so the launcher and every workspace's port share
+// it), else from navigator.languages: any zh* → zh-CN, anything else → en.
+// English is also the fallback for a key the other catalogue lacks, so a
+// gap shows English, never a raw key.
+
+import { loadPreferences, preference, setPreference } from './preferences.js';
 
 export const LOCALES = ['en', 'zh-CN'];
 export const LOCALE_NAMES = { en: 'English', 'zh-CN': '中文' };
-const STORAGE_KEY = 'pneuma.locale';
+const LEGACY_KEY = 'pneuma.locale'; // this origin's choice from before the preferences file
 
 const catalogues = new Map(); // locale -> {key: value}
 const listeners = new Set();
@@ -31,9 +34,11 @@ export function browserLocale(languages = navigator.languages || [navigator.lang
 }
 
 function savedLocale() {
+  const chosen = preference('locale');
+  if (LOCALES.includes(chosen)) return chosen;
   try {
-    const saved = localStorage.getItem(STORAGE_KEY);
-    return LOCALES.includes(saved) ? saved : null;
+    const legacy = localStorage.getItem(LEGACY_KEY);
+    return LOCALES.includes(legacy) ? legacy : null;
   } catch {
     return null; // storage blocked: fall back to the browser's language
   }
@@ -54,6 +59,7 @@ async function fetchCatalogue(locale) {
  * returns the key and `ready()` is false).
  */
 export async function initI18n() {
+  await loadPreferences(); // never rejects
   const wanted = savedLocale() || browserLocale();
   try {
     await fetchCatalogue('en');
@@ -76,15 +82,12 @@ export function getLocale() {
   return current;
 }
 
-/** Switch the language at runtime; the choice is kept for the next visit. */
+/** Switch the language at runtime; the choice is kept for the person
+ *  (every workspace and the launcher, lib/preferences.js). */
 export async function setLocale(locale) {
   if (!LOCALES.includes(locale)) throw new Error(`unknown locale ${locale}`);
   await fetchCatalogue(locale);
-  try {
-    localStorage.setItem(STORAGE_KEY, locale);
-  } catch {
-    // not persisted; the switch still applies to this page
-  }
+  if (preference('locale') !== locale) setPreference('locale', locale);
   if (locale === current) return;
   current = locale;
   document.documentElement.lang = locale;
