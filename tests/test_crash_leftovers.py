@@ -119,8 +119,9 @@ def test_pneuma_run_removes_them_at_start(tmp_path: Path) -> None:
     stale, kept = make_workspace(workspace)
     env = {**os.environ, "PNEUMA_LOAD_PLUGINS": "slide", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
+        # --seed: the folder holds files of its own and no deck yet.
         [PNEUMA, "run", "--mode", "slide", "--workspace", str(workspace), "--backend", "none",
-         "--no-open", "--no-prompt", "--port", "0"],
+         "--no-open", "--no-prompt", "--port", "0", "--seed"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
     try:

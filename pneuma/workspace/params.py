@@ -58,13 +58,10 @@ def seeding_question(mode: LoadedMode, workspace: Path) -> list[str]:
     without asking only into a folder that is empty or already of this
     mode (it holds the mode's content, or records the mode). Hidden files
     and the agent's instruction files do not count: they are not work."""
-    if has_content(mode, workspace):
-        return []  # nothing would be seeded
-    try:
-        if read_config(workspace).get("mode") == mode.name:
-            return []
-    except WorkspaceError:
-        pass
+    from pneuma.workspace.mode_switch import workspace_mode
+
+    if has_content(mode, workspace) or workspace_mode(workspace) == mode.name:
+        return []  # nothing would be seeded, or the folder is the mode's already
     return sorted(rel for rel in _content_files(workspace)
                   if not any(part.startswith(".") for part in rel.split("/"))
                   and rel not in AGENT_INSTRUCTION_FILES)
