@@ -51,6 +51,7 @@ class FollowUpHost(Protocol):
 
     status: str
     workspace: Path
+    backend: Any
 
     def emit(self, message: dict[str, Any]) -> None: ...
 
@@ -131,6 +132,11 @@ class FollowUps:
         taken = next((q for q in self._queue if not q.held), None)
         if self._session.status != "idle" or taken is None:
             return  # a turn began meanwhile: the next idle takes it
+        if self._session.backend is None:
+            # No agent to take it (the server is stopping, or the agent is
+            # being restarted): it stays queued, and on disk, for the agent
+            # that comes (its cli_connected makes the session idle again).
+            return
         self._keep([q for q in self._queue if q is not taken])
         self._queue.remove(taken)
         self._session.emit({"type": "queued_message_taken", "queue_id": taken.queue_id})

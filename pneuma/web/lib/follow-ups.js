@@ -3,13 +3,15 @@
 // the chat shows them after the conversation, marked "Queued", each
 // editable and cancellable until the agent takes it. Taken, one becomes an
 // ordinary message: its `user_message` echo lands where the turn begins,
-// after the "Stopped" or "Done" line of the turn before.
+// after the "Stopped" or "Done" line of the turn before. One brought back
+// from a stopped run is held (`held`): marked "Not sent", it waits for the
+// person's Send and is never sent on its own.
 
 import { html, useState } from '../vendor/preact-htm.js';
 import { t } from './i18n.js';
 
 /** The queue as the page knows it, oldest first: the fields of
- *  `user_message_queued` ({queue_id, content, images?, client_msg_id?, timestamp}). */
+ *  `user_message_queued` ({queue_id, content, images?, client_msg_id?, timestamp, held?}). */
 export const followUps = {
   list: [],
   // This tab's own messages as it showed them while being sent (with the
@@ -37,6 +39,9 @@ export const followUps = {
         break;
       case 'queued_message_edited':
         this.list = this.list.map((q) => (q.queue_id === message.queue_id ? { ...q, content: message.content } : q));
+        break;
+      case 'queued_message_released':
+        this.list = this.list.map((q) => (q.queue_id === message.queue_id ? { ...q, held: false } : q));
         break;
       case 'message_history':
       case 'conversation_switched':
@@ -81,7 +86,8 @@ function QueuedMessage({ queued, send }) {
     if (e.key === 'Escape') { e.preventDefault(); setEditing(null); } // not an interrupt (app.js)
   };
   const images = queued.images || [];
-  return html`<div class="msg user queued" data-queue-id=${queued.queue_id}>
+  const { held } = queued;
+  return html`<div class=${`msg user queued${held ? ' held' : ''}`} data-queue-id=${queued.queue_id}>
     ${images.length > 0 && html`<div class="msg-images">
       ${images.map((img, i) => html`<span key=${i} class="img-placeholder">${t('msg.imageType', { type: img.media_type.split('/')[1] })}</span>`)}
     </div>`}
@@ -90,9 +96,10 @@ function QueuedMessage({ queued, send }) {
       : html`<textarea class="queued-editor" aria-label=${t('queue.edit')} value=${editing}
           onInput=${(e) => setEditing(e.target.value)} onKeyDown=${onKeyDown} autofocus />`}
     <div class="msg-meta queued-meta">
-      <span class="queued-mark" title=${t('queue.hint')}>${t('queue.mark')}</span>
+      <span class="queued-mark" title=${t(held ? 'queue.held.hint' : 'queue.hint')}>${t(held ? 'queue.held' : 'queue.mark')}</span>
       ${editing == null
-        ? html`<button class="link queued-edit" onClick=${() => setEditing(queued.content)}>${t('queue.edit')}</button>
+        ? html`${held && html`<button class="link queued-send" onClick=${() => send({ type: 'queued_message_send', queue_id: queued.queue_id })}>${t('queue.send')}</button>`}
+               <button class="link queued-edit" onClick=${() => setEditing(queued.content)}>${t('queue.edit')}</button>
                <button class="link queued-cancel" onClick=${() => send({ type: 'queued_message_cancel', queue_id: queued.queue_id })}>${t('queue.cancel')}</button>`
         : html`<button class="link queued-save" disabled=${!editing.trim()} onClick=${save}>${t('queue.save')}</button>
                <button class="link queued-keep" onClick=${() => setEditing(null)}>${t('queue.keep')}</button>`}
