@@ -37,4 +37,11 @@ CORPUS: dict[str, str] = {
     "kanban": "kanban\n  todo[Todo]\n    t1[Write the docs]\n  done[Done]\n    t2[Ship it]\n",
     "packet": "packet-beta\n  0-15: \"Source Port\"\n  16-31: \"Destination Port\"\n",
     "radar": "radar-beta\n  axis A, B, C\n  curve c1{1, 2, 3}\n",
+    "treemap": "treemap-beta\n\"Section 1\"\n    \"Leaf 1.1\": 12\n\"Section 2\"\n    \"Leaf 2.1\": 20\n",
+    "venn": "venn-beta\n  title Fruit\n  set A[\"Apples\"]\n  set B[\"Bananas\"]\n  union A,B[\"Both\"]\n",
+    "ishikawa": "ishikawa-beta\n  Slow builds\n    People\n      Not trained\n    Tools\n      Old compiler\n",
+    "wardley": "wardley-beta\n  title Tea shop\n  component Cup [0.73, 0.78]\n  component Tea [0.63, 0.81]\n"
+               "  Cup -> Tea\n",
+    "tree": "treeView-beta\n  root\n    src\n      main.py\n    docs\n",
+    "swimlane": "swimlane-beta\n  A[Start] --> B[Stop]\n",
 }

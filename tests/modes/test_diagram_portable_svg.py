@@ -140,6 +140,25 @@ def test_a_sequence_diagrams_participant_boxes_show_in_librsvg_where_chromium_dr
         assert max(abs(a - b) for a, b in zip(drawn, expected, strict=True)) < 24, (box.get("name"), drawn, expected)
 
 
+@needs_mermaid
+@needs_rsvg
+def test_a_label_mermaid_draws_as_html_is_readable_text_in_librsvg(exported: Path) -> None:
+    """A user journey's section name is HTML in mermaid's drawing (with an
+    SVG fallback in the colour of its own box): in the file it is SVG text
+    librsvg draws in the colour the viewer shows it."""
+    file = exported / "journey.svg"
+    root = ET.fromstring(file.read_text(encoding="utf-8"))
+    [label] = [el for el in root.iter(f"{SVG_NS}text") if "".join(el.itertext()).strip() == "Morning"]
+    span = label.find(f"{SVG_NS}tspan")
+    assert span is not None
+    vb_x, vb_y, vb_w, _vb_h = (float(v) for v in root.get("viewBox", "").split())
+    scale = float(root.get("width", "0")) / vb_w
+    x, y = (float(span.get("x", 0)) - vb_x) * scale, (float(span.get("y", 0)) - vb_y) * scale
+    picture = _image(_rsvg_png(file)).convert("L")
+    around = picture.crop((round(x - 30), round(y - 8), round(x + 30), round(y + 8)))
+    assert min(around.getextrema()) < 128, "the section name is not drawn (or drawn in its box's colour)"
+
+
 # --- the warm renderer (item 22) --------------------------------------------------------
 
 
@@ -156,9 +175,25 @@ def _renderer_pids() -> list[int]:
             args = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if MARKER.encode() in args and not any(a.startswith(b"--type=") for a in args):
+        if (MARKER.encode() in args and not any(a.startswith(b"--type=") for a in args)
+                and _descends_from_us(entry.name)):
             found.append(int(entry.name))
     return found
+
+
+def _descends_from_us(pid: str) -> bool:
+    """Whether process ``pid`` was started by this process (through
+    Playwright's driver): other test runs on the machine have their own."""
+    ours = os.getpid()
+    while pid not in ("0", "1"):
+        try:
+            stat = (Path("/proc") / pid / "stat").read_text()
+        except OSError:
+            return False
+        pid = stat[stat.rindex(")") + 2:].split()[1]
+        if pid == str(ours):
+            return True
+    return False
 
 
 @needs_mermaid

@@ -100,6 +100,21 @@ def test_random_labels_export_svgs_that_parse_and_librsvg_draws() -> None:
            "filter, and librsvg draws each")
 
 
+def _descends_from_us(pid: str) -> bool:
+    """Whether process ``pid`` was started by this process (through
+    Playwright's driver): other test runs on the machine have their own."""
+    ours = os.getpid()
+    while pid not in ("0", "1"):
+        try:
+            stat = (Path("/proc") / pid / "stat").read_text()
+        except OSError:
+            return False
+        pid = stat[stat.rindex(")") + 2:].split()[1]
+        if pid == str(ours):
+            return True
+    return False
+
+
 def _renderer_pid() -> int | None:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -107,7 +122,8 @@ def _renderer_pid() -> int | None:
                 args = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if warm.MARKER.encode() in args and not any(a.startswith(b"--type=") for a in args):
+            if (warm.MARKER.encode() in args and not any(a.startswith(b"--type=") for a in args)
+                    and _descends_from_us(entry.name)):
                 return int(entry.name)
     return None
 

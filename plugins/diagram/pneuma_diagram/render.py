@@ -94,41 +94,57 @@ const PNEUMA_XML_NS = "http://www.w3.org/XML/1998/namespace";
 const PNEUMA_SVG_NS = "http://www.w3.org/2000/svg";
 function pneumaPortable(markup) {
   const doc = new DOMParser().parseFromString("<!doctype html><body>" + markup, "text/html");
-  const svg = doc.querySelector("svg");
-  if (!svg) return markup;
-  svg.querySelectorAll("foreignObject").forEach(pneumaForeignToText);
-  pneumaDropFilters(svg);
-  svg.querySelectorAll("text, tspan").forEach((t) => {
-    if (/^\s|\s$/.test(t.textContent)) t.setAttributeNS(PNEUMA_XML_NS, "xml:space", "preserve");
-  });
-  return new XMLSerializer().serializeToString(svg);
-}
-// HTML inside an SVG shows only in browsers. In a <switch> mermaid has
-// drawn a <text> fallback beside it: the HTML goes. Otherwise its text
-// becomes SVG text, one line per block or <br>, centred in its box.
-function pneumaForeignToText(fo) {
-  const parent = fo.parentNode;
-  if (parent && parent.localName === "switch" && parent.querySelector(":scope > text")) {
-    fo.remove();
-    return;
+  const parsed = doc.querySelector("svg");
+  if (!parsed) return markup;
+  // in this page for a moment, so the HTML labels' colours and fonts can be read
+  const holder = document.createElement("div");
+  holder.style.cssText = "position:absolute;left:-100000px;top:0;visibility:hidden";
+  const svg = document.importNode(parsed, true);
+  holder.append(svg);
+  document.body.append(holder);
+  try {
+    svg.querySelectorAll("foreignObject").forEach(pneumaForeignToText);
+    pneumaDropFilters(svg);
+    svg.querySelectorAll("text, tspan").forEach((t) => {
+      if (/^\s|\s$/.test(t.textContent)) t.setAttributeNS(PNEUMA_XML_NS, "xml:space", "preserve");
+    });
+    return new XMLSerializer().serializeToString(svg);
+  } finally {
+    holder.remove();
   }
+}
+// HTML inside an SVG shows only in browsers: its text becomes SVG text, one
+// line per block or <br>, centred in its box, in the colour and font the
+// browser drew it with. In a <switch> mermaid drew a <text> fallback beside
+// it, but in colours meant for the box (the journey's section names vanish
+// on their own fill): the converted text takes the whole switch's place.
+function pneumaForeignToText(fo) {
+  const inner = [...fo.querySelectorAll("*")].filter((el) => el.textContent.trim()).pop() || fo;
+  const look = getComputedStyle(inner);
   fo.querySelectorAll("br").forEach((br) => br.replaceWith("\n"));
   fo.querySelectorAll("div, p, li").forEach((block) => block.append("\n"));
   const lines = fo.textContent.split("\n").map((l) => l.trim()).filter((l) => l);
   const num = (name) => parseFloat(fo.getAttribute(name) || "0") || 0;
-  const text = fo.ownerDocument.createElementNS(PNEUMA_SVG_NS, "text");
+  const size = parseFloat(look.fontSize) || 16;
+  const text = document.createElementNS(PNEUMA_SVG_NS, "text");
   const x = num("x") + num("width") / 2;
-  const top = num("y") + num("height") / 2 - ((lines.length - 1) * 1.2 * 16) / 2;
+  const top = num("y") + num("height") / 2 - ((lines.length - 1) * 1.2 * size) / 2;
   text.setAttribute("text-anchor", "middle");
   text.setAttribute("dominant-baseline", "central");
+  text.setAttribute("fill", look.color);
+  text.setAttribute("font-size", look.fontSize);
+  text.setAttribute("font-family", look.fontFamily);
+  text.setAttribute("font-weight", look.fontWeight);
+  if (look.fontStyle !== "normal") text.setAttribute("font-style", look.fontStyle);
   lines.forEach((line, n) => {
-    const span = fo.ownerDocument.createElementNS(PNEUMA_SVG_NS, "tspan");
+    const span = document.createElementNS(PNEUMA_SVG_NS, "tspan");
     span.setAttribute("x", String(x));
-    span.setAttribute("y", String(top + n * 1.2 * 16));
+    span.setAttribute("y", String(top + n * 1.2 * size));
     span.textContent = line;
     text.append(span);
   });
-  fo.replaceWith(text);
+  const parent = fo.parentNode;
+  (parent && parent.localName === "switch" ? parent : fo).replaceWith(text);
 }
 // librsvg (and other renderers) drop what a CSS filter such as mermaid's
 // drop shadow is on: the sequence diagram's participant boxes vanish. A
