@@ -48,6 +48,7 @@ VALID: dict[str, dict[str, Any]] = {
     "conversation_delete": {"conversation_id": "no-such-conversation"},
     "queued_message_cancel": {"queue_id": "nothing-queued", "client_msg_id": "qc-{n}"},
     "queued_message_edit": {"queue_id": "nothing-queued", "content": "t", "client_msg_id": "qe-{n}"},
+    "queued_message_send": {"queue_id": "nothing-queued"},
 }
 NOT_MESSAGES = ["[]", "42", '"text"', "null", "{", '{"type": 7}', "{}"]
 
