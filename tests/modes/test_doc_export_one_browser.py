@@ -68,12 +68,40 @@ def test_the_doc_pdf_is_rendered_and_printed_in_one_chromium_that_cannot_read_lo
     assert "Contents" in text and "install the tools" in text and "def greet(name):" in text
 
 
-def test_the_doc_html_export_is_one_chromium_start(starts: Path, tmp_path: Path) -> None:
+def test_the_doc_html_export_starts_no_chromium_when_node_is_there(starts: Path, tmp_path: Path) -> None:
+    assert shutil.which("node"), "this machine's Node.js (a prerequisite of scripts/install)"
     workspace = write_sample(tmp_path / "handbook")
     page = tmp_path / "out.html"
     _export(workspace, "html", page)
-    assert len(starts.read_text().splitlines()) == 1
+    assert starts.read_text().splitlines() == []  # was one bare start
     assert all(f'id="{anchor}"' in page.read_text(encoding="utf-8") for anchor in DOCUMENT_LINKS)
+
+
+def _no_node(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake: str | None = None) -> None:
+    """PATH without Node.js, or with a ``node`` that only runs ``fake`` (sh)."""
+    empty = tmp_path / "path-bin"
+    empty.mkdir()
+    if fake is not None:
+        (empty / "node").write_text(f"#!/bin/sh\n{fake}\n")
+        (empty / "node").chmod(0o755)
+    monkeypatch.setenv("PATH", str(empty))
+
+
+@pytest.mark.parametrize("node", ["none", "too old"])
+def test_without_a_node_that_can_render_the_html_is_the_same_page_from_one_chromium_start(
+        starts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, node: str) -> None:
+    workspace = write_sample(tmp_path / "handbook")
+    (workspace / "hostile.md").write_text("# </script> \u2028 <pre id=\"pneuma-result\">[]</pre>\n\n- [x] 安装\n",
+                                          encoding="utf-8")
+    with_node = tmp_path / "node.html"
+    _export(workspace, "html-raw", with_node)
+    # A node too old for module hooks fails as Node 18.0 does: a message, exit 1.
+    _no_node(monkeypatch, tmp_path, None if node == "none" else
+             "echo 'SyntaxError: The requested module does not provide an export named register' >&2; exit 1")
+    without = tmp_path / "chromium.html"
+    _export(workspace, "html-raw", without)
+    assert len(starts.read_text().splitlines()) == 1
+    assert with_node.read_text(encoding="utf-8") == without.read_text(encoding="utf-8")
 
 
 PROBE = """

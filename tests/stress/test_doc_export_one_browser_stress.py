@@ -182,3 +182,43 @@ def test_a_module_on_the_private_origin_reads_nothing_but_its_folder(tmp_path: P
            f"{_Counting.hits} requests at the local server, {own_unread} own files unread; {took:.1f} s")
     assert rounds >= 1
     assert (leaked, _Counting.hits, own_unread) == (0, 0, 0)
+
+
+NODE_ROUNDS = 4
+
+
+def test_random_documents_render_the_same_in_node_and_in_chromium(
+        starts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from pneuma_doc.exporter import render_html
+
+    if shutil.which("node") is None:
+        pytest.skip("needs Node.js (a prerequisite of scripts/install)")
+    rng = random.Random(25_12_4)
+    pieces = HOSTILE + ["- [x] done", "- [ ] todo", "https://example.com/a", "```python\ndef f(): pass\n```",
+                        "## 安装指南", "## C++ & Rust", "| a | b |\n|---|---|\n| 1 | 2 |", "> note", "[top](#doc-0)"]
+    started = time.monotonic()
+    rounds = differ = documents = 0
+    path_with_node = str(Path(shutil.which("node") or "").parent)
+    while rounds < NODE_ROUNDS and time.monotonic() - started < TIME_CAP:
+        workspace = tmp_path / f"same{rounds}"
+        for i in range(rng.randint(1, 4)):
+            path = workspace / rng.choice(["", "guide/"]) / f"doc-{i}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n\n".join([f"# Doc {i}"] + rng.sample(pieces, 6)), encoding="utf-8")
+            documents += 1
+        raw = rng.random() < 0.5
+        monkeypatch.setenv("PATH", path_with_node)
+        in_node = render_html(workspace, raw_html=raw)[0]
+        monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+        in_chromium = render_html(workspace, raw_html=raw)[0]
+        differ += in_node != in_chromium
+        rounds += 1
+    took = time.monotonic() - started
+    chromium_starts = len(starts.read_text().splitlines())
+    record("25.12 doc export in one browser",
+           f"{rounds} random workspaces ({documents} documents, hostile text) rendered in Node and in "
+           f"Chromium: {differ} pages that differ, {chromium_starts} Chromium starts for {rounds} "
+           f"Chromium renders; {took:.1f} s")
+    assert rounds >= 2 and differ == 0 and chromium_starts == rounds

@@ -3,8 +3,9 @@ document of the workspace as one standalone HTML file, or as a PDF printed
 from it — a table of contents first, then each document from a new page.
 
 The documents are rendered by the doc viewer's own renderer
-(static/markdown.js, through static/export-render.js) in headless Chromium,
-so the export shows what the viewer shows: the same markdown-it and
+(static/markdown.js, through static/export-render.js) in Node.js when it is
+there, else in headless Chromium (the PDF: in the Chromium that prints it;
+docs/doc.md), so the export shows what the viewer shows: the same markdown-it and
 configuration, task lists as checkboxes, bare https:// addresses as links,
 code highlighted by the same highlight.js, and the viewer's stylesheet.
 
@@ -82,11 +83,14 @@ _IMAGE = re.compile(r'src="pneuma-export-image:([^"]*)"')
 def _renderer() -> ScriptPage:
     """The viewer's own renderer (static/export-render.js, which imports
     static/markdown.js and the shell's /static/lib/markdown-it.js), as a page
-    of the exporter's own in headless Chromium."""
+    of the exporter's own: in Node.js when it is there, else in headless
+    Chromium."""
     shell = shell_static_dir()
     return ScriptPage(folders={"/static/lib/": shell / "lib", "/static/vendor/": shell / "vendor",
                                "/doc/": STATIC_DIR},
-                      module="/doc/" + _RENDER_MODULE.name, function="renderDocuments")
+                      module="/doc/" + _RENDER_MODULE.name, function="renderDocuments",
+                      # markdown-it, highlight.js and markdown.js touch no page: Node can run them
+                      needs_no_dom=True)
 
 
 def _renderer_files() -> list[Path]:

@@ -3,11 +3,12 @@
 // linkify and highlight.js), told through markdown-it's env where links and
 // headings point in one standalone page of all the documents.
 //
-// pneuma_doc/exporter.py loads this module in headless Chromium from a
-// throw-away page (its import map points /static/lib/ at the shell's files)
-// and reads back what renderDocuments returns. The imports are static so
-// that the whole module graph is in before the page's load event, which is
-// when Chromium's --dump-dom reads the page.
+// pneuma_doc/exporter.py runs this module through pneuma.api.run_script /
+// run_script_then_pdf (in Node.js, or in a page of its own in headless
+// Chromium: nothing here may need a DOM) and reads back what
+// renderDocuments returns. The imports are static so that the whole module
+// graph is in before the page's load event, which is when Chromium's
+// --dump-dom reads the page.
 
 import { MarkdownIt } from "/static/lib/markdown-it.js";
 import { hljs } from "./vendor/doc-vendor.js";
