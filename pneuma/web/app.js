@@ -12,7 +12,7 @@ import { SessionSocket } from './lib/socket.js';
 import { api, ViewerHost, localized } from './lib/viewer-host.js';
 import { t, onLocaleChange } from './lib/i18n.js';
 import { glyphsFor } from './lib/language-switch.js';
-import { preference, setPreference } from './lib/preferences.js';
+import { holdSaves, preference, setPreference } from './lib/preferences.js';
 import { rewind } from './lib/rewind.js';
 import { loadBackendUi } from './lib/backend-ui.js';
 import { Icon, isRunning, shell, store, ui, useStore } from './lib/shell-state.js';
@@ -172,7 +172,11 @@ export async function start(root) {
     sessionId,
     lastSeq: () => store.state.lastSeq,
     onMessage: onSocketMessage,
-    onState: (connection) => store.setConnection(connection),
+    onState: (connection) => {
+      // A stopped or gone server takes no preferences: none is sent its way.
+      holdSaves(connection.state === 'stopped' || connection.state === 'gone');
+      store.setConnection(connection);
+    },
   });
 
   // Let the server trim its replay buffer now and then.

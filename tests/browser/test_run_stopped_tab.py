@@ -21,11 +21,18 @@ def test_a_tab_of_a_run_stopped_in_its_terminal_says_so_and_stops(
     line = proc.stdout.readline()
     assert line.startswith("[pneuma] ready "), line
     page = _new_page(browser, "en-US")
+    page.clock.install()  # the page's timers run only when the test says
     attempts: list[str] = []
     page.on("websocket", lambda ws: attempts.append(ws.url))
+    saves: list[str] = []
+    page.on("request", lambda r: saves.append(r.url) if "/api/preferences" in r.url
+            and r.method == "POST" else None)
     try:
         page.goto(line.split()[-1])
         expect(page.locator('.pill[data-state="open"]')).to_be_visible(timeout=15_000)
+        # A change whose save is still waiting when the server stops.
+        page.evaluate("""() => import('/static/lib/preferences.js')
+            .then((m) => m.setPreference('chatWidth', 500))""")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
         ended = page.locator(".session-ended")
@@ -36,7 +43,10 @@ def test_a_tab_of_a_run_stopped_in_its_terminal_says_so_and_stops(
             "placeholder", "Stopped: sending is off")
         expect(page.locator(".composer .send")).to_be_disabled()
         tried = len(attempts)
-        page.wait_for_timeout(3_000)  # the first reconnect would come within a second or two
+        page.clock.run_for(60_000)  # any reconnect, and the waiting save, would be due
+        page.evaluate("() => new Promise((r) => setTimeout(r, 0))")
         assert len(attempts) == tried, attempts
+        assert saves == [], "a save knocked on the stopped server's port"
+        assert [e for e in page.console_errors] == []
     finally:
         page.context.close()

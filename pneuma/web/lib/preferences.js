@@ -19,6 +19,7 @@ const values = { locale: null, chatWidth: null, chatHidden: {}, draft: '' };
 let loading = null;
 let unsent = {};
 let timer = null;
+let savesHeld = false;
 
 function readCache() {
   try {
@@ -90,10 +91,24 @@ export function setPreference(name, value) {
   timer = setTimeout(() => save(), SAVE_DELAY_MS);
 }
 
+/**
+ * While `held` (this page's server was stopped, or is gone), changes are kept
+ * here unsent instead of knocking on a port nobody serves; they go with the
+ * next save once it answers again.
+ */
+export function holdSaves(held) {
+  savesHeld = Boolean(held);
+  if (!savesHeld && Object.keys(unsent).length) {
+    clearTimeout(timer);
+    timer = setTimeout(() => save(), SAVE_DELAY_MS);
+  }
+}
+
 /** Send what changed now (`keepalive`: the request outlives a closing page). */
 export function save({ keepalive = false } = {}) {
   clearTimeout(timer);
   timer = null;
+  if (savesHeld) return Promise.resolve(false);
   const body = unsent;
   unsent = {};
   if (!Object.keys(body).length) return Promise.resolve(true);
