@@ -17,12 +17,13 @@ that is not set), and served by every Pneuma server at
 The draft is per workspace, keyed by the workspace's real path. Several
 servers write the file (the launcher, every workspace): each change is a
 read-modify-write under an ``flock`` on ``preferences.json.lock``, written
-to a temporary file and renamed (core.files.atomic_write_at), so a reader
-sees the old file or the new one. The file is opened without following a
-link and without waiting on a FIFO: a link planted at its name is never
-read through and never written through. A file that is damaged (not JSON,
+to a temporary file and renamed (pneuma.core.user_files, as the list of
+recent workspaces is), so a reader sees the old file or the new one. The
+file is opened without following a link and without waiting on a FIFO: a
+link planted at its name is never read through and never written through. A file that is damaged (not JSON,
 over ``MAX_FILE_BYTES``, not the shape above) gives the defaults and one
-warning; the next change moves it aside as ``preferences.json.damaged``.
+warning; the next change moves it aside as ``preferences.json.damaged``
+(``-2``, ``-3``… when an earlier copy has that name).
 
 Nothing here imports aiohttp at module level: the early server
 (pneuma.server.early_server) answers ``GET /api/preferences`` from this
@@ -32,22 +33,18 @@ person's language.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import logging
 import math
 import os
-import stat
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pneuma.core.errors import ToolError
-from pneuma.core.files import atomic_write_at
+from pneuma.core.user_files import UnusableUserFile, UserFile
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -117,19 +114,13 @@ class DamagedPreferences(ValueError):
     """The file is not one this code wrote."""
 
 
-class UnusablePreferences(OSError):
+class UnusablePreferences(UnusableUserFile):
     """The file's name holds a link, a FIFO, a folder or a device; ``str()``
     is the one line to show, naming the file."""
 
     def __init__(self, path: Path, why: str) -> None:
-        message = (f"the preferences file {path} {why}; Pneuma never follows or "
-                   "replaces it: move it away (Pneuma then starts a new one)")
-        super().__init__(errno.EINVAL, message)
-        self.path = str(path)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
+        super().__init__(path, f"the preferences file {path} {why}; Pneuma never follows or "
+                               "replaces it: move it away (Pneuma then starts a new one)")
 
 
 # --- checking what was read and what is asked ------------------------------
@@ -252,40 +243,6 @@ def apply_change(preferences: Preferences, change: dict[str, Any], workspace: st
 # --- the file ------------------------------------------------------------------
 
 
-_KINDS = ((stat.S_ISDIR, "is a folder"), (stat.S_ISFIFO, "is a FIFO"),
-          (stat.S_ISSOCK, "is a socket"), (stat.S_ISCHR, "is a device"),
-          (stat.S_ISBLK, "is a device"))
-
-
-def _open_regular(dir_fd: int, name: str, shown: Path, flags: int) -> int:
-    """An fd on ``name`` in ``dir_fd`` that is a regular file: never through
-    a link, never waiting for a FIFO's writer."""
-    try:
-        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600,
-                     dir_fd=dir_fd)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UnusablePreferences(shown, "is a symbolic link") from None
-        if exc.errno in (errno.ENXIO, errno.EISDIR, errno.ENODEV):
-            raise UnusablePreferences(shown, "is not a regular file") from None
-        raise
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        why = next((what for test, what in _KINDS if test(mode)), "is not a regular file")
-        raise UnusablePreferences(shown, why)
-    return fd
-
-
-def _read_at(dir_fd: int, shown: Path) -> bytes | None:
-    try:
-        fd = _open_regular(dir_fd, PREFERENCES_FILE, shown, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        return file.read(MAX_FILE_BYTES + 1)
-
-
 class PreferenceStore:
     """The preferences file in ``home`` (default: ``config_home()``).
     ``warn`` hears about a damaged or unusable file (default: the log), once
@@ -294,7 +251,9 @@ class PreferenceStore:
     def __init__(self, home: Path | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         self.home = home if home is not None else config_home()
-        self.path = self.home / PREFERENCES_FILE
+        self._file = UserFile(self.home, PREFERENCES_FILE, UnusablePreferences,
+                              max_bytes=MAX_FILE_BYTES)
+        self.path = self._file.path
         self._warn = warn or log.warning
         self._warned: set[str] = set()
 
@@ -303,10 +262,7 @@ class PreferenceStore:
         cannot be used (with one warning). Never raises for the file's
         content; reading takes no lock (the file is only replaced whole)."""
         try:
-            with self._directory(create=False) as dir_fd:
-                data = _read_at(dir_fd, self.path)
-        except FileNotFoundError:
-            return Preferences()
+            data = self._file.read()
         except OSError as exc:
             self._warn_once(str(exc) if isinstance(exc, UnusablePreferences)
                             else f"the preferences file {self.path} cannot be read "
@@ -324,52 +280,29 @@ class PreferenceStore:
     def change(self, change: dict[str, Any], workspace: str | None,
                now: float | None = None) -> Preferences:
         """Apply a checked change (``check_change``) and write the file."""
-        with self._directory(create=True) as dir_fd, self._locked(dir_fd):
-            preferences = self._read_for_change(dir_fd)
+        with self._file.locked():
+            preferences = self._read_for_change()
             apply_change(preferences, change, workspace, time.time() if now is None else now)
-            data = json.dumps(preferences.to_json(), ensure_ascii=False, indent=1).encode()
-            atomic_write_at(dir_fd, PREFERENCES_FILE, data, mode=0o600)
+            self._file.write(json.dumps(preferences.to_json(), ensure_ascii=False,
+                                        indent=1).encode())
         return preferences
 
-    def _read_for_change(self, dir_fd: int) -> Preferences:
-        data = _read_at(dir_fd, self.path)  # a link or FIFO there: refused, never replaced
+    def _read_for_change(self) -> Preferences:
+        data = self._file.read()  # a link or FIFO there: refused, never replaced
         if data is None:
             return Preferences()
         try:
             return parse_document(data)
         except DamagedPreferences as exc:
-            aside = PREFERENCES_FILE + ".damaged"
-            os.rename(PREFERENCES_FILE, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            aside = self._file.move_aside(PREFERENCES_FILE + ".damaged")
             self._warn(f"the preferences file {self.path} was damaged ({exc}); it was moved "
-                       f"to {self.home / aside} and a new one started")
+                       f"to {aside} and a new one started")
             return Preferences()
 
     def _warn_once(self, message: str) -> None:
         if message not in self._warned:
             self._warned.add(message)
             self._warn(message)
-
-    @contextmanager
-    def _directory(self, *, create: bool) -> Iterator[int]:
-        # The folder is the person's own (it may be reached through links,
-        # like ~/.config itself); only the file's name is guarded.
-        if create:
-            self.home.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(self.home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            yield fd
-        finally:
-            os.close(fd)
-
-    @contextmanager
-    def _locked(self, dir_fd: int) -> Iterator[None]:
-        lock_name = PREFERENCES_FILE + ".lock"
-        fd = _open_regular(dir_fd, lock_name, self.home / lock_name, os.O_RDWR | os.O_CREAT)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
 
 
 def workspace_key(workspace: Path | None) -> str | None:

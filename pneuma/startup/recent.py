@@ -16,27 +16,25 @@ shape below) is moved aside as ``workspaces.json.damaged-<time>`` (``-2``,
 with a warning, and the list starts empty: a bad file must never stop
 Pneuma. The list and its lock are opened without following a link and
 without waiting on a FIFO; a link, a FIFO, a folder or a device there is
-refused with ``UnusableList``, whose text names the file.
+refused with ``UnusableList``, whose text names the file. The file itself
+(lock, links, atomic write, the copy aside) is pneuma.core.user_files.
 
     {"version": 1, "workspaces": [{"path": "/abs/dir", "mode": "doc", "openedAt": 1764130000.0}]}
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import logging
 import os
-import stat
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.core.files import atomic_write_bytes
+from pneuma.core.user_files import UnusableUserFile, UserFile
 
 log = logging.getLogger(__name__)
 
@@ -81,56 +79,14 @@ class DamagedList(ValueError):
     """The list file is not one this code wrote."""
 
 
-class UnusableList(OSError):
+class UnusableList(UnusableUserFile):
     """The list (or its lock) cannot be used as it is: a link, a FIFO, a
     folder, a device, or a damaged file that could not be moved aside.
     ``str()`` is the one line to show; it names the file."""
 
     def __init__(self, path: Path, why: str) -> None:
-        message = (f"the list of recent workspaces {path} {why}; move it away "
-                   "(Pneuma then starts a new list)")
-        super().__init__(errno.EINVAL, message)
-        self.path = str(path)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
-
-
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
-def _open_regular(path: Path, flags: int, create_mode: int = 0o600) -> int:
-    """An fd on ``path`` that is a regular file: never through a link, never
-    waiting for a FIFO's writer (``O_NONBLOCK``), refused otherwise."""
-    try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, create_mode)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UnusableList(path, "is a symbolic link") from None
-        if exc.errno in (errno.ENXIO, errno.EISDIR, errno.ENODEV):
-            raise UnusableList(path, "is not a regular file") from None
-        raise
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise UnusableList(path, f"is {_kind(mode)}, not a file")
-    return fd
-
-
-def _read_list(path: Path) -> bytes | None:
-    """The bytes of the list file, or None when there is none."""
-    try:
-        fd = _open_regular(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        return file.read()
+        super().__init__(path, f"the list of recent workspaces {path} {why}; move it away "
+                               "(Pneuma then starts a new list)")
 
 
 def _parse(data: bytes) -> list[RecentEntry]:
@@ -155,12 +111,13 @@ class RecentWorkspaces:
     def __init__(self, home: Path | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         self.home = home if home is not None else pneuma_home()
-        self.path = self.home / LIST_FILE
+        self._file = UserFile(self.home, LIST_FILE, UnusableList)
+        self.path = self._file.path
         self._warn = warn or log.warning
 
     def entries(self) -> list[RecentEntry]:
         """Newest first. Reading takes no lock: the file is only ever replaced whole."""
-        data = _read_list(self.path)
+        data = self._file.read()
         if data is None:
             return []
         try:
@@ -194,25 +151,19 @@ class RecentWorkspaces:
         path = str(workspace)
         return next((e for e in self.entries() if e.path == path), None)
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.home.mkdir(parents=True, exist_ok=True)
-        fd = _open_regular(self.path.with_name(LIST_FILE + ".lock"), os.O_RDWR | os.O_CREAT)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
+    def _locked(self) -> AbstractContextManager[None]:
+        return self._file.locked()
 
     def _read_locked(self) -> list[RecentEntry]:
-        data = _read_list(self.path)
+        data = self._file.read()
         if data is None:
             return []
         try:
             return _parse(data)
         except DamagedList as exc:
             try:
-                aside = self._move_aside()
+                aside = self._file.move_aside(
+                    f"{LIST_FILE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
             except OSError as move_error:
                 # Starting a new list would replace the damaged one: refused.
                 raise UnusableList(self.path, f"is damaged ({exc}) and could not be moved "
@@ -221,31 +172,9 @@ class RecentWorkspaces:
                        f"starting a new one; it was moved to {aside}")
             return []
 
-    def _move_aside(self) -> Path:
-        """Rename the damaged list to a name no earlier copy has: the name is
-        first made ours with ``O_EXCL`` (so two damages in one second, or two
-        processes, never pick the same), then the list is renamed over it."""
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        for n in range(1, 10_000):
-            aside = self.path.with_name(f"{LIST_FILE}.damaged-{stamp}"
-                                        + (f"-{n}" if n > 1 else ""))
-            try:
-                os.close(os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                                 | os.O_CLOEXEC, 0o600))
-            except FileExistsError:
-                continue
-            try:
-                os.replace(self.path, aside)
-            except OSError:
-                os.unlink(aside)
-                raise
-            return aside
-        raise OSError(errno.EEXIST, "every name for the copy is taken")
-
     def _write_locked(self, entries: list[RecentEntry]) -> None:
         entries = sorted(entries, key=lambda e: e.opened_at, reverse=True)[:MAX_ENTRIES]
         data = json.dumps({"version": LIST_VERSION,
                            "workspaces": [e.to_json() for e in entries]},
                           ensure_ascii=False, indent=1).encode("utf-8")
-        # The folders a person works in are theirs to know: 0o600 from the start.
-        atomic_write_bytes(self.path, data, mode=0o600)
+        self._file.write(data)
