@@ -462,6 +462,11 @@ def stop_event_on_signals() -> asyncio.Event:
 def run(options: RunOptions, announced: Announced | None = None) -> int:
     """Serve until SIGINT, SIGTERM or SIGHUP (announcing first unless done already)."""
     guard_standard_streams()
+    # From here a stop signal is only remembered (serve() acts on it once
+    # its loop is up): a KeyboardInterrupt raised inside the C code of an
+    # import (asyncio pulls in ssl) comes out as some other error, a
+    # traceback instead of a clean stop.
+    remember_stop_signals()
     try:
         import asyncio
         import logging
@@ -469,9 +474,9 @@ def run(options: RunOptions, announced: Announced | None = None) -> int:
         logging.basicConfig(level=logging.WARNING,
                             format="[pneuma] %(levelname)s %(name)s: %(message)s")
         if announced is None:
-            announced = announce(options)
+            announced = announce(options)  # raises on a stop signal while it binds
             announced.publish(options.open_browser)
-        remember_stop_signals()
+            remember_stop_signals()
         return asyncio.run(serve(options, announced))
     except PortUnavailable as exc:
         print(f"pneuma: error: {exc}", file=sys.stderr)
