@@ -30,6 +30,10 @@ def test_a_tab_of_a_run_stopped_in_its_terminal_says_so_and_stops(
     try:
         page.goto(line.split()[-1])
         expect(page.locator('.pill[data-state="open"]')).to_be_visible(timeout=15_000)
+        # The viewer has all it loads (its module, styles and the seed's
+        # picture): a stop meanwhile would fail those loads, not the tab.
+        expect(page.locator(".pd-doc h1").first).to_be_visible(timeout=10_000)
+        page.wait_for_load_state("networkidle")
         # A change whose save is still waiting when the server stops.
         page.evaluate("""() => import('/static/lib/preferences.js')
             .then((m) => m.setPreference('chatWidth', 500))""")

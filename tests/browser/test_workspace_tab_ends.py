@@ -73,6 +73,7 @@ def test_a_tab_of_a_workspace_stopped_from_the_launcher_says_so_and_stops(
         expect(page.locator(".composer textarea")).to_be_enabled()
         expect(page.locator(".pd-doc h1").first).to_contain_text(  # the viewer has all it loads
             "Welcome to your document workspace", timeout=10_000)
+        page.wait_for_load_state("networkidle")  # its pictures too: a stop must not cut a load
         workspace = str((served.home / "Pneuma" / "doc").resolve())
 
         _launcher_stop(served, workspace)

@@ -27,7 +27,7 @@ from tests.stress.tally import count, record
 
 pytestmark = pytest.mark.stress
 
-MOVES = 10
+MOVES = 6
 TIME_CAP = 45.0  # seconds; the counts say how far it got
 MODES = ["doc", "draw", "webcraft"]
 WAIT = 45_000  # ms: generous, as a busy machine starts workspaces slowly; the time cap still bounds the run

@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.stress,
 PNEUMA = shutil.which("pneuma", path=str(Path(sys.executable).parent))
 SOFFICE = shutil.which("soffice")
 PDFTOTEXT = shutil.which("pdftotext")
-SLIDES = 16
+SLIDES = 10
 PER_SLIDE = 3
 
 # Each maker gives the HTML of one construct named by its token.
