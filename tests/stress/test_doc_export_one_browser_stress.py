@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.modes.test_doc_export_one_browser import starts  # noqa: F401 (the fixture)
 from tests.stress.tally import count, record
 
 REAL_CHROMIUM = Path("/usr/bin/chromium")
@@ -32,21 +33,6 @@ TIME_CAP = 20.0  # seconds for each part; the counts say how far it got
 HOSTILE = ["</script><script>document.title='ran'</script>", "<img src=x onerror=\"document.title='ran'\">",
            "<iframe src=\"file:///etc/passwd\"></iframe>", "![x](/etc/passwd)", "![y](../../secret.txt)",
            "[z](file:///etc/passwd)", "&nbsp; &lt; \u2028"]
-
-
-@pytest.fixture
-def starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """The real Chromium behind a wrapper that notes each start's arguments."""
-    import pneuma.tools.html_render
-
-    log = tmp_path / "starts.log"
-    log.touch()
-    wrapper = tmp_path / "bin" / "chromium"
-    wrapper.parent.mkdir()
-    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {REAL_CHROMIUM} "$@"\n')
-    wrapper.chmod(0o755)
-    monkeypatch.setattr(pneuma.tools.html_render, "CHROMIUM", str(wrapper))
-    return log
 
 
 def test_random_pdf_exports_start_chromium_once_each_without_file_access(starts: Path, tmp_path: Path) -> None:
