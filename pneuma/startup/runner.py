@@ -477,7 +477,13 @@ def run(options: RunOptions, announced: Announced | None = None) -> int:
             announced = announce(options)  # raises on a stop signal while it binds
             announced.publish(options.open_browser)
             remember_stop_signals()
-        return asyncio.run(serve(options, announced))
+        try:
+            return asyncio.run(serve(options, announced))
+        finally:
+            # Closing the loop put the stop signals back to their defaults:
+            # a second SIGTERM while the process exits (a supervisor that
+            # repeats itself) must not kill it before its exit code is out.
+            remember_stop_signals()
     except PortUnavailable as exc:
         print(f"pneuma: error: {exc}", file=sys.stderr)
         return 2
