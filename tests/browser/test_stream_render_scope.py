@@ -19,12 +19,10 @@ WATCH_EARLIER = """() => {
   const observer = new MutationObserver((records) => { watch.mutations += records.length; });
   for (const row of rows) observer.observe(row, { subtree: true, childList: true, characterData: true, attributes: true });
   watch.renders = window.pneuma.ui.chatRenders;
-  return rows.length;
+  // Read in the same task as the render count: a frame drawn between two
+  // evaluate() calls would count a render without its words.
+  return { rows: rows.length, words: (document.querySelector('.md.streaming')?.textContent.match(/word\\d+/g) || []).length };
 }"""
-
-
-def words_shown(page) -> int:
-    return page.evaluate("() => (document.querySelector('.md.streaming')?.textContent.match(/word\\d+/g) || []).length")
 
 
 def test_a_streamed_answer_redraws_only_itself(chat, shot):
@@ -36,12 +34,12 @@ def test_a_streamed_answer_redraws_only_itself(chat, shot):
     streaming = page.locator(".md.streaming")
     expect(streaming).to_contain_text("word2", timeout=TURN)
     earlier = page.evaluate(WATCH_EARLIER)
-    assert earlier >= 8  # four turns' messages and results, and this one's question
-    first = words_shown(page)
+    assert earlier["rows"] >= 8  # four turns' messages and results, and this one's question
     expect(streaming).to_contain_text("word30", timeout=TURN)
-    deltas = words_shown(page) - first
     watch = page.evaluate("() => ({ mutations: window.__earlier.mutations, renders: window.pneuma.ui.chatRenders - window.__earlier.renders,"
-                          " connected: window.__earlier.rows.every((row) => row.isConnected) })")
+                          " connected: window.__earlier.rows.every((row) => row.isConnected),"
+                          " words: (document.querySelector('.md.streaming')?.textContent.match(/word\\d+/g) || []).length })")
+    deltas = watch["words"] - earlier["words"]
     shot(page, "stream-render-scope")
     # Earlier rows: the same elements, untouched.
     assert watch["connected"], "an earlier message was replaced while the answer streamed"
