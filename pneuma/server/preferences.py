@@ -12,7 +12,12 @@ that is not set), and served by every Pneuma server at
 ``POST`` changes the fields it names (docs/launcher.md, "Preferences").
 
     {"version": 1, "locale": "zh-CN", "chatWidth": 520,
-     "chatHidden": {"editor": true}, "drafts": {"/abs/ws": {"text": "…", "at": 1764130000.0}}}
+     "chatHidden": {"editor": true}, "drafts": {"/abs/ws": {"text": "…", "at": 1764130000.0}},
+     "followAgent": false, "notifications": true, "notificationSound": false}
+
+The three switches (docs/notifications.md) are true/false once the person
+chose, absent before: a page reads an absent one as its default (follow on,
+notifications as the browser allows, sound off), and so do older pages.
 
 The draft is per workspace, keyed by the workspace's real path. Several
 servers write the file (the launcher, every workspace): each change is a
@@ -61,7 +66,9 @@ LOCALES = ("en", "zh-CN")  # the shell's catalogues (pneuma/web/i18n/)
 LAYOUTS = ("editor", "app")  # a mode's layout (manifest `layout`)
 MIN_CHAT_WIDTH = 200
 MAX_CHAT_WIDTH = 8000
-FIELDS = ("locale", "chatWidth", "chatHidden", "draft")
+# On/off switches of the page (docs/notifications.md): absent until chosen.
+SWITCHES = ("followAgent", "notifications", "notificationSound")
+FIELDS = ("locale", "chatWidth", "chatHidden", "draft", *SWITCHES)
 
 
 def config_home(environ: dict[str, str] | None = None) -> Path:
@@ -88,6 +95,7 @@ class Preferences:
     chat_width: int | None = None
     chat_hidden: dict[str, bool] = field(default_factory=dict)
     drafts: dict[str, Draft] = field(default_factory=dict)
+    switches: dict[str, bool] = field(default_factory=dict)  # SWITCHES the person set
 
     def to_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {"version": DOCUMENT_VERSION}
@@ -100,6 +108,7 @@ class Preferences:
         if self.drafts:
             document["drafts"] = {path: {"text": d.text, "at": d.at}
                                   for path, d in self.drafts.items()}
+        document.update(self.switches)
         return document
 
     def view(self, workspace: str | None) -> dict[str, Any]:
@@ -107,7 +116,8 @@ class Preferences:
         its draft."""
         draft = self.drafts.get(workspace) if workspace else None
         return {"locale": self.locale, "chatWidth": self.chat_width,
-                "chatHidden": dict(self.chat_hidden), "draft": draft.text if draft else ""}
+                "chatHidden": dict(self.chat_hidden), "draft": draft.text if draft else "",
+                **self.switches}
 
 
 class DamagedPreferences(ValueError):
@@ -149,6 +159,10 @@ def _chat_hidden(value: Any) -> dict[str, bool] | None:
     return dict(value)
 
 
+def _switches(document: dict[str, Any]) -> dict[str, bool]:
+    return {name: document[name] for name in SWITCHES if isinstance(document.get(name), bool)}
+
+
 def _drafts(value: Any) -> dict[str, Draft]:
     drafts: dict[str, Draft] = {}
     if not isinstance(value, dict):
@@ -178,7 +192,8 @@ def parse_document(data: bytes) -> Preferences:
     return Preferences(locale=_locale(document.get("locale")),
                        chat_width=_chat_width(document.get("chatWidth")),
                        chat_hidden=_chat_hidden(document.get("chatHidden")) or {},
-                       drafts=_drafts(document.get("drafts")))
+                       drafts=_drafts(document.get("drafts")),
+                       switches=_switches(document))
 
 
 def _bad(name: str, what: str) -> ToolError:
@@ -187,7 +202,7 @@ def _bad(name: str, what: str) -> ToolError:
 
 def check_change(body: Any) -> dict[str, Any]:
     """The fields a ``POST`` changes, checked; ``ToolError`` names the first
-    wrong one. ``None`` for ``locale`` or ``chatWidth`` forgets the choice."""
+    wrong one. ``None`` for ``locale``, ``chatWidth`` or a switch forgets the choice."""
     if not isinstance(body, dict):
         raise ToolError("E_BAD_ARGS", "the request body must be a JSON object")
     unknown = sorted(set(body) - set(FIELDS))
@@ -218,6 +233,11 @@ def check_change(body: Any) -> dict[str, Any]:
                             f"is {MAX_DRAFT_CHARS}", details={"field": "draft",
                                                               "limit": MAX_DRAFT_CHARS})
         change["draft"] = draft
+    for name in SWITCHES:
+        if name in body:
+            if body[name] is not None and not isinstance(body[name], bool):
+                raise _bad(name, "true, false or null")
+            change[name] = body[name]
     return change
 
 
@@ -229,6 +249,12 @@ def apply_change(preferences: Preferences, change: dict[str, Any], workspace: st
         preferences.chat_width = change["chatWidth"]
     if "chatHidden" in change:
         preferences.chat_hidden.update(change["chatHidden"])
+    for name in SWITCHES:
+        if name in change:
+            if change[name] is None:
+                preferences.switches.pop(name, None)
+            else:
+                preferences.switches[name] = change[name]
     if "draft" in change:
         if workspace is None:
             raise ToolError("E_BAD_ARGS", "a draft belongs to a workspace; this server "
