@@ -183,8 +183,8 @@ FLOORS: dict[str, int] = {
     "server": 2,
     # the one front door for modes and backends
     "api": 3,
-    # backends, each owning its specifics
-    "agents": 4,
+    # backends, each owning its specifics; host features on the session's hooks
+    "agents": 4, "editing": 4,
     # starting and serving a workspace, for both front ends
     "startup": 5,
     # the front ends and the test helpers

@@ -104,6 +104,20 @@ def register_routes(pneuma: Pneuma) -> list[web.AbstractRouteDef] | None:
     """
 
 
+@hookspec
+def register_session_features(pneuma: Pneuma) -> list[web.AbstractRouteDef] | None:
+    """Attach a host feature to the session being served and return its
+    HTTP routes (or None).
+
+    Called for every plugin, once, while the server is built, after the
+    host's own routes: a feature subscribes itself to the session's hooks
+    (``pneuma.session.hooks.add(name, feature)``; docs/architecture.md,
+    "Session hooks") and answers on routes under a prefix of its own. The
+    server names no feature: each is a plugin of its own (the host's are
+    listed in ``pneuma.host.plugins.DEFAULT_PLUGINS``).
+    """
+
+
 # --- Workspace: called by the skill installer ---
 
 

@@ -114,6 +114,11 @@ def create_app(config: ServerConfig) -> web.Application:
                                      turn_listener.CheckpointTurns(store, config.session))
         app.cleanup_ctx.append(_leftovers_ctx)
         app.cleanup_ctx.append(_persistence_ctx)
+    # Host features (edit in place, ...) attach themselves, after the
+    # checkpoints: each plugin may subscribe to the session's hooks and add
+    # routes (docs/hooks.md, "register_session_features").
+    for feature_routes in get_plugin_manager().hook.register_session_features(pneuma=pneuma):
+        app.router.add_routes(list(feature_routes or []))
     app.cleanup_ctx.append(_agent_ctx)
     return app
 

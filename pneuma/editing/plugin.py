@@ -1,0 +1,23 @@
+"""Edit in place as a host plugin: subscribed to the session's hooks and
+answering ``POST /api/edits`` (docs/hooks.md, "register_session_features").
+
+Imported whenever the plugin manager is built, so it imports nothing heavy
+until a server is actually built."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pneuma import hookimpl
+
+FEATURE_NAME = "hand_edits"
+
+
+@hookimpl
+def register_session_features(pneuma: Any) -> list[Any]:
+    from pneuma.editing.hand_edits import HandEdits
+    from pneuma.editing.route import edit_routes
+
+    edits = HandEdits()
+    pneuma.session.hooks.add(FEATURE_NAME, edits)
+    return edit_routes(pneuma, edits)
