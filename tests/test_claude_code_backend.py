@@ -156,11 +156,11 @@ async def test_a_turn_maps_every_cli_message(make_backend, cleanup, fake, monkey
     argv = start["argv"]
     assert argv[:1] == ["--print"]
     for pair in (["--input-format", "stream-json"], ["--output-format", "stream-json"],
-                 ["--permission-mode", "bypassPermissions"]):
+                 ["--permission-mode", "bypassPermissions"], ["--permission-prompt-tool", "stdio"]):
         i = argv.index(pair[0])
         assert argv[i : i + 2] == pair
     assert "--include-partial-messages" in argv and "--verbose" in argv
-    assert "--permission-prompt-tool" not in argv and "--resume" not in argv and "--model" not in argv
+    assert "--resume" not in argv and "--model" not in argv
     assert start["cwd"] == str(fake.workspace)
     assert start["env"] == {
         "PNEUMA_API": "http://127.0.0.1:17007",

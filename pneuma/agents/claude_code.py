@@ -337,9 +337,10 @@ class ClaudeCodeBackend(StreamJsonBackend):
             "--include-partial-messages",
             "--verbose",
             "--permission-mode", self.permission_mode,
+            # Always, even in bypassPermissions: without it the CLI does not
+            # offer AskUserQuestion to the model (stream_json_questions.py).
+            "--permission-prompt-tool", "stdio",
         ]  # fmt: skip
-        if self.permission_mode != "bypassPermissions":
-            command += ["--permission-prompt-tool", "stdio"]
         if self.model:
             command += ["--model", self.model]
         if resume:

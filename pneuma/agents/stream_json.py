@@ -54,6 +54,7 @@ from pneuma.agents.stream_json_lines import (
     user_line,
     wrong_field,
 )
+from pneuma.agents.stream_json_questions import asks_the_person
 from pneuma.core.backend import AgentEventSink
 
 log = logging.getLogger(__name__)
@@ -631,7 +632,7 @@ class StreamJsonBridge:
             return
         tool_input = request.get("input") or {}
         self._permissions[request_id] = tool_input
-        if self.permission_mode == "bypassPermissions":
+        if self.permission_mode == "bypassPermissions" and not asks_the_person(request):
             self.background(self.answer_permission(request_id, "allow"))
             return
         self.sink.emit(

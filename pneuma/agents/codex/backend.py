@@ -27,6 +27,7 @@ from . import events
 from .binary import INSTALL_HINT, find_codex_binary, model_endpoint
 from .model_errors import LOG_FILTER, ModelTrouble, strip_ansi
 from .protocol import LINE_LIMIT, RpcError, RpcPeer
+from .questions import USER_INPUT_METHOD, codex_answers, question_input
 
 if TYPE_CHECKING:
     from pneuma.api import AgentEventSink, BackendOptions
@@ -138,6 +139,7 @@ class CodexBackend:
         self._texts: dict[str, str] = {}
         self._file_changes: dict[str, list[dict[str, Any]]] = {}  # item id -> its changes
         self._approvals: dict[str, tuple[Any, str]] = {}  # our id -> (rpc id, item id)
+        self._questions: dict[str, dict[str, Any]] = {}  # our id -> the question card's input
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._trouble = ModelTrouble()
         self._turn_error: str | None = None  # the final error told for this turn
@@ -174,6 +176,10 @@ class CodexBackend:
             return
         rpc_id, _item = entry
         allowed = behavior == "allow"
+        questions = self._questions.pop(request_id, None)
+        if questions is not None:
+            await self._peer.respond(rpc_id, codex_answers(questions, updated_input if allowed else None))
+            return
         await self._peer.respond(rpc_id, {"decision": "accept" if allowed else "decline"})
         if not allowed and message and self._thread_id and self._turn_id:
             # Codex's decision has no room for a note: it reaches the agent as
@@ -356,6 +362,7 @@ class CodexBackend:
         self._turn_id = None
         for request_id in list(self._approvals):
             self._approvals.pop(request_id, None)
+            self._questions.pop(request_id, None)
             self.sink.emit({"type": "permission_cancelled", "request_id": request_id})
         status = turn.get("status")
         error = turn.get("error") or {}
@@ -406,6 +413,7 @@ class CodexBackend:
             for request_id, (pending, _item) in list(self._approvals.items()):
                 if pending == params.get("requestId"):
                     self._approvals.pop(request_id, None)
+                    self._questions.pop(request_id, None)
                     self.sink.emit({"type": "permission_cancelled", "request_id": request_id})
         return None
 
@@ -468,6 +476,9 @@ class CodexBackend:
         peer = self._peer
         if peer is None:
             return
+        if method == USER_INPUT_METHOD:
+            self._ask_the_person(params, rpc_id)
+            return
         tool = APPROVAL_METHODS.get(method)
         if tool is None:
             await peer.respond_error(rpc_id, -32601, f"Pneuma does not handle {method}")
@@ -488,6 +499,18 @@ class CodexBackend:
         self.sink.emit({"type": "permission_request", "request": {
             "request_id": request_id, "tool_name": tool, "input": tool_input,
             "description": params.get("reason"), "tool_use_id": item_id}})
+
+    def _ask_the_person(self, params: dict[str, Any], rpc_id: Any) -> None:
+        """Codex asks the person questions: the question card, whatever the
+        permission mode (nobody else can answer them)."""
+        request_id = f"codex-{rpc_id}"
+        item_id = str(params.get("itemId"))
+        tool_input = question_input(params)
+        self._approvals[request_id] = (rpc_id, item_id)
+        self._questions[request_id] = tool_input
+        self.sink.emit({"type": "permission_request", "request": {
+            "request_id": request_id, "tool_name": "AskUserQuestion", "input": tool_input,
+            "tool_use_id": item_id}})
 
     def _edit_accepted(self, params: dict[str, Any], changes: list[dict[str, Any]]) -> bool:
         """Whether this mode takes a patch unasked: acceptEdits, every file
