@@ -5,6 +5,7 @@
 import { genericViewer } from './generic-viewer.js';
 import { fetchJson } from './viewer-helpers.js';
 import { t, getLocale, onLocaleChange, localized } from './i18n.js';
+import { HandEditor } from './edits.js';
 
 // The shell's JSON calls; a failure carries the server's one error shape
 // (docs/errors.md) on the thrown Error (see fetchJson).
@@ -115,6 +116,9 @@ export class ViewerHost {
     this.loadError = null;
     this.generic = false;
     this.localeListeners = new Set(); // ctx.onLocaleChange callbacks of the mounted viewer
+    // Edit in place: ctx.editFile, the conflict dialog, Ctrl-Z (lib/edits.js).
+    this.edits = new HandEditor({ files: () => this.files });
+    if (typeof document !== 'undefined' && document.addEventListener) this.edits.listen(document);
     this.stopLocale = onLocaleChange((locale) => {
       for (const listener of [...this.localeListeners]) {
         try {
@@ -137,6 +141,7 @@ export class ViewerHost {
       baseUrl: '/content/',
       writeFile: (path, content) => api.json('/api/files', { method: 'POST', json: { path, content } }),
       deleteFile: (path) => api.json(`/api/files?path=${encodeURIComponent(path)}`, { method: 'DELETE' }),
+      editFile: (path, content, options) => host.edits.editFile(path, content, options),
       setSelection: (selection) => {
         host.selection = selection == null ? null : selection;
         host.shell.setSelection(host.selection);

@@ -1,0 +1,242 @@
+// Edit in place, the shell's side (docs/viewer-contract.md, "Edit in place"):
+// `ctx.editFile(path, content, {base})` sends POST /api/edits over the text
+// the edit started from; a conflict (the agent wrote meanwhile) opens a
+// dialog with both versions, "Keep theirs" / "Use mine", both copyable;
+// Ctrl-Z outside a text field undoes the last hand edits in order (each undo
+// an edit of its own, over the text it undoes), Ctrl-Shift-Z (or Ctrl-Y)
+// redoes. The stacks are plain data (EditHistory: tests/js/edits.test.mjs).
+
+import { sha256Hex } from './source-edit.js';
+import { fetchJson } from './viewer-helpers.js';
+import { t } from './i18n.js';
+
+const HISTORY_LIMIT = 50;
+
+/** The undo and redo stacks. An entry `{path, before, after}` means: the
+ *  file went from `before` to `after`; undoing writes `before` over `after`. */
+export class EditHistory {
+  constructor(limit = HISTORY_LIMIT) {
+    this.limit = limit;
+    this.undoable = [];
+    this.redoable = [];
+  }
+
+  /** A new hand edit: it can be undone; what was undone can no longer be redone. */
+  record(entry) {
+    this.push(this.undoable, entry);
+    this.redoable = [];
+  }
+
+  push(stack, entry) {
+    stack.push(entry);
+    if (stack.length > this.limit) stack.shift();
+  }
+
+  takeUndo() { return this.undoable.pop() || null; }
+
+  takeRedo() { return this.redoable.pop() || null; }
+
+  /** `entry` was undone: redo writes its `after` back over its `before`. */
+  undone(entry) { this.push(this.redoable, entry); }
+
+  /** `entry` was redone: it can be undone again. */
+  redone(entry) { this.push(this.undoable, entry); }
+}
+
+function postEdit(body) {
+  return fetchJson('/api/edits', { method: 'POST', json: body });
+}
+
+/** Whether a key press belongs to a text field (its own undo), not to the page. */
+function inTextField(target) {
+  if (!target || target.nodeType !== 1) return false;
+  if (target.isContentEditable) return true;
+  return /^(input|textarea|select)$/i.test(target.tagName || '');
+}
+
+export class HandEditor {
+  /**
+   * @param {object} o
+   * @param {() => Array} o.files  the files the viewer has ({path, content})
+   * @param {Function} [o.send]    POST /api/edits (a stand-in in unit tests)
+   * @param {Function} [o.resolveConflict]  ({path, mine, theirs, kept}) => 'mine' | 'theirs'
+   */
+  constructor({ files, send = postEdit, resolveConflict = showConflictDialog }) {
+    this.files = files;
+    this.send = send;
+    this.resolveConflict = resolveConflict;
+    this.history = new EditHistory();
+    this.busy = Promise.resolve();
+  }
+
+  current(path) {
+    const file = (this.files() || []).find((f) => f.path === path);
+    return file && typeof file.content === 'string' ? file.content : null;
+  }
+
+  /** ctx.editFile: write `content` over `base` (default: the file as the
+   *  viewer has it). Resolves `{ok: true, path, sha256}` when written, or
+   *  `{ok: false, code, message}` (E_CONFLICT when the person kept theirs). */
+  async editFile(path, content, { base } = {}) {
+    const start = base !== undefined ? base : this.current(path);
+    if (typeof start !== 'string' || typeof content !== 'string') {
+      return { ok: false, code: 'E_BAD_ARGS', message: `no text of ${path} to edit` };
+    }
+    const result = await this.serially(() => this.write(path, content, start));
+    if (result.ok && result.changed !== false) this.history.record({ path, before: result.replaced, after: content });
+    return result;
+  }
+
+  // One edit at a time: an undo right after an edit waits for it.
+  serially(run) {
+    const next = this.busy.then(run, run);
+    this.busy = next.catch(() => {});
+    return next;
+  }
+
+  /** POST one edit; on a conflict ask the person, and with "Use mine" send it
+   *  again over the text now on disk. `replaced`: the text it replaced. */
+  async write(path, content, baseText) {
+    try {
+      const body = await this.send({ path, content, base_sha256: await sha256Hex(baseText) });
+      return { ...body, ok: true, replaced: baseText };
+    } catch (error) {
+      if (error.code !== 'E_CONFLICT') {
+        console.warn('pneuma: the edit was not saved', error);
+        return { ok: false, code: error.code || 'E_IO', message: error.message };
+      }
+      const theirs = typeof error.details.current === 'string' ? error.details.current : '';
+      const choice = await this.resolveConflict({ path, mine: content, theirs, kept: error.details.kept || null });
+      if (choice === 'mine') return this.write(path, content, theirs);
+      return { ok: false, code: 'E_CONFLICT', message: error.message, current: theirs, kept: error.details.kept || null };
+    }
+  }
+
+  /** Undo the last hand edit; null when there is none. */
+  undo() {
+    return this.serially(async () => {
+      const entry = this.history.takeUndo();
+      if (!entry) return null;
+      const result = await this.write(entry.path, entry.before, entry.after);
+      if (result.ok) this.history.undone({ path: entry.path, before: entry.before, after: result.replaced });
+      return result;
+    });
+  }
+
+  /** Redo the last undone edit; null when there is none. */
+  redo() {
+    return this.serially(async () => {
+      const entry = this.history.takeRedo();
+      if (!entry) return null;
+      const result = await this.write(entry.path, entry.after, entry.before);
+      if (result.ok) this.history.redone({ path: entry.path, before: result.replaced, after: entry.after });
+      return result;
+    });
+  }
+
+  /** Ctrl-Z / Ctrl-Shift-Z / Ctrl-Y (Cmd on a Mac) outside text fields. */
+  listen(doc) {
+    const onKey = (event) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || inTextField(event.target)) return;
+      const key = event.key.toLowerCase();
+      const redo = (key === 'z' && event.shiftKey) || (key === 'y' && !event.shiftKey);
+      const undo = key === 'z' && !event.shiftKey;
+      if (undo && this.history.undoable.length) {
+        event.preventDefault();
+        this.undo();
+      } else if (redo && this.history.redoable.length) {
+        event.preventDefault();
+        this.redo();
+      }
+    };
+    doc.addEventListener('keydown', onKey);
+    return () => doc.removeEventListener('keydown', onKey);
+  }
+}
+
+async function copyText(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No clipboard permission: the text is selected for the person to copy.
+    const area = button.closest('section').querySelector('textarea');
+    area.focus();
+    area.select();
+  }
+  button.textContent = t('edits.copied');
+}
+
+function versionSection(kind, title, text) {
+  const section = document.createElement('section');
+  section.className = `edit-conflict-version edit-conflict-${kind}`;
+  const heading = document.createElement('h3');
+  heading.textContent = title;
+  const area = document.createElement('textarea');
+  area.readOnly = true;
+  area.value = text;
+  area.rows = 12;
+  area.setAttribute('aria-label', title);
+  const copy = document.createElement('button');
+  copy.type = 'button';
+  copy.className = 'btn edit-conflict-copy';
+  copy.textContent = t('edits.copy');
+  copy.addEventListener('click', () => copyText(text, copy));
+  section.append(heading, area, copy);
+  return section;
+}
+
+/** The conflict dialog: both versions side by side; resolves 'mine' or 'theirs'. */
+export function showConflictDialog({ path, mine, theirs, kept }) {
+  return new Promise((resolve) => {
+    const backdrop = document.createElement('div');
+    backdrop.className = 'modal-backdrop edit-conflict';
+    const dialog = document.createElement('div');
+    dialog.className = 'modal modal-wide';
+    dialog.setAttribute('role', 'dialog');
+    dialog.setAttribute('aria-modal', 'true');
+    dialog.dataset.kind = 'edit-conflict';
+    const title = document.createElement('h2');
+    title.textContent = t('edits.conflictTitle');
+    const summary = document.createElement('p');
+    summary.className = 'modal-summary';
+    summary.textContent = t('edits.conflictSummary', { path });
+    const versions = document.createElement('div');
+    versions.className = 'edit-conflict-versions';
+    versions.style.cssText = 'display:grid;grid-template-columns:1fr 1fr;gap:12px';
+    versions.append(versionSection('theirs', t('edits.theirs'), theirs),
+      versionSection('mine', t('edits.mine'), mine));
+    dialog.append(title, summary, versions);
+    if (kept) {
+      const note = document.createElement('p');
+      note.className = 'muted edit-conflict-kept';
+      note.textContent = t('edits.kept', { path: kept });
+      dialog.append(note);
+    }
+    const actions = document.createElement('div');
+    actions.className = 'modal-actions';
+    const close = (choice) => {
+      document.removeEventListener('keydown', onKey, true);
+      backdrop.remove();
+      resolve(choice);
+    };
+    const onKey = (event) => {
+      if (event.key === 'Escape') {
+        event.stopPropagation();
+        close('theirs');
+      }
+    };
+    for (const [choice, label, cls] of [['theirs', t('edits.keepTheirs'), 'btn'], ['mine', t('edits.useMine'), 'btn primary']]) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = `${cls} edit-conflict-${choice}-button`;
+      button.textContent = label;
+      button.addEventListener('click', () => close(choice));
+      actions.append(button);
+    }
+    dialog.append(actions);
+    backdrop.append(dialog);
+    document.addEventListener('keydown', onKey, true);
+    document.body.append(backdrop);
+    actions.lastChild.focus();
+  });
+}
