@@ -179,6 +179,8 @@ FLOORS: dict[str, int] = {
     "core": 0, "__init__": 0,
     # one idea per package
     "llm": 1, "host": 1, "workspace": 1, "tools": 1, "checkpoints": 1,
+    # review pins: their store and routes, on core only (a host plugin)
+    "annotations": 1,
     # the session's plumbing and the HTTP/WebSocket server
     "server": 2,
     # the one front door for modes and backends

@@ -578,6 +578,15 @@ class TwinUpdate(_Broadcast):
     twin: dict[str, Any]
 
 
+class ReviewPins(_Broadcast):
+    """The workspace's review pins after a change (pneuma/annotations/):
+    every tab shows this list."""
+
+    type: Literal["review_pins"]
+    pins: list[dict[str, Any]]
+    revision: int
+
+
 class WorkspaceStopped(TypedDict):
     """To each tab of a workspace the launcher stops, before its server
     closes (docs/launcher.md): the tab stops reconnecting and says so.
@@ -599,6 +608,7 @@ ServerMessage = (
     | ConfirmationCancelled | Error | SystemNote | ToolCompletion | TurnCheckpoint
     | TurnChanges | WorkspaceRestored | TaskUpdate | TaskList | BrowserSelection
     | BrowserAction | PagePrepared | ExtensionUpdate | TwinUpdate | WorkspaceStopped
+    | ReviewPins
 )
 
 # Every type the server sends, mapped to its declaration.
