@@ -20,6 +20,8 @@ import { ChatPanel, chatReceive } from './lib/chat.js';
 import { ConfirmDialog } from './lib/dialogs.js';
 import { Header } from './lib/header.js';
 import { SessionEnded } from './lib/stopped.js';
+import { AgentFollower, FollowNotice, personIsBusy } from './lib/follow.js';
+import { Notifier } from './lib/notify.js';
 
 async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
@@ -36,6 +38,8 @@ async function onSocketMessage(message) {
       : { success: false, message: 'the viewer is not loaded yet' }; // for the agent
     ui.socket.send({ type: 'viewer_action_response', request_id: message.request_id, result });
   }
+  if (ui.notifier) ui.notifier.receive(message); // a hidden tab: notification, badge (lib/notify.js)
+  if (ui.follower) ui.follower.receive(message); // a turn's files to the front (lib/follow.js)
 }
 
 // --- layout ---------------------------------------------------------------
@@ -121,7 +125,7 @@ function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const title = `${isRunning() ? '● ' : ''}${localized(mode.displayName) || mode.name} · Pneuma`;
+  const title = `${ui.notifier ? ui.notifier.titleBadge() : ''}${isRunning() ? '● ' : ''}${localized(mode.displayName) || mode.name} · Pneuma`;
   if (document.title !== title) document.title = title;
 
   return html`<div class=${`shell layout-${appLayout ? 'app' : 'editor'}${chatHidden ? ' chat-hidden' : ''}`}
@@ -132,6 +136,7 @@ function App() {
       <section class="viewer-panel" aria-label=${t('layout.viewer')}>
         ${ui.viewerNotice && html`<div class="viewer-notice"><${Icon} name="warn" size=${14} />${ui.viewerNotice}
           <button class="chip-x" aria-label=${t('layout.dismiss')} onClick=${() => { ui.viewerNotice = null; store.notify(); }}><${Icon} name="x" size=${12} /></button></div>`}
+        <${FollowNotice} follower=${ui.follower} />
         ${!ui.viewerReady && html`<div class="viewer-loading"><span class="spinner" />${t('layout.loadingViewer')}</div>`}
         <div class="viewer-root" ref=${viewerRef} />
       </section>
@@ -183,6 +188,17 @@ export async function start(root) {
   setInterval(() => {
     if (store.state.lastSeq) ui.socket.send({ type: 'session_ack', last_seq: store.state.lastSeq });
   }, 15_000);
+
+  // What a hidden tab tells the person, and the viewer following the agent.
+  ui.notifier = new Notifier({
+    doc: document, win: window, changed: () => store.notify(),
+    place: () => [localized(config.mode.displayName) || config.mode.name,
+      String(config.workspace || '').split('/').filter(Boolean).pop()].filter(Boolean).join(' · '),
+  }).attach();
+  ui.follower = new AgentFollower({
+    host: () => ui.host, running: isRunning, busy: () => personIsBusy(document, ui.selection),
+    changed: () => store.notify(),
+  });
 
   // The backend's own UI, before any message can arrive for it.
   ui.backendUi = await loadBackendUi(config.backendModule, {

@@ -12,6 +12,7 @@ import { SavingBanner } from './saving-banner.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { Composer } from './composer.js';
 import { QueuedFollowUps, followUps } from './follow-ups.js';
+import { questionCardFor } from './question-cards.js';
 
 function Markdown({ text, streaming }) {
   return html`<div class=${`md${streaming ? ' streaming' : ''}`} dangerouslySetInnerHTML=${{ __html: renderMarkdown(text, { streaming }) }} />`;
@@ -500,7 +501,8 @@ function PermissionCard({ request }) {
 function PermissionDock() {
   const requests = [...store.state.permissions.values()];
   if (!requests.length) return null;
-  return html`<div class="perm-dock">${requests.map((r) => html`<${PermissionCard} key=${r.request_id} request=${r} />`)}</div>`;
+  return html`<div class="perm-dock">${requests.map((r) => questionCardFor(r, PermissionCard)
+    || html`<${PermissionCard} key=${r.request_id} request=${r} />`)}</div>`;
 }
 
 export function ChatPanel({ floating, onClose }) {

@@ -8,6 +8,7 @@ import { t } from './i18n.js';
 import { LanguageSwitch } from './language-switch.js';
 import { useDismiss } from './dismiss.js';
 import { ExportMenu } from './export-menu.js';
+import { AttentionMenu } from './attention-menu.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 
 const MODEL_CHOICES = [
@@ -102,6 +103,7 @@ export function Header({ chatHidden, toggleChat }) {
     <${StatusPill} />
     <${ExportMenu} />
     <${ModelMenu} />
+    <${AttentionMenu} />
     <${LanguageSwitch} />
     <button class="icon-btn" title=${chatHidden ? t('chat.showTitle') : t('chat.hideTitle')} onClick=${toggleChat} aria-pressed=${!chatHidden}>
       <${Icon} name=${mode.layout === 'app' ? 'chat' : 'sidebar'} />

@@ -1,5 +1,7 @@
 // The person's preferences: the language, the chat's width, whether the
-// chat is hidden (per layout), and this workspace's draft.
+// chat is hidden (per layout), this workspace's draft, and the page's
+// switches (follow the agent, notifications, their sound: null until the
+// person chose; docs/notifications.md).
 //
 // The browser keeps its storage per origin, and every workspace (and the
 // launcher) is served on a port of its own, so a choice kept there was lost
@@ -15,7 +17,8 @@ const LOAD_WAIT_MS = 2000; // a slow server must not hold the first paint back f
 const SAVE_DELAY_MS = 300; // a burst of keystrokes or a drag is one write
 export const MAX_DRAFT_CHARS = 20_000; // the server's limit (MAX_DRAFT_CHARS there)
 
-const values = { locale: null, chatWidth: null, chatHidden: {}, draft: '' };
+export const SWITCHES = ['followAgent', 'notifications', 'notificationSound'];
+const values = { locale: null, chatWidth: null, chatHidden: {}, draft: '', followAgent: null, notifications: null, notificationSound: null };
 let loading = null;
 let unsent = {};
 let timer = null;
@@ -44,6 +47,7 @@ function take(source) {
   if (typeof source.chatWidth === 'number' || source.chatWidth === null) values.chatWidth = source.chatWidth;
   if (source.chatHidden && typeof source.chatHidden === 'object') values.chatHidden = { ...source.chatHidden };
   if (typeof source.draft === 'string') values.draft = source.draft;
+  for (const name of SWITCHES) if (typeof source[name] === 'boolean') values[name] = source[name];
 }
 
 async function fetchPreferences() {

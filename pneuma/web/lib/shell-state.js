@@ -51,8 +51,11 @@ export const shell = {
   setModel(model) {
     ui.socket.send({ type: 'set_model', model }, { queue: true });
   },
-  answerPermission(request, behavior, message) {
+  // `updatedInput`: the tool's input as the person changed it (a question
+  // card's answers, lib/question-cards.js); by default the agent's own.
+  answerPermission(request, behavior, message, updatedInput) {
     const answer = { type: 'permission_response', request_id: request.request_id, behavior };
+    if (behavior === 'allow' && updatedInput) answer.updated_input = updatedInput;
     if (behavior === 'deny') answer.message = message || 'The person denied this in the Pneuma page.'; // for the agent: stays English
     ui.socket.send(answer, { queue: true });
     store.markDecided(request.tool_use_id, behavior);

@@ -270,6 +270,39 @@ export class ViewerHost {
     }
   }
 
+  /** What the viewer declared beyond showing and selecting (viewer contract,
+   *  "Annotate, edit in place, follow the agent"): ["annotate", "edit", "follow"]. */
+  get capabilities() {
+    const declared = this.module && this.module.capabilities;
+    return Array.isArray(declared) ? declared.filter((c) => typeof c === 'string') : [];
+  }
+
+  /** Bring `path` to the front ("follow"): true if the viewer shows it now. */
+  async reveal(path) {
+    if (!this.ready) await new Promise((resolve) => this.queue.push(resolve));
+    const instance = this.instance;
+    if (!this.capabilities.includes('follow') || !instance || typeof instance.reveal !== 'function') return false;
+    try {
+      return (await instance.reveal(path)) === true;
+    } catch (error) {
+      console.error('pneuma: viewer reveal failed', error);
+      return false;
+    }
+  }
+
+  /** The files the viewer knows are broken, {path: reason} ("follow"). */
+  problems() {
+    const instance = this.instance;
+    if (!instance || typeof instance.problems !== 'function') return {};
+    try {
+      const found = instance.problems();
+      return found && typeof found === 'object' ? found : {};
+    } catch (error) {
+      console.error('pneuma: viewer problems() failed', error);
+      return {};
+    }
+  }
+
   /** viewer_action_request → runAction → the result for viewer_action_response. */
   async runAction(actionId, params) {
     if (!this.ready) {
