@@ -15,6 +15,7 @@ import { glyphsFor } from './lib/language-switch.js';
 import { holdSaves, preference, setPreference } from './lib/preferences.js';
 import { rewind } from './lib/rewind.js';
 import { loadBackendUi } from './lib/backend-ui.js';
+import { AnnotateSwitch, attachPins, pinsReceive, takeSelection } from './lib/pins.js';
 import { Icon, isRunning, shell, store, ui, useStore } from './lib/shell-state.js';
 import { ChatPanel, chatReceive } from './lib/chat.js';
 import { ConfirmDialog } from './lib/dialogs.js';
@@ -27,6 +28,7 @@ async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
   rewind.receive(store, message); // per-turn checkpoints: lib/rewind.js
   chatReceive(store, message); // what the chat keeps: queued follow-ups, what re-renders (lib/chat.js)
+  pinsReceive(message); // review pins: every tab's list, addressed after a turn (lib/pins.js)
   if (message.type === 'status_change' && message.status === 'idle') ui.stopping = false;
   if (message.type === 'content_update' && ui.host) {
     ui.host.contentUpdate(message.files || []);
@@ -97,12 +99,14 @@ function App() {
         setActiveFile: (path) => { ui.activeFile = path; store.notify(); },
         confirm: (summary, details) => shell.confirmLocally(summary, details),
         sendMessage: (text) => shell.send(text),
+        takeSelection: (s) => takeSelection(s),
       },
     });
     ui.host = host;
     host.start().then(() => {
       ui.viewerReady = true;
       if (host.loadError) ui.viewerNotice = host.loadError;
+      attachPins();
       store.notify();
     });
     return () => host.destroy();
@@ -139,6 +143,7 @@ function App() {
         <${FollowNotice} follower=${ui.follower} />
         ${!ui.viewerReady && html`<div class="viewer-loading"><span class="spinner" />${t('layout.loadingViewer')}</div>`}
         <div class="viewer-root" ref=${viewerRef} />
+        <${AnnotateSwitch} />
       </section>
       ${!appLayout && !chatHidden && html`<${Splitter} width=${width} setWidth=${setWidth} />`}
       ${!chatHidden && html`<${ChatPanel} floating=${appLayout} onClose=${toggleChat} />`}

@@ -11,6 +11,7 @@ import { TurnChanges, RewindNote } from './rewind.js';
 import { SavingBanner } from './saving-banner.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { Composer } from './composer.js';
+import { ReviewList } from './pins.js';
 import { QueuedFollowUps, followUps } from './follow-ups.js';
 import { questionCardFor } from './question-cards.js';
 
@@ -176,6 +177,8 @@ function UserMessage({ item }) {
 }
 
 function contextLabel(text) {
+  const review = /^<viewer-review pins="(\d+)"/.exec(text || ''); // a review of pins (lib/pins.js)
+  if (review) return t('pins.chatLabel', { count: Number(review[1]) });
   const m = /<viewer-context([^>]*)>([\s\S]*?)<\/viewer-context>/.exec(text || '');
   if (!m) return t('msg.viewerContext');
   const attrs = {};
@@ -511,6 +514,7 @@ export function ChatPanel({ floating, onClose }) {
     <${ConversationMenu} store=${store} running=${isRunning()} send=${(message) => ui.socket.send(message, { queue: true })} />
     <${MessageList} />
     <${PermissionDock} />
+    <${ReviewList} />
     <${Composer} />
   </section>`;
 }

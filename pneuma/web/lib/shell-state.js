@@ -21,11 +21,13 @@ export const ui = {
 // --- what the page does -------------------------------------------------
 
 export const shell = {
-  send(text, images = []) {
+  // `context`: a viewer context of the caller's own (a review, lib/pins.js)
+  // instead of the selection chip's.
+  send(text, images = [], context = undefined) {
     const content = String(text || '');
     if (!content.trim() && !images.length) return false;
     const clientId = (crypto.randomUUID && crypto.randomUUID()) || `c${Date.now()}${Math.random()}`;
-    const viewerContext = ui.host ? ui.host.context() : null;
+    const viewerContext = context !== undefined ? context : ui.host ? ui.host.context() : null;
     const message = {
       type: 'user_message',
       content,

@@ -143,6 +143,8 @@ export class ViewerHost {
       deleteFile: (path) => api.json(`/api/files?path=${encodeURIComponent(path)}`, { method: 'DELETE' }),
       editFile: (path, content, options) => host.edits.editFile(path, content, options),
       setSelection: (selection) => {
+        // While annotating, a selection becomes a review pin (lib/pins.js).
+        if (host.shell.takeSelection && host.shell.takeSelection(selection)) return;
         host.selection = selection == null ? null : selection;
         host.shell.setSelection(host.selection);
       },

@@ -1,0 +1,127 @@
+"""Review pins in the shell (docs/viewer-contract.md, "Annotate"): with the
+Annotate switch on, places clicked in the slide viewer become numbered pins
+with comments in the review list; a comment can be edited and a pin removed;
+the pins are the workspace's, so they survive a reload and a second tab shows
+the same ones; Esc leaves annotate mode. One `pneuma run` (no agent) and its
+pages serve the whole module."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.module_run import module_page, module_run
+
+
+HOST = "window.pneuma.ui.host"
+STAGE = ".pns-frame--stage"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with module_run(tmp_path_factory.mktemp("pins"), "slide") as served:
+        yield served
+
+
+def open_slide_page(browser: Any, url: str) -> Any:
+    return module_page(browser, url, viewport={"width": 1500, "height": 900})
+
+
+def stage_ready(page: Any) -> None:
+    page.wait_for_function(
+        f"() => {HOST} && {HOST}.instance && document.querySelector('{STAGE}')"
+        f" && document.querySelector('{STAGE}').contentDocument.querySelector('section.slide')")
+
+
+def pin_comments(page: Any) -> list[str]:
+    return page.locator(".review-list .pin-item .pin-comment").all_inner_texts()
+
+
+def stored(run: Any) -> list[dict[str, Any]]:
+    path = Path(run.workspace) / ".pneuma" / "review-pins.json"
+    return json.loads(path.read_text())["pins"] if path.exists() else []
+
+
+def comment_on(page: Any, text: str) -> None:
+    box = page.locator(".pin-box textarea")
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_selector(".pin-box", state="detached")
+
+
+def test_pins_made_commented_edited_removed_and_seen_everywhere(browser: Any, run: Any) -> None:
+    from playwright.sync_api import expect
+
+    with open_slide_page(browser, run.url) as page:
+        stage_ready(page)
+        switch = page.locator(".annotate-toggle")
+        expect(switch).to_have_attribute("aria-checked", "false")
+        switch.click()
+        expect(switch).to_have_attribute("aria-checked", "true")
+        expect(page.locator(".annotate-hint")).to_be_visible()
+
+        stage = page.frame_locator(STAGE)
+        stage.locator("section.slide h1").first.click()
+        expect(page.locator(".pin-box textarea")).to_be_focused()
+        comment_on(page, 'Shorter, and "bolder" <b>please</b>')
+        stage.locator("section.slide p").first.click()
+        comment_on(page, "Wrong year")
+        page.locator('.pns-thumb[data-index="1"]').click()
+        page.wait_for_function("() => document.querySelector('.pns-counter').textContent.startsWith('2 /')")
+        stage.locator("section.slide h1, section.slide h2").first.click()
+        comment_on(page, "Say who")
+
+        # Three numbered pins; the clicks set no chip of their own (the
+        # slide viewer's "slide on screen" context stays, as auto).
+        expect(page.locator(".review-list .pin-item")).to_have_count(3)
+        assert page.evaluate("() => { const s = window.pneuma.ui.selection; return !s || s.auto === true; }")
+        assert page.locator(".review-list .pin-number").all_inner_texts() == ["1", "2", "3"]
+        assert pin_comments(page) == ['Shorter, and "bolder" <b>please</b>', "Wrong year", "Say who"]
+        assert page.locator(".review-send").inner_text().strip().endswith("(3)")
+
+        # Edit the second comment, remove the first: numbers follow the list.
+        second = page.locator('.pin-item[data-pin-number="2"]')
+        second.hover()
+        second.locator(".pin-edit").click()
+        comment_on(page, "Wrong year: 2026")
+        first = page.locator('.pin-item[data-pin-number="1"]')
+        first.hover()
+        first.locator(".pin-remove").click()
+        expect(page.locator(".review-list .pin-item")).to_have_count(2)
+        assert pin_comments(page) == ["Wrong year: 2026", "Say who"]
+        assert [p["comment"] for p in _wait_stored(page, run, 2)] == ["Wrong year: 2026", "Say who"]
+
+        # Esc leaves annotate mode (and interrupts nothing); a click is a chip again.
+        page.keyboard.press("Escape")
+        expect(switch).to_have_attribute("aria-checked", "false")
+        stage.locator("section.slide h1, section.slide h2").first.click()
+        page.wait_for_function("() => { const s = window.pneuma.ui.selection; return s && !s.auto; }")
+        expect(page.locator(".review-list .pin-item")).to_have_count(2)
+
+        # A second tab shows the same pins, and a change in one shows in the other.
+        with open_slide_page(browser, run.url) as other:
+            stage_ready(other)
+            expect(other.locator(".review-list .pin-item")).to_have_count(2)
+            assert pin_comments(other) == ["Wrong year: 2026", "Say who"]
+            last = other.locator('.pin-item[data-pin-number="2"]')
+            last.hover()
+            last.locator(".pin-remove").click()
+            expect(page.locator(".review-list .pin-item")).to_have_count(1)
+
+        # A reload keeps them (the server's copy).
+        page.reload()
+        page.wait_for_selector('.pill[data-state="open"]')
+        stage_ready(page)
+        expect(page.locator(".review-list .pin-item")).to_have_count(1)
+        assert pin_comments(page) == ["Wrong year: 2026"]
+        assert not page.console_errors, page.console_errors
+
+
+def _wait_stored(page: Any, run: Any, count: int) -> list[dict[str, Any]]:
+    page.wait_for_function(
+        "(n) => fetch('/api/review/pins').then((r) => r.json()).then((b) => b.pins.length === n)", arg=count)
+    return stored(run)
