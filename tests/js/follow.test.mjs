@@ -78,7 +78,7 @@ test('the person is busy while typing, a marked element is open, or a chip is se
   });
   assert.equal(personIsBusy(doc({ '.composer textarea': { value: 'half a thought' } }), null), 'typing');
   assert.equal(personIsBusy(doc({ '.composer textarea': { value: '  ' } }), null), null);
-  assert.equal(personIsBusy(doc({ '[data-pneuma-busy]': el() }), null), 'marked');
+  assert.equal(personIsBusy(doc({ '[data-pneuma-busy], .pin-item.editing': el() }), null), 'marked');
   assert.equal(personIsBusy(doc({}), { file: 'a.md', text: 'a phrase' }), 'selection');
   // Where the person is (the slide or section on screen) is not something they picked.
   assert.equal(personIsBusy(doc({}), { file: 'slides/01.html', index: 1, title: 'Intro' }), null);

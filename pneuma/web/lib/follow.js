@@ -73,7 +73,8 @@ export function isPicked(selection) {
 export function personIsBusy(doc, selection) {
   const composer = doc.querySelector('.composer textarea');
   if (composer && String(composer.value || '').trim()) return 'typing';
-  if (doc.querySelector('[data-pneuma-busy]')) return 'marked';
+  // `.pin-item.editing`: the review list's open comment box (lib/pins.js).
+  if (doc.querySelector('[data-pneuma-busy], .pin-item.editing')) return 'marked';
   if (isPicked(selection)) return 'selection';
   const viewer = doc.querySelector('.viewer-root');
   const focused = focusedElement(doc);
