@@ -31,7 +31,8 @@ CATALOGUE_FILE = "i18n.js"
 # The modules a viewer.js was split into (its methods and helpers by
 # concern): held to the same English-literal check as viewer.js.
 VIEWER_PARTS: dict[str, tuple[str, ...]] = {
-    "slide": ("controls.js", "frames.js", "pointing.js", "deck-order.js", "agent-actions.js"),
+    "slide": ("controls.js", "frames.js", "pointing.js", "deck-order.js", "agent-actions.js",
+              "annotate.js", "inplace-edit.js", "follow.js"),
     "coauthor": ("panels.js", "text.js"),
     "doc": ("markdown.js",),
     "draw": ("drawing.js", "library.js"),

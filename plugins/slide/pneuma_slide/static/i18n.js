@@ -52,7 +52,11 @@ export const MESSAGES = {
     "extra.add": "Add to deck",
     "extra.addTitle": "Append {file} to manifest.json",
     "extra.added": "Added “{title}” to the deck as slide {n}.",
-    "extra.refused": "Cannot add to the deck: {reason}."
+    "extra.refused": "Cannot add to the deck: {reason}.",
+    "problem.overflow": "The content sticks out of the slide by {amount}: {where}",
+    "pins.count": "{count} pinned comments on this slide",
+    "edit.refused": "This text cannot be edited here: edit it by hand in the slide's file, or ask the agent.",
+    "edit.failed": "The edit was not saved: {message}"
   },
   "zh-CN": {
     "toolbar.outline": "显示或隐藏幻灯片大纲",
@@ -95,7 +99,11 @@ export const MESSAGES = {
     "extra.add": "加入演示文稿",
     "extra.addTitle": "将 {file} 追加到 manifest.json",
     "extra.added": "已将“{title}”加入演示文稿，作为第 {n} 页。",
-    "extra.refused": "无法加入演示文稿：{reason}。"
+    "extra.refused": "无法加入演示文稿：{reason}。",
+    "problem.overflow": "内容超出幻灯片 {amount}：{where}",
+    "pins.count": "这一页有 {count} 条标注",
+    "edit.refused": "这段文字不能在这里直接修改：请在幻灯片文件中手动修改，或请智能体修改。",
+    "edit.failed": "修改未能保存：{message}"
   }
 };
 

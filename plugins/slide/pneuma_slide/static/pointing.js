@@ -49,7 +49,7 @@ export const pointing = {
   },
 
   onKey(e, fromFrame) {
-    if (this.destroyed || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (this.destroyed || this.editing || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
     if (!fromFrame && !this.presenting) {
       // Only when the person is in the viewer, never while typing in the chat.
       const t = e.target;
@@ -81,8 +81,12 @@ export const pointing = {
   // -- selection inside the slide on screen
 
   onSlideClick(e, doc) {
+    // Clicks inside the text being edited place the caret.
+    if (this.editing && this.editing.el.contains(e.target)) return;
     e.preventDefault();
     e.stopPropagation();
+    // The second click of a double-click (which edits the text) keeps the selection the first one made.
+    if (e.detail > 1) return;
     let el = e.target;
     if (!el || el.nodeType !== 1) return;
     if (el === doc.documentElement || el === doc.body) el = doc.body.firstElementChild || doc.body;
@@ -95,7 +99,7 @@ export const pointing = {
     this.clearMarks(doc, "data-pneuma-selected");
     el.setAttribute("data-pneuma-selected", "");
     this.selection = { file: slide.file, el, info: describeElement(el) };
-    this.publishSelection();
+    this.publishSelection({ byPerson: true });
   },
 
   clearSelection() {

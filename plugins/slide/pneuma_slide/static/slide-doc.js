@@ -15,6 +15,10 @@ const UI_STYLE = `
 [data-pneuma-selected] { outline: 3px solid #ff6b2c !important; outline-offset: 3px !important;
   box-shadow: 0 0 0 7px rgba(255, 255, 255, 0.55) !important; }
 html.pneuma-pick, html.pneuma-pick * { cursor: pointer !important; }
+[data-pneuma-flash] { animation: pneuma-flash 0.45s ease-in-out 3 !important; }
+@keyframes pneuma-flash { 50% { outline: 4px solid #ff6b2c; outline-offset: 4px; background-color: rgba(255, 107, 44, 0.18); } }
+html.pneuma-pick [data-pneuma-editing] { cursor: text !important; outline: 2px solid #5b3df5 !important;
+  outline-offset: 3px !important; box-shadow: 0 0 0 6px rgba(91, 61, 245, 0.15) !important; }
 `;
 
 /** The canvas size from the init params (numbers or numeric strings). */

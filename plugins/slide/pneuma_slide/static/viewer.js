@@ -23,6 +23,9 @@ import { escapeHtml, iconButton, labelButton, textButton } from "./controls.js";
 import { deckOrder } from "./deck-order.js";
 import { SlideFrame } from "./frames.js";
 import { pointing } from "./pointing.js";
+import { following } from "./follow.js";
+import { annotating } from "./annotate.js";
+import { editingInPlace } from "./inplace-edit.js";
 
 const STYLE_URL = new URL("./viewer.css", import.meta.url).href;
 const THUMB_WIDTH = 168;
@@ -67,6 +70,7 @@ class SlideViewer {
     this.restoreScroll();
     this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
     queueMicrotask(() => this.announceSlide());
+    this.scheduleFitCheck(null);
   }
 
   // -- state from files
@@ -337,6 +341,7 @@ class SlideViewer {
     this.renderStage();
     if (this.view === "grid") this.renderGrid();
     if (this.presenting) this.renderPresent();
+    this.drawPins();
   }
 
   renderToolbar() {
@@ -450,11 +455,8 @@ class SlideViewer {
       badge.title = this.t("badge.missingTitle", { file });
     } else if (fit && !fit.fits) {
       badge.hidden = false;
-      const parts = [];
-      if (fit.overflowY) parts.push(`${fit.overflowY}px ↕`);
-      if (fit.overflowX) parts.push(`${fit.overflowX}px ↔`);
-      badge.textContent = this.t("badge.overflow", { amount: parts.join(" ") });
-      badge.title = fit.elements.map((e) => e.selector).join("\n");
+      badge.textContent = `⚠ ${this.t("badge.overflow", { amount: this.overflowAmount(fit) })}`;
+      badge.title = this.overflowReason(fit);
     } else {
       badge.hidden = true;
     }
@@ -473,7 +475,8 @@ class SlideViewer {
     }
     this.stageBox.hidden = false;
     this.empty.hidden = true;
-    this.stageFrame.paint(slide);
+    // Not under the person's hands: an edit in place finishes first (inplace-edit.js).
+    if (!this.editing) this.stageFrame.paint(slide);
     this.stageCaption.textContent = "";
     this.stageCaption.append(
       h("span", { class: "pns-caption-num", text: this.t("stage.position", { n: slide.index + 1, total: this.deck.slides.length }) }),
@@ -520,6 +523,7 @@ class SlideViewer {
       this.presentBox.style.width = `${width * scale}px`;
       this.presentBox.style.height = `${height * scale}px`;
     }
+    this.drawPins();
   }
 
   // -- frame hooks
@@ -528,9 +532,13 @@ class SlideViewer {
     if (frame.interactive) {
       doc.documentElement.classList.add("pneuma-pick");
       doc.addEventListener("click", (e) => this.onSlideClick(e, doc), true);
+      doc.addEventListener("dblclick", (e) => this.onSlideDoubleClick(e, doc));
       doc.addEventListener("mouseover", (e) => this.onSlideHover(e, doc));
       doc.addEventListener("mouseleave", () => this.clearHover(doc));
-      doc.addEventListener("keydown", (e) => this.onKey(e, true));
+      doc.addEventListener("keydown", (e) => {
+        this.forwardUndoKey(e);
+        this.onKey(e, true);
+      });
     } else if (frame === this.presentFrame) {
       doc.addEventListener("keydown", (e) => this.onKey(e, true));
       doc.addEventListener("click", (e) => { e.preventDefault(); this.go(this.current + (e.shiftKey ? -1 : 1)); });
@@ -539,7 +547,10 @@ class SlideViewer {
 
   afterPaint(frame, doc) {
     this.refreshAssets(doc);
-    if (frame === this.stageFrame) this.restoreSelection(doc);
+    if (frame === this.stageFrame) {
+      this.restoreSelection(doc);
+      this.drawPins();
+    }
   }
 
   /** Images changed on disk get a fresh URL so the frame does not keep the old one. */
@@ -619,11 +630,17 @@ class SlideViewer {
     return { ...base, label: this.t("chip.slide", { n: base.index, title: slide.title }) };
   }
 
-  publishSelection() {
+  /**
+   * Tell the shell. Only a click is the person's own pointing; the slide on
+   * screen as the default context, or a selection re-described after a
+   * re-render, is `auto` and never becomes a review pin
+   * (docs/viewer-contract.md, "Annotate").
+   */
+  publishSelection({ byPerson = false } = {}) {
     if (!this.ctx.setSelection) return;
     const sel = this.selectionFor();
     this.published = JSON.stringify(sel);
-    this.ctx.setSelection(sel);
+    this.ctx.setSelection(sel && !byPerson ? { ...sel, auto: true } : sel);
   }
 
   /**
@@ -678,6 +695,7 @@ class SlideViewer {
       if (list.some((c) => normalizePath(c.path) === THEME)) this.fitResults.clear();
     }
     this.render();
+    this.fitCheckAfter(list, THEME, MANIFEST);
     if (assetChanges.length) {
       for (const frame of [this.stageFrame, ...this.thumbs.map((t) => t.frame), ...this.tiles.map((t) => t.frame), this.presentFrame]) {
         const doc = frame && frame.doc;
@@ -697,6 +715,7 @@ class SlideViewer {
     for (const off of this.listeners) off();
     clearTimeout(this.noticeTimer);
     clearTimeout(this.positionTimer);
+    clearTimeout(this.fitTimer);
     if (this.stopLocale) this.stopLocale();
     this.root.remove();
     this.el.classList.remove("pns-host");
@@ -705,7 +724,7 @@ class SlideViewer {
 
 // The class's methods by concern live beside it (pointing.js, deck-order.js,
 // agent-actions.js), the way its navigator and stage call them.
-Object.assign(SlideViewer.prototype, pointing, deckOrder, agentActions);
+Object.assign(SlideViewer.prototype, pointing, deckOrder, agentActions, following, annotating, editingInPlace);
 
 // ---- The module's contract -------------------------------------------------------
 
@@ -718,6 +737,10 @@ function oneLine(value) {
 }
 
 export default {
+  // docs/viewer-contract.md, "Annotate, edit in place, follow the agent":
+  // annotate.js, inplace-edit.js and follow.js.
+  capabilities: ["annotate", "edit", "follow"],
+
   mount(element, ctx) {
     return new SlideViewer(element, ctx);
   },

@@ -1,0 +1,163 @@
+// The SlideViewer's "Edit in place" (docs/viewer-contract.md, "Edit in
+// place"): a double-click on a slide's text (an element that holds only
+// text) makes it editable where it stands; Enter or leaving it saves, Esc
+// puts the text back. The new file differs from the old one only in that
+// text node's bytes (source-edit.js maps the rendered node back to them),
+// and goes through ctx.editFile, which refuses it with E_CONFLICT (and the
+// shell shows both versions) when the agent wrote the file meanwhile.
+// Mixed into the viewer's prototype.
+
+// The shell's helpers, loaded on the first edit: a viewer that never edits
+// never needs them.
+const SOURCE_EDIT_URL = "/static/lib/source-edit.js";
+// Elements whose text is not edited as a slide's text.
+const NOT_TEXT = new Set(["script", "style", "template", "noscript", "textarea", "title"]);
+
+/** The element's own text node when it holds nothing else (comments aside), else null. */
+export function soleTextNode(el) {
+  if (!el || el.nodeType !== 1 || NOT_TEXT.has(el.localName)) return null;
+  let found = null;
+  for (const node of el.childNodes) {
+    if (node.nodeType === 8) continue;
+    if (node.nodeType !== 3 || found) return null;
+    found = node;
+  }
+  return found && found.nodeValue.trim() ? found : null;
+}
+
+/**
+ * Where `node` stands among the slide's text nodes, in document order, with
+ * htmlTextNodes' filter (whitespace-only text and the content of script and
+ * style do not count), so that the same index names it in the source.
+ */
+export function textNodeIndex(doc, node) {
+  const walker = doc.createTreeWalker(doc.body, 4 /* SHOW_TEXT */);
+  let index = 0;
+  for (let current = walker.nextNode(); current; current = walker.nextNode()) {
+    if (!current.nodeValue.trim()) continue;
+    if (current.parentElement && current.parentElement.closest("script, style")) continue;
+    if (current === node) return index;
+    index += 1;
+  }
+  return -1;
+}
+
+function collapse(text) {
+  return String(text).replace(/\s+/g, " ").trim();
+}
+
+export const editingInPlace = {
+  /** A double-click on the slide on screen: edit the text under the pointer if it is plain text. */
+  onSlideDoubleClick(e, doc) {
+    if (this.editing || this.presenting) return;
+    const el = e.target && e.target.nodeType === 1 ? e.target : null;
+    const slide = this.currentSlide;
+    if (!el || !slide || slide.missing) return;
+    e.preventDefault();
+    const node = soleTextNode(el);
+    const index = node ? textNodeIndex(doc, node) : -1;
+    if (index < 0) {
+      this.flash(this.t("edit.refused"), "error", 5000);
+      return;
+    }
+    this.beginEdit({ el, doc, node, index, file: slide.file, base: this.files.get(slide.file).content });
+  },
+
+  beginEdit(edit) {
+    const { el } = edit;
+    edit.before = edit.node.nodeValue;
+    this.editing = edit;
+    el.setAttribute("data-pneuma-editing", "");
+    el.setAttribute("contenteditable", "plaintext-only");
+    el.setAttribute("spellcheck", "true");
+    edit.onKey = (e) => this.onEditKey(e);
+    edit.onBlur = () => this.finishEdit(true);
+    el.addEventListener("keydown", edit.onKey);
+    el.addEventListener("blur", edit.onBlur);
+    el.focus();
+    // Everything selected: typing replaces the text, an arrow key keeps it.
+    const range = edit.doc.createRange();
+    range.selectNodeContents(el);
+    const selection = edit.doc.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  },
+
+  onEditKey(e) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.finishEdit(true);
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      this.finishEdit(false);
+    }
+    e.stopPropagation();
+  },
+
+  /** Leave the edit: save it (`keep`) or put the old text back; then show the slide as its file has it. */
+  async finishEdit(keep) {
+    const edit = this.editing;
+    if (!edit) return;
+    this.editing = null;
+    const { el } = edit;
+    el.removeEventListener("keydown", edit.onKey);
+    el.removeEventListener("blur", edit.onBlur);
+    el.removeAttribute("contenteditable");
+    el.removeAttribute("spellcheck");
+    el.removeAttribute("data-pneuma-editing");
+    const words = collapse(el.textContent);
+    const changed = keep && words && words !== collapse(edit.before);
+    if (!changed) {
+      el.textContent = edit.before;
+      this.renderStage();
+      return;
+    }
+    let answer;
+    try {
+      answer = await this.saveEdit(edit, words);
+    } catch (error) {
+      answer = { ok: false, code: error && error.code, message: (error && error.message) || String(error) };
+    }
+    if (!answer || answer.ok === false) {
+      // E_CONFLICT: the shell's dialog showed both versions and kept the person's text.
+      if (answer && answer.code === "E_REFUSED") this.flash(answer.message, "error", 6000);
+      else if (answer && answer.code !== "E_CONFLICT") {
+        this.flash(this.t("edit.failed", { message: answer.message }), "error", 6000);
+      }
+      el.textContent = edit.before;
+    }
+    this.renderStage();
+  },
+
+  /**
+   * Ctrl-Z / Ctrl-Y pressed in the slide's frame: keys there never reach
+   * the shell, whose undo of hand edits listens on the page, so pass them on.
+   */
+  forwardUndoKey(e) {
+    if (this.editing || !(e.ctrlKey || e.metaKey) || e.altKey) return;
+    const key = e.key.toLowerCase();
+    if (key !== "z" && key !== "y") return;
+    e.preventDefault();
+    document.dispatchEvent(new KeyboardEvent("keydown", {
+      key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, shiftKey: e.shiftKey,
+      bubbles: true, cancelable: true,
+    }));
+  },
+
+  /** Write the file with only the edited text node's bytes changed; ctx.editFile's answer. */
+  async saveEdit(edit, words) {
+    const { htmlTextNodes, replaceHtmlText } = await import(SOURCE_EDIT_URL);
+    const nodes = htmlTextNodes(edit.base);
+    const source = nodes[edit.index];
+    if (!source || collapse(source.text) !== collapse(edit.before)) {
+      // The rendered text and the source disagree (markup the parser
+      // rearranged): refuse rather than change the wrong bytes.
+      return { ok: false, code: "E_REFUSED", message: this.t("edit.refused") };
+    }
+    // replaceHtmlText keeps the whitespace around the words as the source has it.
+    const content = replaceHtmlText(edit.base, edit.index, words);
+    if (typeof this.ctx.editFile === "function") return this.ctx.editFile(edit.file, content, { base: edit.base });
+    await this.ctx.writeFile(edit.file, content); // a shell older than "edit"
+    return { ok: true };
+  },
+};
