@@ -153,9 +153,10 @@ export function PlanCard({ request }) {
       <span class="perm-badge plan-badge">${t('cards.plan.badge')}</span>
       <span class="perm-title">${t('cards.plan.title')}</span>
     </div>
-    ${plan
-      ? html`<div class="md plan-text" dangerouslySetInnerHTML=${{ __html: renderMarkdown(plan) }} />`
-      : html`<div class="plan-text muted">${t('cards.plan.missing')}</div>`}
+    ${!plan ? html`<div class="plan-text muted">${t('cards.plan.missing')}</div>`
+      // A plan too long to lay out as Markdown in a moment is shown as its text.
+      : plan.length > MAX_TEXT ? html`<div class="plan-text plain">${plan}</div>`
+      : html`<div class="md plan-text" dangerouslySetInnerHTML=${{ __html: renderMarkdown(plan) }} />`}
     ${keeping && html`<input class="perm-note plan-note" placeholder=${t('cards.plan.notePlaceholder')} value=${note}
       onInput=${(e) => setNote(e.target.value)} onKeyDown=${(e) => { if (e.key === 'Enter') keepPlanning(); }} autofocus />`}
     <div class="perm-actions">
