@@ -34,7 +34,7 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
     "slide": ("controls.js", "frames.js", "pointing.js", "deck-order.js", "agent-actions.js",
               "annotate.js", "inplace-edit.js", "follow.js"),
     "coauthor": ("panels.js", "text.js"),
-    "doc": ("markdown.js",),
+    "doc": ("markdown.js", "context.js", "doc-edit.js", "doc-pins.js"),
     "draw": ("drawing.js", "library.js"),
 }
 LOCALES = ("en", "zh-CN")

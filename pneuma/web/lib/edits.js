@@ -175,6 +175,7 @@ function versionSection(kind, title, text) {
   area.readOnly = true;
   area.value = text;
   area.rows = 12;
+  area.style.cssText = 'display:block;width:100%;box-sizing:border-box;font:12px/1.45 ui-monospace,monospace;margin:6px 0';
   area.setAttribute('aria-label', title);
   const copy = document.createElement('button');
   copy.type = 'button';

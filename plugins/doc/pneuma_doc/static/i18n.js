@@ -23,7 +23,9 @@ export const MESSAGES = {
     "empty.title": "No documents yet",
     "empty.body": "Ask the agent to write one: every {ext} file in the workspace opens here as a tab.",
     "renderer.missingTitle": "The Markdown renderer is missing",
-    "renderer.missingBody": "The doc viewer's browser libraries were not built. Run {install} (or {build} in {folder}) and reload."
+    "renderer.missingBody": "The doc viewer's browser libraries were not built. Run {install} (or {build} in {folder}) and reload.",
+    "edit.label": "Edit this text (Enter saves, Esc cancels)",
+    "edit.refused": "This block cannot be edited in place; ask the agent or edit the file"
   },
   "zh-CN": {
     "tabs.label": "文档",
@@ -37,7 +39,9 @@ export const MESSAGES = {
     "empty.title": "还没有文档",
     "empty.body": "请让智能体写一篇：工作区中的每个 {ext} 文件都会在这里以标签页打开。",
     "renderer.missingTitle": "缺少 Markdown 渲染器",
-    "renderer.missingBody": "文档查看器的浏览器端库尚未构建。请运行 {install}（或在 {folder} 中运行 {build}），然后重新加载。"
+    "renderer.missingBody": "文档查看器的浏览器端库尚未构建。请运行 {install}（或在 {folder} 中运行 {build}），然后重新加载。",
+    "edit.label": "编辑这段文字（回车保存，Esc 取消）",
+    "edit.refused": "这一块不能就地编辑；请让智能体修改或直接编辑文件"
   }
 };
 

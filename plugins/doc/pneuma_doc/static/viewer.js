@@ -13,49 +13,20 @@
 
 import { normalizePath, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import { extractContext } from "./context.js";
+import { editingInPlace } from "./doc-edit.js";
+import { docPins } from "./doc-pins.js";
 import {
   dirname, escapeAttr, escapeHtml, findHeading, githubSlug, isMarkdown, loadRenderer, sortTabs,
 } from "./markdown.js";
 
-const MODE = "doc";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const TOC_LEVELS = [2, 3, 4];
-const MAX_SELECTION_CHARS = 2000;
 const NAV_WAIT_MS = 2500; // how long navigate-to waits for a file that is still being written
 const RENDERED = Symbol("rendered HTML");
 const IMAGE_EXT = /\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)$/i;
 
 const stylesheet = sharedStylesheet(CSS_URL, { "data-pneuma-doc": "" });
-
-// --- the viewer context ------------------------------------------------------------
-
-function attr(s) {
-  return String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/\n/g, " ");
-}
-
-function quoteText(text) {
-  let t = String(text).replace(/\r\n?/g, "\n").trim();
-  let cut = false;
-  if (t.length > MAX_SELECTION_CHARS) {
-    t = t.slice(0, MAX_SELECTION_CHARS);
-    cut = true;
-  }
-  const lines = t.split("\n").map((line) => (line.trim() ? "> " + line.trimEnd() : ">"));
-  // Collapse runs of empty quote lines.
-  const out = lines.filter((line, i) => !(line === ">" && lines[i - 1] === ">"));
-  if (cut) out.push("> […]");
-  // Never let the selection close the element early.
-  return out.join("\n").replace(/<\/viewer-context/gi, "&lt;/viewer-context");
-}
-
-function extractContext(selection, files) {
-  if (!selection || !selection.file) return "";
-  let open = `<viewer-context mode="${MODE}" file="${attr(selection.file)}"`;
-  if (selection.section) open += ` section="${attr(selection.section)}"`;
-  open += ">";
-  const body = selection.text ? `\nSelected text:\n${quoteText(selection.text)}\n` : "\n";
-  return `${open}${body}</viewer-context>`;
-}
 
 function resolveItems(files) {
   const paths = sortTabs((files || []).filter((f) => !f.binary && isMarkdown(f.path)).map((f) => f.path));
@@ -207,6 +178,7 @@ class DocViewer {
       this.scrollToSlug(a.dataset.slug, { flash: true });
     });
     this.article.addEventListener("click", (e) => this.onArticleClick(e));
+    this.installEditing();
   }
 
   async init() {
@@ -322,6 +294,7 @@ class DocViewer {
     }
     this.ctx.setActiveFile?.(path);
     this.trackSection(true);
+    this.drawPins();
   }
 
   // Re-render the open file in place: unchanged top-level blocks keep their
@@ -383,6 +356,7 @@ class DocViewer {
     if (this.selectionRange && !this.article.contains(this.selectionRange.startContainer)) this.clearSelection();
     this.trackSection(true);
     this.lastPatch = { head: pre, tail: suf, removed: removed.length, added: added.length, held: !!anchor };
+    this.drawPins();
     return this.lastPatch;
   }
 
@@ -488,6 +462,7 @@ class DocViewer {
   }
 
   trackSelection() {
+    if (this.editing) return; // the text being edited is not a selection
     const sel = document.getSelection();
     if (!sel || sel.rangeCount === 0) return;
     const range = sel.getRangeAt(0);
@@ -549,6 +524,7 @@ class DocViewer {
       slug: section ? section.slug : null,
       text: this.selectionText || null,
     };
+    if (!sel.text) sel.ambient = true; // only where the person is reading, nothing picked
     const where = sel.section ? `${sel.file} › ${sel.section}` : sel.file;
     const quote = sel.text ? ` · “${sel.text.length > 40 ? sel.text.slice(0, 39) + "…" : sel.text}”` : "";
     sel.label = where + quote;
@@ -729,7 +705,10 @@ class DocViewer {
       this.open(this.tabs[0]);
       return;
     }
-    if (rerenderActive && this.active) this.rerender({ highlight: external });
+    // Under an in-place edit the block stays as the person is typing it; what
+    // changed is shown when the edit ends (a conflict if it was that file).
+    if (rerenderActive && this.active && this.editing) this.editing.deferred = true;
+    else if (rerenderActive && this.active) this.rerender({ highlight: external });
     this.renderTabs();
   }
 
@@ -771,6 +750,13 @@ export default {
       runAction: (actionId, params) => viewer.runAction(actionId, params),
       // Optional, for the shell: the person removed the selection chip.
       clearSelection: () => viewer.dismiss(),
+      // Annotate and follow the agent (docs/viewer-contract.md): doc-pins.js.
+      showPins: (pins) => viewer.showPins(pins),
+      capturePin: (pin) => viewer.capturePin(pin),
+      pinPlace: (selection, files) => viewer.pinPlace(selection, files),
+      revealPin: (pin) => viewer.revealPin(pin),
+      reveal: (path) => viewer.reveal(path),
+      problems: () => viewer.problems(),
       destroy: () => viewer.destroy(),
       // For tests and the shell's diagnostics.
       get viewer() {
@@ -780,6 +766,9 @@ export default {
   },
   extractContext,
   resolveItems,
+  capabilities: ["annotate", "edit", "follow"],
 };
+
+Object.assign(DocViewer.prototype, editingInPlace, docPins);
 
 export { extractContext, githubSlug, resolveItems };
