@@ -524,7 +524,8 @@ class DocViewer {
       slug: section ? section.slug : null,
       text: this.selectionText || null,
     };
-    if (!sel.text) sel.ambient = true; // only where the person is reading, nothing picked
+    // Only where the person is reading, nothing picked: a chip, never a pin.
+    if (!sel.text) Object.assign(sel, { ambient: true, auto: true });
     const where = sel.section ? `${sel.file} › ${sel.section}` : sel.file;
     const quote = sel.text ? ` · “${sel.text.length > 40 ? sel.text.slice(0, 39) + "…" : sel.text}”` : "";
     sel.label = where + quote;
