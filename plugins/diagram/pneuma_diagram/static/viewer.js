@@ -6,10 +6,14 @@
 // Implements the viewer contract (docs/viewer-contract.md): the default
 // export has mount(element, ctx), extractContext(selection, files) and
 // resolveItems(files); mount returns {update, runAction, clearSelection,
-// destroy}.
+// destroy} and, for the capabilities "annotate", "edit" and "follow",
+// {showPins, pinPlace, capturePin, revealPin, reveal, problems}. A label is
+// edited in place with a double click (label-edit.js).
 
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import { replaceLabel } from "./label-edit.js";
+import { capture, drawMarkers, placeIn } from "./pins.js";
 import { inFileLines } from "./source-lines.js";
 import { mapSources } from "./source-map.js";
 
@@ -24,6 +28,7 @@ const MIN_ZOOM = 0.1;
 const MAX_ZOOM = 8;
 const NAV_WAIT_MS = 2500; // how long navigate-to waits for a file that is still being written
 const DRAG_THRESHOLD_PX = 4;
+const NOTE_MS = 6000; // how long a refused edit's note stays
 
 let vendorPromise = null;
 function loadMermaid() {
@@ -61,6 +66,23 @@ function escapeAttr(s) {
 
 function escapeText(s) {
   return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
+}
+
+/** mermaid's parse error as {message, line}, the line counted in the file
+ * (mermaid counts after cutting front matter and comments). */
+function parseError(text, e) {
+  const hash = e?.hash || {};
+  let line = hash.loc?.first_line ?? (hash.line != null ? hash.line + 1 : null);
+  const message = String(e?.message || e);
+  if (line == null) {
+    const m = /\bline (\d+)/i.exec(message);
+    line = m ? Number(m[1]) : null;
+  }
+  return inFileLines(text, { message, line });
+}
+
+function firstLine(text) {
+  return String(text || "").split("\n")[0];
 }
 
 function prefersDark() {
@@ -110,9 +132,10 @@ function findNode(svg, id) {
 function elementsOf(svg, s) {
   const same = (el) => {
     const d = el.dataset;
-    return d.srcKind === s.kind && (d.srcId || "") === (s.id || "") && (d.srcOf || undefined) === s.of
-      && (d.srcFrom || undefined) === s.from
-      && (d.srcTo || undefined) === s.to && (s.id || s.from || (d.srcLabel || "") === (s.text || ""));
+    // a selection that went through JSON (a stored pin) has null or nothing for what it lacks
+    return d.srcKind === s.kind && (d.srcId || "") === (s.id || "") && (d.srcOf || null) === (s.of || null)
+      && (d.srcFrom || null) === (s.from || null)
+      && (d.srcTo || null) === (s.to || null) && (s.id || s.from || (d.srcLabel || "") === (s.text || ""));
   };
   const all = [...svg.querySelectorAll("[data-src-kind]")].filter(same);
   // several alike (every [*] of a state diagram, a repeated message): the one on its line
@@ -136,6 +159,9 @@ class DiagramViewer {
     this.renderSeq = 0;
     this.selected = null;
     this.missing = false;
+    this.pins = []; // the review pins the shell shows (showPins)
+    this.broken = new Map(); // path → {message, line} of a diagram that does not parse
+    this.checked = new Map(); // path → the text last parsed for `broken`
     this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
     this.build();
     this.ingest(ctx.files || []);
@@ -157,7 +183,9 @@ class DiagramViewer {
     this.stage = h("div", { class: "dg-stage" });
     this.canvas = h("div", { class: "dg-canvas", tabindex: "0" }, this.stage);
     this.notice = h("div", { class: "dg-notice", hidden: true });
-    this.shell = h("div", { class: "pneuma-diagram" }, this.toolbar, this.canvas, this.notice);
+    this.pinLayer = h("div", { class: "dg-pins" });
+    this.editNote = h("div", { class: "dg-edit-note", role: "status", hidden: true });
+    this.shell = h("div", { class: "pneuma-diagram" }, this.toolbar, this.canvas, this.notice, this.editNote);
     this.root.replaceChildren(this.shell);
     this.bindCanvas();
     this.relabel();
@@ -184,11 +212,21 @@ class DiagramViewer {
 
   renderTabs() {
     const paths = [...this.files.keys()].sort();
-    this.tabs.replaceChildren(...paths.map((path) => h("button", {
-      class: "dg-tab" + (path === this.active ? " active" : ""), type: "button", role: "tab",
-      "aria-selected": path === this.active ? "true" : "false", "data-path": path,
-      onclick: () => this.open(path),
-    }, path.replace(/\.mmd$/i, ""))));
+    this.tabs.replaceChildren(...paths.map((path) => {
+      const broken = this.broken.get(path);
+      return h("button", {
+        class: "dg-tab" + (path === this.active ? " active" : "") + (broken ? " broken" : ""), type: "button", role: "tab",
+        "aria-selected": path === this.active ? "true" : "false", "data-path": path,
+        title: broken ? this.brokenText(broken) : null,
+        onclick: () => this.open(path),
+      }, broken ? h("span", { class: "dg-tab-mark", "aria-hidden": "true" }, "⚠") : null, path.replace(/\.mmd$/i, ""));
+    }));
+  }
+
+  /** One line on why a diagram does not parse (its tab's title, problems()). */
+  brokenText(error) {
+    const message = firstLine(error.message);
+    return error.line ? this.t("tab.brokenAt", { line: error.line, message }) : this.t("tab.broken", { message });
   }
 
   renderNotice() {
@@ -234,9 +272,40 @@ class DiagramViewer {
       this.active = diagramPaths(files)[0] || null;
       this.fitted = true; // another diagram: show all of it
     }
+    for (const path of [...this.broken.keys()]) if (!this.files.has(path)) this.broken.delete(path);
     this.renderTabs();
     this.renderNotice();
     this.draw();
+    this.checkAll();
+  }
+
+  // Diagrams in the background are parsed too, so that one the agent broke
+  // is marked on its tab before anyone opens it.
+  async checkAll() {
+    let mermaid;
+    try {
+      mermaid = await loadMermaid();
+    } catch {
+      return;
+    }
+    for (const [path, text] of this.files) {
+      if (path === this.active || this.checked.get(path) === text) continue;
+      let error = null;
+      try {
+        await mermaid.parse(text);
+      } catch (e) {
+        error = parseError(text, e);
+      }
+      if (this.files.get(path) === text) this.markChecked(path, text, error);
+    }
+  }
+
+  markChecked(path, text, error) {
+    this.checked.set(path, text);
+    const was = this.broken.get(path);
+    if (error) this.broken.set(path, error);
+    else this.broken.delete(path);
+    if (Boolean(was) !== Boolean(error) || (was && error && was.message !== error.message)) this.renderTabs();
   }
 
   // The agent edits while the person watches: redraw, keeping their zoom
@@ -289,18 +358,11 @@ class DiagramViewer {
         status = { path, ok: true, type: diagramType, svg };
       } catch (e) {
         document.getElementById("d" + id)?.remove(); // mermaid's scratch element after a failure
-        const hash = e?.hash || {};
-        let line = hash.loc?.first_line ?? (hash.line != null ? hash.line + 1 : null);
-        const message = String(e?.message || e);
-        if (line == null) {
-          const m = /\bline (\d+)/i.exec(message);
-          line = m ? Number(m[1]) : null;
-        }
-        // mermaid counts lines after cutting front matter and comments: the file's line
-        status = { path, ok: false, error: inFileLines(text, { message, line }) };
+        status = { path, ok: false, error: parseError(text, e) };
       }
       if (seq !== this.renderSeq) return; // a newer draw started meanwhile
       this.status = status;
+      this.markChecked(path, text, status.ok ? null : status.error);
       this.shell.dataset.theme = this.theme;
       if (status.ok) {
         this.stage.innerHTML = status.svg;
@@ -318,8 +380,11 @@ class DiagramViewer {
         if (this.fitted) this.fit();
         else this.applyView();
         this.restoreSelection();
+        this.stage.append(this.pinLayer);
+        this.renderPins();
       } else {
         // keep the canvas out of the way: the error, at its line, is the view
+        this.pinLayer.replaceChildren();
         this.svg = null;
         this.stage.replaceChildren();
         this.canvas.hidden = true;
@@ -335,6 +400,7 @@ class DiagramViewer {
   applyView() {
     const { scale, x, y } = this.view;
     this.stage.style.transform = `translate(${x}px, ${y}px) scale(${scale})`;
+    this.stage.style.setProperty("--dg-unscale", String(1 / scale)); // pin markers keep their size
     this.zoomLabel.textContent = `${Math.round(scale * 100)}%`;
   }
 
@@ -423,6 +489,143 @@ class DiagramViewer {
       if (picked) this.select(picked);
       else this.clearSelection();
     });
+    this.canvas.addEventListener("dblclick", (e) => {
+      const marked = this.svg && e.target.closest("[data-src-kind]");
+      if (!marked || !this.svg.contains(marked)) return;
+      e.preventDefault();
+      this.startEdit(selectionOf(marked));
+    });
+  }
+
+  // edit in place ----------------------------------------------------------------------
+
+  /** An input over the label of `picked`; Enter writes it into the source. */
+  startEdit(picked) {
+    this.cancelEdit();
+    if (!picked.label) return this.showEditNote("edit.unmapped");
+    const path = this.active;
+    const elements = [...this.svg.querySelectorAll(`[data-src-key="${CSS.escape(picked.key)}"]`)];
+    const label = elements.find((el) => el.matches("g.edgeLabel, g.node, text, g")) || elements[0];
+    const box = label.getBoundingClientRect();
+    const shell = this.shell.getBoundingClientRect();
+    const input = h("input", { class: "dg-label-input", type: "text", value: picked.label,
+      "aria-label": this.t("edit.label"), spellcheck: "false" });
+    input.style.left = `${box.left - shell.left + box.width / 2}px`;
+    input.style.top = `${box.top - shell.top + box.height / 2}px`;
+    input.style.width = `${Math.max(120, box.width + 24)}px`;
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        this.commitEdit(path, picked, input.value);
+      } else if (e.key === "Escape") {
+        e.preventDefault(); // Esc here cancels the edit, not the agent's turn
+        this.cancelEdit();
+      }
+    });
+    input.addEventListener("blur", () => this.cancelEdit());
+    this.editing = { input, path, base: this.files.get(path) };
+    this.shell.dataset.editing = "true";
+    this.shell.append(input);
+    input.focus();
+    input.select();
+  }
+
+  cancelEdit() {
+    const editing = this.editing;
+    if (!editing) return;
+    this.editing = null;
+    delete this.shell.dataset.editing;
+    editing.input.remove();
+  }
+
+  async commitEdit(path, picked, value) {
+    const base = this.editing?.base ?? this.files.get(path);
+    this.cancelEdit();
+    if (value.trim() === picked.label) return;
+    const result = replaceLabel(base, { line: picked.line, id: picked.id }, picked.label, value);
+    if (result.error) return this.showEditNote(result.error);
+    // drawn at once; the file's echo (or, when refused, the files as they are) settles it
+    this.files.set(path, result.content);
+    this.draw();
+    let answer;
+    try {
+      answer = this.ctx.editFile ? await this.ctx.editFile(path, result.content, { base })
+        : await this.ctx.writeFile(path, result.content);
+    } catch (error) {
+      answer = { ok: false, code: error?.code, message: error?.message || String(error) };
+    }
+    if (answer?.ok !== false) return;
+    this.ingest(this.ctx.files || []);
+    // a conflict is the shell's to show, with both versions (viewer contract, "Edit in place")
+    if (answer.code !== "E_CONFLICT") this.showEditNote("edit.failed", { message: answer.message || answer.code || "" });
+  }
+
+  showEditNote(key, params = {}) {
+    clearTimeout(this.editNoteTimer);
+    this.editNote.textContent = this.t(key, params);
+    this.editNote.dataset.reason = key;
+    this.editNote.hidden = false;
+    this.editNoteTimer = setTimeout(() => {
+      this.editNote.hidden = true;
+    }, NOTE_MS);
+  }
+
+  // pins and following the agent ---------------------------------------------------------
+
+  showPins(pins) {
+    this.pins = Array.isArray(pins) ? pins : [];
+    // A selection the shell made a pin of is the pin's now (its marker shows
+    // it): no longer the viewer's to re-announce after a redraw, which would
+    // pin it again.
+    const same = (a, b) => ["file", "kind", "id", "of", "from", "to"].every((k) => (a[k] || null) === (b[k] || null));
+    if (this.selected && this.pins.some((pin) => pin.selection && same(pin.selection, this.selected))) {
+      this.clearSelection();
+    }
+    this.renderPins();
+  }
+
+  renderPins() {
+    if (!this.svg) return this.pinLayer.replaceChildren();
+    drawMarkers(this.stage, this.pinLayer, {
+      pins: this.pins, file: this.active, scale: this.view.scale,
+      find: (s) => elementsOf(this.svg, s), onClick: (pin) => this.revealPin(pin),
+    });
+  }
+
+  pinPlace(selection, files) {
+    const file = (files || this.ctx.files || []).find((f) => f.path === selection?.file);
+    return file && !file.binary ? placeIn(file.content ?? "", selection) : "";
+  }
+
+  async capturePin(pin) {
+    const s = pin?.selection;
+    if (!s || !(await this.reveal(s.file)) || !this.svg) return null;
+    const elements = elementsOf(this.svg, s);
+    return elements.length ? capture(this.svg, this.stage, elements, this.view.scale) : null;
+  }
+
+  async revealPin(pin) {
+    const s = pin?.selection;
+    if (!s || !(await this.reveal(s.file)) || !this.svg) return;
+    const elements = elementsOf(this.svg, s);
+    if (!elements.length) return;
+    this.centreOn(elements[0]);
+    this.highlight(elements);
+  }
+
+  async reveal(path) {
+    if (!this.files.has(path)) return false;
+    this.open(path);
+    await this.drawn;
+    return true;
+  }
+
+  problems() {
+    const found = {};
+    for (const [path, error] of this.broken) {
+      found[path] = this.brokenText(error);
+    }
+    return found;
   }
 
   // selection --------------------------------------------------------------------------
@@ -545,12 +748,16 @@ class DiagramViewer {
   }
 
   destroy() {
+    this.cancelEdit();
+    clearTimeout(this.editNoteTimer);
     this.stopLocale?.();
     this.root.replaceChildren();
   }
 }
 
 export default {
+  capabilities: ["annotate", "edit", "follow"],
+
   async mount(element, ctx) {
     await stylesheet.acquire();
     const viewer = new DiagramViewer(element, ctx);
@@ -558,6 +765,12 @@ export default {
       update: (files, changes) => viewer.update(files, changes),
       runAction: (id, params) => viewer.runAction(id, params),
       clearSelection: () => viewer.clearSelection(),
+      showPins: (pins) => viewer.showPins(pins),
+      pinPlace: (selection, files) => viewer.pinPlace(selection, files),
+      capturePin: (pin) => viewer.capturePin(pin),
+      revealPin: (pin) => viewer.revealPin(pin),
+      reveal: (path) => viewer.reveal(path),
+      problems: () => viewer.problems(),
       destroy: () => {
         viewer.destroy();
         stylesheet.release();
