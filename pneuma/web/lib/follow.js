@@ -57,7 +57,7 @@ const PICKED_KEYS = ['text', 'tag', 'tagName', 'selector', 'element', 'elements'
 export function isPicked(selection) {
   if (selection == null) return false;
   if (typeof selection !== 'object') return true;
-  if (selection.ambient === true) return false;
+  if (selection.ambient === true || selection.auto === true) return false;
   return PICKED_KEYS.some((key) => {
     const value = selection[key];
     return value != null && value !== '' && !(Array.isArray(value) && !value.length);
