@@ -433,10 +433,11 @@ function PinRow({ pin }) {
       <button class="pin-number" title=${t('pins.reveal')} onClick=${() => revealPin(pin.id)}>
         ${pin.status === 'addressed' ? html`<svg class="icon" width="12" height="12" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"><path d="M5 12.5l4.5 4.5L19 7.5" /></svg>` : pin.number}
       </button>
-      <button class="pin-body" title=${t('pins.reveal')} onClick=${() => revealPin(pin.id)}>
+      <div class="pin-body" role="button" tabindex="0" title=${t('pins.reveal')} onClick=${() => revealPin(pin.id)}
+        onKeyDown=${(e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); revealPin(pin.id); } }}>
         <span class="pin-where">${selectionLabel(pin.selection)}</span>
-        ${!editing && html`<span class=${`pin-comment${pin.comment ? '' : ' empty'}`}>${pin.comment || t('pins.noComment')}</span>`}
-      </button>
+        ${!editing && html`<span class=${`pin-comment${pin.comment ? '' : ' no-comment'}`}>${pin.comment || t('pins.noComment')}</span>`}
+      </div>
       ${status && html`<span class=${`pin-status ${pin.status}`}>${status}</span>`}
       <div class="pin-actions">
         ${pin.status === 'addressed' || pin.status === 'sent'
