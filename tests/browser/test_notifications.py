@@ -8,7 +8,8 @@ and document.hidden follow ``window.__setHidden``, which dispatches
 visibilitychange), and every notification the page makes is recorded
 (``window.__notified``) on its way to Chromium's own; the context grants
 the "notifications" permission as a person who said yes would have. The
-first test runs the REAL Claude Code CLI against the fake Anthropic API.
+first test runs the REAL Claude Code CLI against the fake Anthropic API
+(a turn that ends, then a question from AskUserQuestion).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tests.browser.test_agent_viewer_actions import (  # noqa: F401  (fixtures)
     loopback_only_network,
     start_with_real_cli,
 )
-from tests.fakes.anthropic_api import text
+from tests.fakes.anthropic_api import text, tool_use
 
 HIDDEN_TAB = """
 (() => {
@@ -85,6 +86,16 @@ def test_a_hidden_tab_is_told_when_the_real_agents_turn_ends(
     page.evaluate("() => window.__setHidden(false)")
     page.wait_for_function("() => !document.title.startsWith('(')")
     assert notified(page) == [shown]
+
+    # The agent asks a question (AskUserQuestion, the question card's): that waits for the person too.
+    fake_api.push(text("One choice first."), tool_use("AskUserQuestion", {"questions": [
+        {"question": "Short or long?", "header": "Length", "multiSelect": False,
+         "options": [{"label": "Short", "description": ""}, {"label": "Long", "description": ""}]}]}))
+    page.evaluate("() => window.__setHidden(true)")
+    send(page, "Now the introduction.")
+    page.wait_for_function("() => window.__notified.length === 2", timeout=TURN)
+    assert notified(page)[1]["title"] == "The agent has a question for you"
+    page.wait_for_function("() => document.title.startsWith('(1) ')")
     assert page.console_errors == []
 
 
