@@ -145,7 +145,7 @@ def test_pins_are_numbered_markers_on_their_slide_and_counts_on_thumbnails(page:
     assert abs(marker["y"] + 11 - (frame["y"] + lead[1] * scale)) < 3
     counts = page.locator(".pns-thumb .pns-pin-count")
     shown = {i: counts.nth(i).inner_text() for i in range(8) if counts.nth(i).is_visible()}
-    assert shown == {2: "📌 2", 4: "📌 1"}
+    assert shown == {2: "2", 4: "1"}
     # On slide 5 only its own pin is drawn.
     go(page, 5)
     assert page.locator(".pns-pin-layer .pns-pin-marker").all_inner_texts() == ["3"]
@@ -289,3 +289,27 @@ def test_an_overflowing_slide_is_marked_and_named(page: Any, workspace: Path) ->
     page.wait_for_function("() => document.querySelector('.pns-thumb[data-index=\"6\"] .pns-badge').hidden",
                            timeout=5000)
     assert js(page, "return viewer.problems();") == {}
+
+
+def test_clicks_in_annotate_mode_become_pins_drawn_on_their_slide(page: Any, workspace: Path) -> None:
+    """With the shell's Annotate switch: each click on an element is a pin
+    with its marker on the slide; going to another slide is no pin."""
+    go(page, 3)
+    page.locator(".annotate-toggle").click()
+    frame = page.frame_locator(".pns-frame--stage")
+    for n, (selector, comment) in enumerate([("p.statement", "Punchier"), ("p.lead", "Shorter")], 1):
+        frame.locator(selector).click()
+        box = page.get_by_role("textbox", name=f"Comment on pin {n}")
+        box.fill(comment)
+        box.press("Enter")
+    go(page, 5)
+    go(page, 3)
+    page.wait_for_function("() => document.querySelectorAll('.pns-pin-layer .pns-pin-marker').length === 2")
+    assert page.locator(".pns-pin-layer .pns-pin-marker").all_inner_texts() == ["1", "2"]
+    assert page.locator(".pin-item").count() == 2
+    stored = (workspace / ".pneuma" / "review-pins.json").read_text(encoding="utf-8")
+    assert '"selector": "section.slide > p.lead"' in stored or '"selector":"section.slide > p.lead"' in stored
+    page.keyboard.press("Escape")
+    for _ in range(2):
+        page.locator(".pin-item .pin-remove").first.click()
+    page.wait_for_function("() => !document.querySelector('.pns-pin-layer .pns-pin-marker')")

@@ -8,6 +8,8 @@
 import { captureDocument, normalizePath } from "./slide-doc.js";
 import { h } from "/static/lib/viewer-helpers.js";
 
+const PIN_ICON = '<svg viewBox="0 0 24 24" width="10" height="10" aria-hidden="true" fill="none" stroke="currentColor"'
+  + ' stroke-width="2.4" stroke-linecap="round"><path d="M12 21s-6-5.3-6-10a6 6 0 0 1 12 0c0 4.7-6 10-6 10z"/></svg>';
 // Room kept around a pinned element in its picture, in slide pixels.
 const CROP_MARGIN = 8;
 const FLASH_MS = 1400;
@@ -102,7 +104,8 @@ export const annotating = {
       slot.item.querySelector(".pns-thumb-frame, .pns-tile-frame").append(badge);
     }
     badge.hidden = count === 0;
-    badge.textContent = count ? `📌 ${count}` : "";
+    badge.innerHTML = count ? PIN_ICON : "";
+    if (count) badge.append(String(count));
     badge.title = count ? this.t("pins.count", { count }) : "";
   },
 
