@@ -16,7 +16,6 @@ import pytest
 
 from tests.browser.module_run import module_page, module_run
 
-
 HOST = "window.pneuma.ui.host"
 STAGE = ".pns-frame--stage"
 
