@@ -466,7 +466,7 @@ export function ReviewList() {
       ${addressed > 0 && html`<button class="pin-btn review-clear" onClick=${clearAddressed}>${t('pins.clearAddressed')}</button>`}
       <button class="pin-btn primary review-send" disabled=${!open || pins.sending || !hasAgent()}
         title=${t('pins.sendTitle')} onClick=${() => sendReview()}>
-        <${Icon} name="send" size=${12} /><span>${pins.sending ? t('pins.sending') : t('pins.send', { count: open })}</span></button>
+        <${Icon} name="send" size=${12} /><span>${pins.sending ? t('pins.sending') : open ? t('pins.send', { count: open }) : t('pins.sendNone')}</span></button>
     </header>
     ${pins.problem && html`<div class="review-problem">${pins.problem}</div>`}
     <ol class="pin-list">${pins.list.map((pin) => html`<${PinRow} key=${pin.id} pin=${pin} />`)}</ol>
