@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pneuma.core.errors import ToolError
@@ -20,7 +20,14 @@ DEFAULT_ACTION_TIMEOUT = 60.0
 
 
 class NoBrowserConnected(RuntimeError):
-    pass
+    """No tab could answer. ``hint`` and ``details`` replace the default ones
+    of ``no_browser_error`` (e.g. the headless viewer naming what to install)."""
+
+    def __init__(self, message: str, *, hint: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+        self.details = details
 
 
 class BrowserRequestTimeout(TimeoutError):
@@ -29,9 +36,11 @@ class BrowserRequestTimeout(TimeoutError):
 
 def no_browser_error(exc: NoBrowserConnected) -> ToolError:
     """How a request that found no tab open is answered, over HTTP and to a plugin."""
-    return ToolError("E_UNAVAILABLE", str(exc), details={"reason": "no_browser"},
-                     hint="Ask the person to open the Pneuma page (the URL `pneuma run` "
-                          "printed), then try again.")
+    return ToolError("E_UNAVAILABLE", str(exc),
+                     details={"reason": "no_browser", **(getattr(exc, "details", None) or {})},
+                     hint=getattr(exc, "hint", None) or (
+                         "Ask the person to open the Pneuma page (the URL `pneuma run` "
+                         "printed), then try again."))
 
 
 class _PendingRequests:
@@ -41,14 +50,19 @@ class _PendingRequests:
         self._connected = connected
         self._pending: dict[str, asyncio.Future[Any]] = {}
 
-    async def _ask(self, message: dict[str, Any], timeout: float) -> Any:
-        if self._connected() == 0:
+    async def _ask(self, message: dict[str, Any], timeout: float,
+                   send: Callable[[dict[str, Any]], None] | None = None) -> Any:
+        """Broadcast ``message`` (or hand it to ``send``: one tab) and wait for its answer."""
+        if send is None and self._connected() == 0:
             raise NoBrowserConnected("No browser connected: open the Pneuma page first")
         request_id = message["request_id"]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            self._broadcast(message)
+            if send is None:
+                self._broadcast(message)
+            else:
+                send(message)
             return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
             raise BrowserRequestTimeout(
@@ -75,10 +89,23 @@ class _PendingRequests:
         return len(self._pending)
 
 
+NoTabResponder = Callable[[str, dict[str, Any], float], Awaitable[dict[str, Any]]]
+"""``(action_id, params, timeout) -> answer``: who answers a viewer action when no tab is open."""
+
+
 class ViewerActionChannel(_PendingRequests):
+    def __init__(self, broadcast: Callable[[dict[str, Any]], None],
+                 connected: Callable[[], int]):
+        super().__init__(broadcast, connected)
+        # Set by a feature that can answer without the person's tab (the
+        # headless viewer, docs/viewer-contract.md); None: NoBrowserConnected.
+        self.when_no_tab: NoTabResponder | None = None
+
     async def request(
         self, action_id: str, params: dict[str, Any], timeout: float = DEFAULT_ACTION_TIMEOUT
     ) -> dict[str, Any]:
+        if self.when_no_tab is not None and self._connected() == 0:
+            return await self.when_no_tab(action_id, params, timeout)
         message = {
             "type": "viewer_action_request",
             "request_id": f"va_{uuid.uuid4().hex[:16]}",
@@ -86,6 +113,22 @@ class ViewerActionChannel(_PendingRequests):
             "params": params,
         }
         result: dict[str, Any] = await self._ask(message, timeout)
+        return result
+
+    async def request_through(
+        self, send: Callable[[dict[str, Any]], None], action_id: str, params: dict[str, Any],
+        timeout: float, **fields: Any,
+    ) -> dict[str, Any]:
+        """Like ``request``, but to the one tab ``send`` writes to, with
+        ``fields`` added to the request; its answer arrives like any other."""
+        message = {
+            "type": "viewer_action_request",
+            "request_id": f"va_{uuid.uuid4().hex[:16]}",
+            "action_id": action_id,
+            "params": params,
+            **fields,
+        }
+        result: dict[str, Any] = await self._ask(message, timeout, send)
         return result
 
 

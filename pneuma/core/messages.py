@@ -467,6 +467,8 @@ class ViewerActionRequest(_Broadcast):
     request_id: str
     action_id: str
     params: dict[str, Any]
+    # Sent to the server's headless viewer alone; it runs only these.
+    headless: NotRequired[bool]
 
 
 class ConfirmationRequest(_Broadcast):

@@ -26,6 +26,7 @@ DEFAULT_PLUGINS = (
     "pneuma.agents.native.plugin",
     "pneuma.agents.codex.plugin",
     "pneuma.editing.plugin",
+    "pneuma.headless_viewer.plugin",
     "pneuma.annotations.plugin",
 )
 

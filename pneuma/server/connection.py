@@ -78,6 +78,9 @@ class BrowserConnection:
         self.ws = ws
         self.subscribed = False
         self.closed = False
+        # The server's own headless viewer (``?client=headless``), not a
+        # person's tab: never counted as one (docs/viewer-contract.md).
+        self.headless = False
         # Called before anything is sent to this tab alone: the session
         # hands out its pending broadcasts first, so the order is kept.
         self.before_send: Callable[[], None] | None = None

@@ -260,7 +260,7 @@ class Session(Broadcasts, ConversationWindow):
     # --- browser connections ---
 
     def _subscribed_count(self) -> int:
-        return sum(1 for c in self.connections if c.subscribed and not c.closed)
+        return sum(1 for c in self.connections if c.subscribed and not c.closed and not c.headless)
 
     def session_info(self) -> dict[str, Any]:
         return {
@@ -298,7 +298,7 @@ class Session(Broadcasts, ConversationWindow):
 
     def _backend_hook(self, name: str, *args: Any) -> Any:
         """Call an optional backend method (a backend that tracks tabs)."""
-        hook = getattr(self.backend, name, None)
+        hook = None if getattr(args[0], "headless", False) else getattr(self.backend, name, None)
         return hook(*args) if hook is not None else None
 
     def subscribe(self, connection: BrowserConnection, last_seq: int) -> None:
@@ -345,6 +345,7 @@ class Session(Broadcasts, ConversationWindow):
         if known:
             connection.send(_dumps({"type": "session_update", "updates": known}))
         self._backend_hook("viewer_attached", connection)
+        self.hooks.tab_subscribed(connection)
 
     # --- messages from a browser ---
 

@@ -17,6 +17,8 @@ it implements the hooks it cares about, each optional:
   ``agent_session_changed(agent_session_id)``: the agent's own session id.
 - ``history_fields()``: fields a tab's ``message_history`` and
   ``conversation_switched`` carry beside the messages.
+- ``tab_subscribed(connection)``: a tab subscribed and has its history;
+  the feature may send it messages of its own.
 
 Features are called in the order they were added. A lifecycle hook that
 raises is logged and the others still run: a feature's failure never
@@ -80,6 +82,11 @@ class AgentSessionChanged(Protocol):
 @runtime_checkable
 class HistoryFields(Protocol):
     def history_fields(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class TabSubscribed(Protocol):
+    def tab_subscribed(self, connection: Any) -> None: ...
 
 
 @runtime_checkable
@@ -194,3 +201,10 @@ class SessionHooks:
             except Exception:
                 log.exception("%s failed to describe the history", name)
         return fields
+
+    def tab_subscribed(self, connection: Any) -> None:
+        for name, feature in self._each(TabSubscribed):
+            try:
+                feature.tab_subscribed(connection)
+            except Exception:
+                log.exception("%s failed on a subscribed tab", name)

@@ -32,6 +32,7 @@ async def browser_socket(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES, compress=False)
     await ws.prepare(request)
     connection = BrowserConnection(ws)
+    connection.headless = request.query.get("client") == "headless"
     session.attach(connection)
     if "last_seq" in request.query:
         try:

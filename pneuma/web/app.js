@@ -21,6 +21,7 @@ import { ChatPanel, chatReceive } from './lib/chat.js';
 import { ConfirmDialog } from './lib/dialogs.js';
 import { Header } from './lib/header.js';
 import { SessionEnded } from './lib/stopped.js';
+import { HEADLESS, runsRequest, viewerHost } from './lib/headless-client.js';
 import { AgentFollower, FollowNotice, personIsBusy } from './lib/follow.js';
 import { Notifier } from './lib/notify.js';
 
@@ -35,8 +36,10 @@ async function onSocketMessage(message) {
   } else if (message.type === 'mode_event' && ui.host) {
     ui.host.modeEvent(message.name, message.data);
   } else if (message.type === 'viewer_action_request') {
-    const result = ui.host
-      ? await ui.host.runAction(message.action_id, message.params || {})
+    if (!runsRequest(message)) return; // the headless page's own, or not for it (lib/headless-client.js)
+    const host = ui.host || await viewerHost(ui);
+    const result = host
+      ? await host.runAction(message.action_id, message.params || {})
       : { success: false, message: 'the viewer is not loaded yet' }; // for the agent
     ui.socket.send({ type: 'viewer_action_response', request_id: message.request_id, result });
   }
@@ -184,7 +187,8 @@ export async function start(root) {
     onMessage: onSocketMessage,
     onState: (connection) => {
       // A stopped or gone server takes no preferences: none is sent its way.
-      holdSaves(connection.state === 'stopped' || connection.state === 'gone');
+      // Nor does the server's headless page: the preferences are the person's.
+      holdSaves(HEADLESS || connection.state === 'stopped' || connection.state === 'gone');
       store.setConnection(connection);
     },
   });

@@ -99,7 +99,10 @@ async def test_bad_params_are_400(server):
     assert await tab.drain() == []
 
 
-async def test_no_browser_connected_is_a_clear_error(server):
+async def test_no_browser_connected_is_a_clear_error(make_server, monkeypatch):
+    # Without the headless viewer (tests/headless_viewer/ has it answer instead).
+    monkeypatch.setenv("PNEUMA_HEADLESS_VIEWER", "0")
+    server = await make_server()
     status, body = await post_action(server, {"actionId": "describe-view"})
     assert status == 503
     assert body["error"]["code"] == "E_UNAVAILABLE"

@@ -9,6 +9,8 @@
 // Frames may carry several "\n"-separated JSON messages. Deduplication by
 // seq happens in the store (it owns last_seq); this class only moves bytes.
 
+import { HEADLESS } from './headless-client.js';
+
 const MAX_DELAY_MS = 10_000;
 // 0.4 + 0.8 + … + 10 + 10 + 10 s: about 40 s of a server not answering.
 const GIVE_UP_AFTER = 8;
@@ -41,7 +43,9 @@ export class SessionSocket {
 
   url() {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${proto}//${location.host}/ws/browser/${encodeURIComponent(this.sessionId)}`;
+    // The server's own headless page says so: it never counts as the person's tab.
+    const client = HEADLESS ? '?client=headless' : '';
+    return `${proto}//${location.host}/ws/browser/${encodeURIComponent(this.sessionId)}${client}`;
   }
 
   connect() {
