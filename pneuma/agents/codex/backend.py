@@ -253,6 +253,9 @@ class CodexBackend:
             # apps are ChatGPT connectors. A Pneuma agent needs neither.
             "-c", "features.plugins=false",
             "-c", "features.apps=false",
+            # Its request_user_input tool (questions to the person, shown on
+            # the page's question card: questions.py) in its default mode too.
+            "-c", "features.default_mode_request_user_input=true",
             # The viewer API is on 127.0.0.1: commands must reach it, and
             # PNEUMA_TOKEN must survive Codex's default *TOKEN* filter.
             "-c", "sandbox_workspace_write.network_access=true",
