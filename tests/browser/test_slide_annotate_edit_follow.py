@@ -235,8 +235,9 @@ def test_an_edit_racing_an_agent_write_is_refused_and_nothing_is_lost(page: Any,
     slide.write_text(theirs, encoding="utf-8")
     page.wait_for_function("() => window.pneuma.ui.host.files.some((f) => f.path === 'slides/02-problem.html'"
                            " && f.content.includes(\"The agent's title\"))")
-    # The slide under the person's hands is not repainted while they type.
+    # The slide under the person's hands is not repainted while they type, and the shell knows they are busy.
     assert js(page, f"return {STAGE_DOC}.querySelectorAll('li')[3].isContentEditable;") is True
+    assert page.locator(".pns-frame--stage[data-pneuma-busy]").count() == 1
     page.keyboard.press("Enter")
     dialog = page.locator('[data-kind="edit-conflict"]')
     dialog.wait_for()
@@ -244,6 +245,7 @@ def test_an_edit_racing_an_agent_write_is_refused_and_nothing_is_lost(page: Any,
     assert "My own last point" in mine and "Chat alone hides the work" in mine
     assert "The agent's title" in dialog.locator(".edit-conflict-theirs textarea").input_value()
     dialog.locator(".edit-conflict-theirs-button").click()
+    assert page.locator("[data-pneuma-busy]").count() == 0
     assert slide.read_text(encoding="utf-8") == theirs
     kept = [p.read_text(encoding="utf-8") for p in (workspace / ".pneuma" / "edits" / "conflicts").rglob("*") if p.is_file()]
     assert any("My own last point" in text for text in kept)

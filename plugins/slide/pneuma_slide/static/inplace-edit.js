@@ -68,6 +68,8 @@ export const editingInPlace = {
     edit.before = edit.node.nodeValue;
     this.editing = edit;
     el.setAttribute("data-pneuma-editing", "");
+    // The shell's follow waits while this is set (docs/viewer-contract.md, "Follow the agent").
+    this.stageFrame.iframe.setAttribute("data-pneuma-busy", "");
     el.setAttribute("contenteditable", "plaintext-only");
     el.setAttribute("spellcheck", "true");
     edit.onKey = (e) => this.onEditKey(e);
@@ -105,6 +107,7 @@ export const editingInPlace = {
     el.removeAttribute("contenteditable");
     el.removeAttribute("spellcheck");
     el.removeAttribute("data-pneuma-editing");
+    this.stageFrame.iframe.removeAttribute("data-pneuma-busy");
     const words = collapse(el.textContent);
     const changed = keep && words && words !== collapse(edit.before);
     if (!changed) {
