@@ -6,7 +6,7 @@
 // again, and, if the person wants it, plays a short tone (WebAudio, no
 // file). The browser's permission is asked for once, when the person first
 // sends a message or turns the switch on, never at page load. The headless
-// viewer the server drives for the agent (docs/headless-viewer.md) never
+// viewer the server drives for the agent (lib/headless-client.js) never
 // notifies.
 
 import { t } from './i18n.js';
