@@ -12,6 +12,8 @@ for tests only; nothing in the host imports it.
   ``call_tool(mode, workspace, name, args)``: through the real tool runtime;
 - ``serve(mode, workspace)``: a real server on 127.0.0.1 with a token
   (``RunningServer``), a ``FakeAgent`` as its agent, ``BrowserTab`` sockets;
+- ``shell_page(server)``: the session's page in a real Chromium (Playwright's
+  async API; skipped without them), for a viewer's browser-level test;
 - ``register_plugin(plugin, name)``: a plugin object with ``@hookimpl``
   methods, registered for the length of a ``with`` block;
 - pytest fixtures ``pneuma_workspace`` and ``pneuma_server``, with
@@ -23,6 +25,7 @@ from __future__ import annotations
 from pneuma.testing.agent import FakeAgent, fake_agent_spec
 from pneuma.testing.browser import TIMEOUT, BrowserTab, FrameClient
 from pneuma.testing.fixtures import pneuma_server, pneuma_workspace
+from pneuma.testing.page import shell_page
 from pneuma.testing.plugins import register_plugin
 from pneuma.testing.server import RunningServer, serve
 from pneuma.testing.workspace import (
@@ -49,6 +52,7 @@ __all__ = [
     "pneuma_workspace",
     "register_plugin",
     "serve",
+    "shell_page",
     "stored_params",
     "tool_context",
 ]

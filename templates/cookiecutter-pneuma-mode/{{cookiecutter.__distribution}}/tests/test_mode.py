@@ -20,7 +20,15 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pneuma.api import ExportError, LoadedMode, ToolError
-from pneuma.testing import call_tool, install_skill, load_mode, make_workspace, serve, tool_context
+from pneuma.testing import (
+    call_tool,
+    install_skill,
+    load_mode,
+    make_workspace,
+    serve,
+    shell_page,
+    tool_context,
+)
 
 from {{ cookiecutter.__package }} import export, tools
 
@@ -251,6 +259,35 @@ def test_a_running_pneuma_serves_the_viewer_the_tool_and_the_chat(mode: LoadedMo
             context = f'<viewer-context mode="{MODE}" file="welcome.md" line="1" block="heading">'
             await tab.say("Shorten this", viewer_context=context)
             assert await server.agent.next_user_message() == f"{context}\n\nShorten this"
+
+    asyncio.run(scenario())
+
+
+def test_a_pinned_block_is_marked_and_goes_to_the_agent_as_a_review(mode: LoadedMode, workspace: Path):
+    # Annotate (the viewer declares it): in the real page in Chromium, a click
+    # on a heading becomes pin 1 with a comment, the viewer draws its marker,
+    # the workspace keeps it, and "Send review" gives the agent one message
+    # holding the pin's <viewer-context> and comment.
+    async def scenario() -> None:
+        async with serve(mode, workspace) as server, shell_page(server) as page:
+            await page.locator(".annotate-toggle").click()
+            await page.locator('.pm-page [data-line="1"]').click()
+            box = page.locator(".pin-box textarea")
+            await box.fill('Shorter, "please"')
+            await box.press("Enter")
+            marker = page.locator('.pm-page [data-line="1"] .pm-pin')
+            await marker.wait_for()
+            assert await marker.inner_text() == "1"
+            pins = (await (await server.get("/api/review/pins")).json())["pins"]
+            assert [(p["number"], p["comment"], p["status"]) for p in pins] == [(1, 'Shorter, "please"', "open")]
+            assert pins[0]["selection"]["file"] == "welcome.md" and pins[0]["selection"]["line"] == 1
+            assert pins[0]["place"].startswith("# Welcome to ")
+            await page.locator(".review-send").click()
+            message = await server.agent.next_user_message()
+            assert message.startswith('<viewer-review pins="1">\n<pin n="1" comment="Shorter, &quot;please&quot;">\n'
+                                      f'<viewer-context mode="{MODE}" file="welcome.md" line="1" block="heading">')
+            assert message.endswith("Please address these review comments.")
+            await page.locator('.pin-item[data-status="sent"]').wait_for()
 
     asyncio.run(scenario())
 

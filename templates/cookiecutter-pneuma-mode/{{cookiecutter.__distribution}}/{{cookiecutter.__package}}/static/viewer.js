@@ -1,11 +1,13 @@
 // The viewer of a Pneuma mode made from the cookiecutter-pneuma-mode template:
 // every Markdown page of the workspace in a sidebar, the open page rendered,
-// click-to-select with a viewer context for the agent, and the `show-file`
-// action.
+// click-to-select with a viewer context for the agent, the `show-file`
+// action, and review pins ("annotate": numbered markers on the pinned blocks).
 //
 // It implements Pneuma's viewer contract (docs/viewer-contract.md in Pneuma):
-// the default export has mount(element, ctx), extractContext(selection, files)
-// and resolveItems(files); mount returns {update, runAction, destroy}.
+// the default export has mount(element, ctx), extractContext(selection, files),
+// resolveItems(files) and capabilities; mount returns {update, runAction,
+// destroy} and, for "annotate" (docs/viewer-contract.md, "Annotate"),
+// {showPins, pinPlace, revealPin, capturePin}.
 // The mode's name comes from ctx.mode, so renaming the mode needs no change
 // here. No build step: this file is served as it is at /modes/<mode>/viewer.js.
 // Helpers Pneuma serves to every viewer (docs/viewer-contract.md, "Shared
@@ -243,6 +245,12 @@ export function extractContext(selection, files) {
   return `${open}>${body}</viewer-context>`;
 }
 
+/** A block's own text, without the review markers drawn in it. */
+function textOf(block) {
+  return [...block.childNodes].filter((node) => !node.classList?.contains("pm-pin"))
+    .map((node) => node.textContent).join("");
+}
+
 function shorten(text, n) {
   const t = String(text).replace(/\s+/g, " ").trim();
   return t.length > n ? t.slice(0, n - 1) + "…" : t;
@@ -261,6 +269,7 @@ class PageViewer {
     this.active = null;
     this.selection = null;
     this.flashTimer = 0;
+    this.pins = []; // the shell's review pins (showPins)
 
     if (cssUsers++ === 0) {
       const link = document.createElement("link");
@@ -321,7 +330,58 @@ class PageViewer {
     }
     this.scroller.scrollTop = keepScroll ? top : 0;
     this.markSelection();
+    this.drawPins();
     this.renderNav();
+  }
+
+  // --- annotate: the shell's pins, drawn on the open page ---
+
+  /** The shell's pins changed (or the page did): numbered markers on the pinned blocks. */
+  showPins(pins) {
+    this.pins = Array.isArray(pins) ? pins : [];
+    this.drawPins();
+  }
+
+  drawPins() {
+    for (const marker of this.article.querySelectorAll(".pm-pin")) marker.remove();
+    for (const pin of this.pins) {
+      const selection = pin.selection || {};
+      if (selection.file !== this.active || !selection.line) continue;
+      const block = this.article.querySelector(`[data-line="${Number(selection.line)}"]`);
+      if (!block) continue;
+      const marker = document.createElement("span");
+      marker.className = `pm-pin pm-pin--${pin.status === "addressed" ? "addressed" : "open"}`;
+      marker.dataset.pin = String(pin.number);
+      marker.textContent = pin.status === "addressed" ? "✓" : String(pin.number);
+      marker.title = pin.comment || "";
+      block.classList.add("pm-pinned");
+      block.prepend(marker);
+    }
+    for (const block of this.article.querySelectorAll(".pm-pinned")) {
+      if (!block.querySelector(".pm-pin")) block.classList.remove("pm-pinned");
+    }
+  }
+
+  /** What the pinned place is now: its first source line (the shell marks a
+   * sent pin addressed when this changes after the agent's turn). */
+  pinPlace(selection, files) {
+    const file = (files || []).find((f) => f.path === selection?.file);
+    if (!file || typeof file.content !== "string" || !selection.line) return "";
+    return file.content.replace(/\r\n?/g, "\n").split("\n")[selection.line - 1] ?? "";
+  }
+
+  /** The person clicked the pin in the review list: its page, scrolled to the block. */
+  revealPin(pin) {
+    const selection = pin?.selection || {};
+    if (!this.pages.has(selection.file)) return false;
+    if (selection.file !== this.active) this.open(selection.file);
+    const block = this.article.querySelector(`[data-line="${Number(selection.line)}"]`);
+    if (!block) return false;
+    block.scrollIntoView({ block: "center" });
+    block.classList.add("pm-flash");
+    clearTimeout(this.flashTimer);
+    this.flashTimer = setTimeout(() => block.classList.remove("pm-flash"), 1600);
+    return true;
   }
 
   // Files changed on disk: `files` is the shell's full snapshot.
@@ -366,7 +426,7 @@ class PageViewer {
     } else {
       const kind = block.dataset.block;
       const line = Number(block.dataset.line);
-      const body = text || block.textContent;
+      const body = text || textOf(block);
       this.selection = {
         mode: this.mode,
         file: this.active,
@@ -391,7 +451,7 @@ class PageViewer {
   headings() {
     return [...this.article.querySelectorAll('[data-block="heading"]')].map((h) => ({
       level: Number(h.tagName.slice(1)),
-      text: h.textContent.trim(),
+      text: textOf(h).trim(),
       line: Number(h.dataset.line),
     }));
   }
@@ -460,9 +520,16 @@ export default {
     return {
       update: (files, changes) => viewer.update(files, changes),
       runAction: (actionId, params) => viewer.runAction(actionId, params),
+      showPins: (pins) => viewer.showPins(pins),
+      pinPlace: (selection, files) => viewer.pinPlace(selection, files),
+      revealPin: (pin) => viewer.revealPin(pin),
+      // A page of text needs no picture: the pin's context says it all.
+      capturePin: async () => null,
       destroy: () => viewer.destroy(),
     };
   },
+  // "annotate": the shell's Annotate switch turns each selection into a pin.
+  capabilities: ["annotate"],
   extractContext,
   resolveItems,
 };
