@@ -286,7 +286,9 @@ export function pinContext(pin, host) {
     const mode = host && host.mode ? host.mode.name : '';
     text = `<viewer-context mode="${attr(mode)}">${attr(selectionLabel(pin.selection))}</viewer-context>`;
   }
-  text = String(text);
+  // The viewer's text may quote the page: a quoted tag of the review's own
+  // must not read as one (the agent would see a pin end, or a new one start).
+  text = String(text).replace(/<(\/?)(pin|viewer-review)\b/gi, '&lt;$1$2');
   if (text.length <= MAX_PIN_CONTEXT_CHARS) return text;
   // Cut inside the element and close it, so the review stays well formed.
   const closing = text.trimEnd().endsWith('</viewer-context>') ? '</viewer-context>' : '';
