@@ -139,9 +139,9 @@ export function htmlTextNodes(source) {
   const flush = (end) => {
     if (end > textStart) {
       const raw = source.slice(textStart, end);
-      if (/\S/.test(raw)) {
-        nodes.push({ index: nodes.length, start: textStart, end, raw, text: decodeHtmlText(raw), parents: [...open] });
-      }
+      const text = decodeHtmlText(raw);
+      // Blank as a DOM walker sees it: a run of &nbsp; is blank too.
+      if (/\S/.test(text)) nodes.push({ index: nodes.length, start: textStart, end, raw, text, parents: [...open] });
     }
   };
   while (i < source.length) {

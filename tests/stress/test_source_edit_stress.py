@@ -1,0 +1,265 @@
+"""Issue 26, item 2 under stress: edits in place change only the bytes meant.
+
+1. Hypothesis writes HTML sources (nested elements, attributes holding `>`
+   and quotes, entities, comments, script and style holding markup, void
+   tags) and an edit of one text node each; /static/lib/source-edit.js under
+   node lists the text nodes and makes the edit. Its list is the one
+   Python's own HTML parser finds, and the edited source differs from the
+   original only inside that node, which now reads the new text.
+2. Hypothesis writes Markdown documents (ATX headings with and without
+   closing #s, multi-line paragraphs, list items of every marker with and
+   without a task box, block quotes, CRLF or LF): markdownInlineRange finds
+   exactly each block's inline text.
+3. Rounds of 2-8 tabs saving over the same base at once, some after the
+   agent wrote: exactly one wins (none once the agent wrote), every other
+   gets E_CONFLICT and its text is kept; nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import html
+import json
+import random
+import shutil
+import subprocess
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.server.conftest import make_server, slide_mode  # noqa: F401 (fixtures)
+from tests.stress.tally import count, record
+
+pytestmark = pytest.mark.stress
+
+SCRIPT = Path(__file__).with_name("source_edit_cases.mjs")
+HTML_CASES = 200
+MARKDOWN_DOCUMENTS = 100
+ROUNDS = 60
+TIME_CAP = 40.0
+
+# Text a person types: letters (Latin and CJK), digits, punctuation, the
+# characters HTML escapes, spaces; no astral characters (JS offsets count
+# UTF-16 units) and no exotic spaces (JS and Python disagree on \s).
+_ALPHABET = st.sampled_from(list("abcdefghijXYZ0123456789.,;:!?'\"()[]-_/&<>= 中文字") + ["é", "ß", "—"])
+_words = st.text(_ALPHABET, min_size=1, max_size=24).filter(lambda s: s.strip() != "")
+
+# --- HTML -------------------------------------------------------------------------------
+
+_ENTITIES = ["&amp;", "&lt;", "&gt;", "&quot;", "&nbsp;", "&mdash;", "&#65;", "&#x4e2d;", "&copy;"]
+_TAGS = ["p", "div", "span", "h1", "h2", "li", "em", "b", "section", "a"]
+
+
+@st.composite
+def _text_piece(draw: Any) -> str:
+    parts = draw(st.lists(st.one_of(_words.map(lambda s: html.escape(s, quote=False)),
+                                    st.sampled_from(_ENTITIES)), min_size=1, max_size=4))
+    space = draw(st.sampled_from(["", " ", "\n  ", "\t"]))
+    return space + "".join(parts) + draw(st.sampled_from(["", " ", "\n"]))
+
+
+@st.composite
+def _attribute(draw: Any) -> str:
+    value = draw(st.text(st.sampled_from(list("ab>c'd/ =")), max_size=8))
+    quote = '"' if "'" in value or draw(st.booleans()) else "'"
+    value = value.replace(quote, "")
+    return f' data-{draw(st.sampled_from(["x", "y", "label"]))}={quote}{value}{quote}'
+
+
+@st.composite
+def _html_nodes(draw: Any, depth: int = 0) -> str:
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["text", "element", "element", "comment", "script", "void"]
+                                    if depth < 2 else ["text", "comment", "void"]))
+        if kind == "text":
+            out.append(draw(_text_piece()))
+        elif kind == "element":
+            tag = draw(st.sampled_from(_TAGS))
+            attrs = "".join(draw(st.lists(_attribute(), max_size=2)))
+            out.append(f"<{tag}{attrs}>{draw(_html_nodes(depth + 1))}</{tag}>")
+        elif kind == "comment":
+            out.append(f"<!-- {draw(st.sampled_from(['<p>hidden</p>', 'note', 'a > b']))} -->")
+        elif kind == "script":
+            tag = draw(st.sampled_from(["script", "style"]))
+            out.append(f"<{tag}>if (a < b) {{ '</p>' }}</{tag}>")
+        else:
+            out.append(draw(st.sampled_from(["<br>", "<br/>", '<img src="a>b.png" alt="x">', "<hr>"])))
+    return "".join(out)
+
+
+class _Texts(HTMLParser):
+    """The non-blank text runs of a page as Python's parser reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: list[str] = []
+        self._raw = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        self._raw += tag in ("script", "style")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._raw -= tag in ("script", "style") and self._raw > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self._raw and data.strip():
+            self.texts.append(data)
+
+
+def python_texts(source: str) -> list[str]:
+    parser = _Texts()
+    parser.feed(source)
+    parser.close()
+    return parser.texts
+
+
+@st.composite
+def _html_case(draw: Any) -> dict[str, Any]:
+    source = "<!doctype html><body>" + draw(_html_nodes()) + "</body>"
+    return {"source": source, "index": draw(st.integers(0, 5)), "text": draw(_words)}
+
+
+# --- Markdown ---------------------------------------------------------------------------
+
+_md_words = st.text(st.sampled_from(list("abcdefXYZ0123456789 ,.!?*_`中文")), min_size=1, max_size=30).map(
+    lambda s: s.strip()).filter(lambda s: s != "" and s[0].isalnum() and s[-1] != "#")
+
+
+@st.composite
+def _md_block(draw: Any) -> tuple[list[str], str, int]:
+    """(lines, the expected inline text as lines joined by \\n, how the lines end later)."""
+    kind = draw(st.sampled_from(["atx", "paragraph", "item", "quote"]))
+    text = draw(_md_words)
+    if kind == "atx":
+        closing = draw(st.sampled_from(["", " #", " ###  "]))
+        return [f"{'#' * draw(st.integers(1, 6))} {text}{closing}"], text, 0
+    if kind == "paragraph":
+        more = draw(st.lists(_md_words, max_size=2))
+        return [text, *more], "\n".join([text, *more]), 0
+    if kind == "item":
+        marker = draw(st.sampled_from(["-", "*", "+", "1.", "12)"]))
+        box = draw(st.sampled_from(["", "[ ] ", "[x] "])) if marker in "-*+" else ""
+        indent = draw(st.sampled_from(["", "  "]))
+        return [f"{indent}{marker} {box}{text}"], text, 0
+    return [f"> {text}"], text, 0
+
+
+@st.composite
+def _md_document(draw: Any) -> tuple[str, list[tuple[int, int, str]]]:
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    lines: list[str] = []
+    blocks = []
+    for block_lines, expected, _ in draw(st.lists(_md_block(), min_size=1, max_size=6)):
+        start = len(lines)
+        lines.extend(block_lines)
+        blocks.append((start, len(lines), expected.replace("\n", eol)))
+        lines.append("")
+    return eol.join(lines), blocks
+
+
+# --- running the cases under node -------------------------------------------------------
+
+def run_node(cases: dict[str, Any]) -> dict[str, Any]:
+    done = subprocess.run(["node", "--experimental-default-type=module", str(SCRIPT)],
+                          input=json.dumps(cases), capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def check_html(case: dict[str, Any], answer: dict[str, Any]) -> None:
+    source, index, new = case["source"], case["index"], case["text"]
+    nodes = answer["nodes"]
+    assert [n["text"] for n in nodes] == python_texts(source), source
+    edited = answer["edited"]
+    if index >= len(nodes):
+        assert "RangeError" in edited["error"]
+        return
+    node = nodes[index]
+    if new.strip() == node["text"].strip():
+        assert edited == source
+        return
+    tail = len(source) - node["end"]
+    assert edited[:node["start"]] == source[:node["start"]], (source, edited)
+    assert edited[len(edited) - tail:] == source[node["end"]:], (source, edited)
+    before, after = python_texts(source), python_texts(edited)
+    assert len(after) == len(before), (source, edited)
+    assert after[index].strip() == new.strip()
+    assert [t for i, t in enumerate(after) if i != index] == [t for i, t in enumerate(before) if i != index]
+
+
+def collected(strategy: Any, examples: int) -> list[Any]:
+    """``examples`` values Hypothesis draws from ``strategy`` (the same every run)."""
+    found: list[Any] = []
+
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(value=strategy)
+    def collect(value: Any) -> None:
+        found.append(value)
+
+    collect()
+    return found
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_source_edits_change_only_the_intended_bytes() -> None:
+    started = time.monotonic()
+    pages = collected(_html_case(), HTML_CASES)
+    markdown = [{"source": source, "start": start, "end": end, "expected": expected}
+                for source, blocks in collected(_md_document(), MARKDOWN_DOCUMENTS)
+                for start, end, expected in blocks]
+    answers = run_node({"html": pages, "markdown": markdown})
+    for case, answer in zip(pages, answers["html"], strict=True):
+        check_html(case, answer)
+    for case, found in zip(markdown, answers["markdown"], strict=True):
+        assert found is not None and found["text"] == case["expected"], (case, found)
+        assert case["source"][found["start"]:found["end"]] == found["text"]
+    seconds = time.monotonic() - started
+    record("26.2 source edits", f"{count(len(pages))} generated HTML edits and {count(len(markdown))} "
+           f"Markdown blocks in {seconds:.1f} s: only the intended bytes changed")
+    assert seconds < TIME_CAP
+
+
+def sha(data: str) -> str:
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+async def test_concurrent_edits_over_stale_bases_lose_nothing(make_server: Any) -> None:  # noqa: F811
+    server = await make_server()
+    rng = random.Random(26)
+    paths = ["slides/01-title.html", "theme.css", "manifest.json"]
+    started = time.monotonic()
+    wins = conflicts = 0
+    for round_number in range(ROUNDS):
+        rel = rng.choice(paths)
+        target = server.workspace / rel
+        base = target.read_text()
+        agent_wrote = rng.random() < 0.25
+        if agent_wrote:
+            target.write_text(base + f"\n/* agent {round_number} */\n")
+        theirs = target.read_text()
+        texts = [f"{base}\n/* tab {n} of round {round_number} */\n" for n in range(rng.randint(2, 8))]
+        answers = await asyncio.gather(*(
+            server.post("/api/edits", json={"path": rel, "content": t, "base_sha256": sha(base)}) for t in texts))
+        bodies = [await a.json() for a in answers]
+        won = [t for t, a in zip(texts, answers, strict=True) if a.status == 200]
+        assert len(won) == (0 if agent_wrote else 1), (round_number, [a.status for a in answers])
+        assert target.read_text() == (theirs if agent_wrote else won[0])
+        for t, a, body in zip(texts, answers, bodies, strict=True):
+            if a.status == 200:
+                continue
+            assert a.status == 409 and body["error"]["code"] == "E_CONFLICT"
+            assert (server.workspace / body["error"]["details"]["kept"]).read_text() == t
+            conflicts += 1
+        wins += len(won)
+    seconds = time.monotonic() - started
+    record("26.2 concurrent edits", f"{ROUNDS} rounds of 2-8 tabs saving over one base in {seconds:.1f} s: "
+           f"{wins} won, {conflicts} refused with E_CONFLICT and kept; nothing lost")
+    assert seconds < TIME_CAP
