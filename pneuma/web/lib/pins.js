@@ -414,7 +414,8 @@ function CommentBox({ pin }) {
       commit();
     }
   };
-  return html`<div class="pin-box">
+  // data-pneuma-busy: the person is in the middle of something (lib/follow.js).
+  return html`<div class="pin-box" data-pneuma-busy="">
     <textarea ref=${field} rows="2" value=${text} maxlength="10000" placeholder=${t('pins.commentPlaceholder')}
       aria-label=${t('pins.commentLabel', { number: pin.number })}
       onInput=${(e) => { setText(e.target.value); pins.draft = { id: pin.id, text: e.target.value }; }} onKeyDown=${onKeyDown} />
