@@ -98,8 +98,9 @@ def test_the_persons_choices_on_a_question_card_are_the_tool_result_the_model_re
     expect(submit).to_be_disabled()  # the tone is not answered yet
     questions.nth(2).locator(".other-text").fill(OWN_TONE)
     expect(questions.nth(2).locator('[data-option="other"] input[type=radio]')).to_be_checked()
+    expect(submit).to_be_enabled()
     shot(page, "question-card-answered")
-    submit.click()
+    questions.nth(2).locator(".other-text").press("Enter")  # as Send answers
 
     expect(card).to_have_count(0)
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)

@@ -88,7 +88,7 @@ export function answerOf(q, picked) {
   return chosen.join(ANSWER_SEPARATOR);
 }
 
-function Question({ q, index, picked, onPick }) {
+function Question({ q, index, picked, onPick, onSubmit }) {
   const name = `question-${index}`;
   const kind = q.multiSelect ? 'checkbox' : 'radio';
   const choose = (i) => {
@@ -115,7 +115,8 @@ function Question({ q, index, picked, onPick }) {
       <input class="other-text" type=${q.secret ? 'password' : 'text'} value=${picked.otherText}
         placeholder=${t('cards.question.otherPlaceholder')} aria-label=${t('cards.question.other')}
         onInput=${(e) => onPick({ ...picked, otherText: e.target.value, other: true,
-          options: q.multiSelect ? picked.options : new Set() })} />
+          options: q.multiSelect ? picked.options : new Set() })}
+        onKeyDown=${(e) => { if (e.key === 'Enter') onSubmit(); }} />
     </label>
   </fieldset>`;
 }
@@ -134,7 +135,7 @@ export function QuestionCard({ request, questions }) {
     <div class="perm-head"><span class="perm-badge question-badge">${t('cards.question.badge')}</span></div>
     <div class="questions">
       ${questions.map((q, i) => html`<${Question} key=${i} q=${q} index=${i} picked=${picks[i]}
-        onPick=${(next) => setPicks(picks.map((p, j) => (j === i ? next : p)))} />`)}
+        onPick=${(next) => setPicks(picks.map((p, j) => (j === i ? next : p)))} onSubmit=${submit} />`)}
     </div>
     <div class="perm-actions">
       <button class="btn skip" onClick=${() => shell.answerPermission(request, 'deny', SKIPPED)}>${t('cards.question.skip')}</button>
