@@ -33,9 +33,10 @@ CATALOGUE_FILE = "i18n.js"
 VIEWER_PARTS: dict[str, tuple[str, ...]] = {
     "slide": ("controls.js", "frames.js", "pointing.js", "deck-order.js", "agent-actions.js",
               "annotate.js", "inplace-edit.js", "follow.js"),
-    "coauthor": ("panels.js", "text.js"),
+    "coauthor": ("panels.js", "text.js", "pins.js"),
     "doc": ("markdown.js", "context.js", "doc-edit.js", "doc-pins.js"),
     "draw": ("drawing.js", "library.js"),
+    "webcraft": ("annotate.js", "edit-in-place.js"),
 }
 LOCALES = ("en", "zh-CN")
 

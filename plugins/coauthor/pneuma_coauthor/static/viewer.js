@@ -11,6 +11,7 @@
 import { fetchJson, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
 import { panels } from "./panels.js";
+import { pins } from "./pins.js";
 import {
   STATUS_LABEL, attr, baseName, esc, latexLine, lineLabel, paperFiles, renderInline, renderMarkdown,
 } from "./text.js";
@@ -92,6 +93,7 @@ class CoAuthorViewer {
     this.abort = new AbortController();
     this.destroyed = false;
     this.incoming = []; // billboard events not yet shown
+    this.pins = []; // the shell's review pins (showPins, pins.js)
     this.refreshing = false;
     this.onClick = (e) => this.click(e);
     this.onInput = (e) => {
@@ -102,11 +104,13 @@ class CoAuthorViewer {
     this.onMouseDown = (e) => this.mouseDown(e);
     this.onMouseUp = (e) => this.mouseUp(e);
     this.onMouseOver = (e) => this.mouseOver(e);
+    this.onDblClick = (e) => this.selectParagraph(e);
     this.root.addEventListener("click", this.onClick);
     this.root.addEventListener("input", this.onInput);
     this.root.addEventListener("keydown", this.onKey);
     this.root.addEventListener("mousedown", this.onMouseDown);
     this.root.addEventListener("mouseover", this.onMouseOver);
+    this.root.addEventListener("dblclick", this.onDblClick);
     document.addEventListener("mouseup", this.onMouseUp);
     // A switch of the page's language: everything is drawn again from state.
     this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
@@ -228,6 +232,11 @@ class CoAuthorViewer {
 
 
   renderFile() {
+    this.renderFileBody();
+    this.paintPins();
+  }
+
+  renderFileBody() {
     const s = this.state;
     const t = this.t;
     const file = (this.ctx.files || []).find((f) => f.path === s.file);
@@ -428,11 +437,13 @@ class CoAuthorViewer {
     }
   }
 
-  mouseUp() {
+  mouseUp(e) {
     if (this.state.view !== "file") {
       this.drag = null;
       return;
     }
+    // The second press of a double-click: the dblclick selects the paragraph.
+    if (e && e.detail === 2 && !this.drag) return;
     if (this.drag) {
       const { from, to } = this.drag;
       this.drag = null;
@@ -711,9 +722,11 @@ class CoAuthorViewer {
   }
 }
 
-Object.assign(CoAuthorViewer.prototype, panels);
+Object.assign(CoAuthorViewer.prototype, panels, pins);
 
 export default {
+  capabilities: ["annotate", "follow"],
+
   async mount(element, ctx) {
     await stylesheet.acquire();
     return new CoAuthorViewer(element, ctx).start();

@@ -9,7 +9,9 @@
 // Reports: ready (title, size), the files the page used (the document and
 // every resource it loaded, fetches included), console entries with their
 // file and line, scroll position, the element the person picked, clicks on
-// links to other pages. Answers: describe, scroll-to, pick on/off, axe.
+// links to other pages, where the pinned elements are, the text the person
+// edited in place. Answers: describe, scroll-to, pick on/off, axe, pins,
+// flash, revert-edit.
 (() => {
   let config = {};
   try {
@@ -148,7 +150,9 @@
   let outline = null;
   const style = document.createElement("style");
   style.textContent = ".webcraft-hover{outline:2px dashed #5b8def!important;outline-offset:1px}" +
-    ".webcraft-picked{outline:2px solid #e8590c!important;outline-offset:1px}";
+    ".webcraft-picked{outline:2px solid #e8590c!important;outline-offset:1px}" +
+    ".webcraft-flash{outline:3px solid #e8590c!important;outline-offset:2px;transition:outline-color .3s}" +
+    ".webcraft-editing{outline:2px solid #5b8def!important;outline-offset:2px;cursor:text}";
   const addStyle = () => (document.head || document.documentElement).appendChild(style);
   let hovered = null;
   document.addEventListener("mouseover", (event) => {
@@ -178,6 +182,7 @@
     }
     const link = el.closest && el.closest("a[href]");
     if (!link) return;
+    if (editing && editing.el.contains(el)) { event.preventDefault(); return; } // placing the caret, not following
     const href = link.getAttribute("href");
     if (/^(#|[a-z][a-z0-9+.-]*:|\/\/)/i.test(href)) {
       if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(href)) event.preventDefault(); // never leave the preview
@@ -237,12 +242,176 @@
     }));
   }
 
+  // --- pins: where the pinned elements are now -----------------------------------------
+  // The viewer draws the numbered markers over the frame (the page's own DOM
+  // stays as the site made it); the bridge tells it where the elements are,
+  // again after each scroll or resize.
+  let pins = []; // [{n, selector}]
+  let pinFrame = 0;
+  const elementAt = (selector) => {
+    try { return typeof selector === "string" && selector ? document.querySelector(selector) : null; } catch { return null; }
+  };
+  function reportPins() {
+    pinFrame = 0;
+    const boxes = pins.map((pin) => {
+      const el = elementAt(pin.selector);
+      if (!el) return { n: pin.n, found: false };
+      const r = el.getBoundingClientRect();
+      return { n: pin.n, found: true, x: Math.round(r.left), y: Math.round(r.top), width: Math.round(r.width), height: Math.round(r.height) };
+    });
+    post({ type: "pin-boxes", boxes });
+  }
+  const pinsMoved = () => { if (pins.length && !pinFrame) pinFrame = requestAnimationFrame(reportPins); };
+  addEventListener("scroll", pinsMoved, { passive: true });
+  addEventListener("resize", pinsMoved);
+  function flash(selector) {
+    const el = elementAt(selector);
+    if (!el) return false;
+    el.scrollIntoView({ block: "center" });
+    el.classList.add("webcraft-flash");
+    setTimeout(() => el.classList.remove("webcraft-flash"), 1600);
+    return true;
+  }
+
+  // --- editing text in place -----------------------------------------------------------
+  // A double-click makes the element under the pointer editable (plain text
+  // only); Enter or leaving it commits, Esc puts the text back. The bridge
+  // reports each run of text that changed with its text before, and which
+  // of the document's text nodes with that same text it was (n-th of total),
+  // so the viewer can find those bytes in the page's source; markup never
+  // changes here.
+  const NOT_TEXT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEXTAREA", "TITLE", "TEMPLATE"]);
+  let editing = null; // {el, gaps, shape, clones, attribute}
+  function textNodesIn(root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (node.parentElement && NOT_TEXT.has(node.parentElement.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    const nodes = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+    return nodes;
+  }
+  // The element's markup as tags only, and its text between them (one entry per gap).
+  function layout(el) {
+    const tags = [];
+    const gaps = [{ nodes: [], text: "" }];
+    const walk = (node) => {
+      for (const child of node.childNodes) {
+        if (child.nodeType === 3) {
+          gaps[gaps.length - 1].nodes.push(child);
+          gaps[gaps.length - 1].text += child.data;
+        } else if (child.nodeType === 1) {
+          tags.push(`<${child.tagName}>`);
+          gaps.push({ nodes: [], text: "" });
+          if (!NOT_TEXT.has(child.tagName)) walk(child);
+          tags.push(`</${child.tagName}>`);
+          gaps.push({ nodes: [], text: "" });
+        } else if (child.nodeType === 8) {
+          tags.push("<!---->"); // a comment parts two runs of text in the source too
+          gaps.push({ nodes: [], text: "" });
+        }
+      }
+    };
+    walk(el);
+    return { shape: tags.join(""), gaps };
+  }
+  function occurrence(node, all) {
+    const same = all.filter((other) => other.data === node.data);
+    return { index: same.indexOf(node), total: same.length };
+  }
+  function startEdit(el) {
+    const all = textNodesIn(document.documentElement);
+    const { shape, gaps } = layout(el);
+    editing = {
+      el, shape, attribute: el.getAttribute("contenteditable"),
+      clones: [...el.childNodes].map((node) => node.cloneNode(true)),
+      gaps: gaps.map((gap) => ({
+        text: gap.text,
+        // A parsed document has one text node per run; more means a script made it.
+        node: gap.nodes.length === 1 ? gap.nodes[0] : null,
+        where: gap.nodes.length === 1 ? occurrence(gap.nodes[0], all) : null,
+      })),
+    };
+    el.setAttribute("contenteditable", "plaintext-only");
+    el.classList.add("webcraft-editing");
+    el.focus();
+    post({ type: "edit-start", selector: selectorOf(el) });
+  }
+  function stopEditing() {
+    const edit = editing;
+    editing = null;
+    if (edit.attribute === null) edit.el.removeAttribute("contenteditable");
+    else edit.el.setAttribute("contenteditable", edit.attribute);
+    edit.el.classList.remove("webcraft-editing");
+    return edit;
+  }
+  function restore(edit) {
+    edit.el.replaceChildren(...edit.clones);
+  }
+  let lastEdit = null;
+  function commitEdit() {
+    const edit = stopEditing();
+    const now = layout(edit.el);
+    const selector = selectorOf(edit.el);
+    if (now.shape !== edit.shape) {
+      restore(edit);
+      post({ type: "edit", selector, refused: "markup" });
+      return;
+    }
+    const changes = [];
+    for (let i = 0; i < edit.gaps.length; i++) {
+      const before = edit.gaps[i];
+      const after = now.gaps[i].text;
+      if (after === before.text) continue;
+      if (!before.node) {
+        restore(edit);
+        post({ type: "edit", selector, refused: "script" });
+        return;
+      }
+      changes.push({ before: before.text, after, index: before.where.index, total: before.where.total });
+    }
+    lastEdit = edit;
+    post({ type: "edit", selector, changes });
+  }
+  function cancelEdit() {
+    restore(stopEditing());
+    post({ type: "edit", selector: "", changes: [] });
+  }
+  document.addEventListener("dblclick", (event) => {
+    const el = event.target;
+    if (pick || editing || !el || el.nodeType !== 1 || el.isContentEditable) return;
+    if (el === document.body || el === document.documentElement || NOT_TEXT.has(el.tagName)) return;
+    if (!textNodesIn(el).some((node) => node.data.trim())) return;
+    event.preventDefault();
+    startEdit(el);
+  }, true);
+  document.addEventListener("keydown", (event) => {
+    if (!editing || !editing.el.contains(event.target)) return;
+    if (event.key === "Enter") {
+      event.preventDefault();
+      commitEdit();
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      cancelEdit();
+    }
+  }, true);
+  document.addEventListener("focusout", (event) => {
+    if (editing && event.target === editing.el) commitEdit();
+  }, true);
+
   addEventListener("message", async (event) => {
     if (event.source !== parent || event.origin !== parentOrigin) return;
     const message = event.data || {};
     const answer = (result) => post({ type: "reply", id: message.id, result });
     try {
-      if (message.type === "pick") {
+      if (message.type === "pins") {
+        pins = (Array.isArray(message.pins) ? message.pins : []).slice(0, 200)
+          .map((pin) => ({ n: Number(pin.n) || 0, selector: String(pin.selector || "") }));
+        reportPins();
+      } else if (message.type === "flash") answer({ ok: flash(message.selector) });
+      else if (message.type === "revert-edit") {
+        if (lastEdit) restore(lastEdit);
+        lastEdit = null;
+      } else if (message.type === "pick") {
         pick = !!message.on;
         if (!pick) clearPick();
       } else if (message.type === "clear-selection") clearPick();

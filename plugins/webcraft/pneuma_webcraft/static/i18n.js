@@ -26,7 +26,12 @@ export const MESSAGES = {
     "errors.close": "Close",
     "errors.none": "The page reported no errors.",
     "empty.title": "No pages yet",
-    "empty.body": "Ask the agent to build a page: every .html file in the workspace opens here as a tab."
+    "empty.body": "Ask the agent to build a page: every .html file in the workspace opens here as a tab.",
+    "edit.refusedMarkup": "Only the text can change when you edit in place; the page's markup stayed as it was.",
+    "edit.refusedScript": "This text is made by the page's own script, not written in its HTML file, so it cannot be edited here. Ask the agent to change the script.",
+    "edit.conflict": "{page} changed while you edited it; your text was not written over it.",
+    "edit.failed": "Your edit of {page} was not saved: {message}",
+    "problems.console": "Console errors: {count} · {message}"
   },
   "zh-CN": {
     "tabs.label": "页面",
@@ -46,7 +51,12 @@ export const MESSAGES = {
     "errors.close": "关闭",
     "errors.none": "页面没有报告错误。",
     "empty.title": "还没有页面",
-    "empty.body": "请让智能体创建一个页面：工作区中的每个 .html 文件都会在这里以标签页打开。"
+    "empty.body": "请让智能体创建一个页面：工作区中的每个 .html 文件都会在这里以标签页打开。",
+    "edit.refusedMarkup": "就地编辑只能修改文字；页面的标记保持原样。",
+    "edit.refusedScript": "这段文字由页面自己的脚本生成，并不写在它的 HTML 文件里，因此无法在这里编辑。请让智能体修改脚本。",
+    "edit.conflict": "你编辑时 {page} 已被修改；你的文字没有覆盖它。",
+    "edit.failed": "你对 {page} 的编辑未能保存：{message}",
+    "problems.console": "控制台错误：{count} · {message}"
   }
 };
 

@@ -20,6 +20,8 @@
 
 import { h, normalizePath, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import { annotate, pinLayer } from "./annotate.js";
+import { editInPlace } from "./edit-in-place.js";
 
 const MODE = "webcraft";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
@@ -102,7 +104,8 @@ class PreviewFrame {
     this.incomingPage = null;
     this.size = null;
     this.label = h("div", { class: "webcraft-frame-label" });
-    this.box = h("div", { class: "webcraft-frame-box" });
+    this.pinLayer = h("div", { class: "webcraft-pin-layer", "aria-hidden": "true" });
+    this.box = h("div", { class: "webcraft-frame-box" }, this.pinLayer);
     this.root = h("figure", { class: "webcraft-device", "data-viewport": this.viewport }, this.label, this.box);
   }
 
@@ -120,7 +123,9 @@ class PreviewFrame {
   }
 
   resize(width, height, scale) {
+    const rescaled = this.size && this.size.scale !== scale;
     this.size = { width, height, scale };
+    if (rescaled) this.drawPins(this.pinBoxes);
     for (const iframe of [this.iframe, this.incoming]) if (iframe) this.applySize(iframe);
     this.box.style.width = `${Math.round(width * scale)}px`;
     this.box.style.height = `${Math.round(height * scale)}px`;
@@ -192,6 +197,8 @@ class PreviewFrame {
   }
 }
 
+Object.assign(PreviewFrame.prototype, pinLayer);
+
 // --- the viewer -----------------------------------------------------------------------
 
 class WebcraftViewer {
@@ -206,6 +213,8 @@ class WebcraftViewer {
     this.pick = false;
     this.selection = null;
     this.errors = []; // {page, viewport, kind, message, source, line, column, at}
+    this.pins = []; // the shell's pins (showPins), markers drawn for those on this page
+    this.editing = false; // an in-place edit under way in a frame
     this.frames = [];
     this.uses = null; // the files the open page's document used, as its bridge reported (see affectsOpenPage)
     this.changedWhileLoading = new Set();
@@ -230,15 +239,19 @@ class WebcraftViewer {
     this.pickButton = h("button", { class: "webcraft-pick", type: "button", "aria-pressed": "false", onclick: () => this.setPick(!this.pick) });
     this.reloadButton = h("button", { class: "webcraft-reload", type: "button", onclick: () => this.render({ keepScroll: true }) });
     this.errorButton = h("button", { class: "webcraft-errors-button", type: "button", onclick: () => this.toggleErrors() });
+    // Select comes first: the shell's Annotate switch (and its hint, while
+    // annotating) floats over the toolbar's right end, and picking is how
+    // a place here is pinned.
     this.toolbar = h("div", { class: "webcraft-toolbar" },
-      this.tabs,
+      h("div", { class: "webcraft-lead" }, this.pickButton, this.tabs),
       h("div", { class: "webcraft-controls" },
         h("div", { class: "webcraft-sizes", role: "group" }, ...Object.values(this.sizeButtons)),
-        this.pickButton, this.reloadButton, this.errorButton));
+        this.reloadButton, this.errorButton));
     this.stage = h("div", { class: "webcraft-stage" });
     this.errorPanel = h("div", { class: "webcraft-error-panel", hidden: true });
     this.empty = h("div", { class: "webcraft-empty", hidden: true });
-    this.element.replaceChildren(h("div", { class: "webcraft-viewer" }, this.toolbar, this.stage, this.errorPanel, this.empty));
+    this.noticeBar = h("div", { class: "webcraft-notice", role: "status", hidden: true });
+    this.element.replaceChildren(h("div", { class: "webcraft-viewer" }, this.toolbar, this.noticeBar, this.stage, this.errorPanel, this.empty));
     this.relabel();
   }
 
@@ -264,11 +277,16 @@ class WebcraftViewer {
 
   renderTabs() {
     const pages = pagesOf(this.files);
+    const problems = this.problems();
     this.tabs.replaceChildren(...pages.map((page) => h("button", {
-      class: "webcraft-tab", type: "button", role: "tab", "data-page": page,
-      "aria-selected": String(page === this.page), title: page,
+      class: `webcraft-tab${problems[page] ? " has-problem" : ""}`, type: "button", role: "tab", "data-page": page,
+      "aria-selected": String(page === this.page), title: problems[page] ? `${page} · ${problems[page]}` : page,
       onclick: () => this.openPage(page),
     }, page.replace(/\.html?$/i, ""))));
+  }
+
+  pagesNow() {
+    return pagesOf(this.files);
   }
 
   // --- rendering ---------------------------------------------------------------------
@@ -350,12 +368,17 @@ class WebcraftViewer {
     // What the person does in the document on show counts even while its
     // successor loads underneath; what a document reports about itself
     // (ready, errors, answers) counts only from the current render's.
-    const personal = ["scroll", "select", "navigate"].includes(message.type);
+    const personal = ["scroll", "select", "navigate", "edit-start", "edit"].includes(message.type);
     if (personal ? whose !== "shown" : message.frame !== frame.key) return;
     if (message.type === "ready") {
       if (whose === "incoming") frame.swap();
       frame.markReady(message.info || {});
-    } else if (message.type === "scroll") frame.scrollY = Number(message.scrollY) || 0;
+      this.sendPins(frame);
+      if (this.editing) this.setEditing(false); // a new document: the edit in the old one is over
+    } else if (message.type === "pin-boxes") frame.drawPins(message.boxes);
+    else if (message.type === "edit-start") this.editStarted();
+    else if (message.type === "edit") this.editDone(frame, message);
+    else if (message.type === "scroll") frame.scrollY = Number(message.scrollY) || 0;
     else if (message.type === "console") this.addError({ ...message.entry, page: this.page, viewport: frame.viewport });
     else if (message.type === "uses") {
       this.uses ??= new Set();
@@ -416,6 +439,7 @@ class WebcraftViewer {
     this.errorButton.textContent = this.t("errors.button", { count: this.errors.length });
     this.errorButton.classList.toggle("has-errors", true);
     this.renderErrors();
+    this.renderTabs();
   }
 
   toggleErrors(show = this.errorPanel.hidden) {
@@ -587,13 +611,24 @@ function contextAttr(name, value) {
   return value === undefined || value === null || value === "" ? "" : ` ${name}="${escapeAttr(value)}"`;
 }
 
+Object.assign(WebcraftViewer.prototype, annotate, editInPlace);
+
 export default {
+  capabilities: ["annotate", "edit", "follow"],
+
   mount(element, ctx) {
     const viewer = new WebcraftViewer(element, ctx);
     return {
       update: (files, changes) => viewer.update(files, changes),
       runAction: (id, params) => viewer.runAction(id, params),
       clearSelection: () => viewer.clearSelection(),
+      showPins: (pins) => viewer.showPins(pins),
+      capturePin: (pin) => viewer.capturePin(pin),
+      pinPlace: (selection, files) => viewer.pinPlace(selection, files),
+      revealPin: (pin) => viewer.revealPin(pin),
+      reveal: (path) => viewer.reveal(path),
+      problems: () => viewer.problems(),
+      get editing() { return viewer.editing; },
       destroy: () => viewer.destroy(),
       viewer,
     };

@@ -1,0 +1,186 @@
+"""The webcraft viewer's annotate, edit-in-place and follow capabilities
+(docs/viewer-contract.md, "Annotate, edit in place, follow the agent"), in the
+real shell and Debian's Chromium, through the viewer instance the shell
+calls (``window.pneuma.ui.host.instance``):
+
+* pins on two picked elements show as numbered markers over them (drawn over
+  the frame from the positions the bridge reports) and follow a scroll; a
+  pin's place changes when its element's source changes and not when another
+  one does; revealing a pin scrolls to its element and flashes it;
+* ``reveal`` brings a page to the front; a page with console errors is marked
+  on its tab and named by ``problems()``;
+* a double-clicked paragraph is edited in place: Enter writes exactly that
+  text node's bytes to disk; Esc puts it back; text the page's script made is
+  refused with a notice and nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+INSTANCE = "window.pneuma.ui.host.instance"
+
+
+def shown(page: Any) -> Any:
+    return page.frame_locator('iframe.webcraft-frame[data-viewport="desktop"]')
+
+
+def wait_ready(page: Any, heading: str) -> None:
+    expect(shown(page).locator("h1")).to_have_text(heading, timeout=15_000)
+    # The bridge has reported: the viewer's primary frame knows its document.
+    page.wait_for_function(f"() => {INSTANCE}.viewer.primaryFrame().info !== null")
+
+
+def pick(page: Any, selector: str) -> dict[str, Any]:
+    """The person picks an element with the Select tool; returns the selection."""
+    if page.locator(".webcraft-pick").get_attribute("aria-pressed") != "true":
+        page.click(".webcraft-pick")
+    before = page.evaluate(f"() => JSON.stringify({INSTANCE}.viewer.selection)")
+    shown(page).locator(selector).first.click()
+    page.wait_for_function(f"(b) => JSON.stringify({INSTANCE}.viewer.selection) !== b", arg=before)
+    selection: dict[str, Any] = page.evaluate(f"() => {INSTANCE}.viewer.selection")
+    return selection
+
+
+def marker_boxes(page: Any) -> dict[str, Any]:
+    markers = page.locator(".webcraft-pin-marker")
+    return {m.inner_text(): m.bounding_box() for m in markers.all()}
+
+
+@pytest.fixture
+def site(pneuma_server: Any, open_page: Any) -> tuple[Any, Any]:
+    server = pneuma_server("webcraft", backend="none")
+    page = open_page(server)
+    wait_ready(page, "Notes that think with you.")
+    return server, page
+
+
+def test_pins_show_as_markers_their_place_tracks_the_source_and_reveal_follows(site: tuple[Any, Any]) -> None:
+    server, page = site
+    assert page.evaluate("() => window.pneuma.ui.host.module.capabilities") == ["annotate", "edit", "follow"]
+    heading = pick(page, "h1")
+    lead = pick(page, "p.lead")
+    page.click(".webcraft-pick")  # Select off again
+    assert heading["page"] == "index.html" and heading["tag"] == "h1"
+    pins = [
+        {"id": "a", "number": 1, "selection": heading, "comment": "Shorter", "status": "open"},
+        {"id": "b", "number": 2, "selection": lead, "comment": "Friendlier", "status": "open"},
+    ]
+    page.evaluate(f"(pins) => {INSTANCE}.showPins(pins)", pins)
+    expect(page.locator(".webcraft-pin-marker")).to_have_count(2)
+    boxes = marker_boxes(page)
+    for number, selector in (("1", "h1"), ("2", "p.lead")):
+        element = shown(page).locator(selector).bounding_box()
+        marker = boxes[number]
+        # The badge sits on the element's top-left corner, in the page's coordinates.
+        assert abs(marker["x"] - element["x"]) < 16 and abs(marker["y"] - element["y"]) < 16, (number, marker, element)
+
+    # A scroll of the page moves the markers with it.
+    y_before = boxes["1"]["y"]
+    shown(page).locator("body").evaluate("() => scrollTo(0, 120)")
+    page.wait_for_function("(y) => document.querySelector('.webcraft-pin-marker').getBoundingClientRect().y < y - 40",
+                           arg=y_before)
+
+    # The place of a pin changes with its element's source, not with another's.
+    place = f"(s) => {INSTANCE}.pinPlace(s, window.pneuma.ui.host.files)"
+    heading_place, lead_place = page.evaluate(place, heading), page.evaluate(place, lead)
+    assert "Notes that think with you." in heading_place and "Lumen links" in lead_place
+    index = server.workspace / "index.html"
+    index.write_text(index.read_text().replace("Notes that think with you.", "Notes that listen."))
+    page.wait_for_function(f"(p) => {INSTANCE}.pinPlace(p.s, window.pneuma.ui.host.files) !== p.before",
+                           arg={"s": heading, "before": heading_place})
+    assert page.evaluate(place, lead) == lead_place
+    wait_ready(page, "Notes that listen.")
+
+    # Revealing a pin scrolls its element into view and flashes it.
+    shown(page).locator("body").evaluate("() => scrollTo(0, document.body.scrollHeight)")
+    assert page.evaluate(f"(pin) => {INSTANCE}.revealPin(pin)", pins[1]) is True
+    expect(shown(page).locator("p.lead")).to_have_class(re.compile(r"\bwebcraft-flash\b"))
+    expect(shown(page).locator("p.lead")).to_be_in_viewport()
+
+    # Another page: its tab comes to the front and the index's markers go.
+    assert page.evaluate(f"() => {INSTANCE}.reveal('about.html')") is True
+    expect(page.locator('.webcraft-tab[aria-selected="true"]')).to_have_attribute("data-page", "about.html")
+    expect(page.locator(".webcraft-pin-marker")).to_have_count(0)
+    # A stylesheet the page on show uses is on show already; a file it does not use is not.
+    page.wait_for_function(f"() => {INSTANCE}.viewer.uses && {INSTANCE}.viewer.uses.has('css/style.css')")
+    assert page.evaluate(f"() => {INSTANCE}.reveal('css/style.css')") is True
+    assert page.evaluate(f"() => {INSTANCE}.reveal('notes.txt')") is False
+
+    # A page the agent broke: revealed, its console error marks its tab.
+    (server.workspace / "broken.html").write_text(
+        "<!doctype html><html lang='en'><head><title>Broken</title></head><body><h1>Broken</h1>"
+        "<script>undefinedThing.go();</script></body></html>")
+    page.wait_for_function(f"() => {INSTANCE}.viewer.pagesNow().includes('broken.html')")
+    assert page.evaluate(f"() => {INSTANCE}.reveal('broken.html')") is True
+    tab = page.locator('.webcraft-tab[data-page="broken.html"]')
+    expect(tab).to_have_class(re.compile(r"\bhas-problem\b"))
+    problems = page.evaluate(f"() => {INSTANCE}.problems()")
+    assert list(problems) == ["broken.html"] and "undefinedThing" in problems["broken.html"]
+    expect(page.locator('.webcraft-tab[data-page="index.html"]')).not_to_have_class(re.compile(r"\bhas-problem\b"))
+    assert "undefinedThing" in (tab.get_attribute("title") or "")
+
+
+def edit_in_place(page: Any, selector: str, text: str, key: str = "Enter") -> None:
+    """Double-click the element in the page, replace its text, press `key`."""
+    target = shown(page).locator(selector)
+    target.dblclick()
+    expect(target).to_have_attribute("contenteditable", "plaintext-only")
+    # The shell sees an edit under way (it does not follow the agent meanwhile).
+    expect(page.locator(".webcraft-viewer")).to_have_attribute("data-pneuma-busy", "")
+    target.press("Control+a")
+    target.press_sequentially(text)
+    target.press(key)
+
+
+def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refused(site: tuple[Any, Any]) -> None:
+    server, page = site
+    index = server.workspace / "index.html"
+    original = index.read_bytes()
+
+    # Esc puts the text back and writes nothing.
+    edit_in_place(page, "h1", "Never mind", key="Escape")
+    expect(shown(page).locator("h1")).to_have_text("Notes that think with you.")
+    expect(shown(page).locator("h1")).not_to_have_attribute("contenteditable", "plaintext-only")
+    expect(page.locator(".webcraft-viewer")).not_to_have_attribute("data-pneuma-busy", "")
+
+    # Enter writes the paragraph's text node and nothing else.
+    edit_in_place(page, "p.lead", "Lumen keeps your notes & plans <together>.")
+    expected = original.replace(
+        b"Lumen links what you write, surfaces what you forgot and turns scattered thoughts into clear plans.",
+        b"Lumen keeps your notes &amp; plans &lt;together&gt;.")
+    deadline = time.monotonic() + 10
+    while index.read_bytes() != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert index.read_bytes() == expected
+    wait_ready(page, "Notes that think with you.")
+    expect(shown(page).locator("p.lead")).to_have_text("Lumen keeps your notes & plans <together>.")
+
+    # One word inside a paragraph with markup around it: only those bytes.
+    edit_in_place(page, "#pricing strong", "$8 a month")
+    expected = expected.replace(b"<strong>$6 a month</strong>", b"<strong>$8 a month</strong>")
+    deadline = time.monotonic() + 10
+    while index.read_bytes() != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert index.read_bytes() == expected
+
+    # Text the page's own script made is not in the HTML: refused, nothing written.
+    dynamic = server.workspace / "dynamic.html"
+    dynamic.write_text(
+        "<!doctype html><html lang='en'><head><title>Dynamic</title></head><body><h1>Dynamic</h1>"
+        "<p id='made'></p><script>document.getElementById('made').textContent = 'Made by script';</script>"
+        "</body></html>")
+    page.wait_for_function(f"() => {INSTANCE}.viewer.pagesNow().includes('dynamic.html')")
+    page.click('.webcraft-tab[data-page="dynamic.html"]')
+    wait_ready(page, "Dynamic")
+    before = dynamic.read_bytes()
+    edit_in_place(page, "#made", "Changed by hand")
+    expect(page.locator(".webcraft-notice")).to_contain_text("made by the page's own script")
+    expect(shown(page).locator("#made")).to_have_text("Made by script")
+    assert dynamic.read_bytes() == before
+    assert page.console_errors == []
