@@ -117,6 +117,15 @@ def test_pins_made_commented_edited_removed_and_seen_everywhere(browser: Any, ru
         stage_ready(page)
         expect(page.locator(".review-list .pin-item")).to_have_count(1)
         assert pin_comments(page) == ["Wrong year: 2026"]
+
+        # A viewer that does not declare "annotate" gets no switch, and its
+        # selection is today's single chip.
+        page.locator(".annotate-toggle").click()  # on, then the viewer no longer declares it
+        page.evaluate("() => { window.pneuma.ui.host.module.capabilities = []; window.pneuma.store.notify(); }")
+        expect(page.locator(".annotate-toggle")).to_have_count(0)
+        page.frame_locator(STAGE).locator("section.slide p").first.click()
+        page.wait_for_function("() => { const s = window.pneuma.ui.selection; return s && !s.auto; }")
+        expect(page.locator(".review-list .pin-item")).to_have_count(1)
         assert not page.console_errors, page.console_errors
 
 
