@@ -118,7 +118,7 @@ export class ViewerHost {
     this.localeListeners = new Set(); // ctx.onLocaleChange callbacks of the mounted viewer
     // Edit in place: ctx.editFile, the conflict dialog, Ctrl-Z (lib/edits.js).
     this.edits = new HandEditor({ files: () => this.files });
-    if (typeof document !== 'undefined' && document.addEventListener) this.edits.listen(document);
+    this.stopEditKeys = typeof document !== 'undefined' && document.addEventListener ? this.edits.listen(document) : () => {};
     this.stopLocale = onLocaleChange((locale) => {
       for (const listener of [...this.localeListeners]) {
         try {
@@ -348,6 +348,7 @@ export class ViewerHost {
 
   destroy() {
     this.stopLocale();
+    this.stopEditKeys();
     this.localeListeners.clear();
     try {
       this.instance && this.instance.destroy && this.instance.destroy();
