@@ -76,6 +76,8 @@ def test_the_persons_choices_on_a_question_card_are_the_tool_result_the_model_re
     card = page.locator(".question-card")
     expect(card).to_be_visible(timeout=TURN)
     expect(page.locator(".permission:not(.question-card)")).to_have_count(0)  # not the generic card
+    expect(page.locator('.tool-card[data-tool="AskUserQuestion"] .tool-status')).to_have_text("needs your answer")
+    expect(page.locator(".working")).to_have_text("Waiting for your answer…")
     questions = card.locator("fieldset.question")
     expect(questions).to_have_count(3)
     expect(questions.nth(0).locator("legend")).to_contain_text("Which colour should the headings be?")

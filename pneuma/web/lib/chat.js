@@ -13,7 +13,7 @@ import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { Composer } from './composer.js';
 import { ReviewList } from './pins.js';
 import { QueuedFollowUps, followUps } from './follow-ups.js';
-import { questionCardFor } from './question-cards.js';
+import { asksThePerson, questionCardFor } from './question-cards.js';
 
 function Markdown({ text, streaming }) {
   return html`<div class=${`md${streaming ? ' streaming' : ''}`} dangerouslySetInnerHTML=${{ __html: renderMarkdown(text, { streaming }) }} />`;
@@ -96,7 +96,7 @@ function ToolCard({ block, parentRunning }) {
     statusText = result.is_error ? t('tool.status.error') : t('tool.status.done');
   } else if (permission) {
     status = 'ask';
-    statusText = t('tool.status.ask');
+    statusText = asksThePerson(permission) ? t('cards.status') : t('tool.status.ask');
   } else if (decided === 'deny') {
     status = 'error';
     statusText = t('tool.status.denied');
@@ -461,7 +461,7 @@ function MessageList() {
       ${!hasAgent() && html`<${NoAgentBanner} />`}
       ${items.length === 0 && state.historyLoaded && html`<${EmptyState} />`}
       ${groupsOf(items).map((group) => html`<${RowGroup} key=${group.key} items=${group.items} shared=${rowsShare} />`)}
-      ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? t('working.permission') : state.status === 'compacting' ? t('working.compacting') : t('working.busy')}</div>`}
+      ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? ([...state.permissions.values()].some(asksThePerson) ? t('cards.waiting') : t('working.permission')) : state.status === 'compacting' ? t('working.compacting') : t('working.busy')}</div>`}
       <${QueuedFollowUps} send=${(message) => ui.socket.send(message, { queue: true })} />
     </div>
     ${showJump && html`<button class="jump" onClick=${() => { stick.current = true; ref.current.scrollTop = ref.current.scrollHeight; }}><${Icon} name="down" size=${14} /> ${t('chat.latest')}</button>`}

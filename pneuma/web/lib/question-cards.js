@@ -170,6 +170,12 @@ export function PlanCard({ request }) {
   </div>`;
 }
 
+/** Whether a request asks the person a question or a plan (rather than
+ *  for permission): the chat then says it waits for an answer. */
+export function asksThePerson(request) {
+  return Boolean(request) && (request.tool_name === 'AskUserQuestion' || request.tool_name === 'ExitPlanMode');
+}
+
 /** The card for a request that asks the person a question or a plan; null
  *  for any other (the caller shows its permission card). A question this
  *  card cannot show gets `Generic`, under a line saying why. */
