@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 from _common import machine_note, print_rows  # noqa: E402
 
 BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher",
-              "export", "stream_paint", "diagram_render", "edit_round_trip"]
+              "export", "stream_paint", "diagram_render", "edit_round_trip", "headless_viewer"]
 TIMEOUT = 180
 
 
