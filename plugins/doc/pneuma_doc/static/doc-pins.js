@@ -15,29 +15,29 @@ function needle(text) {
   return first.trim().slice(0, FIND_CHARS);
 }
 
-/** A Range over the first occurrence of `wanted` in the text under `root`, or null. */
+/** A Range over the first occurrence of `wanted` in the text under `root`,
+ *  whitespace runs counting as one space (a source line break is a space on
+ *  the page), or null. */
 export function findTextRange(root, wanted) {
-  if (!wanted) return null;
+  const target = String(wanted || "").replace(/\s+/g, " ").trim();
+  if (!target) return null;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const nodes = [];
   let text = "";
+  const where = []; // for each character of `text`: [node, offset]
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    nodes.push({ node, at: text.length });
-    text += node.data.replace(/\u00a0/g, " ");
-  }
-  const found = text.indexOf(wanted);
-  if (found < 0) return null;
-  const locate = (offset) => {
-    let hit = nodes[0];
-    for (const entry of nodes) {
-      if (entry.at > offset) break;
-      hit = entry;
+    for (let i = 0; i < node.data.length; i++) {
+      const blank = /\s/.test(node.data[i]);
+      if (blank && text.endsWith(" ")) continue;
+      text += blank ? " " : node.data[i];
+      where.push([node, i]);
     }
-    return [hit.node, Math.min(offset - hit.at, hit.node.data.length)];
-  };
+  }
+  const found = text.indexOf(target);
+  if (found < 0) return null;
+  const [endNode, endOffset] = where[found + target.length - 1];
   const range = document.createRange();
-  range.setStart(...locate(found));
-  range.setEnd(...locate(found + wanted.length));
+  range.setStart(...where[found]);
+  range.setEnd(endNode, endOffset + 1);
   return range;
 }
 
