@@ -151,7 +151,7 @@ def test_hostile_reviews_read_back_exactly_and_the_page_stays_whole(tmp_path: Pa
     from pneuma.tools.chromium import CHROMIUM_ARGS
 
     rng = random.Random(2602)
-    reviews, pins_read, cut = 30, 0, 0
+    reviews, pins_read, cut = 20, 0, 0
     with module_run(tmp_path, "slide") as run, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
