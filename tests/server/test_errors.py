@@ -68,6 +68,9 @@ def stub_handler(server, path: str, monkeypatch, handler) -> None:
     ("GET", "/modes/draw/viewer.js", {}, 404, "E_NOT_FOUND"),
     ("GET", "/ws/browser/not-this-session", {}, 404, "E_NOT_FOUND"),
     ("GET", "/api/export/docx", {}, 400, "E_BAD_ARGS"),
+    ("POST", "/api/edits", {"json": {"path": "theme.css", "content": "x"}}, 400, "E_BAD_ARGS"),
+    ("POST", "/api/edits", {"json": {"path": "theme.css", "content": "x", "base_sha256": "0" * 64}},
+     409, "E_CONFLICT"),
 ])
 async def test_each_route_family_answers_in_the_one_shape(server, method, path, kwargs,
                                                           status, code):
