@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -138,6 +139,13 @@ def edit_in_place(page: Any, selector: str, text: str, key: str = "Enter") -> No
     target.press(key)
 
 
+def wait_for_bytes(path: Path, expected: bytes, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while path.read_bytes() != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert path.read_bytes() == expected
+
+
 def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refused(site: tuple[Any, Any]) -> None:
     server, page = site
     index = server.workspace / "index.html"
@@ -154,20 +162,47 @@ def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refus
     expected = original.replace(
         b"Lumen links what you write, surfaces what you forgot and turns scattered thoughts into clear plans.",
         b"Lumen keeps your notes &amp; plans &lt;together&gt;.")
-    deadline = time.monotonic() + 10
-    while index.read_bytes() != expected and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert index.read_bytes() == expected
+    wait_for_bytes(index, expected)
     wait_ready(page, "Notes that think with you.")
     expect(shown(page).locator("p.lead")).to_have_text("Lumen keeps your notes & plans <together>.")
+
+    # Ctrl-Z (pressed in the page: the viewer hands it to the shell) undoes it, Ctrl-Y redoes it.
+    edited = expected
+    shown(page).locator("body").press("Control+z")
+    wait_for_bytes(index, original)
+    wait_ready(page, "Notes that think with you.")
+    shown(page).locator("body").press("Control+y")
+    wait_for_bytes(index, edited)
+    wait_ready(page, "Notes that think with you.")
 
     # One word inside a paragraph with markup around it: only those bytes.
     edit_in_place(page, "#pricing strong", "$8 a month")
     expected = expected.replace(b"<strong>$6 a month</strong>", b"<strong>$8 a month</strong>")
-    deadline = time.monotonic() + 10
-    while index.read_bytes() != expected and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert index.read_bytes() == expected
+    wait_for_bytes(index, expected)
+
+    # The agent writes the page while the person edits it: the page stays
+    # under their caret, the save is a conflict showing both versions, and
+    # with "Keep theirs" the agent's file stays and the person's text is kept aside.
+    target = shown(page).locator("p.lead")
+    target.dblclick()
+    expect(target).to_have_attribute("contenteditable", "plaintext-only")
+    theirs = expected.replace(b"Notes that think with you.", b"Notes that listen.")
+    index.write_bytes(theirs)
+    page.wait_for_function(f"() => {INSTANCE}.viewer.files.some((f) => f.path === 'index.html'"
+                           " && f.content.includes('Notes that listen.'))")
+    expect(target).to_have_attribute("contenteditable", "plaintext-only")  # not reloaded under the caret
+    target.press("Control+a")
+    target.press_sequentially("Mine, typed meanwhile.")
+    target.press("Enter")
+    dialog = page.locator('[data-kind="edit-conflict"]')
+    expect(dialog.locator("textarea").first).to_have_value(re.compile("Notes that listen[.]"))
+    expect(dialog.locator("textarea").last).to_have_value(re.compile("Mine, typed meanwhile[.]"))
+    dialog.locator(".edit-conflict-theirs-button").click()
+    expect(page.locator(".webcraft-notice")).to_be_visible()
+    wait_ready(page, "Notes that listen.")
+    assert index.read_bytes() == theirs
+    kept = [p.read_text() for p in (server.workspace / ".pneuma" / "edits" / "conflicts").rglob("*") if p.is_file()]
+    assert any("Mine, typed meanwhile." in text for text in kept), kept
 
     # Text the page's own script made is not in the HTML: refused, nothing written.
     dynamic = server.workspace / "dynamic.html"
@@ -183,4 +218,5 @@ def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refus
     expect(page.locator(".webcraft-notice")).to_contain_text("made by the page's own script")
     expect(shown(page).locator("#made")).to_have_text("Made by script")
     assert dynamic.read_bytes() == before
-    assert page.console_errors == []
+    # The browser logs the refused save's 409 itself; nothing else went wrong.
+    assert [e for e in page.console_errors if "409 (Conflict)" not in e] == []

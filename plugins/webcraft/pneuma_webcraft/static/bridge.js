@@ -394,9 +394,19 @@
       cancelEdit();
     }
   }, true);
+  // Undo and redo of the person's hand edits are the shell's (Ctrl-Z outside
+  // a text field), but keys pressed in this frame never reach it: tell the viewer.
+  const inTextField = (el) => !!el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName || ""));
+  document.addEventListener("keydown", (event) => {
+    if (editing || !(event.ctrlKey || event.metaKey) || event.altKey || inTextField(event.target)) return;
+    const key = event.key.toLowerCase();
+    if (key === "z" || key === "y") post({ type: "key", key, shift: event.shiftKey });
+  });
   document.addEventListener("focusout", (event) => {
     if (editing && event.target === editing.el) commitEdit();
   }, true);
+  // Focus gone to the shell (or another window): the edit is over too.
+  addEventListener("blur", () => { if (editing) commitEdit(); });
 
   addEventListener("message", async (event) => {
     if (event.source !== parent || event.origin !== parentOrigin) return;

@@ -22,7 +22,13 @@ function validChange(change) {
 }
 
 export const editInPlace = {
-  editStarted() {
+  /** The person started editing in `frame`: the page's source as it is now
+   * is the edit's base, so that a write by the agent meanwhile makes the
+   * save a conflict (both versions shown) instead of going unnoticed. */
+  editStarted(frame) {
+    const page = frame.shownPage || this.page;
+    const file = this.files.find((f) => f.path === page);
+    this.editBase = file && typeof file.content === "string" ? { page, content: file.content } : null;
     this.setEditing(true);
     this.say(null);
   },
@@ -38,26 +44,57 @@ export const editInPlace = {
   /** The bridge's "edit": the person committed (or cancelled) an edit in `frame`. */
   async editDone(frame, message) {
     this.setEditing(false);
+    const base = this.editBase;
+    this.editBase = null;
+    try {
+      await this.saveEdit(frame, message, base);
+    } finally {
+      // A change the agent made meanwhile is shown now (not under the person's caret).
+      if (this.reloadAfterEdit) {
+        this.reloadAfterEdit = false;
+        this.render({ keepScroll: true });
+      }
+    }
+  },
+
+  async saveEdit(frame, message, base) {
     if (message.refused === "markup") return this.refuseEdit(frame, this.t("edit.refusedMarkup"), false);
     if (message.refused) return this.refuseEdit(frame, this.t("edit.refusedScript"), false);
     const changes = Array.isArray(message.changes) ? message.changes.filter(validChange) : [];
     if (!changes.length) return undefined;
     const page = frame.shownPage || this.page;
     const file = this.files.find((f) => f.path === page);
-    if (!file || typeof file.content !== "string") return this.refuseEdit(frame, this.t("edit.refusedScript"));
-    const result = replaceTexts(file.content, changes);
+    const source = base && base.page === page ? base.content : file && file.content;
+    if (typeof source !== "string") return this.refuseEdit(frame, this.t("edit.refusedScript"));
+    const result = replaceTexts(source, changes);
     if (result.refused) return this.refuseEdit(frame, this.t("edit.refusedScript"));
-    if (result.content === file.content) return undefined;
+    if (result.content === source) return undefined;
+    let answer;
     try {
-      if (this.ctx.editFile) await this.ctx.editFile(page, result.content, { base: file.content });
-      else await this.ctx.writeFile(page, result.content);
+      answer = this.ctx.editFile
+        ? await this.ctx.editFile(page, result.content, { base: source })
+        : await this.ctx.writeFile(page, result.content);
     } catch (error) {
+      answer = { ok: false, code: error && error.code, message: String(error && error.message || error) };
+    }
+    if (answer && answer.ok === false) {
       frame.post({ type: "revert-edit" });
-      // A conflict is the shell's to show (both versions, in its dialog).
-      if (error && error.code === "E_CONFLICT") this.say("warn", this.t("edit.conflict", { page }));
-      else this.say("bad", this.t("edit.failed", { page, message: String(error && error.message || error) }));
+      // The conflict itself is the shell's to show (both versions, in its dialog).
+      if (answer.code === "E_CONFLICT") this.say("warn", this.t("edit.conflict", { page }));
+      else this.say("bad", this.t("edit.failed", { page, message: answer.message || answer.code || "" }));
     }
     return undefined;
+  },
+
+  /** Ctrl-Z / Ctrl-Shift-Z / Ctrl-Y pressed in the page (not in a text
+   * field of it): keys inside a frame never reach the shell, so the viewer
+   * hands it the same key, and the shell undoes or redoes the last hand edit. */
+  forwardKey(message) {
+    const key = message.key === "z" || message.key === "y" ? message.key : null;
+    if (!key || this.editing) return;
+    this.element.dispatchEvent(new KeyboardEvent("keydown", {
+      key, ctrlKey: true, shiftKey: message.shift === true, bubbles: true, cancelable: true,
+    }));
   },
 
   refuseEdit(frame, text, revert = true) {

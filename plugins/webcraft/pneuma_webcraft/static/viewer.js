@@ -368,7 +368,7 @@ class WebcraftViewer {
     // What the person does in the document on show counts even while its
     // successor loads underneath; what a document reports about itself
     // (ready, errors, answers) counts only from the current render's.
-    const personal = ["scroll", "select", "navigate", "edit-start", "edit"].includes(message.type);
+    const personal = ["scroll", "select", "navigate", "edit-start", "edit", "key"].includes(message.type);
     if (personal ? whose !== "shown" : message.frame !== frame.key) return;
     if (message.type === "ready") {
       if (whose === "incoming") frame.swap();
@@ -376,8 +376,9 @@ class WebcraftViewer {
       this.sendPins(frame);
       if (this.editing) this.setEditing(false); // a new document: the edit in the old one is over
     } else if (message.type === "pin-boxes") frame.drawPins(message.boxes);
-    else if (message.type === "edit-start") this.editStarted();
+    else if (message.type === "edit-start") this.editStarted(frame);
     else if (message.type === "edit") this.editDone(frame, message);
+    else if (message.type === "key") this.forwardKey(message);
     else if (message.type === "scroll") frame.scrollY = Number(message.scrollY) || 0;
     else if (message.type === "console") this.addError({ ...message.entry, page: this.page, viewport: frame.viewport });
     else if (message.type === "uses") {
@@ -523,7 +524,10 @@ class WebcraftViewer {
     this.files = files;
     const paths = changes.map((c) => c.path).filter((path) => !HIDDEN_PREFIXES.some((p) => path.startsWith(p)));
     if (!this.page) this.page = pagesOf(files)[0] || null;
-    if (!changes.length || this.affectsOpenPage(paths)) this.render({ keepScroll: true });
+    const affected = !changes.length || this.affectsOpenPage(paths);
+    // Not under an edit in progress: the page reloads once it is saved (edit-in-place.js).
+    if (affected && this.editing) this.reloadAfterEdit = true;
+    if (affected && !this.editing) this.render({ keepScroll: true });
     else this.renderTabs();
   }
 
