@@ -18,6 +18,10 @@ def register_session_features(pneuma: Any) -> list[Any]:
     from pneuma.editing.hand_edits import HandEdits
     from pneuma.editing.route import edit_routes
 
-    edits = HandEdits()
+    from pneuma.core.state_files import STATE_DIR
+
+    # Kept on disk only by the server that owns the workspace's state.
+    pending = pneuma.workspace / STATE_DIR / "edits" / "pending.json" if pneuma.config.persist else None
+    edits = HandEdits(pending)
     pneuma.session.hooks.add(FEATURE_NAME, edits)
     return edit_routes(pneuma, edits)
