@@ -15,10 +15,9 @@ FEATURE_NAME = "hand_edits"
 
 @hookimpl
 def register_session_features(pneuma: Any) -> list[Any]:
+    from pneuma.core.state_files import STATE_DIR
     from pneuma.editing.hand_edits import HandEdits
     from pneuma.editing.route import edit_routes
-
-    from pneuma.core.state_files import STATE_DIR
 
     # Kept on disk only by the server that owns the workspace's state.
     pending = pneuma.workspace / STATE_DIR / "edits" / "pending.json" if pneuma.config.persist else None
