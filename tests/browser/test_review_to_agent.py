@@ -123,11 +123,15 @@ def test_three_slide_pins_go_out_as_one_review_and_the_changed_one_is_addressed(
     expect(page.locator(".ctx-chip.small").last).to_contain_text("3")
     shot(page, "review-slide-addressed")
 
-    # Reopen the addressed one: open again, its place compared from now on.
+    # Clear the addressed one; reopen a sent one: open again, in the next review.
+    page.locator(".review-clear").click()
+    expect(page.locator(".review-list .pin-item")).to_have_count(2)
     row = page.locator('.pin-item[data-pin-number="1"]')
+    expect(row.locator(".pin-comment")).to_have_text("One line, not two")
     row.hover()
     row.locator(".pin-reopen").click()
     expect(row).to_have_attribute("data-status", "open")
+    expect(page.locator(".review-send")).to_contain_text("(1)")
     assert not page.console_errors, page.console_errors
 
 
