@@ -59,8 +59,11 @@ def test_pins_made_commented_edited_removed_and_seen_everywhere(browser: Any, ru
         stage_ready(page)
         switch = page.locator(".annotate-toggle")
         expect(switch).to_have_attribute("aria-checked", "false")
+        # The viewer is told (its optional setAnnotating), e.g. to enter its own pointing mode.
+        page.evaluate(f"() => {{ window.told = []; {HOST}.instance.setAnnotating = (on) => window.told.push(on); }}")
         switch.click()
         expect(switch).to_have_attribute("aria-checked", "true")
+        assert page.evaluate("() => window.told") == [True]
         expect(page.locator(".annotate-hint")).to_be_visible()
 
         stage = page.frame_locator(STAGE)
@@ -97,6 +100,7 @@ def test_pins_made_commented_edited_removed_and_seen_everywhere(browser: Any, ru
         # Esc leaves annotate mode (and interrupts nothing); a click is a chip again.
         page.keyboard.press("Escape")
         expect(switch).to_have_attribute("aria-checked", "false")
+        assert page.evaluate("() => window.told") == [True, False]
         stage.locator("section.slide h1, section.slide h2").first.click()
         page.wait_for_function("() => { const s = window.pneuma.ui.selection; return s && !s.auto; }")
         expect(page.locator(".review-list .pin-item")).to_have_count(2)

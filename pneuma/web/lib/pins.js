@@ -188,8 +188,12 @@ export function takeSelection(selection) {
 }
 
 export function setAnnotating(on) {
+  const was = pins.annotating;
   pins.annotating = !!on && canAnnotate();
   if (!pins.annotating) closeBox();
+  // Optional in the contract: a viewer that points only in a mode of its own
+  // (webcraft's Select) may enter it with annotating.
+  if (was !== pins.annotating) callViewer('setAnnotating', pins.annotating);
   store.notify();
 }
 
@@ -372,7 +376,7 @@ export async function sendReview() {
     }
     const sent = new Set(included.map((p) => p.id));
     await save(pins.list.map((p) => (sent.has(p.id) ? { ...p, status: 'sent' } : p)));
-    pins.annotating = false;
+    setAnnotating(false);
     return true;
   } finally {
     pins.sending = false;
