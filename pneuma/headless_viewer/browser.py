@@ -21,6 +21,10 @@ log = logging.getLogger(__name__)
 INSTALL_CHROMIUM = "sudo apt-get install chromium (Debian, Ubuntu) or your system's package"
 INSTALL_PLAYWRIGHT = "pip install playwright==1.65.2 (no `playwright install`: it drives the system's Chromium)"
 CLOSE_TIMEOUT_S = 5.0
+SETTLE_S = 10.0
+# A function's source, not a bare expression: the shell's policy has no eval
+# (Playwright compiles a function through DevTools, which the policy does not govern).
+VIEWER_MOUNTED = "() => Boolean(window.pneuma && window.pneuma.ui && window.pneuma.ui.viewerReady)"
 
 
 def cannot_start(why: str, reason: str, install: str) -> NoBrowserConnected:
@@ -51,6 +55,16 @@ class Chromium:
     marker: str
     pid: int | None = None
     dead: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def settle(self) -> None:
+        """Wait (at most SETTLE_S) until the shell has mounted the viewer and
+        the page's requests have gone quiet: a viewer that reads its file
+        after ``mount`` (draw) then shows it when the first action arrives."""
+        try:
+            await self.page.wait_for_function(VIEWER_MOUNTED, timeout=SETTLE_S * 1000)
+            await self.page.wait_for_load_state("networkidle", timeout=SETTLE_S * 1000)
+        except Exception as exc:  # the action is still asked: the viewer may answer anyway
+            log.info("the headless viewer's page did not settle: %s", str(exc).splitlines()[0])
 
     def pids(self) -> list[int]:
         return processes.process_tree(self.pid) if self.pid is not None else []

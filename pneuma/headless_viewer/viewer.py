@@ -152,6 +152,7 @@ class HeadlessViewer:
             connection = self._live_connection(chromium)
             if connection is None:
                 connection = await self._wait_for_page(chromium)
+                await chromium.settle()
             return connection, chromium
 
     async def _wait_for_page(self, chromium: Chromium) -> Any:

@@ -159,8 +159,5 @@ def test_concurrent_first_actions_share_one_chromium_which_closes_when_idle(pneu
 
     wait_until(lambda: not status_of(server)["running"], 15, "the idle headless viewer closed")
     wait_until(lambda: not alive(state["pid"]), 10, "its Chromium process ended")
-    # And the next action starts it again.
-    answered(server, "describe-view")
-    assert status_of(server)["starts"] == 2
     os.kill(server.process.pid, signal.SIGTERM)
     server.process.wait(20)
