@@ -101,8 +101,10 @@ class Pneuma:
     async def viewer_action(self, action_id: str, params: dict[str, Any] | None = None,
                             timeout: float | None = None) -> dict[str, Any]:
         """Run one of the mode's viewer actions in the browser and return the
-        viewer's answer. Raises ``ToolError`` ``E_UNAVAILABLE`` when no tab is
-        open and ``E_TIMEOUT`` when none answers in time."""
+        viewer's answer. With no tab open the headless viewer answers, where
+        installed (docs/headless-viewer.md). Raises ``ToolError``
+        ``E_UNAVAILABLE`` when nothing can and ``E_TIMEOUT`` when none answers
+        in time."""
         try:
             return await self.session.viewer_actions.request(
                 action_id, dict(params or {}), timeout or self.config.action_timeout)
