@@ -61,14 +61,19 @@ def module_run(root: Path, mode: str, seed: dict[str, str] | None = None) -> Ite
 
 
 @contextmanager
-def module_page(browser: Any, url: str, viewport: dict[str, int] | None = None) -> Iterator[Any]:
-    """A page on ``url``, connected; ``page.console_errors`` collects errors."""
+def module_page(
+    browser: Any, url: str, viewport: dict[str, int] | None = None, before_goto: Any = None
+) -> Iterator[Any]:
+    """A page on ``url``, connected; ``page.console_errors`` collects errors.
+    ``before_goto(page)`` runs first (to route requests, say)."""
     context = browser.new_context(viewport=viewport or {"width": 1400, "height": 900})
     try:
         page = context.new_page()
         page.console_errors = []
         page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: page.console_errors.append(f"pageerror: {e}"))
+        if before_goto is not None:
+            before_goto(page)
         page.goto(url)
         page.wait_for_selector('.pill[data-state="open"]', timeout=10_000)
         yield page

@@ -45,7 +45,8 @@ export const MESSAGES = {
     "kind.resource": "resource",
     "kind.style": "style",
     "chip.line": "line {line}",
-    "chip.lines": "lines {start}–{end}"
+    "chip.lines": "lines {start}–{end}",
+    "pin.title": "Review pin {number}"
   },
   "zh-CN": {
     "scenes.label": "场景",
@@ -83,7 +84,8 @@ export const MESSAGES = {
     "kind.resource": "资源",
     "kind.style": "风格",
     "chip.line": "第 {line} 行",
-    "chip.lines": "第 {start}–{end} 行"
+    "chip.lines": "第 {start}–{end} 行",
+    "pin.title": "审阅标记 {number}"
   }
 };
 

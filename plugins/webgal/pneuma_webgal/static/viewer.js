@@ -15,6 +15,7 @@
 
 import { h } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
+import { linesText, markPins } from "./pins.js";
 
 const MODE = "webgal";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
@@ -206,6 +207,7 @@ class WebgalViewer {
     this.reloadPending = false;
     this.frameState = null;
     this.unsubscribe = null;
+    this.pins = []; // the review pins the shell shows (showPins)
     acquireCss();
     this.build();
     this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
@@ -378,6 +380,7 @@ class WebgalViewer {
       return row;
     });
     this.lines.replaceChildren(...rows);
+    this.renderPins();
     this.renderValidity();
   }
 
@@ -589,6 +592,46 @@ class WebgalViewer {
     }, RESYNC_DEBOUNCE_MS);
   }
 
+  // -- review pins and following the agent (viewer contract, "Annotate", "Follow the agent") --
+
+  showPins(pins) {
+    this.pins = Array.isArray(pins) ? pins : [];
+    // A selection the shell made a pin of is the pin's now: not the viewer's
+    // to announce again (a switch of language would pin it once more).
+    const s = this.selection;
+    if (s && this.pins.some((p) => p.selection && p.selection.file === s.file
+      && p.selection.start === Math.min(s.start, s.end) && p.selection.end === Math.max(s.start, s.end))) {
+      this.selection = null;
+      this.markLines();
+    }
+    this.renderPins();
+  }
+
+  renderPins() {
+    markPins(this.lines, this.pins, this.file, {
+      title: (pin) => pin.comment || this.t("pin.title", { number: pin.number }),
+      onClick: (pin) => this.revealPin(pin),
+    });
+  }
+
+  pinPlace(selection, files) {
+    const file = (files || this.files()).find((f) => f.path === selection?.file);
+    return file && !file.binary ? linesText(file.content, selection) : "";
+  }
+
+  revealPin(pin) {
+    const s = pin && pin.selection;
+    if (!s || this.fileContent(s.file) == null) return;
+    this.open(s.file, { line: Math.min(s.start, s.end) });
+  }
+
+  async reveal(path) {
+    const file = this.fileContent(path) != null ? path : this.fileContent(scenePath(path)) != null ? scenePath(path) : null;
+    if (!file || !(isScene(file) || file === CONFIG_FILE)) return false;
+    if (file !== this.file) this.open(file);
+    return true;
+  }
+
   // -- the contract --
 
   update(files, changes) {
@@ -676,6 +719,8 @@ class WebgalViewer {
 }
 
 export default {
+  capabilities: ["annotate", "follow"],
+
   mount(element, ctx) {
     return new WebgalViewer(element, ctx);
   },
