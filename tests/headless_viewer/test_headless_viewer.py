@@ -25,9 +25,10 @@ from tests.browser.browser_helpers import api_call
 NO_AGENT = {"backend": "none"}
 
 
-def action(server: Any, action_id: str, params: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
-    return api_call(server, "POST", "/api/viewer/action", {"actionId": action_id, "params": params or {}},
-                    timeout=60)
+def action(server: Any, action_id: str, params: dict[str, Any] | None = None,
+           timeout: float = 60) -> tuple[int, dict[str, Any]]:
+    return api_call(server, "POST", f"/api/viewer/action?timeout={timeout:g}",
+                    {"actionId": action_id, "params": params or {}}, timeout=timeout + 5)
 
 
 def answered(server: Any, action_id: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -108,13 +109,26 @@ def test_a_tab_opened_after_the_agent_navigated_shows_that_slide(pneuma_server: 
     went = answered(server, "navigate-to", {"file": "slides/03-point.html"})
     assert "slide 3" in went["message"].lower(), went
 
-    open_page(server)
+    page = open_page(server)
 
     # The person's tab now answers (no "headless" mark) and shows slide 3.
     def shows_slide_three() -> bool:
         status, answer = action(server, "describe-view")
         return status == 200 and "viewer" not in answer and answer["data"]["current"]["index"] == 3
     wait_until(shows_slide_three, 10, "the new tab shows the slide the agent navigated to")
+
+    # While the tab is open, actions are the tab's alone: the headless page
+    # (still running) does not follow them.
+    status, went = action(server, "navigate-to", {"file": "slides/05-alignment.html"})
+    assert status == 200 and "viewer" not in went, went
+    page.context.close()
+
+    def headless_again() -> dict[str, Any] | None:
+        status, answer = action(server, "describe-view", timeout=3)
+        return answer if status == 200 and answer.get("viewer") == "headless" else None
+    wait_until(headless_again, 15, "the headless viewer answers once the tab closed")
+    assert headless_again()["data"]["current"]["index"] == 3
+    assert status_of(server)["starts"] == 1
 
 
 def test_webcraft_console_errors_and_accessibility_answer_without_a_tab(pneuma_server: Any) -> None:
