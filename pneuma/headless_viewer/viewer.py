@@ -50,6 +50,7 @@ class HeadlessViewer:
         self._idle_task: asyncio.Task[None] | None = None
         self._last_navigation: dict[str, Any] | None = None
         self._stopped = False
+        self._checks: set[asyncio.Task[None]] = set()  # held: the loop keeps only weak references
 
     # --- the session's hook ------------------------------------------------
 
@@ -77,7 +78,9 @@ class HeadlessViewer:
             self._last_used = time.monotonic()
         if action_id == "navigate-to" and result.get("success"):
             self._last_navigation = dict(params)
-        asyncio.get_running_loop().create_task(self._check_memory())
+        check = asyncio.get_running_loop().create_task(self._check_memory())
+        self._checks.add(check)
+        check.add_done_callback(self._checks.discard)
         marked = dict(result)
         marked["viewer"] = "headless"
         message = marked.get("message")
