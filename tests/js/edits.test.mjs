@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import './browser-globals.mjs';
-import { EditHistory, HandEditor } from '../../pneuma/web/lib/edits.js';
+import { EditHistory, HandEditor, mergeEdits, spliceOf } from '../../pneuma/web/lib/edits.js';
 
 const sha = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -82,4 +82,23 @@ test('the stacks keep at most their limit', () => {
   const history = new EditHistory(3);
   for (let n = 0; n < 5; n += 1) history.record({ path: 'a', before: `${n}`, after: `${n + 1}` });
   assert.deepEqual(history.undoable.map((e) => e.before), ['2', '3', '4']);
+});
+
+test('"Use mine" makes the person\'s change on the agent\'s text when they changed different parts', async () => {
+  const base = '# Title\n\nFirst paragraph.\n\nLast paragraph.\n';
+  const disk = { 'a.md': base.replace('Last paragraph.', 'Last paragraph, by the agent.') };
+  const { hand, asked } = editor(disk, ['mine']);
+  const result = await hand.editFile('a.md', base.replace('# Title', '# My title'), { base });
+  assert.equal(result.ok, true);
+  assert.equal(disk['a.md'], '# My title\n\nFirst paragraph.\n\nLast paragraph, by the agent.\n');
+  assert.equal(asked[0].mine, disk['a.md'], 'the dialog shows what "Use mine" writes');
+  await hand.undo();
+  assert.equal(disk['a.md'], base.replace('Last paragraph.', 'Last paragraph, by the agent.'));
+});
+
+test('mergeEdits refuses changes that overlap', () => {
+  assert.equal(mergeEdits('abc', 'aXc', 'aYc'), null);
+  assert.equal(mergeEdits('abcdef', 'Xbcdef', 'abcdeY'), 'XbcdeY');
+  assert.equal(mergeEdits('ab', 'aXb', 'aYb'), null, 'two insertions at one place');
+  assert.deepEqual(spliceOf('hello world', 'hello there world'), { start: 6, end: 6, insert: 'there ' });
 });

@@ -4,7 +4,9 @@
 // dialog with both versions, "Keep theirs" / "Use mine", both copyable;
 // Ctrl-Z outside a text field undoes the last hand edits in order (each undo
 // an edit of its own, over the text it undoes), Ctrl-Shift-Z (or Ctrl-Y)
-// redoes. The stacks are plain data (EditHistory: tests/js/edits.test.mjs).
+// redoes. "Use mine" makes the person's change on the agent's text when the
+// two changed different parts (mergeEdits), else writes the person's text.
+// The stacks and the merge are plain data (tests/js/edits.test.mjs).
 
 import { sha256Hex } from './source-edit.js';
 import { fetchJson } from './viewer-helpers.js';
@@ -41,6 +43,33 @@ export class EditHistory {
 
   /** `entry` was redone: it can be undone again. */
   redone(entry) { this.push(this.undoable, entry); }
+}
+
+/** What changed from `base` to `text`, as one splice of `base`:
+ *  {start, end, insert} (the common head and tail left out). */
+export function spliceOf(base, text) {
+  let start = 0;
+  const most = Math.min(base.length, text.length);
+  while (start < most && base[start] === text[start]) start += 1;
+  let tail = 0;
+  while (tail < most - start && base[base.length - 1 - tail] === text[text.length - 1 - tail]) tail += 1;
+  return { start, end: base.length - tail, insert: text.slice(start, text.length - tail) };
+}
+
+/**
+ * The person's change (base → mine) made on the agent's text (base →
+ * theirs) when the two touch different parts of the file, so that "Use
+ * mine" keeps the agent's change too; null when they overlap (then "Use
+ * mine" is the person's whole text).
+ */
+export function mergeEdits(base, mine, theirs) {
+  const ours = spliceOf(base, mine);
+  const agents = spliceOf(base, theirs);
+  if (!(ours.end < agents.start || agents.end < ours.start)) return null;
+  const [later, earlier] = ours.start > agents.start ? [ours, agents] : [agents, ours];
+  let text = base.slice(0, later.start) + later.insert + base.slice(later.end);
+  text = text.slice(0, earlier.start) + earlier.insert + text.slice(earlier.end);
+  return text;
 }
 
 function postEdit(body) {
@@ -83,7 +112,7 @@ export class HandEditor {
       return { ok: false, code: 'E_BAD_ARGS', message: `no text of ${path} to edit` };
     }
     const result = await this.serially(() => this.write(path, content, start));
-    if (result.ok && result.changed !== false) this.history.record({ path, before: result.replaced, after: content });
+    if (result.ok && result.changed !== false) this.history.record({ path, before: result.replaced, after: result.written });
     return result;
   }
 
@@ -95,19 +124,22 @@ export class HandEditor {
   }
 
   /** POST one edit; on a conflict ask the person, and with "Use mine" send it
-   *  again over the text now on disk. `replaced`: the text it replaced. */
+   *  again over the text now on disk. `replaced`: the text it replaced;
+   *  `written`: the text the file holds now. */
   async write(path, content, baseText) {
     try {
       const body = await this.send({ path, content, base_sha256: await sha256Hex(baseText) });
-      return { ...body, ok: true, replaced: baseText };
+      return { ...body, ok: true, replaced: baseText, written: content };
     } catch (error) {
       if (error.code !== 'E_CONFLICT') {
         console.warn('pneuma: the edit was not saved', error);
         return { ok: false, code: error.code || 'E_IO', message: error.message };
       }
       const theirs = typeof error.details.current === 'string' ? error.details.current : '';
-      const choice = await this.resolveConflict({ path, mine: content, theirs, kept: error.details.kept || null });
-      if (choice === 'mine') return this.write(path, content, theirs);
+      // "Use mine" keeps the agent's change where the two do not overlap.
+      const mine = mergeEdits(baseText, content, theirs) ?? content;
+      const choice = await this.resolveConflict({ path, mine, theirs, kept: error.details.kept || null });
+      if (choice === 'mine') return this.write(path, mine, theirs);
       return { ok: false, code: 'E_CONFLICT', message: error.message, current: theirs, kept: error.details.kept || null };
     }
   }
@@ -118,7 +150,7 @@ export class HandEditor {
       const entry = this.history.takeUndo();
       if (!entry) return null;
       const result = await this.write(entry.path, entry.before, entry.after);
-      if (result.ok) this.history.undone({ path: entry.path, before: entry.before, after: result.replaced });
+      if (result.ok) this.history.undone({ path: entry.path, before: result.written, after: result.replaced });
       return result;
     });
   }
@@ -129,7 +161,7 @@ export class HandEditor {
       const entry = this.history.takeRedo();
       if (!entry) return null;
       const result = await this.write(entry.path, entry.after, entry.before);
-      if (result.ok) this.history.redone({ path: entry.path, before: result.replaced, after: entry.after });
+      if (result.ok) this.history.redone({ path: entry.path, before: result.replaced, after: result.written });
       return result;
     });
   }
