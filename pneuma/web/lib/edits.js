@@ -137,8 +137,9 @@ export class HandEditor {
       }
       const theirs = typeof error.details.current === 'string' ? error.details.current : '';
       // "Use mine" keeps the agent's change where the two do not overlap.
-      const mine = mergeEdits(baseText, content, theirs) ?? content;
-      const choice = await this.resolveConflict({ path, mine, theirs, kept: error.details.kept || null });
+      const merged = mergeEdits(baseText, content, theirs);
+      const mine = merged ?? content;
+      const choice = await this.resolveConflict({ path, mine, theirs, merged: merged !== null, kept: error.details.kept || null });
       if (choice === 'mine') return this.write(path, mine, theirs);
       return { ok: false, code: 'E_CONFLICT', message: error.message, current: theirs, kept: error.details.kept || null };
     }
@@ -219,7 +220,7 @@ function versionSection(kind, title, text) {
 }
 
 /** The conflict dialog: both versions side by side; resolves 'mine' or 'theirs'. */
-export function showConflictDialog({ path, mine, theirs, kept }) {
+export function showConflictDialog({ path, mine, theirs, merged, kept }) {
   return new Promise((resolve) => {
     const backdrop = document.createElement('div');
     backdrop.className = 'modal-backdrop edit-conflict';
@@ -237,7 +238,7 @@ export function showConflictDialog({ path, mine, theirs, kept }) {
     versions.className = 'edit-conflict-versions';
     versions.style.cssText = 'display:grid;grid-template-columns:1fr 1fr;gap:12px';
     versions.append(versionSection('theirs', t('edits.theirs'), theirs),
-      versionSection('mine', t('edits.mine'), mine));
+      versionSection('mine', merged ? t('edits.mineMerged') : t('edits.mine'), mine));
     dialog.append(title, summary, versions);
     if (kept) {
       const note = document.createElement('p');
