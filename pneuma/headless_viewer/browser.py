@@ -13,7 +13,12 @@ from typing import Any
 
 from pneuma.core.channels import NoBrowserConnected
 from pneuma.headless_viewer import processes
-from pneuma.headless_viewer.settings import MEMORY_ARGS, VIEWPORT, Settings
+from pneuma.headless_viewer.settings import (
+    MEMORY_ARGS,
+    VIEWPORT_HEIGHT,
+    VIEWPORT_WIDTH,
+    Settings,
+)
 from pneuma.tools.chromium import CHROMIUM_ARGS
 
 log = logging.getLogger(__name__)
@@ -95,7 +100,7 @@ async def launch(settings: Settings, url: str) -> Chromium:
             executable_path=settings.chromium, headless=True,
             args=[*CHROMIUM_ARGS, *MEMORY_ARGS, marker],
             timeout=settings.start_timeout_s * 1000)
-        page = await browser.new_page(viewport=VIEWPORT)
+        page = await browser.new_page(viewport={"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT})
     except Exception as exc:
         await playwright.stop()
         raise cannot_start(f"Chromium failed to start ({str(exc).splitlines()[0]})",

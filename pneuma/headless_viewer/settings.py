@@ -13,7 +13,7 @@ from pneuma.tools.chromium import CHROMIUM
 DEFAULT_IDLE_S = 120.0
 DEFAULT_MAX_RSS_MB = 1024
 START_TIMEOUT_S = 30.0
-VIEWPORT = {"width": 1280, "height": 800}
+VIEWPORT_WIDTH, VIEWPORT_HEIGHT = 1280, 800
 
 # Kept small: one page, no audio, no extensions, a bounded JavaScript heap,
 # and /tmp instead of /dev/shm (a container's /dev/shm is often 64 MiB).
