@@ -4,7 +4,8 @@ real shell and Debian's Chromium, through the viewer instance the shell
 calls (``window.pneuma.ui.host.instance``):
 
 * pins on two picked elements show as numbered markers over them (drawn over
-  the frame from the positions the bridge reports) and follow a scroll; a
+  the frame from the positions the bridge reports) and follow a scroll; their
+  crops come from the server in one request, each the element's box; a
   pin's place changes when its element's source changes and not when another
   one does; revealing a pin scrolls to its element and flashes it;
 * ``reveal`` brings a page to the front; a page with console errors is marked
@@ -16,13 +17,17 @@ calls (``window.pneuma.ui.host.instance``):
 
 from __future__ import annotations
 
+import base64
 import re
+import struct
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import api_call
 
 INSTANCE = "window.pneuma.ui.host.instance"
 
@@ -80,6 +85,25 @@ def test_pins_show_as_markers_their_place_tracks_the_source_and_reveal_follows(s
         marker = boxes[number]
         # The badge sits on the element's top-left corner, in the page's coordinates.
         assert abs(marker["x"] - element["x"]) < 16 and abs(marker["y"] - element["y"]) < 16, (number, marker, element)
+
+    # Each pin's crop: one request for both, a PNG of the element's box (plus a margin).
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/webcraft/crops" in r.url else None)
+    for pin, selector in ((pins[0], "h1"), (pins[1], "p.lead")):
+        url = page.evaluate(f"(pin) => {INSTANCE}.capturePin(pin)", pin)
+        assert url and url.startswith("data:image/png;base64,"), url
+        png = base64.b64decode(url.split(",", 1)[1])
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", png[16:24])
+        box = shown(page).locator(selector).evaluate("(el) => el.getBoundingClientRect().toJSON()")
+        assert abs(width - (box["width"] + 16)) <= 4 and abs(height - (box["height"] + 16)) <= 4, (width, height, box)
+    assert len(asked) == 1, asked
+    # The crop route takes pages inside the workspace and known widths only.
+    for body in ({"crops": [{"key": "a", "page": "../etc/passwd", "selector": "h1"}]},
+                 {"crops": [{"key": "a", "page": "index.html", "selector": "h1", "viewport": "watch"}]},
+                 {"crops": "h1"}):
+        status, answer = api_call(server, "POST", "/api/webcraft/crops", body)
+        assert (status, answer["error"]["code"]) in ((400, "E_BAD_ARGS"), (403, "E_DENY_PATH")), (status, answer)
 
     # A scroll of the page moves the markers with it.
     y_before = boxes["1"]["y"]

@@ -98,3 +98,64 @@ def _only_inside(site_root: Path) -> Callable[[Any], Awaitable[None]]:
     return decide
 
 
+
+
+# A crop of a pinned place shows that place, not the page: its box plus a
+# margin, at most this many CSS pixels each way.
+CROP_MARGIN = 8
+MAX_CROP = 1600
+_BOX_OF = """([selector, margin, most]) => {
+  let el = null;
+  try { el = document.querySelector(selector); } catch { return null; }
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  if (r.width < 1 || r.height < 1) return null;
+  const x = Math.max(0, r.left + scrollX - margin), y = Math.max(0, r.top + scrollY - margin);
+  return { x, y, width: Math.min(most, r.width + 2 * margin), height: Math.min(most, r.height + 2 * margin) };
+}"""
+
+
+@dataclass(frozen=True)
+class Crop:
+    key: str
+    page: str
+    selector: str
+    viewport: str
+
+
+async def crop_elements(site_root: Path, crops: Sequence[Crop],
+                        page_seconds: float | None = None) -> dict[str, bytes | None]:
+    """A PNG of each crop's element (by CSS selector) on its page at its
+    width, from the private copy with the network closed, one browser for
+    all and one load per page and width; None for a crop whose element is
+    not there (made by a script that did not run here) or whose page did
+    not finish within its budget."""
+    site_root = site_root.resolve()
+    from playwright.async_api import async_playwright
+
+    seconds = page_seconds or page_timeout_s()
+    found: dict[str, bytes | None] = {crop.key: None for crop in crops}
+    loads: dict[tuple[str, str], list[Crop]] = {}
+    for crop in crops:
+        loads.setdefault((crop.page, crop.viewport), []).append(crop)
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for (page_path, viewport), group in loads.items():
+                width, height = viewport_size(viewport)
+                context = await browser.new_context(viewport={"width": width, "height": height})
+                await context.route("**/*", _only_inside(site_root))
+                page = await context.new_page()
+
+                async def work(page: Any = page, page_path: str = page_path, group: list[Crop] = group) -> None:
+                    await page.goto((site_root / page_path).as_uri(), wait_until="load", timeout=0)
+                    for crop in group:
+                        box = await page.evaluate(_BOX_OF, [crop.selector, CROP_MARGIN, MAX_CROP])
+                        if box:
+                            found[crop.key] = await page.screenshot(clip=box, full_page=True, timeout=0)
+
+                await within(page, seconds, work)
+                await context.close()
+        finally:
+            await browser.close()
+    return found

@@ -17,11 +17,18 @@ Origin checks) tells the viewer the site's origin and its token.
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
-from pneuma.api import ContentSite, Pneuma, ToolError
+from pneuma.api import ContentSite, Pneuma, Sandbox, ToolError
+
+from .render import Crop, crop_elements
+from .site import copy_site, viewport_size
 
 STATIC = Path(__file__).parent / "static"
 BRIDGE_TAG = '<script src="/__pneuma__/bridge.js"></script>'
@@ -42,4 +49,48 @@ def webcraft_routes(pneuma: Pneuma) -> list[web.RouteDef]:
         hostname = request.query.get("hostname")
         return web.json_response({"origin": site.origin(hostname), "token": site.token})
 
-    return [web.get("/api/webcraft/site", site_info)]
+    async def crops(request: web.Request) -> web.Response:
+        wanted = _crops_asked(await _json_body(request), Sandbox(pneuma.workspace))
+        with tempfile.TemporaryDirectory(prefix="pneuma-webcraft-crops-") as tmp:
+            root = Path(tmp)
+            pages = set(await asyncio.to_thread(copy_site, pneuma.workspace, root))
+            try:
+                shots = await crop_elements(root, [crop for crop in wanted if crop.page in pages])
+            except ImportError as error:
+                raise ToolError("E_UNAVAILABLE", f"crops need the playwright package ({error})",
+                                hint="pip install playwright; Chromium is /usr/bin/chromium") from error
+        images = {crop.key: _data_url(shots.get(crop.key)) for crop in wanted}
+        return web.json_response({"images": images})
+
+    return [web.get("/api/webcraft/site", site_info), web.post("/api/webcraft/crops", crops)]
+
+
+MAX_CROPS = 20  # a review carries at most 20 images (docs/viewer-contract.md, "Annotate")
+
+
+async def _json_body(request: web.Request) -> Any:
+    try:
+        return await request.json()
+    except ValueError:
+        raise ToolError("E_BAD_ARGS", "the body is not JSON", hint='send {"crops": [{key, page, selector, viewport}]}') from None
+
+
+def _crops_asked(body: Any, sandbox: Sandbox) -> list[Crop]:
+    """The crops a viewer asks for, checked: a page inside the workspace, a
+    selector, a known width; at most MAX_CROPS."""
+    items = body.get("crops") if isinstance(body, dict) else None
+    if not isinstance(items, list) or len(items) > MAX_CROPS:
+        raise ToolError("E_BAD_ARGS", f"crops must be a list of at most {MAX_CROPS}",
+                        hint='send {"crops": [{key, page, selector, viewport}]}')
+    wanted: list[Crop] = []
+    for item in items:
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("key", "page", "selector")):
+            raise ToolError("E_BAD_ARGS", "each crop needs a key, a page and a selector (strings)")
+        viewport = str(item.get("viewport") or "desktop")
+        viewport_size(viewport)
+        wanted.append(Crop(item["key"][:100], sandbox.normalize(item["page"]), item["selector"][:2000], viewport))
+    return wanted
+
+
+def _data_url(png: bytes | None) -> str | None:
+    return None if png is None else "data:image/png;base64," + base64.b64encode(png).decode("ascii")

@@ -10,9 +10,15 @@
 // the page's own DOM. Those positions are untrusted numbers: only numbers
 // reach the styles, only the pin's own number its text.
 
-import { h } from "/static/lib/viewer-helpers.js";
+import { fetchJson, h } from "/static/lib/viewer-helpers.js";
 
 const MARKER_LIMIT = 200;
+const CROPS_URL = "/api/webcraft/crops";
+const MAX_CROPS = 20; // a review carries at most 20 images
+const CROP_BATCH_MS = 30_000; // the crops of one review, asked together, are kept this long
+
+const croppable = (pin) => !!pin && pin.id != null && !!pin.selection
+  && typeof pin.selection.page === "string" && typeof pin.selection.selector === "string" && !!pin.selection.selector;
 
 /** A pin's selector and number as the bridge wants them, for `page`. */
 function pinsOn(pins, page) {
@@ -67,9 +73,32 @@ export const annotate = {
     return !!result.ok;
   },
 
-  /** Cross-origin frames cannot be drawn from here: no cropped image. */
-  async capturePin() {
-    return null;
+  /** A PNG of the pinned element. The frame is another origin, which this
+   * page cannot draw; the server crops it instead, from Chromium rendering a
+   * private copy of the site with the network closed (render.py, as the
+   * agent's capture_screenshot does). The shell asks once per pin, one after
+   * another, when a review is sent: the first question asks for every open
+   * pin at once (one browser, one load per page and width). */
+  async capturePin(pin) {
+    if (!croppable(pin)) return null;
+    const key = String(pin.id);
+    if (!this.cropBatch || !this.cropBatch.keys.has(key)) this.cropBatch = this.askCrops(pin);
+    const images = await this.cropBatch.images;
+    const url = images[key];
+    return typeof url === "string" && url.startsWith("data:image/png;base64,") ? url : null;
+  },
+
+  askCrops(first) {
+    const pins = [first, ...this.pins.filter((p) => p.id !== first.id && p.status === "open" && croppable(p))].slice(0, MAX_CROPS);
+    const crops = pins.map((p) => ({
+      key: String(p.id), page: p.selection.page, selector: p.selection.selector, viewport: p.selection.viewport || "desktop",
+    }));
+    const images = fetchJson(CROPS_URL, { method: "POST", json: { crops } })
+      .then((body) => (body && body.images && typeof body.images === "object" ? body.images : {}))
+      .catch(() => ({}));
+    const batch = { keys: new Set(crops.map((c) => c.key)), images };
+    setTimeout(() => { if (this.cropBatch === batch) this.cropBatch = null; }, CROP_BATCH_MS);
+    return batch;
   },
 
   /** Bring `path` to the front: a page opens in its tab; a file the open

@@ -522,6 +522,7 @@ class WebcraftViewer {
 
   update(files, changes = []) {
     this.files = files;
+    this.cropBatch = null; // crops of the files before are out of date
     const paths = changes.map((c) => c.path).filter((path) => !HIDDEN_PREFIXES.some((p) => path.startsWith(p)));
     if (!this.page) this.page = pagesOf(files)[0] || null;
     const affected = !changes.length || this.affectsOpenPage(paths);
