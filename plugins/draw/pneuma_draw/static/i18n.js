@@ -36,7 +36,8 @@ export const MESSAGES = {
     "type.text": "text",
     "type.freedraw": "freehand stroke",
     "type.image": "image",
-    "type.frame": "frame"
+    "type.frame": "frame",
+    "pin.title": "Review pin {number}"
   },
   "zh-CN": {
     "picker.title": "打开其他绘图",
@@ -66,7 +67,8 @@ export const MESSAGES = {
     "type.text": "文本",
     "type.freedraw": "手绘笔画",
     "type.image": "图片",
-    "type.frame": "画框"
+    "type.frame": "画框",
+    "pin.title": "审阅标记 {number}"
   }
 };
 

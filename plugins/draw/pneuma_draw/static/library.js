@@ -75,6 +75,11 @@ const VIEWER_CSS = `
   justify-content: center; gap: .75rem; text-align: center; padding: 2rem; z-index: 5;
   font: 15px/1.5 var(--sans, system-ui, sans-serif); color: var(--muted, #495057); background: var(--bg, #fff); }
 .pneuma-draw-empty[hidden] { display: none; }
+.pneuma-draw-pins { position: absolute; inset: 0; pointer-events: none; overflow: hidden; z-index: 3; }
+.pneuma-draw-pin { position: absolute; pointer-events: auto; transform: translate(-50%, -50%); min-width: 22px; height: 22px;
+  padding: 0 5px; border-radius: 11px; border: 2px solid #fff; background: var(--accent, #6965db); color: #fff;
+  font: 600 12px/18px var(--sans, system-ui, sans-serif); cursor: pointer; box-shadow: 0 1px 4px rgba(0,0,0,.3); }
+.pneuma-draw-pin-addressed { background: var(--ok, #2f9e44); text-decoration: line-through; }
 .pneuma-draw-empty h2 { margin: 0; font-size: 1.15rem; color: var(--text, #1e1e1e); }
 .pneuma-draw-empty p { margin: 0; max-width: 28rem; }
 .pneuma-draw-empty button { padding: .5rem 1rem; border-radius: var(--radius, .5rem); border: 1px solid var(--accent, #6965db);

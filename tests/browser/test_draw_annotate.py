@@ -1,0 +1,113 @@
+"""Review pins on a drawing's elements (docs/viewer-contract.md, "Annotate";
+docs/modes.md), in Debian's Chromium with the real Excalidraw, on one
+`pneuma run --mode draw` (the seeded welcome.excalidraw) for the module:
+the person turns the shell's Annotate switch on, clicks the "agent" box,
+writes a comment; the pin's number sits on the box's top right corner and
+stays there when the canvas is panned.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import api_call
+from tests.browser.module_run import module_page, module_run
+
+REPO = Path(__file__).resolve().parents[2]
+VENDOR = REPO / "plugins" / "draw" / "pneuma_draw" / "static" / "vendor"
+HOST = "window.pneuma.ui.host"
+VIEWER = f"{HOST}.instance"
+DRAWING = "welcome.excalidraw"
+
+pytestmark = pytest.mark.skipif(not (VENDOR / "excalidraw.js").exists(),
+                                reason="the Excalidraw bundle is not built (scripts/build-web)")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def draw(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
+    with module_run(tmp_path_factory.mktemp("draw-annotate"), "draw") as server:
+        with module_page(browser, server.url, viewport={"width": 1440, "height": 900}) as page:
+            page.wait_for_function(f"() => {VIEWER} && {VIEWER}.api && {VIEWER}.synced", timeout=30_000)
+            page.evaluate(f"() => {VIEWER}.ready")
+            yield server, page
+
+
+def corner(page: Any, element_id: str) -> tuple[float, float]:
+    """Page coordinates of the element's top right corner, as drawn now."""
+    return tuple(page.evaluate(
+        """(id) => { const v = window.pneuma.ui.host.instance; const s = v.api.getAppState();
+                     const e = v.api.getSceneElements().find((x) => x.id === id);
+                     return [(e.x + e.width + s.scrollX) * s.zoom.value + s.offsetLeft,
+                             (e.y + s.scrollY) * s.zoom.value + s.offsetTop]; }""", element_id))  # fmt: skip
+
+
+def centre_of(box: dict[str, float]) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_a_pin_on_an_element_follows_a_pan(draw: tuple[Any, Any]) -> None:
+    server, page = draw
+    assert page.evaluate(f"() => {HOST}.module.capabilities") == ["annotate", "follow"]
+    page.locator(".annotate-toggle").click()
+    x, y = corner(page, "agent")
+    page.mouse.click(x - 30, y + 30)  # inside the "agent" box, off its label
+    comment = page.locator(".pin-box textarea")
+    comment.fill("Name the model")
+    comment.press("Enter")
+    marker = page.locator(".pneuma-draw-pin")
+    expect(marker).to_have_text("1")
+    mx, my = centre_of(marker.bounding_box())
+    assert abs(mx - x) < 2 and abs(my - y) < 2
+
+    # the person pans: the marker moves with the box
+    canvas = page.locator(".pneuma-draw-canvas").bounding_box()
+    page.mouse.move(canvas["x"] + canvas["width"] / 2, canvas["y"] + canvas["height"] / 2)
+    scroll = f"() => [{VIEWER}.api.getAppState().scrollX, {VIEWER}.api.getAppState().scrollY]"
+    before = page.evaluate(scroll)
+    page.mouse.wheel(120, 90)
+    page.wait_for_function(f"(before) => ({scroll})().some((v, i) => v !== before[i])", arg=before)
+    x2, y2 = corner(page, "agent")
+    assert (x2, y2) != (x, y)
+    expect(marker).to_have_count(1)
+    page.wait_for_function("([x, y]) => { const r = document.querySelector('.pneuma-draw-pin').getBoundingClientRect();"
+                           " return Math.abs(r.x + r.width / 2 - x) < 2 && Math.abs(r.y + r.height / 2 - y) < 2; }",
+                           arg=[x2, y2])  # fmt: skip
+
+    # the pin as the shell stored it: the element, its JSON in the file as its place
+    stored = api_call(server, "GET", "/api/review/pins")[1]["pins"]
+    assert [p["comment"] for p in stored] == ["Name the model"]
+    selection = stored[0]["selection"]
+    assert selection["file"] == DRAWING and [e["id"] for e in selection["elements"]] == ["agent"]
+    on_disk = json.loads((server.workspace / DRAWING).read_text(encoding="utf-8"))
+    assert json.loads(stored[0]["place"]) == [e for e in on_disk["elements"] if e["id"] == "agent"]
+
+    image = page.evaluate(f"(s) => {VIEWER}.capturePin({{id: 'x', number: 1, selection: s}})", selection)
+    raw = base64.b64decode(image.split(",", 1)[1])
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", raw[16:24])
+    assert 240 <= width < 600 and 100 <= height < 300, (width, height)  # the box, not the drawing
+
+    page.locator(".pin-remove").click()
+    expect(marker).to_have_count(0)
+    page.locator(".annotate-toggle").click()
+    assert page.console_errors == []
+
+
+def test_reveal_opens_the_drawing(draw: tuple[Any, Any]) -> None:
+    server, page = draw
+    (server.workspace / "second.excalidraw").write_text(
+        json.dumps({"type": "excalidraw", "version": 2, "elements": []}), encoding="utf-8")
+    page.wait_for_function(f"() => {VIEWER}.drawings.has('second.excalidraw')")
+    assert page.evaluate(f"() => {VIEWER}.reveal('second.excalidraw')") is True
+    assert page.evaluate(f"() => {VIEWER}.current") == "second.excalidraw"
+    assert page.evaluate(f"() => {VIEWER}.reveal('nothing.excalidraw')") is False
+    assert page.evaluate(f"() => {VIEWER}.reveal('{DRAWING}')") is True
+    assert page.evaluate(f"() => {VIEWER}.current") == DRAWING
