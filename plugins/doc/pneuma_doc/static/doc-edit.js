@@ -152,7 +152,8 @@ export const editingInPlace = {
     if (result && result.ok) {
       // Shown at once; the watcher's report of this very write changes nothing more.
       const file = this.files.get(path);
-      if (file) this.files.set(path, { ...file, content: edited });
+      // (After "Use mine" on a merge, the file holds the agent's change too.)
+      if (file) this.files.set(path, { ...file, content: typeof result.written === "string" ? result.written : edited });
     }
     this.endEdit();
   },
