@@ -11,23 +11,16 @@ import { html, useEffect, useRef, useState } from '../vendor/preact-htm.js';
 import { api, selectionLabel } from './viewer-host.js';
 import { t } from './i18n.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
+import {
+  DEFAULT_REVIEW_TEXT, MAX_IMAGES, fingerprint, reviewContext as buildReview,
+} from './review-message.js';
 
 const PINS_URL = '/api/review/pins';
-// The message's bounds (pneuma/core/messages.py, UserMessage): at most 20
-// images, a viewer_context of at most 200,000 characters; a review stays
-// under both with room, and what does not fit waits for the next review.
-const MAX_IMAGES = 20;
-const MAX_PINS_PER_REVIEW = 100;
-const MAX_REVIEW_CHARS = 180_000;
-const MAX_PIN_CONTEXT_CHARS = 4_000;
-const MAX_COMMENT_CHARS = 2_000;
 const MAX_PLACE_CHARS = 4_096;
 const CAPTURE_TIMEOUT_MS = 5_000;
 // File changes the watcher reports just after a turn's result still count
 // as the turn's (its last write may trail the result by a debounce).
 const TURN_TAIL_MS = 5_000;
-// What the agent reads stays English (the default text of a review).
-export const DEFAULT_REVIEW_TEXT = 'Please address these review comments.';
 
 export const pins = {
   list: [],
@@ -70,16 +63,6 @@ function showPins() {
 
 function newId() {
   return (crypto.randomUUID && crypto.randomUUID()) || `pin-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-}
-
-/** A short fingerprint of a text (FNV-1a, 32 bits), for the fallback place. */
-export function fingerprint(text) {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return `${text.length}:${hash.toString(16)}`;
 }
 
 /** The pinned place's fingerprint: the viewer's pinPlace, else its file's content. */
@@ -267,57 +250,20 @@ export function pinsReceive(message) {
 
 // --- the review message ---------------------------------------------------------
 
-/** An attribute value the agent reads back exactly: no quote or markup ends it early. */
-export function attr(value) {
-  return String(value).replaceAll('&', '&amp;').replaceAll('"', '&quot;')
-    .replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+/** What the mounted viewer gives a review (lib/review-message.js). */
+function reviewSource(host) {
+  const module = host && host.module;
+  return {
+    extract: module && typeof module.extractContext === 'function'
+      ? (selection) => module.extractContext(selection, host.files) : null,
+    modeName: host && host.mode ? host.mode.name : '',
+    label: selectionLabel,
+  };
 }
 
-function cut(text, limit) {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
-
-/** A pin's <viewer-context> (the viewer's extractContext), bounded and whole. */
-export function pinContext(pin, host) {
-  let text = null;
-  try {
-    const module = host && host.module;
-    if (module && typeof module.extractContext === 'function') text = module.extractContext(pin.selection, host.files);
-  } catch (error) {
-    console.error('pneuma: extractContext failed', error);
-  }
-  if (!text) {
-    const mode = host && host.mode ? host.mode.name : '';
-    text = `<viewer-context mode="${attr(mode)}">${attr(selectionLabel(pin.selection))}</viewer-context>`;
-  }
-  // The viewer's text may quote the page: a quoted tag of the review's own
-  // must not read as one (the agent would see a pin end, or a new one start).
-  text = String(text).replace(/<(\/?)(pin|viewer-review)\b/gi, '&lt;$1$2');
-  if (text.length <= MAX_PIN_CONTEXT_CHARS) return text;
-  // Cut inside the element and close it, so the review stays well formed.
-  const closing = text.trimEnd().endsWith('</viewer-context>') ? '</viewer-context>' : '';
-  return `${text.slice(0, MAX_PIN_CONTEXT_CHARS - closing.length - 1)}…${closing}`;
-}
-
-/**
- * The <viewer-review> of `list` and the pins it holds: as many as fit the
- * message's bounds, in their order.
- */
+/** The <viewer-review> of `list` for the viewer `host` shows, and the pins it holds. */
 export function reviewContext(list, host) {
-  const parts = [];
-  const included = [];
-  let size = 64;
-  for (const pin of list) {
-    if (included.length >= MAX_PINS_PER_REVIEW) break;
-    const comment = cut(String(pin.comment || '').trim(), MAX_COMMENT_CHARS);
-    const part = `<pin n="${pin.number}" comment="${attr(comment)}">\n${pinContext(pin, host)}\n</pin>`;
-    if (size + part.length + 1 > MAX_REVIEW_CHARS) break;
-    size += part.length + 1;
-    parts.push(part);
-    included.push(pin);
-  }
-  const text = `<viewer-review pins="${included.length}">\n${parts.join('\n')}\n</viewer-review>`;
-  return { text, included };
+  return buildReview(list, reviewSource(host));
 }
 
 function withTimeout(promise, ms) {
