@@ -2,7 +2,12 @@
 // selection the viewer made ({file, elements: [{id, type, text}]}); its
 // marker is its number at the top right of the elements' common box, drawn
 // over the canvas and moved with every scroll and zoom; its place is the
-// elements' JSON in the file now.
+// elements' JSON in the file now. `pinMethods` are the viewer's methods for
+// it (viewer.js assigns them to its prototype): showPins, renderPins,
+// pinPlace, capturePin, revealPin and reveal (viewer contract, "Follow the agent").
+
+import { blobToDataUrl, normalizePath } from "./drawing.js";
+import { loadLibrary } from "./library.js";
 
 /** The pinned elements' JSON as the file `text` holds them ("" when none is there). */
 export function elementsJson(text, selection) {
@@ -46,3 +51,57 @@ export function placeMarkers(layer, { pins, file, api, lib, title, onClick }) {
     layer.append(marker);
   }
 }
+
+/** The DrawViewer's methods for pins and following the agent (`this` is the viewer). */
+export const pinMethods = {
+  showPins(pins) {
+    this.pins = Array.isArray(pins) ? pins : [];
+    // A selection the shell made a pin of is the pin's now: a re-announcement
+    // (after a switch of language or a reload of the file) would pin it again.
+    const key = (s) => `${s.file}|${(s.elements || []).map((e) => e.id).sort().join(",")}`;
+    if (this.pins.some((pin) => pin.selection && key(pin.selection) === this.selectionKey)) this.pinnedKey = this.selectionKey;
+    this.renderPins();
+  },
+
+  renderPins() {
+    placeMarkers(this.pinLayer, {
+      pins: this.pins, file: this.current, api: this.api, lib: this.lib,
+      title: (pin) => pin.comment || this.t("pin.title", { number: pin.number }),
+      onClick: (pin) => this.revealPin(pin),
+    });
+  },
+
+  pinPlace(selection, files) {
+    const file = (files || this.ctx.files || []).find((f) => f.path === selection?.file);
+    return file && typeof file.content === "string" ? elementsJson(file.content, selection) : "";
+  },
+
+  async capturePin(pin) {
+    if (!(await this.reveal(pin?.selection?.file)) || !this.api || !this.synced) return null;
+    const elements = pinnedElements(this.api, pin.selection);
+    if (!elements.length) return null;
+    const blob = await this.lib.exportToBlob({
+      elements, files: this.api.getFiles(), mimeType: "image/png", exportPadding: 16,
+      appState: { exportBackground: true, exportWithDarkMode: false, exportEmbedScene: false,
+        viewBackgroundColor: this.api.getAppState().viewBackgroundColor || "#ffffff" },
+    });
+    return blobToDataUrl(blob);
+  },
+
+  async revealPin(pin) {
+    if (!(await this.reveal(pin?.selection?.file)) || !this.api || !this.synced) return;
+    const elements = pinnedElements(this.api, pin.selection);
+    if (elements.length) {
+      this.api.scrollToContent(elements, { fitToViewport: true, viewportZoomFactor: 0.6, maxZoom: 1, minZoom: 0.1, animate: false });
+    }
+  },
+
+  async reveal(path) {
+    const file = normalizePath(path);
+    if (!file || !this.drawings.has(file)) return false;
+    if (!this.lib) await loadLibrary();
+    if (file !== this.current || !this.api) await this.open(file);
+    else await this.ready;
+    return this.current === file; // shown, as a drawing or as the reason it is not one
+  }
+};

@@ -12,7 +12,7 @@
 
 import { translator, excalidrawLangCode } from "./i18n.js";
 import { loadLibrary } from "./library.js";
-import { elementsJson, pinnedElements, placeMarkers } from "./pins.js";
+import { pinMethods } from "./pins.js";
 import {
   DARK, EXT, blobToDataUrl, chipLabel, compareDrawings, composeFile, contextFor, currentTheme,
   isDrawing, normalizePath, parseDrawing, pick, resolveTargets, round, selectedItems, sleep, stem, versionOf,
@@ -429,59 +429,6 @@ class DrawViewer {
     this.ctx.setSelection?.({ file: this.current, elements: items, label: chipLabel(this.current, items, this.t) });
   }
 
-  // --- review pins and following the agent (viewer contract, "Annotate", "Follow the agent") ---
-
-  showPins(pins) {
-    this.pins = Array.isArray(pins) ? pins : [];
-    // A selection the shell made a pin of is the pin's now: a re-announcement
-    // (after a switch of language or a reload of the file) would pin it again.
-    const key = (s) => `${s.file}|${(s.elements || []).map((e) => e.id).sort().join(",")}`;
-    if (this.pins.some((pin) => pin.selection && key(pin.selection) === this.selectionKey)) this.pinnedKey = this.selectionKey;
-    this.renderPins();
-  }
-
-  renderPins() {
-    placeMarkers(this.pinLayer, {
-      pins: this.pins, file: this.current, api: this.api, lib: this.lib,
-      title: (pin) => pin.comment || this.t("pin.title", { number: pin.number }),
-      onClick: (pin) => this.revealPin(pin),
-    });
-  }
-
-  pinPlace(selection, files) {
-    const file = (files || this.ctx.files || []).find((f) => f.path === selection?.file);
-    return file && typeof file.content === "string" ? elementsJson(file.content, selection) : "";
-  }
-
-  async capturePin(pin) {
-    if (!(await this.reveal(pin?.selection?.file)) || !this.api || !this.synced) return null;
-    const elements = pinnedElements(this.api, pin.selection);
-    if (!elements.length) return null;
-    const blob = await this.lib.exportToBlob({
-      elements, files: this.api.getFiles(), mimeType: "image/png", exportPadding: 16,
-      appState: { exportBackground: true, exportWithDarkMode: false, exportEmbedScene: false,
-        viewBackgroundColor: this.api.getAppState().viewBackgroundColor || "#ffffff" },
-    });
-    return blobToDataUrl(blob);
-  }
-
-  async revealPin(pin) {
-    if (!(await this.reveal(pin?.selection?.file)) || !this.api || !this.synced) return;
-    const elements = pinnedElements(this.api, pin.selection);
-    if (elements.length) {
-      this.api.scrollToContent(elements, { fitToViewport: true, viewportZoomFactor: 0.6, maxZoom: 1, minZoom: 0.1, animate: false });
-    }
-  }
-
-  async reveal(path) {
-    const file = normalizePath(path);
-    if (!file || !this.drawings.has(file)) return false;
-    if (!this.lib) await loadLibrary();
-    if (file !== this.current || !this.api) await this.open(file);
-    else await this.ready;
-    return this.current === file; // shown, as a drawing or as the reason it is not one
-  }
-
   // --- changes on disk -------------------------------------------------------------
 
   update(files, changes) {
@@ -821,6 +768,9 @@ class DrawViewer {
     });
   }
 }
+
+// showPins, renderPins, pinPlace, capturePin, revealPin, reveal (pins.js)
+Object.assign(DrawViewer.prototype, pinMethods);
 
 export default {
   capabilities: ["annotate", "follow"],
