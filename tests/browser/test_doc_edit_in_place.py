@@ -8,7 +8,8 @@ brings it again. The person's next message reaches the model with the
 `<person-edited>` note naming README.md. Then an edit races a write of the
 agent's: the edit is refused (E_CONFLICT), the dialog shows both versions,
 the agent's text stays on disk and the person's is kept under
-.pneuma/edits/conflicts/.
+.pneuma/edits/conflicts/. A second race, where the two changed different
+lines: "Use mine" writes the person's heading and keeps the agent's line.
 """
 
 from __future__ import annotations
@@ -127,5 +128,21 @@ def test_a_heading_edited_in_place_changes_that_line_and_the_agent_is_told(
     expect(dialog).to_have_count(0)
     expect(paragraph).to_contain_text("The agent says: this folder is where")
     assert readme.read_bytes() == agents
+    # A second race, on different parts: "Use mine" keeps the agent's change too.
+    heading.dblclick()
+    expect(editor).to_be_visible()
+    moved_on = agents.replace(b"## How it works", b"## How it all works", 1)
+    readme.write_bytes(moved_on)
+    editor.press("Control+a")
+    editor.type("Handbook")
+    editor.press("Enter")
+    expect(dialog).to_be_visible(timeout=10_000)
+    expect(dialog.locator(".edit-conflict-mine h3")).to_have_text("Your edit, made on the version on disk")
+    dialog.locator(".edit-conflict-mine-button").click()
+    both = moved_on.replace(f"# {NEW_HEADING}\n".encode(), b"# Handbook\n", 1)
+    disk_is(readme, both)
+    expect(heading).to_contain_text("Handbook")
+    expect(page.locator(".pd-doc h2").first).to_contain_text("How it all works")
+
     # The refused POST is the only thing the console reports (the browser logs a 409).
     assert [e for e in page.console_errors if "409 (Conflict)" not in e] == []
