@@ -83,7 +83,11 @@ def apply_edit(pneuma: Any, edits: HandEdits, body: dict[str, Any]) -> dict[str,
     rel = body.get("path")
     sandbox.resolve_writable(rel)  # E_DENY_PATH before anything is read
     canonical = sandbox.normalize(rel)
-    mine = _string_field(body, "content").encode("utf-8", "surrogatepass")
+    try:
+        mine = _string_field(body, "content").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 file holds it
+        raise ToolError("E_BAD_ARGS", "'content' is not valid Unicode text",
+                        details={"field": "content"}) from None
     base = _base_field(body)
     if len(mine) > MAX_EDIT_BYTES:
         raise ToolError("E_TOO_LARGE", f"the edit is {len(mine)} bytes; in-place edits stop "

@@ -76,6 +76,10 @@ async def test_bad_arguments_are_refused_and_nothing_is_written(server):
         assert body["error"]["details"]["field"] == "base_sha256"
     status, body = await edit(server, REL, None, sha(before))
     assert status == 400 and body["error"]["details"]["field"] == "content"
+    response = await server.post("/api/edits", data=b'{"path": "%s", "content": "\\ud800", "base_sha256": "%s"}'
+                                 % (REL.encode(), sha(before).encode()),
+                                 headers={"Content-Type": "application/json"})
+    assert response.status == 400 and (await response.json())["error"]["details"]["field"] == "content"
     status, body = await edit(server, "slides/none.html", "x", sha(""))
     assert status == 404 and body["error"]["code"] == "E_NOT_FOUND"
     response = await server.post("/api/edits", data=b"not json",
