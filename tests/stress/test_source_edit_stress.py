@@ -40,6 +40,7 @@ pytestmark = pytest.mark.stress
 
 SCRIPT = Path(__file__).with_name("source_edit_cases.mjs")
 HTML_CASES = 200
+DOM_CASES = 150
 MARKDOWN_DOCUMENTS = 100
 ROUNDS = 60
 TIME_CAP = 40.0
@@ -224,6 +225,43 @@ def test_source_edits_change_only_the_intended_bytes() -> None:
     seconds = time.monotonic() - started
     record("26.2 source edits", f"{count(len(pages))} generated HTML edits and {count(len(markdown))} "
            f"Markdown blocks in {seconds:.1f} s: only the intended bytes changed")
+    assert seconds < TIME_CAP
+
+
+# The text nodes Chromium's own parser makes of a source, by the rule
+# htmlTextNodes promises (script and style skipped, blank runs skipped).
+DOM_TEXTS = """(sources) => sources.map((source) => {
+  const doc = new DOMParser().parseFromString(source, 'text/html');
+  const walker = doc.createTreeWalker(doc, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement && node.parentElement.closest('script, style')) continue;
+    if (/\\S/.test(node.data)) texts.push(node.data);
+  }
+  return texts;
+})"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_html_text_nodes_are_the_ones_chromium_makes() -> None:
+    from playwright.sync_api import sync_playwright
+
+    from pneuma.api import CHROMIUM, CHROMIUM_ARGS
+
+    started = time.monotonic()
+    pages = collected(_html_case(), DOM_CASES)
+    answers = run_node({"html": pages, "markdown": []})["html"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            dom = browser.new_page().evaluate(DOM_TEXTS, [case["source"] for case in pages])
+        finally:
+            browser.close()
+    for case, answer, texts in zip(pages, answers, dom, strict=True):
+        assert [n["text"] for n in answer["nodes"]] == texts, case["source"]
+    seconds = time.monotonic() - started
+    record("26.2 source edits", f"{count(len(pages))} generated pages: htmlTextNodes lists the text nodes "
+           f"Chromium's parser makes, in order, in {seconds:.1f} s")
     assert seconds < TIME_CAP
 
 
