@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import struct
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -187,3 +188,33 @@ def test_reveal_brings_a_diagram_to_the_front(diagram: tuple[Any, Any]) -> None:
     assert page.evaluate(f"() => {HOST}.instance.reveal('architecture.mmd')") is True
     page.wait_for_selector(".dg-stage g.node[data-node-id=Server]")
     assert page.console_errors == []
+
+
+def test_a_label_edit_racing_an_agent_write_loses_neither(diagram: tuple[Any, Any]) -> None:
+    server, page = diagram
+    source = server.workspace / "architecture.mmd"
+    original = source.read_text(encoding="utf-8")
+    page.locator(".dg-stage g.node[data-node-id=Watcher]").dblclick()
+    box = page.locator(".dg-label-input")
+    expect(box).to_have_value("File watcher")
+    box.fill("watchfiles")
+    # the agent writes while the person types
+    theirs = original + "  Watcher --> Tools\n"
+    source.write_text(theirs, encoding="utf-8")
+    page.wait_for_function(f"() => {HOST}.instance.viewer.files.get('architecture.mmd').endsWith('Watcher --> Tools\\n')")
+    box.press("Enter")
+    dialog = page.locator(".edit-conflict")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator(".edit-conflict-theirs textarea")).to_have_value(theirs)
+    dialog.locator(".edit-conflict-mine-button").click()
+    expect(dialog).to_have_count(0)
+    mine = theirs.replace('Watcher["File watcher"]', 'Watcher["watchfiles"]')
+    # the person's change made on the agent's text: both are on disk, and on screen
+    deadline = time.monotonic() + 10
+    while source.read_text(encoding="utf-8") != mine and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert source.read_text(encoding="utf-8") == mine
+    page.wait_for_function(f"(mine) => {HOST}.instance.viewer.files.get('architecture.mmd') === mine", arg=mine)
+    expect(page.locator(".dg-stage g.node[data-node-id=Watcher]")).to_contain_text("watchfiles")
+    source.write_text(original, encoding="utf-8")
+    expect(page.locator(".dg-stage g.node[data-node-id=Watcher]")).to_contain_text("File watcher")
