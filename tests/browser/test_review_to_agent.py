@@ -155,13 +155,14 @@ def test_two_webcraft_pins_go_out_as_one_review(
     page.locator(".review-send").click()
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
 
-    review, _ = review_request(fake_api)
+    review, images = review_request(fake_api)
     assert review.startswith('<viewer-review pins="2">'), review[:200]
     pins = pins_in(review)
     assert [(n, c) for n, c, _ in pins] == [("1", "Warmer, &lt;please&gt;"), ("2", "Too long")]
     assert all('mode="webcraft"' in context and "index.html" in context for _, _, context in pins)
     assert "Notes that think with you." in pins[0][2]
     assert "Here is my review of the landing page." in review
+    assert images == 2  # each pinned element, rendered by the server (webcraft)
     expect(page.locator(".composer textarea")).to_have_value("")
     expect(page.locator('.pin-item[data-status="sent"]')).to_have_count(2)
     assert not page.console_errors, page.console_errors

@@ -17,7 +17,10 @@ import {
 
 const PINS_URL = '/api/review/pins';
 const MAX_PLACE_CHARS = 4_096;
-const CAPTURE_TIMEOUT_MS = 5_000;
+// A viewer may render its crops elsewhere (webcraft's server starts a
+// browser for the first): each may take a while, the review as a whole not.
+const CAPTURE_TIMEOUT_MS = 15_000;
+const CAPTURES_TIMEOUT_MS = 30_000;
 // File changes the watcher reports just after a turn's result still count
 // as the turn's (its last write may trail the result by a debounce).
 const TURN_TAIL_MS = 5_000;
@@ -272,11 +275,13 @@ function withTimeout(promise, ms) {
 
 async function captures(list) {
   const images = [];
+  const deadline = Date.now() + CAPTURES_TIMEOUT_MS;
   for (const pin of list) {
-    if (images.length >= MAX_IMAGES) break;
+    const left = Math.min(CAPTURE_TIMEOUT_MS, deadline - Date.now());
+    if (images.length >= MAX_IMAGES || left <= 0) break;
     let url = null;
     try {
-      url = await withTimeout(Promise.resolve(callViewer('capturePin', { ...pin })), CAPTURE_TIMEOUT_MS);
+      url = await withTimeout(Promise.resolve(callViewer('capturePin', { ...pin })), left);
     } catch (error) {
       console.error("pneuma: the viewer's capturePin failed", error);
     }
