@@ -4,7 +4,9 @@
 //
 // A pin's selection is the viewer's own selection ({file, kind, id, of,
 // from, to, line, text}); the drawn elements are found again by what the
-// source calls them (viewer.js's elementsOf), so markers follow a redraw.
+// source calls them (elementsOf), so markers follow a redraw. `pinMethods`
+// are the viewer's methods for pins and following the agent (viewer.js
+// assigns them to its prototype).
 
 import { SourceText, plain } from "./source-text.js";
 
@@ -135,3 +137,78 @@ export async function capture(svg, stage, elements, scale) {
     URL.revokeObjectURL(url);
   }
 }
+
+/** The elements of a selection in a redrawn svg, found by what the source
+ * calls it (keys are numbered afresh in every drawing). */
+export function elementsOf(svg, s) {
+  const same = (el) => {
+    const d = el.dataset;
+    // a selection that went through JSON (a stored pin) has null or nothing for what it lacks
+    return d.srcKind === s.kind && (d.srcId || "") === (s.id || "") && (d.srcOf || null) === (s.of || null)
+      && (d.srcFrom || null) === (s.from || null)
+      && (d.srcTo || null) === (s.to || null) && (s.id || s.from || (d.srcLabel || "") === (s.text || ""));
+  };
+  const all = [...svg.querySelectorAll("[data-src-kind]")].filter(same);
+  // several alike (every [*] of a state diagram, a repeated message): the one on its line
+  const first = all.find((el) => Number(el.dataset.srcLine) === s.line) || all[0];
+  return first ? [...svg.querySelectorAll(`[data-src-key="${CSS.escape(first.dataset.srcKey)}"]`)] : [];
+}
+
+/** The DiagramViewer's methods for pins and following the agent (`this` is the viewer). */
+export const pinMethods = {
+  showPins(pins) {
+    this.pins = Array.isArray(pins) ? pins : [];
+    // A selection the shell made a pin of is the pin's now (its marker shows
+    // it): no longer the viewer's to re-announce after a redraw, which would
+    // pin it again.
+    const same = (a, b) => ["file", "kind", "id", "of", "from", "to"].every((k) => (a[k] || null) === (b[k] || null));
+    if (this.selected && this.pins.some((pin) => pin.selection && same(pin.selection, this.selected))) {
+      this.clearSelection();
+    }
+    this.renderPins();
+  },
+
+  renderPins() {
+    if (!this.svg) return this.pinLayer.replaceChildren();
+    drawMarkers(this.stage, this.pinLayer, {
+      pins: this.pins, file: this.active, scale: this.view.scale,
+      find: (s) => elementsOf(this.svg, s), onClick: (pin) => this.revealPin(pin),
+    });
+  },
+
+  pinPlace(selection, files) {
+    const file = (files || this.ctx.files || []).find((f) => f.path === selection?.file);
+    return file && !file.binary ? placeIn(file.content ?? "", selection) : "";
+  },
+
+  async capturePin(pin) {
+    const s = pin?.selection;
+    if (!s || !(await this.reveal(s.file)) || !this.svg) return null;
+    const elements = elementsOf(this.svg, s);
+    return elements.length ? capture(this.svg, this.stage, elements, this.view.scale) : null;
+  },
+
+  async revealPin(pin) {
+    const s = pin?.selection;
+    if (!s || !(await this.reveal(s.file)) || !this.svg) return;
+    const elements = elementsOf(this.svg, s);
+    if (!elements.length) return;
+    this.centreOn(elements[0]);
+    this.highlight(elements);
+  },
+
+  async reveal(path) {
+    if (!this.files.has(path)) return false;
+    this.open(path);
+    await this.drawn;
+    return true;
+  },
+
+  problems() {
+    const found = {};
+    for (const [path, error] of this.broken) {
+      found[path] = this.brokenText(error);
+    }
+    return found;
+  }
+};

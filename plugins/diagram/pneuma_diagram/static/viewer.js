@@ -13,7 +13,7 @@
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
 import { replaceLabel } from "./label-edit.js";
-import { capture, drawMarkers, placeIn } from "./pins.js";
+import { elementsOf, pinMethods } from "./pins.js";
 import { inFileLines } from "./source-lines.js";
 import { mapSources } from "./source-map.js";
 
@@ -125,22 +125,6 @@ function nodeIds(svg) {
 function findNode(svg, id) {
   for (const el of svg.querySelectorAll(THING)) if (el.dataset.srcId === id) return el;
   return null;
-}
-
-/** The elements of a selection in a redrawn svg, found by what the source
- * calls it (keys are numbered afresh in every drawing). */
-function elementsOf(svg, s) {
-  const same = (el) => {
-    const d = el.dataset;
-    // a selection that went through JSON (a stored pin) has null or nothing for what it lacks
-    return d.srcKind === s.kind && (d.srcId || "") === (s.id || "") && (d.srcOf || null) === (s.of || null)
-      && (d.srcFrom || null) === (s.from || null)
-      && (d.srcTo || null) === (s.to || null) && (s.id || s.from || (d.srcLabel || "") === (s.text || ""));
-  };
-  const all = [...svg.querySelectorAll("[data-src-kind]")].filter(same);
-  // several alike (every [*] of a state diagram, a repeated message): the one on its line
-  const first = all.find((el) => Number(el.dataset.srcLine) === s.line) || all[0];
-  return first ? [...svg.querySelectorAll(`[data-src-key="${CSS.escape(first.dataset.srcKey)}"]`)] : [];
 }
 
 // --- the viewer -------------------------------------------------------------------
@@ -570,64 +554,6 @@ class DiagramViewer {
     }, NOTE_MS);
   }
 
-  // pins and following the agent ---------------------------------------------------------
-
-  showPins(pins) {
-    this.pins = Array.isArray(pins) ? pins : [];
-    // A selection the shell made a pin of is the pin's now (its marker shows
-    // it): no longer the viewer's to re-announce after a redraw, which would
-    // pin it again.
-    const same = (a, b) => ["file", "kind", "id", "of", "from", "to"].every((k) => (a[k] || null) === (b[k] || null));
-    if (this.selected && this.pins.some((pin) => pin.selection && same(pin.selection, this.selected))) {
-      this.clearSelection();
-    }
-    this.renderPins();
-  }
-
-  renderPins() {
-    if (!this.svg) return this.pinLayer.replaceChildren();
-    drawMarkers(this.stage, this.pinLayer, {
-      pins: this.pins, file: this.active, scale: this.view.scale,
-      find: (s) => elementsOf(this.svg, s), onClick: (pin) => this.revealPin(pin),
-    });
-  }
-
-  pinPlace(selection, files) {
-    const file = (files || this.ctx.files || []).find((f) => f.path === selection?.file);
-    return file && !file.binary ? placeIn(file.content ?? "", selection) : "";
-  }
-
-  async capturePin(pin) {
-    const s = pin?.selection;
-    if (!s || !(await this.reveal(s.file)) || !this.svg) return null;
-    const elements = elementsOf(this.svg, s);
-    return elements.length ? capture(this.svg, this.stage, elements, this.view.scale) : null;
-  }
-
-  async revealPin(pin) {
-    const s = pin?.selection;
-    if (!s || !(await this.reveal(s.file)) || !this.svg) return;
-    const elements = elementsOf(this.svg, s);
-    if (!elements.length) return;
-    this.centreOn(elements[0]);
-    this.highlight(elements);
-  }
-
-  async reveal(path) {
-    if (!this.files.has(path)) return false;
-    this.open(path);
-    await this.drawn;
-    return true;
-  }
-
-  problems() {
-    const found = {};
-    for (const [path, error] of this.broken) {
-      found[path] = this.brokenText(error);
-    }
-    return found;
-  }
-
   // selection --------------------------------------------------------------------------
 
   select(picked) {
@@ -754,6 +680,9 @@ class DiagramViewer {
     this.root.replaceChildren();
   }
 }
+
+// showPins, renderPins, pinPlace, capturePin, revealPin, reveal, problems (pins.js)
+Object.assign(DiagramViewer.prototype, pinMethods);
 
 export default {
   capabilities: ["annotate", "edit", "follow"],
