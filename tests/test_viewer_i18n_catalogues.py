@@ -35,7 +35,9 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
               "annotate.js", "inplace-edit.js", "follow.js"),
     "coauthor": ("panels.js", "text.js", "pins.js"),
     "doc": ("markdown.js", "context.js", "doc-edit.js", "doc-pins.js"),
-    "draw": ("drawing.js", "library.js"),
+    "draw": ("drawing.js", "library.js", "pins.js"),
+    "diagram": ("pins.js", "label-edit.js"),
+    "webgal": ("pins.js",),
     "webcraft": ("annotate.js", "edit-in-place.js"),
 }
 LOCALES = ("en", "zh-CN")
