@@ -54,9 +54,16 @@ def test_pins_on_two_paragraphs_markers_places_and_reveal(pneuma_server: Any, op
     expect(page.locator('.ca-line[data-line="4"] .ca-pin')).to_have_text("1")
     expect(page.locator('.ca-line[data-line="8"] .ca-pin')).to_have_text("2")
     expect(page.locator(".ca-line.ca-pinned")).to_have_count(3 + 4)
-    # A new selection draws the file again: the markers stay.
+    # A new selection draws the file again: the markers stay. Each double-click
+    # selects once (each selection may become a pin): the text's paragraph,
+    # the gutter's line.
+    page.evaluate(f"""() => {{ const ctx = {INSTANCE}.ctx, set = ctx.setSelection;
+        window.__selections = []; ctx.setSelection = (s) => {{ window.__selections.push(s.lines); return set(s); }}; }}""")
     page.locator('.ca-line[data-line="14"] .ca-tx').dblclick()
     expect(page.locator(".ca-line.ca-sel")).to_have_count(3)
+    page.locator('.ca-line[data-line="16"] .ca-ln').dblclick()
+    expect(page.locator(".ca-line.ca-sel")).to_have_count(1)
+    assert page.evaluate("() => window.__selections") == [[13, 15], [16, 16]]
     expect(page.locator('.ca-line[data-line="4"] .ca-pin')).to_have_text("1")
     expect(page.locator('.ca-line[data-line="8"] .ca-pin')).to_have_text("2")
 

@@ -71,6 +71,13 @@ def test_pins_show_as_markers_their_place_tracks_the_source_and_reveal_follows(s
     assert page.evaluate("() => window.pneuma.ui.host.module.capabilities") == ["annotate", "edit", "follow"]
     heading = pick(page, "h1")
     lead = pick(page, "p.lead")
+    # A double-click while selecting picks once (each pick may become a pin).
+    page.evaluate(f"""() => {{ const ctx = {INSTANCE}.viewer.ctx, set = ctx.setSelection;
+        window.__picks = 0; ctx.setSelection = (s) => {{ window.__picks += 1; return set(s); }}; }}""")
+    shown(page).locator("#features-title").dblclick()
+    page.wait_for_function(f"() => {INSTANCE}.viewer.selection.selector === '#features-title'")
+    expect(shown(page).locator("#features-title")).not_to_have_attribute("contenteditable", "plaintext-only")
+    assert page.evaluate("() => window.__picks") == 1
     page.click(".webcraft-pick")  # Select off again
     assert heading["page"] == "index.html" and heading["tag"] == "h1"
     pins = [

@@ -98,10 +98,11 @@ export const pins = {
     return true;
   },
 
-  /** A double-click on a line of a source file selects its paragraph. */
+  /** A double-click on a line's text in a source file selects its paragraph. */
   selectParagraph(event) {
     const row = event.target.closest && event.target.closest(".ca-code .ca-line");
-    if (!row || this.state.view !== "file") return;
+    // The gutter selects lines (its clicks did already): not a paragraph on top.
+    if (!row || event.target.closest(".ca-ln") || this.state.view !== "file") return;
     const text = fileText(this.ctx.files, this.state.file);
     if (text === null) return;
     const [a, b] = paragraphAt(text.split("\n"), Number(row.dataset.line));

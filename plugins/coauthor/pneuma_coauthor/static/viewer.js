@@ -447,6 +447,8 @@ class CoAuthorViewer {
     if (this.drag) {
       const { from, to } = this.drag;
       this.drag = null;
+      // A double-click on the gutter selects the line once (each selection may become a pin).
+      if (e && e.detail > 1) return;
       this.setLines(this.state.file, from, to);
       return;
     }

@@ -166,6 +166,7 @@
     if (pick) {
       event.preventDefault();
       event.stopPropagation();
+      if (event.detail > 1) return; // a double-click picks once (each pick may become a pin)
       outline?.classList.remove("webcraft-picked");
       outline = el;
       el.classList.add("webcraft-picked");
