@@ -65,6 +65,15 @@ def _private_pneuma_home() -> None:
         os.environ["PNEUMA_HOME"] = tempfile.mkdtemp(prefix="pneuma-test-home-")
 
 
+def _no_headless_viewer_unasked() -> None:
+    """With no tab open, a viewer action starts the server's headless viewer
+    (a Chromium, seconds). Tests that are not about it expect today's
+    answer without a tab, so it is off unless a test turns it on
+    (tests/headless_viewer/ and its stress part do)."""
+    os.environ.setdefault("PNEUMA_HEADLESS_VIEWER", "0")
+
+
 def pytest_configure(config) -> None:
     _reexec_in_namespace(config)
     _private_pneuma_home()
+    _no_headless_viewer_unasked()

@@ -20,3 +20,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if Path(str(item.fspath)).is_relative_to(here):
             item.add_marker(pytest.mark.skip(reason="; ".join(problems)))
+
+
+@pytest.fixture(autouse=True)
+def headless_viewer_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root conftest turns the headless viewer off for every other test."""
+    monkeypatch.setenv("PNEUMA_HEADLESS_VIEWER", "1")

@@ -32,6 +32,12 @@ IN_FLIGHT = 4
 ANSWER_BOUND = 45.0  # seconds: an answer later than this counts as a hang
 
 
+@pytest.fixture(autouse=True)
+def headless_viewer_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root conftest turns the headless viewer off for every other test."""
+    monkeypatch.setenv("PNEUMA_HEADLESS_VIEWER", "1")
+
+
 def some_action(rng: random.Random) -> tuple[str, dict[str, Any]]:
     return rng.choice([("describe-view", {}), ("checkContentFit", {}), ("capture-screenshot", {}),
                        ("navigate-to", {"file": "slides/02-problem.html"})])
