@@ -218,3 +218,28 @@ def test_a_label_edit_racing_an_agent_write_loses_neither(diagram: tuple[Any, An
     expect(page.locator(".dg-stage g.node[data-node-id=Watcher]")).to_contain_text("watchfiles")
     source.write_text(original, encoding="utf-8")
     expect(page.locator(".dg-stage g.node[data-node-id=Watcher]")).to_contain_text("File watcher")
+
+
+def test_a_sequence_participant_and_message_are_edited_in_place(diagram: tuple[Any, Any]) -> None:
+    server, page = diagram
+    source = server.workspace / "message-flow.mmd"
+    original = source.read_bytes()
+    assert page.evaluate(f"() => {HOST}.instance.reveal('message-flow.mmd')") is True
+    box = page.locator(".dg-label-input")
+    page.locator(".dg-stage text.actor", has_text="Pneuma server").first.dblclick()
+    expect(box).to_have_value("Pneuma server")
+    box.fill("Pneuma host")
+    box.press("Enter")
+    expected = original.replace(b"participant Server as Pneuma server", b"participant Server as Pneuma host")
+    expect(page.locator(".dg-stage text.actor", has_text="Pneuma host").first).to_be_visible()
+    assert source.read_bytes() == expected
+    page.locator(".dg-stage text.messageText", has_text="content_update").dblclick()
+    expect(box).to_have_value("content_update")
+    box.fill("files changed; redraw")
+    box.press("Enter")
+    expected = expected.replace(b"Browser: content_update", b"Browser: files changed#59; redraw")
+    expect(page.locator(".dg-stage text.messageText", has_text="files changed; redraw")).to_have_count(1)
+    assert source.read_bytes() == expected
+    source.write_bytes(original)
+    expect(page.locator(".dg-stage text.actor", has_text="Pneuma server").first).to_be_visible()
+    assert page.evaluate(f"() => {HOST}.instance.reveal('architecture.mmd')") is True

@@ -6,9 +6,10 @@
 // reads (plain text). The label is found on that line between the
 // delimiters the diagram types write labels in: a node's shape brackets
 // (A[…], A(…), A{…}, A>…], A((…))), an edge's pipes (-->|…|) or its text
-// (-- … -->), and the text after a colon (A->>B: …, Duck : +swim()), with or
-// without double quotes. What cannot be found there exactly once is refused
-// with a reason rather than guessed.
+// (-- … -->), the text after a colon (A->>B: …, Duck : +swim()) and a
+// participant's alias (participant S as …), with or without double
+// quotes. What cannot be found there exactly once is refused with a reason
+// rather than guessed.
 
 import { escapeRe } from "./source-text.js";
 
@@ -44,6 +45,12 @@ function labelSpans(row, label) {
     if (closers && !(after.length && closers.includes(after[0]))) continue;
     if (!closers && after.length) continue;
     spans.push({ start: quoted ? at - 1 : at, end: quoted ? end + 1 : end, quoted, opener, before });
+  }
+  // "participant S as Some name": an alias runs to the end of the line
+  const alias = new RegExp(`^(.*\\sas\\s+)("?)${escapeRe(label)}\\2\\s*$`).exec(row);
+  if (alias && /^\s*(?:create\s+)?(?:participant|actor)\s/.test(row)) {
+    const start = alias[1].length;
+    spans.push({ start, end: start + label.length + 2 * alias[2].length, quoted: Boolean(alias[2]), opener: ":", before: alias[1] });
   }
   // "A -- text --> B": the label between two dashes and an arrow
   const dashed = new RegExp(`(--|==|-\\.)\\s*("?)${escapeRe(label)}\\2\\s*(-->|==>|\\.->|---|===)`, "g");
