@@ -156,6 +156,12 @@ def test_pins_show_as_markers_their_place_tracks_the_source_and_reveal_follows(s
     assert list(problems) == ["broken.html"] and "undefinedThing" in problems["broken.html"]
     expect(page.locator('.webcraft-tab[data-page="index.html"]')).not_to_have_class(re.compile(r"\bhas-problem\b"))
     assert "undefinedThing" in (tab.get_attribute("title") or "")
+    # The errors panel opens on top of the page (not under its frame).
+    page.click(".webcraft-errors-button")
+    expect(page.locator(".webcraft-error-panel li")).to_have_count(1)
+    assert page.evaluate("""() => { const panel = document.querySelector('.webcraft-error-panel');
+        const r = panel.getBoundingClientRect();
+        return panel.contains(document.elementFromPoint(r.left + r.width / 2, r.top + 12)); }""")
 
 
 def edit_in_place(page: Any, selector: str, text: str, key: str = "Enter") -> None:

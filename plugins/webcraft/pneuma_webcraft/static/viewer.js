@@ -239,9 +239,8 @@ class WebcraftViewer {
     this.pickButton = h("button", { class: "webcraft-pick", type: "button", "aria-pressed": "false", onclick: () => this.setPick(!this.pick) });
     this.reloadButton = h("button", { class: "webcraft-reload", type: "button", onclick: () => this.render({ keepScroll: true }) });
     this.errorButton = h("button", { class: "webcraft-errors-button", type: "button", onclick: () => this.toggleErrors() });
-    // Select comes first: the shell's Annotate switch (and its hint, while
-    // annotating) floats over the toolbar's right end, and picking is how
-    // a place here is pinned.
+    // Select comes first: picking is how a place here is pinned, so it sits
+    // where the eye starts, beside the pages.
     this.toolbar = h("div", { class: "webcraft-toolbar" },
       h("div", { class: "webcraft-lead" }, this.pickButton, this.tabs),
       h("div", { class: "webcraft-controls" },
