@@ -5,7 +5,8 @@ real shell and Debian's Chromium, through the viewer instance the shell calls
 paragraph (its file and source lines), pins on two paragraphs show numbered
 markers at their first lines, a pin's place changes when its paragraph
 changes on disk and not when another does, and ``reveal``/``revealPin``
-bring a file and a pinned paragraph to the front.
+bring a file and a pinned paragraph to the front; an agent's turn (the fake
+CLI writing a section) brings that section to the front in the shell.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import send
 
 INSTANCE = "window.pneuma.ui.host.instance"
 INTRO = "sections/introduction.tex"
@@ -91,4 +94,20 @@ def test_pins_on_two_paragraphs_markers_places_and_reveal(pneuma_server: Any, op
     expect(page.locator(".ca-pin")).to_have_count(2)
     page.evaluate(f"() => {INSTANCE}.showPins([])")
     expect(page.locator(".ca-pin")).to_have_count(0)
+    assert page.console_errors == []
+
+
+def test_a_turn_brings_the_section_it_wrote_to_the_front(
+        pneuma_server: Any, fake_claude: Any, open_page: Any, tmp_path: Path) -> None:
+    ws = tmp_path / "paper"
+    (ws / ".pneuma").mkdir(parents=True)
+    (ws / ".pneuma" / "coauthor.toml").write_text('[build]\nlatexmk = "off"\n', encoding="utf-8")
+    server = pneuma_server("coauthor", claude_bin=fake_claude.bin, workspace=ws,
+                           env={"XDG_CONFIG_HOME": str(tmp_path / "config")})
+    page = open_page(server)
+    expect(page.locator(".result-line")).to_have_count(1, timeout=15_000)  # the greeting
+    expect(page.locator(".ca-root")).to_have_attribute("data-view", "board")
+    send(page, "write sections/conclusion.tex \\section{Conclusion, rewritten}")
+    expect(page.locator(".ca-root")).to_have_attribute("data-file", "sections/conclusion.tex", timeout=15_000)
+    expect(page.locator('.ca-line[data-line="1"]')).to_contain_text("Conclusion, rewritten")
     assert page.console_errors == []
