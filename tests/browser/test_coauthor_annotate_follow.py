@@ -49,13 +49,14 @@ def test_pins_on_two_paragraphs_markers_places_and_reveal(pneuma_server: Any, op
 
     pins = [
         {"id": "a", "number": 1, "selection": {"file": INTRO, "lines": [4, 6]}, "comment": "Cite more", "status": "open"},
-        {"id": "b", "number": 2, "selection": {"file": INTRO, "lines": [8, 11]}, "comment": "Tighter", "status": "open"},
+        {"id": "b", "number": 2, "selection": {"file": INTRO, "lines": [8, 11]}, "comment": "Tighter", "status": "addressed"},
         {"id": "c", "number": 3, "selection": {"file": "sections/method.tex", "lines": [1, 1]}, "comment": "x", "status": "open"},
     ]
     page.evaluate(f"(pins) => {INSTANCE}.showPins(pins)", pins)
     expect(page.locator(".ca-pin")).to_have_count(2)
     expect(page.locator('.ca-line[data-line="4"] .ca-pin')).to_have_text("1")
     expect(page.locator('.ca-line[data-line="8"] .ca-pin')).to_have_text("2")
+    expect(page.locator('.ca-line[data-line="8"] .ca-pin')).to_have_attribute("data-status", "addressed")
     expect(page.locator(".ca-line.ca-pinned")).to_have_count(3 + 4)
     # A new selection draws the file again: the markers stay. Each double-click
     # selects once (each selection may become a pin): the text's paragraph,

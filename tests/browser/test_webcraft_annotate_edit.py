@@ -105,6 +105,10 @@ def test_pins_show_as_markers_their_place_tracks_the_source_and_reveal_follows(s
         box = shown(page).locator(selector).evaluate("(el) => el.getBoundingClientRect().toJSON()")
         assert abs(width - (box["width"] + 16)) <= 4 and abs(height - (box["height"] + 16)) <= 4, (width, height, box)
     assert len(asked) == 1, asked
+    # An addressed pin's marker says so.
+    page.evaluate(f"(pins) => {INSTANCE}.showPins(pins)", [pins[0], {**pins[1], "status": "addressed"}])
+    expect(page.locator('.webcraft-pin-marker[data-pin="2"]')).to_have_attribute("data-status", "addressed")
+    expect(page.locator('.webcraft-pin-marker[data-pin="1"]')).to_have_attribute("data-status", "open")
     # The crop route takes pages inside the workspace and known widths only.
     for body in ({"crops": [{"key": "a", "page": "../etc/passwd", "selector": "h1"}]},
                  {"crops": [{"key": "a", "page": "index.html", "selector": "h1", "viewport": "watch"}]},

@@ -54,6 +54,7 @@ export const pins = {
       const marker = document.createElement("span");
       marker.className = "ca-pin";
       marker.dataset.pin = number;
+      marker.dataset.status = String(pin.status || "open");
       marker.textContent = number;
       first.prepend(marker);
       if (rendered) continue;

@@ -51,6 +51,7 @@ export const annotate = {
 
   sendPins(frame) {
     const pins = pinsOn(this.pins, this.page);
+    frame.pinStatus = new Map(this.pins.map((pin) => [Number(pin.number) || 0, String(pin.status || "open")]));
     if (!pins.length) frame.drawPins([]);
     frame.post({ type: "pins", pins });
   },
@@ -132,6 +133,7 @@ export const pinLayer = {
       .filter((box) => box && box.found && finite(box.width) + finite(box.height) > 0)
       .map((box) => h("span", {
         class: "webcraft-pin-marker", "data-pin": String(Number(box.n) || 0),
+        "data-status": this.pinStatus ? this.pinStatus.get(Number(box.n) || 0) || "open" : "open",
         style: `left:${Math.round(finite(box.x) * scale)}px;top:${Math.round(finite(box.y) * scale)}px`,
       }, String(Number(box.n) || 0)));
     this.pinLayer.replaceChildren(...markers);
