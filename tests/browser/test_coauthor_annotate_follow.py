@@ -112,3 +112,30 @@ def test_a_turn_brings_the_section_it_wrote_to_the_front(
     expect(page.locator(".ca-root")).to_have_attribute("data-file", "sections/conclusion.tex", timeout=15_000)
     expect(page.locator('.ca-line[data-line="1"]')).to_contain_text("Conclusion, rewritten")
     assert page.console_errors == []
+
+
+def test_with_annotate_on_each_double_click_is_one_pin_and_a_language_switch_adds_none(
+        pneuma_server: Any, open_page: Any, tmp_path: Path) -> None:
+    ws = tmp_path / "paper"
+    (ws / ".pneuma").mkdir(parents=True)
+    (ws / ".pneuma" / "coauthor.toml").write_text('[build]\nlatexmk = "off"\n', encoding="utf-8")
+    server = pneuma_server("coauthor", backend="none", workspace=ws)
+    page = open_page(server)
+    page.wait_for_selector(".ca-root .ca-board", timeout=10_000)
+    assert page.evaluate(f"() => {INSTANCE}.reveal('{INTRO}')") is True
+    page.locator(".annotate-toggle").click()
+    for count, (line, comment) in enumerate(((5, "Cite more"), (9, "Tighter")), 1):
+        page.locator(f'.ca-line[data-line="{line}"] .ca-tx').dblclick()
+        box = page.locator(".review-list textarea")
+        expect(box).to_be_focused()
+        box.fill(comment)
+        box.press("Enter")
+        expect(page.locator(".review-list .pin-item")).to_have_count(count)
+    expect(page.locator(".ca-pin")).to_have_count(2)
+    expect(page.locator('.ca-line[data-line="4"] .ca-pin')).to_have_text("1")
+    expect(page.locator('.ca-line[data-line="8"] .ca-pin')).to_have_text("2")
+    page.locator('.lang-btn[data-locale="zh-CN"]').click()
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(page.locator(".ca-pin")).to_have_count(2)
+    expect(page.locator(".review-list .pin-item")).to_have_count(2)
+    assert page.console_errors == []
