@@ -261,3 +261,23 @@ def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refus
     assert dynamic.read_bytes() == before
     # The browser logs the refused save's 409 itself; nothing else went wrong.
     assert [e for e in page.console_errors if "409 (Conflict)" not in e] == []
+
+
+def test_annotate_switch_turns_select_on_and_back_off(site: tuple[Any, Any]) -> None:
+    """Turning Annotate on puts webcraft in Select, so the next click pins at
+    once; turning it off leaves Select as the person had it."""
+    _server, page = site
+    pick_button = page.locator(".webcraft-pick")
+    expect(pick_button).to_have_attribute("aria-pressed", "false")
+    page.click(".annotate-toggle")
+    expect(pick_button).to_have_attribute("aria-pressed", "true")
+    shown(page).locator("h1").first.click()
+    expect(page.locator(".pin-box")).to_be_visible()  # the click made a pin at once
+    page.keyboard.press("Escape")  # closes its comment box
+    page.click(".annotate-toggle")
+    expect(pick_button).to_have_attribute("aria-pressed", "false")
+    # Select the person turned on themselves stays on after Annotate.
+    page.click(".webcraft-pick")
+    page.click(".annotate-toggle")
+    page.click(".annotate-toggle")
+    expect(pick_button).to_have_attribute("aria-pressed", "true")

@@ -475,6 +475,18 @@ class WebcraftViewer {
     for (const frame of this.frames) frame.post({ type: "clear-selection" });
   }
 
+  // The shell's Annotate switch: picking is how a place here is pinned, so
+  // it goes on with it, and off again only if Annotate turned it on.
+  setAnnotating(on) {
+    if (on && !this.pick) {
+      this.pickedForAnnotate = true;
+      this.setPick(true);
+    } else if (!on && this.pickedForAnnotate) {
+      this.pickedForAnnotate = false;
+      if (this.pick) this.setPick(false);
+    }
+  }
+
   setPick(on) {
     this.pick = on;
     this.pickButton.setAttribute("aria-pressed", String(on));
@@ -626,6 +638,7 @@ export default {
       update: (files, changes) => viewer.update(files, changes),
       runAction: (id, params) => viewer.runAction(id, params),
       clearSelection: () => viewer.clearSelection(),
+      setAnnotating: (on) => viewer.setAnnotating(on),
       showPins: (pins) => viewer.showPins(pins),
       capturePin: (pin) => viewer.capturePin(pin),
       pinPlace: (selection, files) => viewer.pinPlace(selection, files),
