@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 from tests.browser.browser_helpers import (
     READY_LINE,
+    api_call,
     kill_process_group,
     read_first_line,
 )
@@ -79,3 +81,18 @@ def module_page(
         yield page
     finally:
         context.close()
+
+
+def stored_pins(server: Any, count: int, timeout: float = 10) -> list[dict[str, Any]]:
+    """The workspace's review pins as the server keeps them, once there are
+    ``count`` and each has its place (the page stores a new pin first and its
+    place a moment later)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, body = api_call(server, "GET", "/api/review/pins")
+        pins = body.get("pins", []) if status == 200 and isinstance(body, dict) else []
+        if len(pins) == count and all(p.get("place") is not None for p in pins):
+            return list(pins)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server holds {pins!r}, not {count} pins with their places")
+        time.sleep(0.05)

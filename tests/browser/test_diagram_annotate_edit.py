@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import api_call
-from tests.browser.module_run import module_page, module_run
+from tests.browser.module_run import module_page, module_run, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.iife.js"
@@ -46,6 +45,15 @@ def selected(page: Any, node: str) -> dict[str, Any]:
     """Click the node `node` and return the selection the viewer made of it."""
     page.locator(f".dg-stage g.node[data-node-id={node}]").click()
     return page.evaluate(f"() => {HOST}.instance.viewer.selected")
+
+
+def on_disk(path: Path, expected: bytes) -> bytes:
+    """The file's bytes once they are `expected` (or after 10 s): the viewer
+    draws an edit at once, the write reaches the disk a moment later."""
+    deadline = time.monotonic() + 10
+    while path.read_bytes() != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return path.read_bytes()
 
 
 def png_size(data_url: str) -> tuple[int, int]:
@@ -79,7 +87,7 @@ def test_a_pin_on_a_node_shows_its_number_there_and_knows_its_place(diagram: tup
         expect(page.locator(".dg-zoom")).not_to_have_text(before)
 
     # the shell stored the pin with the place the viewer gave it: the node's source line
-    stored = api_call(server, "GET", "/api/review/pins")[1]["pins"]
+    stored = stored_pins(server, 1)
     assert [(p["comment"], p["place"]) for p in stored] == [("Split it", 'Server["aiohttp server"]')]
     selection = stored[0]["selection"]
     assert (selection["file"], selection["kind"], selection["id"], selection["line"]) == (
@@ -121,7 +129,7 @@ def test_a_label_edited_in_place_changes_only_its_characters(diagram: tuple[Any,
     expected = original.replace(b'Server["aiohttp server"]', b'Server["web #quot;app#quot; server"]')
     page.wait_for_function("() => document.querySelector('.dg-stage g.node[data-node-id=Server]')"
                            "?.textContent.includes('web \"app\" server')")
-    assert source.read_bytes() == expected
+    assert on_disk(source, expected) == expected
     # an edge's label: between its pipes, quotes kept
     page.locator(".dg-stage g.edgeLabel", has_text="stream-json").dblclick()
     expect(box).to_have_value("stream-json")
@@ -129,13 +137,13 @@ def test_a_label_edited_in_place_changes_only_its_characters(diagram: tuple[Any,
     box.press("Enter")
     expected = expected.replace(b'|"stream-json"|', b'|"NDJSON"|')
     expect(page.locator(".dg-stage g.edgeLabel", has_text="NDJSON")).to_have_count(1)
-    assert source.read_bytes() == expected
+    assert on_disk(source, expected) == expected
     # Esc leaves the file alone
     page.locator(".dg-stage g.edgeLabel", has_text="NDJSON").dblclick()
     box.fill("nothing")
     box.press("Escape")
     expect(box).to_have_count(0)
-    assert source.read_bytes() == expected
+    assert on_disk(source, expected) == expected
     source.write_bytes(original)
     expect(page.locator(".dg-stage g.edgeLabel", has_text="stream-json")).to_have_count(1)
     assert page.console_errors == []
@@ -210,10 +218,7 @@ def test_a_label_edit_racing_an_agent_write_loses_neither(diagram: tuple[Any, An
     expect(dialog).to_have_count(0)
     mine = theirs.replace('Watcher["File watcher"]', 'Watcher["watchfiles"]')
     # the person's change made on the agent's text: both are on disk, and on screen
-    deadline = time.monotonic() + 10
-    while source.read_text(encoding="utf-8") != mine and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert source.read_text(encoding="utf-8") == mine
+    assert on_disk(source, mine.encode()) == mine.encode()
     page.wait_for_function(f"(mine) => {HOST}.instance.viewer.files.get('architecture.mmd') === mine", arg=mine)
     expect(page.locator(".dg-stage g.node[data-node-id=Watcher]")).to_contain_text("watchfiles")
     source.write_text(original, encoding="utf-8")
@@ -232,14 +237,14 @@ def test_a_sequence_participant_and_message_are_edited_in_place(diagram: tuple[A
     box.press("Enter")
     expected = original.replace(b"participant Server as Pneuma server", b"participant Server as Pneuma host")
     expect(page.locator(".dg-stage text.actor", has_text="Pneuma host").first).to_be_visible()
-    assert source.read_bytes() == expected
+    assert on_disk(source, expected) == expected
     page.locator(".dg-stage text.messageText", has_text="content_update").dblclick()
     expect(box).to_have_value("content_update")
     box.fill("files changed; redraw")
     box.press("Enter")
     expected = expected.replace(b"Browser: content_update", b"Browser: files changed#59; redraw")
     expect(page.locator(".dg-stage text.messageText", has_text="files changed; redraw")).to_have_count(1)
-    assert source.read_bytes() == expected
+    assert on_disk(source, expected) == expected
     source.write_bytes(original)
     expect(page.locator(".dg-stage text.actor", has_text="Pneuma server").first).to_be_visible()
     assert page.evaluate(f"() => {HOST}.instance.reveal('architecture.mmd')") is True

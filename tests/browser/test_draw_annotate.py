@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import api_call
-from tests.browser.module_run import module_page, module_run
+from tests.browser.module_run import module_page, module_run, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "draw" / "pneuma_draw" / "static" / "vendor"
@@ -82,7 +81,7 @@ def test_a_pin_on_an_element_follows_a_pan(draw: tuple[Any, Any]) -> None:
                            arg=[x2, y2])  # fmt: skip
 
     # the pin as the shell stored it: the element, its JSON in the file as its place
-    stored = api_call(server, "GET", "/api/review/pins")[1]["pins"]
+    stored = stored_pins(server, 1)
     assert [p["comment"] for p in stored] == ["Name the model"]
     selection = stored[0]["selection"]
     assert selection["file"] == DRAWING and [e["id"] for e in selection["elements"]] == ["agent"]

@@ -16,8 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import api_call
-from tests.browser.module_run import module_page, module_run
+from tests.browser.module_run import module_page, module_run, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "plugins" / "webgal" / "pneuma_webgal" / "static" / "engine" / "index.html"
@@ -57,7 +56,7 @@ def test_a_pin_on_a_script_line_shows_in_its_gutter(webgal: tuple[Any, Any]) -> 
     marker = page.locator('.wg-line[data-line="3"] .wg-gutter .wg-pin')
     expect(marker).to_have_text("1")
     expect(page.locator(".wg-pin")).to_have_count(1)
-    stored = api_call(server, "GET", "/api/review/pins")[1]["pins"]
+    stored = stored_pins(server, 1)
     assert [(p["comment"], p["place"]) for p in stored] == [("Say it in one language", line3)]
     selection = stored[0]["selection"]
     assert (selection["file"], selection["start"], selection["end"]) == (START, 3, 3)

@@ -29,27 +29,34 @@ export function pinnedElements(api, selection) {
 }
 
 /** Numbered markers in `layer` for the pins on `file`, at the viewport
- * position of each one's elements (Excalidraw: (scene + scroll) × zoom). */
+ * position of each one's elements (Excalidraw: (scene + scroll) × zoom).
+ * Called on every change of the scene's view: a marker already there is
+ * moved, not made again. */
 export function placeMarkers(layer, { pins, file, api, lib, title, onClick }) {
-  layer.replaceChildren();
-  if (!api) return;
-  const { scrollX, scrollY, zoom } = api.getAppState();
-  for (const pin of pins) {
+  const old = new Map([...layer.children].map((el) => [el.dataset.pin, el]));
+  const { scrollX, scrollY, zoom } = api ? api.getAppState() : {};
+  for (const pin of api ? pins : []) {
     if (pin.selection?.file !== file) continue;
     const elements = pinnedElements(api, pin.selection);
     if (!elements.length) continue;
     const [, y1, x2] = lib.getCommonBounds(elements);
-    const marker = document.createElement("button");
-    marker.type = "button";
+    let marker = old.get(String(pin.id));
+    old.delete(String(pin.id));
+    if (!marker) {
+      marker = document.createElement("button");
+      marker.type = "button";
+      marker.dataset.pin = String(pin.id);
+      marker.addEventListener("click", () => onClick(marker.pin));
+      layer.append(marker);
+    }
+    marker.pin = pin;
     marker.className = `pneuma-draw-pin pneuma-draw-pin-${pin.status || "open"}`;
-    marker.dataset.pin = String(pin.id);
     marker.textContent = String(pin.number);
     marker.title = title(pin);
     marker.style.left = `${(x2 + scrollX) * zoom.value}px`;
     marker.style.top = `${(y1 + scrollY) * zoom.value}px`;
-    marker.addEventListener("click", () => onClick(pin));
-    layer.append(marker);
   }
+  for (const gone of old.values()) gone.remove();
 }
 
 /** The DrawViewer's methods for pins and following the agent (`this` is the viewer). */
