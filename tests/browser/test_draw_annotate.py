@@ -86,7 +86,9 @@ def test_a_pin_on_an_element_follows_a_pan(draw: tuple[Any, Any]) -> None:
     selection = stored[0]["selection"]
     assert selection["file"] == DRAWING and [e["id"] for e in selection["elements"]] == ["agent"]
     on_disk = json.loads((server.workspace / DRAWING).read_text(encoding="utf-8"))
-    assert json.loads(stored[0]["place"]) == [e for e in on_disk["elements"] if e["id"] == "agent"]
+    # the box and its label: a new label changes the place too
+    assert json.loads(stored[0]["place"]) == [
+        e for e in on_disk["elements"] if "agent" in (e["id"], e.get("containerId"))]
 
     image = page.evaluate(f"(s) => {VIEWER}.capturePin({{id: 'x', number: 1, selection: s}})", selection)
     raw = base64.b64decode(image.split(",", 1)[1])
@@ -97,6 +99,58 @@ def test_a_pin_on_an_element_follows_a_pan(draw: tuple[Any, Any]) -> None:
     page.locator(".pin-remove").click()
     expect(marker).to_have_count(0)
     page.locator(".annotate-toggle").click()
+    assert page.console_errors == []
+
+
+def page_point(page: Any, x: float, y: float) -> tuple[float, float]:
+    """Page coordinates of the scene point (x, y)."""
+    return tuple(page.evaluate(
+        """([x, y]) => { const s = window.pneuma.ui.host.instance.api.getAppState();
+                         return [(x + s.scrollX) * s.zoom.value + s.offsetLeft,
+                                 (y + s.scrollY) * s.zoom.value + s.offsetTop]; }""", [x, y]))  # fmt: skip
+
+
+def test_a_pin_on_a_dragged_region_of_empty_canvas(draw: tuple[Any, Any]) -> None:
+    server, page = draw
+    page.locator(".annotate-toggle").click()
+    # right of the tip text, below the viewer box: nothing is drawn there
+    start, end = page_point(page, 860, 580), page_point(page, 1100, 700)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=4)
+    page.mouse.move(*end, steps=4)
+    page.mouse.up()
+    comment = page.locator(".pin-box textarea")
+    comment.fill("Put the export here")
+    comment.press("Enter")
+    marker = page.locator(".pneuma-draw-pin")
+    expect(marker).to_have_text("1")
+    mx, my = centre_of(marker.bounding_box())
+    assert abs(mx - end[0]) < 2 and abs(my - start[1]) < 2  # the region's top right corner
+    [pin] = stored_pins(server, 1)
+    assert pin["selection"]["elements"] == [] and pin["place"] == ""
+    assert pin["selection"]["region"] == {"x": 860, "y": 580, "width": 240, "height": 120}
+    # the agent draws into the region: the pin's place changes
+    path = server.workspace / DRAWING
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    box = {**next(e for e in doc["elements"] if e["id"] == "viewer"), "id": "export", "x": 900, "y": 600,
+           "height": 60, "boundElements": None, "seed": 7, "version": 1, "versionNonce": 7}  # fmt: skip
+    doc["elements"].append(box)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    page.wait_for_function(f"(s) => {VIEWER}.pinPlace(s).includes('\"export\"')", arg=pin["selection"])
+    page.locator(".pin-remove").click()
+    expect(marker).to_have_count(0)
+    page.locator(".annotate-toggle").click()
+    # without the switch, the same drag is the selection chip of the region
+    start, end = page_point(page, 1140, 580), page_point(page, 1300, 700)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=6)
+    page.mouse.up()
+    expect(page.locator(".ctx-row .ctx-chip")).to_contain_text("region 160×120")
+    context = page.evaluate(f"() => {HOST}.module.extractContext({{file: '{DRAWING}', elements: [],"
+                            " region: {x: 1140, y: 580, width: 160, height: 120}})")  # fmt: skip
+    assert context.startswith(f'<viewer-context mode="draw" file="{DRAWING}" region="1140,580,160,120">')
     assert page.console_errors == []
 
 

@@ -56,6 +56,12 @@ function selectionLine(item) {
 export function contextFor(selection) {
   if (!selection || !selection.file) return "";
   const items = Array.isArray(selection.elements) ? selection.elements : [];
+  const region = selection.region;
+  if (region && !items.length) {
+    const box = [region.x, region.y, region.width, region.height].map((n) => Math.round(Number(n) || 0));
+    return `<viewer-context mode="draw" file="${attr(selection.file)}" region="${box.join(",")}">\n`
+      + `A region of the canvas with no element in it: x ${box[0]}…${box[0] + box[2]}, y ${box[1]}…${box[1] + box[3]}.\n</viewer-context>`;
+  }
   const open = `<viewer-context mode="draw" file="${attr(selection.file)}">`;
   if (!items.length) return `${open}\nNothing selected.\n</viewer-context>`;
   const shown = items.slice(0, MAX_CONTEXT_ELEMENTS);

@@ -1,31 +1,57 @@
 // Review pins on a drawing (viewer contract, "Annotate"): a pin is the
-// selection the viewer made ({file, elements: [{id, type, text}]}); its
+// selection the viewer made ({file, elements: [{id, type, text}]}, or
+// {file, elements: [], region: {x, y, width, height}} for a region of empty
+// canvas the person dragged over); its
 // marker is its number at the top right of the elements' common box, drawn
 // over the canvas and moved with every scroll and zoom; its place is the
 // elements' JSON in the file now. `pinMethods` are the viewer's methods for
 // it (viewer.js assigns them to its prototype): showPins, renderPins,
 // pinPlace, capturePin, revealPin and reveal (viewer contract, "Follow the agent").
 
-import { blobToDataUrl, normalizePath } from "./drawing.js";
+import { blobToDataUrl, normalizePath, round } from "./drawing.js";
 import { loadLibrary } from "./library.js";
 
-/** The pinned elements' JSON as the file `text` holds them ("" when none is there). */
-export function elementsJson(text, selection) {
+const REGION_MIN_PX = 24; // a smaller drag over empty canvas is a click
+
+/** Whether element `e` (x, y, width, height) meets the box `r`. */
+function meets(e, r) {
+  const x1 = Math.min(e.x, e.x + (e.width || 0));
+  const y1 = Math.min(e.y, e.y + (e.height || 0));
+  return x1 <= r.x + r.width && x1 + Math.abs(e.width || 0) >= r.x && y1 <= r.y + r.height && y1 + Math.abs(e.height || 0) >= r.y;
+}
+
+/** Whether `e` is one of a pin's elements: by id, or inside its region. */
+function pinned(selection) {
   const ids = new Set((selection?.elements || []).map((e) => e.id));
+  const region = selection?.region;
+  return (e) => ids.has(e.id) || (e.type === "text" && e.containerId && ids.has(e.containerId))
+    || Boolean(region && !ids.size && meets(e, region));
+}
+
+/** The pinned elements' JSON as the file `text` holds them ("" when none is
+ * there): what a region holds changes when the agent draws into it. */
+export function elementsJson(text, selection) {
   let doc;
   try {
     doc = JSON.parse(text);
   } catch {
     return "";
   }
-  const found = (Array.isArray(doc?.elements) ? doc.elements : []).filter((e) => e && ids.has(e.id) && !e.isDeleted);
+  const found = (Array.isArray(doc?.elements) ? doc.elements : []).filter((e) => e && !e.isDeleted && pinned(selection)(e));
   return found.length ? JSON.stringify(found) : "";
 }
 
 /** The live elements of a pin, their bound labels with them. */
 export function pinnedElements(api, selection) {
-  const ids = new Set((selection?.elements || []).map((e) => e.id));
-  return api.getSceneElements().filter((e) => ids.has(e.id) || (e.type === "text" && e.containerId && ids.has(e.containerId)));
+  return api.getSceneElements().filter(pinned(selection));
+}
+
+/** The scene box a pin's marker sits on: its elements', or its region's. */
+function pinBox(api, lib, selection) {
+  const elements = (selection?.elements || []).length ? pinnedElements(api, selection) : [];
+  if (elements.length) return lib.getCommonBounds(elements);
+  const r = selection?.region;
+  return r ? [r.x, r.y, r.x + r.width, r.y + r.height] : null;
 }
 
 /** Numbered markers in `layer` for the pins on `file`, at the viewport
@@ -37,9 +63,9 @@ export function placeMarkers(layer, { pins, file, api, lib, title, onClick }) {
   const { scrollX, scrollY, zoom } = api ? api.getAppState() : {};
   for (const pin of api ? pins : []) {
     if (pin.selection?.file !== file) continue;
-    const elements = pinnedElements(api, pin.selection);
-    if (!elements.length) continue;
-    const [, y1, x2] = lib.getCommonBounds(elements);
+    const box = pinBox(api, lib, pin.selection);
+    if (!box) continue;
+    const [, y1, x2] = box;
     let marker = old.get(String(pin.id));
     old.delete(String(pin.id));
     if (!marker) {
@@ -61,6 +87,25 @@ export function placeMarkers(layer, { pins, file, api, lib, title, onClick }) {
 
 /** The DrawViewer's methods for pins and following the agent (`this` is the viewer). */
 export const pinMethods = {
+  /** Excalidraw's pointer-up: a drag over empty canvas that selected no
+   * element is the selection of that region. */
+  onRegionDrag(tool, down) {
+    if (tool?.type !== "selection" || !this.api || down?.hit?.element || !down?.origin || !down?.lastCoords) return;
+    const { origin, lastCoords } = down;
+    const region = { x: round(Math.min(origin.x, lastCoords.x)), y: round(Math.min(origin.y, lastCoords.y)),
+      width: round(Math.abs(lastCoords.x - origin.x)), height: round(Math.abs(lastCoords.y - origin.y)) };
+    if (Math.min(region.width, region.height) * this.api.getAppState().zoom.value < REGION_MIN_PX) return;
+    const file = this.current;
+    setTimeout(() => { // after Excalidraw settled the box-selection
+      const ids = this.api?.getAppState().selectedElementIds || {};
+      if (this.current !== file || Object.values(ids).some(Boolean)) return; // it selected elements: that is the selection
+      this.selectionKey = `${file}|`; // the empty selection is this region's until another is made
+      const name = file.split("/").pop().replace(/\.excalidraw$/i, "");
+      this.ctx.setSelection?.({ file, elements: [], region,
+        label: this.t("chip.region", { name, width: region.width, height: region.height }) });
+    }, 0);
+  },
+
   showPins(pins) {
     this.pins = Array.isArray(pins) ? pins : [];
     // A selection the shell made a pin of is the pin's now: a re-announcement

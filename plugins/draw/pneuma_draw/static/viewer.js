@@ -207,6 +207,7 @@ class DrawViewer {
         key,
         initialData: this.initialData,
         excalidrawAPI: (api) => this.onApi(api, key),
+        onPointerUp: (tool, down) => this.onRegionDrag(tool, down), // a dragged region (pins.js)
         onChange: (elements, appState, files) => this.onChange(elements, appState, files),
         // The footer holds the picker; Excalidraw's compact (phone) layout
         // has no footer, so there it goes into a slot over the bottom bar.
