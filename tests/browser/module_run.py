@@ -72,6 +72,8 @@ def module_page(
     try:
         page = context.new_page()
         page.console_errors = []
+        page.responses = []  # (method, url) of every request the page finished reading the answer of
+        page.on("requestfinished", lambda r: page.responses.append((r.method, r.url)))
         page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: page.console_errors.append(f"pageerror: {e}"))
         if before_goto is not None:
@@ -83,16 +85,30 @@ def module_page(
         context.close()
 
 
-def stored_pins(server: Any, count: int, timeout: float = 10) -> list[dict[str, Any]]:
+def stored_pins(server: Any, count: int, timeout: float = 10, commented: bool = True,
+                placed: bool = True) -> list[dict[str, Any]]:  # fmt: skip
     """The workspace's review pins as the server keeps them, once there are
-    ``count`` and each has its place (the page stores a new pin first and its
-    place a moment later)."""
+    ``count`` and each has (``placed``) its place and (``commented``) its
+    comment: the page stores a new pin first, then its place and its comment
+    as they come."""
     deadline = time.monotonic() + timeout
     while True:
         status, body = api_call(server, "GET", "/api/review/pins")
         pins = body.get("pins", []) if status == 200 and isinstance(body, dict) else []
-        if len(pins) == count and all(p.get("place") is not None for p in pins):
+        if len(pins) == count and all((p.get("place") is not None or not placed) and (p.get("comment") or not commented)
+                                       for p in pins):
             return list(pins)
         if time.monotonic() > deadline:
-            raise AssertionError(f"the server holds {pins!r}, not {count} pins with their places")
+            raise AssertionError(f"the server holds {pins!r}, not {count} pins with comments and places")
         time.sleep(0.05)
+
+
+def pins_loaded(page: Any, timeout: float = 10) -> None:
+    """Wait until the page has the workspace's pins from the server (its
+    first GET /api/review/pins): a pin made before that answer lands could
+    be dropped by it (a shell race worth its own fix; not what these tests look at)."""
+    deadline = time.monotonic() + timeout
+    while not any(m == "GET" and "/api/review/pins" in u for m, u in page.responses):
+        assert time.monotonic() < deadline, "the page never asked for the review pins"
+        page.wait_for_timeout(50)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 0))")  # its answer handled

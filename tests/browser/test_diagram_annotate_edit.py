@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.module_run import module_page, module_run, stored_pins
+from tests.browser.module_run import module_page, module_run, pins_loaded, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.iife.js"
@@ -38,6 +38,7 @@ def diagram(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         with module_page(browser, server.url) as page:
             page.wait_for_selector(RENDERED, timeout=20_000)
             page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.showPins")
+            pins_loaded(page)
             yield server, page
 
 
@@ -68,6 +69,7 @@ def test_a_pin_on_a_node_shows_its_number_there_and_knows_its_place(diagram: tup
     assert page.evaluate(f"() => {HOST}.module.capabilities") == ["annotate", "edit", "follow"]
     page.locator(".annotate-toggle").click()
     page.locator(".dg-stage g.node[data-node-id=Server]").click()
+    stored_pins(server, 1, commented=False)  # the new pin is stored with its place
     comment = page.locator(".pin-box textarea")
     comment.fill("Split it")
     comment.press("Enter")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.module_run import module_page, module_run, stored_pins
+from tests.browser.module_run import module_page, module_run, pins_loaded, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "draw" / "pneuma_draw" / "static" / "vendor"
@@ -36,6 +36,7 @@ def draw(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tup
         with module_page(browser, server.url, viewport={"width": 1440, "height": 900}) as page:
             page.wait_for_function(f"() => {VIEWER} && {VIEWER}.api && {VIEWER}.synced", timeout=30_000)
             page.evaluate(f"() => {VIEWER}.ready")
+            pins_loaded(page)
             yield server, page
 
 
@@ -58,6 +59,7 @@ def test_a_pin_on_an_element_follows_a_pan(draw: tuple[Any, Any]) -> None:
     page.locator(".annotate-toggle").click()
     x, y = corner(page, "agent")
     page.mouse.click(x - 30, y + 30)  # inside the "agent" box, off its label
+    stored_pins(server, 1, commented=False)  # the new pin is stored with its place
     comment = page.locator(".pin-box textarea")
     comment.fill("Name the model")
     comment.press("Enter")
@@ -120,6 +122,7 @@ def test_a_pin_on_a_dragged_region_of_empty_canvas(draw: tuple[Any, Any]) -> Non
     page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=4)
     page.mouse.move(*end, steps=4)
     page.mouse.up()
+    stored_pins(server, 1, commented=False)  # the new pin is stored with its place
     comment = page.locator(".pin-box textarea")
     comment.fill("Put the export here")
     comment.press("Enter")

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.module_run import module_page, module_run, stored_pins
+from tests.browser.module_run import module_page, module_run, pins_loaded, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "plugins" / "webgal" / "pneuma_webgal" / "static" / "engine" / "index.html"
@@ -40,6 +40,7 @@ def webgal(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
                          before_goto=blank_game) as page:  # fmt: skip
             page.wait_for_selector(f'.wg-scene.active[data-path="{START}"]', timeout=20_000)
             page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.showPins")
+            pins_loaded(page)
             yield server, page
 
 
@@ -56,10 +57,12 @@ def test_a_pin_on_a_script_line_shows_in_its_gutter(webgal: tuple[Any, Any]) -> 
     marker = page.locator('.wg-line[data-line="3"] .wg-gutter .wg-pin')
     expect(marker).to_have_text("1")
     expect(page.locator(".wg-pin")).to_have_count(1)
-    stored = stored_pins(server, 1)
-    assert [(p["comment"], p["place"]) for p in stored] == [("Say it in one language", line3)]
+    stored = stored_pins(server, 1, placed=False)
+    assert [p["comment"] for p in stored] == ["Say it in one language"]
     selection = stored[0]["selection"]
     assert (selection["file"], selection["start"], selection["end"]) == (START, 3, 3)
+    # the place the shell keeps for the pin: the line's text
+    assert page.evaluate(f"(s) => {HOST}.instance.pinPlace(s)", selection) == line3
 
     # another scene shows no marker; the review list's pin brings the line back
     page.locator(f'.wg-scene[data-path="{STATION}"]').click()

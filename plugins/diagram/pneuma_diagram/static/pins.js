@@ -31,28 +31,35 @@ export function stageBox(stage, elements, scale) {
 }
 
 /** Numbered markers at the top right of each pin's element on `file`;
- * `find(selection)` gives a selection's drawn elements. */
+ * `find(selection)` gives a selection's drawn elements. A marker already
+ * there is moved, not made again (the shell hands the pins over often). */
 export function drawMarkers(stage, layer, { pins, file, scale, find, onClick }) {
-  layer.replaceChildren();
+  const old = new Map([...layer.children].map((el) => [el.dataset.pin, el]));
   for (const pin of pins || []) {
     const s = pin.selection || {};
     if (s.file !== file) continue;
     const box = stageBox(stage, find(s), scale);
     if (!box) continue;
-    const marker = document.createElement("button");
-    marker.type = "button";
+    let marker = old.get(String(pin.id));
+    old.delete(String(pin.id));
+    if (!marker) {
+      marker = document.createElement("button");
+      marker.type = "button";
+      marker.dataset.pin = String(pin.id);
+      marker.addEventListener("click", (event) => {
+        event.stopPropagation();
+        onClick?.(marker.pin);
+      });
+      marker.addEventListener("pointerdown", (event) => event.stopPropagation());
+      layer.append(marker);
+    }
+    marker.pin = pin;
     marker.className = `dg-pin dg-pin-${pin.status || "open"}`;
-    marker.dataset.pin = String(pin.id);
     marker.textContent = String(pin.number);
     marker.style.left = `${box.right}px`;
     marker.style.top = `${box.top}px`;
-    marker.addEventListener("click", (event) => {
-      event.stopPropagation();
-      onClick?.(pin);
-    });
-    marker.addEventListener("pointerdown", (event) => event.stopPropagation());
-    layer.append(marker);
   }
+  for (const gone of old.values()) gone.remove();
 }
 
 /** The pinned place in `text` now: the source line that says it (found by
