@@ -242,7 +242,8 @@ def test_an_edit_racing_an_agent_write_is_refused_and_nothing_is_lost(page: Any,
     dialog = page.locator('[data-kind="edit-conflict"]')
     dialog.wait_for()
     mine = dialog.locator(".edit-conflict-mine textarea").input_value()
-    assert "My own last point" in mine and "Chat alone hides the work" in mine
+    # The two changed different parts: "mine" is the person's change on top of the agent's.
+    assert "My own last point" in mine and "The agent's title" in mine
     assert "The agent's title" in dialog.locator(".edit-conflict-theirs textarea").input_value()
     dialog.locator(".edit-conflict-theirs-button").click()
     assert page.locator("[data-pneuma-busy]").count() == 0

@@ -130,7 +130,9 @@ def _html_case(draw: Any) -> dict[str, Any]:
 # --- Markdown ---------------------------------------------------------------------------
 
 _md_words = st.text(st.sampled_from(list("abcdefXYZ0123456789 ,.!?*_`中文")), min_size=1, max_size=30).map(
-    lambda s: s.strip()).filter(lambda s: s != "" and s[0].isalnum() and s[-1] != "#")
+    # A letter first: text opening with "3. " or "1) " is itself a list
+    # marker, a nested list whose inline text rightly leaves the marker out.
+    lambda s: s.strip()).filter(lambda s: s != "" and s[0].isalpha() and s[-1] != "#")
 
 
 @st.composite
