@@ -207,3 +207,28 @@ async def test_the_viewer_context_is_not_the_persons_request(make_native, fake_a
     await tab.wait_for("result", 5)
     await client.close()
     await server.close()
+
+
+async def test_with_no_tab_the_models_viewer_actions_go_where_the_sessions_go(make_native):
+    """The headless viewer sets the session channel's ``when_no_tab``: the
+    native runtime's viewer tools take the same way when no tab is open, and
+    a tab that is open still answers itself."""
+    server = await make_native()
+    asked = []
+
+    async def without_a_tab(action_id, params, timeout):
+        asked.append((action_id, params))
+        return {"success": True, "message": "answered without a tab", "viewer": "headless"}
+
+    server.session.viewer_actions.when_no_tab = without_a_tab
+    answer = await server.backend.viewers.request("describe-view", {"detail": 1}, 1)
+    assert answer["viewer"] == "headless" and asked == [("describe-view", {"detail": 1})]
+
+    tab = await server.tab()
+    pending = asyncio.create_task(server.backend.viewers.request("describe-view", {}, 5))
+    request = await tab.wait_for("viewer_action_request", 5)
+    await tab.send({"type": "viewer_action_response", "request_id": request["request_id"],
+                    "result": {"success": True, "message": "from the tab"}})
+    assert (await pending)["message"] == "from the tab"
+    assert len(asked) == 1
+    await server.close()

@@ -64,7 +64,11 @@ class NativeBackend:
         label = options.mode.manifest.display_name
         if isinstance(label, dict):
             label = label.get("en") or next(iter(label.values()), "")
-        self.viewers = ViewerRouter(self.registry, options.mode.name, label or options.mode.name)
+        # With no tab open, the model's viewer actions go where the session's
+        # own go (the headless viewer, when it is on).
+        self.viewers = ViewerRouter(
+            self.registry, options.mode.name, label or options.mode.name,
+            no_tab=lambda: getattr(getattr(sink, "viewer_actions", None), "when_no_tab", None))
         self.orchestrator = AgentOrchestrator(
             session_id=options.session_id, mode=options.mode, workspace=workspace,
             config=self.config, store=self.store, registry=self.registry,

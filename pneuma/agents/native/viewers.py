@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pneuma.api import BrowserRequestTimeout, NoBrowserConnected
@@ -26,9 +27,16 @@ DEFAULT_ACTION_TIMEOUT = 60.0  # seconds a viewer tab has to answer an action
 KEEP_OFFLINE_VIEWERS = 8  # closed tabs listed (offline) before the oldest are forgotten
 
 
+# Who answers when no tab is open (the session channel's ``when_no_tab``, set
+# by the headless viewer), asked at each request since it may come later.
+NoTabResponder = Callable[[str, dict[str, Any], float], Awaitable[dict[str, Any]]]
+
+
 class ViewerRouter:
-    def __init__(self, registry: ExtensionRegistry, mode: str, mode_label: str = "") -> None:
+    def __init__(self, registry: ExtensionRegistry, mode: str, mode_label: str = "",
+                 no_tab: Callable[[], NoTabResponder | None] | None = None) -> None:
         self.registry = registry
+        self._no_tab = no_tab
         self.mode = mode
         self.mode_label = mode_label or mode
         self._ids: dict[Any, str] = {}  # connection -> its viewer client id
@@ -95,6 +103,9 @@ class ViewerRouter:
         """Like ``ViewerActionChannel.request``, but to one registered viewer."""
         client_id = self.pick()
         if client_id is None:
+            responder = self._no_tab() if self._no_tab is not None else None
+            if responder is not None:
+                return await responder(action_id, params, timeout)
             raise NoBrowserConnected("No viewer is open: open the Pneuma page first")
         request_id = f"va_{uuid.uuid4().hex[:16]}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
