@@ -22,7 +22,7 @@ import pytest
 
 from pneuma.tools.runtime import ToolRuntime
 
-ROUNDS = 400  # each round: 11 HTTP requests and 4 direct tool calls
+ROUNDS = 200  # each round: 11 HTTP requests and 4 direct tool calls
 TIME_CAP = 45.0  # seconds; the race is lost within a few hundred rounds on the old code
 INSIDE = "inside content\n"
 OUTSIDE = "OUTSIDE-SECRET\n"
