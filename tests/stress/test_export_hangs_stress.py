@@ -76,7 +76,9 @@ async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypa
         path = deck / slides[n - 1]["file"]
         path.write_text(path.read_text() + loop)
     async with serve("slide", deck, backend="none", watch=False) as server:
-        for fmt in ("png", "pptx"):
+        # PNG only: the PPTX export renders slides the same way, and
+        # tests/modes/test_export_hangs.py leaves a looping slide out of it.
+        for fmt in ("png",):
             status, lines, took = await _export_while_probing(server, fmt, tally)
             exports += 1
             named = sorted(int(line.split()[1]) for line in lines if line.startswith("slide "))
