@@ -10,13 +10,13 @@ check, are answered ``E_BAD_ARGS``; one over the bounds ``E_TOO_LARGE``
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import web
 
 from pneuma.annotations.store import MAX_FILE_BYTES, PinStore
 from pneuma.core.errors import ToolError
+from pneuma.core.json_body import read_bounded_json
 
 PINS_PATH = "/api/review/pins"
 MAX_BODY_BYTES = MAX_FILE_BYTES
@@ -24,21 +24,9 @@ MAX_BODY_BYTES = MAX_FILE_BYTES
 
 async def _body(request: web.Request) -> Any:
     """The request's JSON, read no further than the bound."""
-    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        raise ToolError("E_TOO_LARGE", f"the review pins are over {MAX_BODY_BYTES} bytes",
-                        details={"limit": MAX_BODY_BYTES})
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := await request.content.read(64 * 1024):
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise ToolError("E_TOO_LARGE", f"the review pins are over {MAX_BODY_BYTES} bytes",
-                            details={"limit": MAX_BODY_BYTES})
-        chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ToolError("E_BAD_ARGS", "the body must be JSON: {\"pins\": [...]}") from None
+    return await read_bounded_json(request, MAX_BODY_BYTES,
+                                   too_large=f"the review pins are over {MAX_BODY_BYTES} bytes",
+                                   not_json="the body must be JSON: {\"pins\": [...]}")
 
 
 def pin_routes(pneuma: Any, store: PinStore) -> list[web.RouteDef]:

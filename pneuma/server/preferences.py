@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pneuma.core.errors import ToolError
+from pneuma.core.json_body import read_bounded_json
 from pneuma.core.user_files import UnusableUserFile, UserFile
 
 if TYPE_CHECKING:
@@ -369,17 +370,6 @@ def add_routes(app: web.Application, workspace: Path | None,
 
 
 async def _json_body(request: web.Request) -> Any:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.content.iter_chunked(64 * 1024):
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise ToolError("E_TOO_LARGE", f"the request body is over {MAX_BODY_BYTES} bytes",
-                            details={"limit": MAX_BODY_BYTES})
-        chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ToolError("E_BAD_ARGS", "the request body must be JSON") from None
-    except RecursionError:
-        raise ToolError("E_BAD_ARGS", "the request body is nested too deeply") from None
+    return await read_bounded_json(request, MAX_BODY_BYTES,
+                                   too_large=f"the request body is over {MAX_BODY_BYTES} bytes",
+                                   not_json="the request body must be JSON")

@@ -41,6 +41,19 @@ READY_LINE = re.compile(
 )
 
 
+def skip_without_a_browser(items: list[Any], folder: Path) -> None:
+    """A conftest's collection hook: skip the tests under ``folder``, saying
+    why, where a browser test cannot run."""
+    import pytest
+
+    problems = browser_problems()
+    if not problems:
+        return
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(folder):
+            item.add_marker(pytest.mark.skip(reason="; ".join(problems)))
+
+
 def browser_problems() -> list[str]:
     """Why a browser test cannot run here (empty when it can)."""
     problems = []

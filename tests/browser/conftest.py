@@ -44,9 +44,9 @@ from tests.browser.browser_helpers import (
     CHROMIUM,
     READY_LINE,
     REPO,
-    browser_problems,
     kill_process_group,
     read_first_line,
+    skip_without_a_browser,
 )
 
 FAKE_CLI = REPO / "tests" / "fakes" / "fake_claude.py"
@@ -61,13 +61,7 @@ _FOREIGN_ENV = (
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    problems = browser_problems()
-    if not problems:
-        return
-    here = Path(__file__).parent
-    for item in items:
-        if Path(str(item.fspath)).is_relative_to(here):
-            item.add_marker(pytest.mark.skip(reason="; ".join(problems)))
+    skip_without_a_browser(items, Path(__file__).parent)
 
 
 class Record(dict):

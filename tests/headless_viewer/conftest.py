@@ -8,18 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.browser_helpers import browser_problems
+from tests.browser.browser_helpers import skip_without_a_browser
 from tests.browser.conftest import browser, open_page, pneuma_server  # noqa: F401 (fixtures)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    problems = browser_problems()
-    if not problems:
-        return
-    here = Path(__file__).parent
-    for item in items:
-        if Path(str(item.fspath)).is_relative_to(here):
-            item.add_marker(pytest.mark.skip(reason="; ".join(problems)))
+    skip_without_a_browser(items, Path(__file__).parent)
 
 
 @pytest.fixture(autouse=True)
