@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import gc
 import json
 import re
 import textwrap
@@ -535,3 +536,25 @@ def test_no_entry_points_still_has_the_host_plugins():
     assert set(pm.origins) == set(DEFAULT_PLUGINS)
     assert load_modes(pm).modes == {}
     assert "none" in {b.name for batch in pm.hook.register_backends() for b in batch}
+
+
+def test_a_new_manager_never_inherits_the_modes_of_a_dropped_one(fake_site, monkeypatch):
+    # CPython gives a freed object's id to the next object of its size: a
+    # cache keyed by id() handed a two-mode manager's modes to the next
+    # manager (seen in CI as "no mode named 'diagram' (installed: doc, slide)").
+    reused = 0
+    for _ in range(40):
+        monkeypatch.setenv("PNEUMA_LOAD_PLUGINS", "slide")
+        narrow = build_plugin_manager()
+        assert set(load_modes(narrow).modes) == {"slide"}
+        narrow_id = id(narrow)
+        del narrow
+        gc.collect()
+        monkeypatch.setenv("PNEUMA_LOAD_PLUGINS", "slide,pneuma-extra")
+        wide = build_plugin_manager()
+        reused += id(wide) == narrow_id
+        assert set(load_modes(wide).modes) == {"slide", "extra"}
+        assert get_mode("extra", wide).name == "extra"
+        del wide
+        gc.collect()
+    assert reused, "the interpreter never reused an id: the case this test guards did not arise"

@@ -7,6 +7,7 @@ The host knows no mode by name; everything here comes through entry points.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,14 @@ from pneuma.host.plugins import (
     get_plugin_manager,
 )
 
-_cache: dict[int, ModeRegistry] = {}
-# Modes loaded one at a time by get_mode(), by (id(pm), name, schema_cache).
-_one_cache: dict[tuple[int, str, bool], LoadedMode] = {}
+# Keyed by the manager itself, weakly: an id() outlives its object, and a
+# new manager given a freed one's id would inherit that manager's modes (a
+# test's two-mode manager leaked into every later test of its worker).
+_cache: weakref.WeakKeyDictionary[PneumaPluginManager, ModeRegistry] = weakref.WeakKeyDictionary()
+# Modes loaded one at a time by get_mode(), by manager then (name, schema_cache).
+_one_cache: weakref.WeakKeyDictionary[
+    PneumaPluginManager, dict[tuple[str, bool], LoadedMode]
+] = weakref.WeakKeyDictionary()
 
 
 def clear_cache() -> None:
@@ -36,7 +42,7 @@ def load_modes(pm: PneumaPluginManager | None = None) -> ModeRegistry:
     manifest is attributed to the plugin that caused it.
     """
     pm = pm or get_plugin_manager()
-    cached = _cache.get(id(pm))
+    cached = _cache.get(pm)
     if cached is not None:
         return cached
     registry = ModeRegistry()
@@ -73,7 +79,7 @@ def load_modes(pm: PneumaPluginManager | None = None) -> ModeRegistry:
                 )
                 continue
             registry.modes[mode.name] = mode
-    _cache[id(pm)] = registry
+    _cache[pm] = registry
     return registry
 
 
@@ -93,16 +99,17 @@ def get_mode(
     default keep the full check.
     """
     pm = pm or get_plugin_manager()
-    registry = _cache.get(id(pm))
+    registry = _cache.get(pm)
     if registry is not None:
         return registry.get(name)
-    key = (id(pm), name, schema_cache)
-    mode = _one_cache.get(key)
+    loaded = _one_cache.setdefault(pm, {})
+    key = (name, schema_cache)
+    mode = loaded.get(key)
     if mode is None:
         mode = _find_one(name, pm, schema_cache)
         if mode is None:
             return load_modes(pm).get(name)
-        _one_cache[key] = mode
+        loaded[key] = mode
     return mode
 
 
