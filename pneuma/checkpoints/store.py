@@ -92,12 +92,16 @@ class Checkpoints:
     # --- recording ---
 
     def record(self, message: str, turn: int | None = None,
-               conversation: str | None = None) -> Checkpoint:
+               conversation: str | None = None, *, files: FileMap | None = None,
+               prune: bool = True) -> Checkpoint:
         """Record the watched files before a user turn reaches the agent.
         ``turn`` defaults to one more than the newest turn recorded (so the
         numbers stay unique across conversations of one workspace; the
         ``conversation`` id is kept beside them). Only files whose size,
-        mtime or inode changed since the newest checkpoint are read."""
+        mtime or inode changed since the newest checkpoint are read.
+        ``files``: the map already scanned and stored (the turn listener's,
+        pneuma.checkpoints.baseline); ``prune=False`` leaves the size policy
+        to a later ``prune()`` (once the message is on its way)."""
         with self._locked():
             names = self._names()
             if turn is None:
@@ -108,16 +112,19 @@ class Checkpoints:
                 raise ToolError("E_BAD_ARGS", "a turn number is 1 or more",
                                 details={"turn": turn})
             checkpoint = self._take("turn", turn, first_words(message), names,
-                                    conversation=conversation)
-            self._prune()
+                                    conversation=conversation, files=files)
+            if prune:
+                self._prune()
             return checkpoint
 
-    def turn_ended(self) -> Checkpoint | None:
+    def turn_ended(self, *, files: FileMap | None = None,
+                   prune: bool = True) -> Checkpoint | None:
         """Record, in the newest checkpoint, the watched files as the turn
         left them: what changes after this is no longer the agent's turn
         (a hand edit), and a restore reports it as a conflict. Nothing when
         the newest checkpoint is not a turn's (a restore came after it: its
-        undo point already holds what the restore left)."""
+        undo point already holds what the restore left). ``files`` and
+        ``prune`` as for ``record``."""
         with self._locked():
             names = self._names()
             if not names:
@@ -125,14 +132,17 @@ class Checkpoints:
             latest = self._load(names[-1])
             if latest.kind != "turn":
                 return None
-            latest.after = self._scan_stored(latest.after or latest.files)
+            latest.after = self._scan_stored(latest.after or latest.files) \
+                if files is None else files
             latest.after_timestamp_ms = _now_ms()
             self._write(latest)
-            self._prune()
+            if prune:
+                self._prune()
             return latest
 
     def _take(self, kind: Kind, number: int, message: str, names: list[str],
-              restored_to: str | None = None, conversation: str | None = None) -> Checkpoint:
+              restored_to: str | None = None, conversation: str | None = None,
+              files: FileMap | None = None) -> Checkpoint:
         seq = 1
         previous: FileMap | None = None
         if names:
@@ -141,7 +151,8 @@ class Checkpoints:
             previous = newest.after or newest.files
         checkpoint = Checkpoint(seq=seq, kind=kind, number=number, timestamp_ms=_now_ms(),
                                 message=message, watch=self.watch, ignore=self.ignore,
-                                files=self._scan_stored(previous), restored_to=restored_to,
+                                files=self._scan_stored(previous) if files is None else files,
+                                restored_to=restored_to,
                                 conversation=conversation)
         self._write(checkpoint)
         return checkpoint
@@ -264,6 +275,22 @@ class Checkpoints:
             raise ToolError("E_IO", f"the stored content of {path} is missing or damaged: "
                             f"{getattr(exc, 'strerror', None) or exc}",
                             details={"path": path, "hash": digest}) from None
+
+    # --- for the turn listener and the restore (engineer B; keep these) ---
+
+    def newest_files(self) -> FileMap | None:
+        """The newest checkpoint's files as its turn left them (else as it
+        began); None without checkpoints. What a new scan compares with."""
+        names = self._names()
+        if not names:
+            return None
+        newest = self._load(names[-1])
+        return newest.after or newest.files
+
+    def prune(self) -> None:
+        """Apply the size policy (``record(..., prune=False)`` left it)."""
+        with self._locked():
+            self._prune()
 
     # --- size policy ---
 
