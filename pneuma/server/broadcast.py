@@ -11,7 +11,7 @@ import asyncio
 import json
 import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pneuma.server.connection import BrowserConnection, encode_frames
@@ -42,12 +42,104 @@ def _make_dumps() -> Callable[[Any], str]:
 dumps = _make_dumps()
 
 
+class ReplayBuffer:
+    """The newest broadcasts, kept for tabs that reconnect: at most
+    ``max_messages`` of them and ``max_bytes`` of text in all (but always
+    the newest one), iterated as ``(seq, text)``, oldest first.
+
+    Kept as the batches ``Broadcasts.flush`` hands out (each a list of
+    messages with consecutive seq numbers) rather than message by message:
+    the deltas of a streamed reply are most broadcasts, and a per-message
+    append, size count and bound check cost a third of what the session
+    does for one (docs/performance.md, "The per-delta cost")."""
+
+    def __init__(self, max_messages: int, max_bytes: int | None = None) -> None:
+        self.max_messages = max_messages
+        self.max_bytes = REPLAY_BUFFER_BYTES if max_bytes is None else max_bytes
+        # [first seq, texts, index of the first text still kept, its characters kept]
+        self._batches: deque[list[Any]] = deque()
+        self._count = 0  # messages kept
+        self.size = 0  # characters of text kept
+
+    def add(self, first_seq: int, texts: list[str]) -> None:
+        """Keep ``texts`` (seq numbers ``first_seq`` on; the list is the
+        buffer's from now on), dropping the oldest beyond the bounds."""
+        chars = sum(map(len, texts))
+        self._batches.append([first_seq, texts, 0, chars])
+        self._count += len(texts)
+        self.size += chars
+        if self._count > self.max_messages or self.size > self.max_bytes:
+            self._trim()
+
+    def _over(self) -> bool:
+        return (self._count > self.max_messages or self.size > self.max_bytes) \
+            and self._count > 1
+
+    def _trim(self) -> None:
+        """Drop the oldest messages while over a bound: whole batches while
+        even their newest message would have to go, then one by one."""
+        batches = self._batches
+        while len(batches) > 1:
+            _, texts, start, chars = batches[0]
+            kept = len(texts) - start
+            if self._count - kept < self.max_messages \
+                    and self.size - chars + len(texts[-1]) <= self.max_bytes:
+                break
+            batches.popleft()
+            self._count -= kept
+            self.size -= chars
+        oldest = batches[0]
+        while self._over():
+            texts, start = oldest[1], oldest[2]
+            if start == len(texts):
+                batches.popleft()
+                oldest = batches[0]
+                continue
+            dropped = len(texts[start])
+            texts[start] = ""  # let it go now, not with the rest of its batch
+            oldest[2] = start + 1
+            oldest[3] -= dropped
+            self.size -= dropped
+            self._count -= 1
+        if oldest[2] == len(oldest[1]) and len(batches) > 1:
+            batches.popleft()
+
+    @property
+    def oldest_seq(self) -> int | None:
+        """The seq of the oldest message kept (None: none is)."""
+        if not self._count:
+            return None
+        first_seq, _, start, _ = self._batches[0]
+        return int(first_seq + start)
+
+    def since(self, last_seq: int) -> list[str]:
+        """The texts of the messages kept after ``last_seq``, in order."""
+        missed: list[str] = []
+        for first_seq, texts, start, _ in self._batches:
+            skip = max(start, last_seq + 1 - first_seq)
+            if skip < len(texts):
+                missed.extend(texts[skip:])
+        return missed
+
+    def clear(self) -> None:
+        self._batches.clear()
+        self._count = 0
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        for first_seq, texts, start, _ in self._batches:
+            for i in range(start, len(texts)):
+                yield first_seq + i, texts[i]
+
 
 class Broadcasts:
     """Seq numbers, the replay buffer and the batching of broadcasts."""
 
     seq: int
-    replay: deque[tuple[int, str]]
+    replay: ReplayBuffer
     connections: set[BrowserConnection]
 
     def __init__(self, last_seq: int, replay_size: int) -> None:
@@ -56,26 +148,13 @@ class Broadcasts:
         # reserve_seqs runs first (see use_seq_reservation).
         self._seq_limit: float = math.inf
         self._reserve_seqs: Callable[[int], int] | None = None
-        self.replay = deque()
-        self._replay_size = replay_size
-        self._replay_bytes = 0
+        self.replay = ReplayBuffer(replay_size)
         self.connections = set()
         # Broadcasts not yet handed to the connections (see flush), and the
         # number of reasons to wait before doing so (an open batch, an open
         # loop turn).
         self._pending: list[str] = []
         self._holds = 0
-
-    def _remember(self, seq: int, text: str) -> None:
-        """Keep a broadcast for tabs that reconnect: the newest ones, at
-        most ``replay_size`` of them and ``REPLAY_BUFFER_BYTES`` in all (but
-        always the last)."""
-        replay = self.replay
-        replay.append((seq, text))
-        size = self._replay_bytes + len(text)
-        while len(replay) > self._replay_size or (size > REPLAY_BUFFER_BYTES and len(replay) > 1):
-            size -= len(replay.popleft()[1])
-        self._replay_bytes = size
 
     def use_seq_reservation(self, reserve_seqs: Callable[[int], int]) -> None:
         """Have ``reserve_seqs(seq)`` record (durably) that numbers from
@@ -103,7 +182,6 @@ class Broadcasts:
             self._reserve(seq)
         text = (f'{{"type":"stream_event","event":{event_json},'
                 f'"parent_tool_use_id":{parent_json},"seq":{seq}}}')
-        self._remember(seq, text)
         self._pending.append(text)
         if not self._holds:
             self._open_turn()
@@ -149,6 +227,9 @@ class Broadcasts:
         if not pending:
             return
         self._pending = []
+        # Every broadcast took the next seq and went into _pending in that
+        # order, so the pending ones are the newest, consecutive, ending at seq.
+        self.replay.add(self.seq - len(pending) + 1, pending)
         for data, count in encode_frames(pending):
             for connection in self.connections:
                 if connection.subscribed:

@@ -16,7 +16,6 @@ gets the window at once, and older pages from the log when it asks
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
 from collections import OrderedDict
@@ -158,7 +157,6 @@ class Session(Broadcasts, ConversationWindow):
             self._reserve(seq)
         message["seq"] = seq
         text = _dumps(message)
-        self._remember(seq, text)
         if kind in _HISTORY_TYPES or kind in self.hooks.history_types:
             self._record(message, text)
         self._pending.append(text)
@@ -236,7 +234,6 @@ class Session(Broadcasts, ConversationWindow):
         self.pending_permissions.clear()
         self._show_tail()
         self.replay.clear()
-        self._replay_bytes = 0
         self.seq = seq = self.seq + 1
         if seq > self._seq_limit:
             self._reserve(seq)
@@ -252,7 +249,6 @@ class Session(Broadcasts, ConversationWindow):
         })
         text = ('{"type":"conversation_switched","messages":['
                 + ",".join(entry.text for entry in self._window) + "]," + rest[1:])
-        self._remember(seq, text)
         self._pending.append(text)
         self.dirty = True
         self.flush()
@@ -306,16 +302,14 @@ class Session(Broadcasts, ConversationWindow):
         # Broadcasts still pending go to the tabs subscribed before this one
         # (this one gets them from the replay buffer below, once).
         self.flush()
-        oldest = self.replay[0][0] if self.replay else self.seq + 1
+        oldest = self.replay.oldest_seq or self.seq + 1
         if last_seq > self.seq:
             # The tab counted events of an earlier server run: only the full
             # history can be trusted.
             last_seq = 0
         incremental = last_seq > 0 and last_seq + 1 >= oldest
         if incremental:
-            # Seq numbers in the buffer are consecutive: skip to the first missed.
-            missed = itertools.islice(self.replay, last_seq + 1 - oldest, None)
-            connection.send_many([text for _, text in missed])
+            connection.send_many(self.replay.since(last_seq))
         else:
             # Open prompts are not part of the conversation but a fresh tab
             # must show them.
