@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pneuma.checkpoints.baseline import CHANGED_FIRST, WHY_CHANGED_FIRST
 from pneuma.checkpoints.compare import changes, differs
 from pneuma.checkpoints.model import Checkpoint, FileEntry, FileMap
 from pneuma.checkpoints.store import Checkpoints, _now_ms, _why
@@ -126,7 +127,7 @@ def _plan(target: Checkpoint, from_target: list[Checkpoint], now: FileMap) -> Re
             continue
         if want is not None and want.hash is None:
             plan.left_as_is.append({"path": path, "reason": want.skipped or "not_kept",
-                                    "why": _why(want.skipped)})
+                                    "why": _not_kept_why(want.skipped)})
             continue
         if have is not None and have.hash is None:
             # The undo point cannot keep this file as it is now (too big, a
@@ -139,6 +140,10 @@ def _plan(target: Checkpoint, from_target: list[Checkpoint], now: FileMap) -> Re
         action: Action = "delete" if want is None else "create" if have is None else "write"
         plan.steps.append(Step(path, action, conflict=path in by_hand))
     return plan
+
+
+def _not_kept_why(skipped: str | None) -> str:
+    return WHY_CHANGED_FIRST if skipped == CHANGED_FIRST else _why(skipped)
 
 
 def _changed_between_turns(from_target: list[Checkpoint], now: FileMap) -> set[str]:

@@ -7,16 +7,27 @@ here"); when the turn ends, what it changed is shown under the person's
 message; restores (the chat's own and the terminal's) are listed in the chat.
 The store's work runs in worker threads; a failure is logged and the turn
 goes on: the conversation matters more than its checkpoint.
+
+Nothing but a stat walk holds a message up (pneuma.checkpoints.baseline;
+docs/checkpoints.md, "Turns are never held up"): reading and storing what
+changed, writing the checkpoint and pruning run while the agent works, one
+job after another in the order of the turns (``_in_order``), and a turn's
+checkpoint is announced (``turn_checkpoint``) once it is complete. When
+the session starts, a standing baseline stores the workspace's contents in
+the background, so that the first turn finds them kept already.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+import os
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
-from pneuma.checkpoints.store import Checkpoints
+from pneuma.checkpoints.baseline import Stats, Stopped, keep, stat_walk
+from pneuma.checkpoints.model import FileMap
+from pneuma.checkpoints.store import AGENT_NOTE, Checkpoints
 
 log = logging.getLogger(__name__)
 
@@ -57,38 +68,125 @@ class CheckpointTurns:
         self._session = session
         self._listing_restores = False
         self._restores_to_look_for = False
-        # Turns recorded before they reached the agent and not ended yet: a
-        # turn of no message of the person's (the greeting) ends none.
+        # Turns whose stat walk was taken before they reached the agent and
+        # not ended yet: a turn of no message of the person's (the greeting)
+        # ends none.
         self._turns_checkpointed = 0
+        # Whether the newest turn's checkpoint was written (its end is
+        # recorded only then); set by the jobs, in their order.
+        self._last_recorded = False
+        # The last job queued by ``_in_order``: each waits for the one before.
+        self._tail: asyncio.Future[None] | None = None
+        # The stat walk of the last turn's end, begun when it ended: the
+        # next turn waits for it (a stat walk) so that its own comes after.
+        self._end_walk: asyncio.Future[Stats] | None = None
+        # The standing baseline (``start_baseline``) until a turn used it.
+        self._baseline: FileMap | None = None
+        self._baseline_started = False
+        self._stopping = False
+
+    # --- the standing baseline ---
+
+    def start_baseline(self) -> None:
+        """Store the workspace's contents now, in the background, so that the
+        first turn's checkpoint has only its stats to compare (a big
+        workspace's first checkpoint read every file before the first
+        message could go)."""
+        if self._baseline_started:
+            return
+        self._baseline_started = True
+        store = self.store
+
+        def baseline() -> FileMap:
+            seen = stat_walk(store.sandbox, store.watched)
+            return keep(store.sandbox, store.blobs, seen, [store.newest_files() or {}],
+                        store.policy.max_file_bytes, stop=lambda: self._stopping)
+
+        async def take() -> None:
+            try:
+                self._baseline = await asyncio.to_thread(baseline)
+            except Stopped:
+                return
+            except Exception as exc:  # the first turn reads what it needs itself
+                log.info("no checkpoint baseline: %s", exc)
+
+        self._in_order(take)
+
+    def stop(self) -> None:
+        """The server is closing: a baseline still reading stops (the
+        first turn would have read what it needs itself)."""
+        self._stopping = True
+
+    # --- turns ---
 
     async def before_turn(self, turn: _Turn) -> None:
-        """Record the workspace and tell the chat which user message the
-        checkpoint belongs to; put before the message what a restore since
-        the agent's last turn left for it to know (the files it changed)."""
+        """Take the workspace's stats, then let the message go; its
+        checkpoint is stored and announced (``turn_checkpoint``, with the
+        user message it belongs to) while the agent works. Put before the
+        message what a restore since the agent's last turn left for it to
+        know (the files it changed)."""
         store, session = self.store, self._session
+        if self._end_walk is not None:
+            # The last turn's end is measured before this turn begins.
+            await asyncio.wait([self._end_walk])
+        note = await self._take_agent_note()
+        try:
+            seen = await asyncio.to_thread(stat_walk, store.sandbox, store.watched)
+        except Exception as exc:
+            if not session.saving.failed("checkpoints", exc):
+                log.warning("could not record a checkpoint before the turn: %s", exc)
+        else:
+            self._turns_checkpointed += 1
+            self._in_order(lambda: self._record(turn, seen))
+        if note:
+            turn.prefixes.append(f"<workspace-restored>{note}</workspace-restored>")
 
-        def record() -> tuple[str, str]:
-            note = store.take_agent_note()
-            return note, store.record(turn.content, conversation=session.conversation_id).ref
+    async def _take_agent_note(self) -> str:
+        """What a restore left for the agent: looked for without the store's
+        lock (held by a recording still under way), taken under it."""
+        if not os.path.lexists(self.store.directory / AGENT_NOTE):
+            return ""
+        try:
+            return await asyncio.to_thread(self.store.take_agent_note)
+        except Exception as exc:
+            log.warning("could not read what the last restore left for the agent: %s", exc)
+            return ""
 
+    async def _record(self, turn: _Turn, seen: Stats) -> None:
+        store, session = self.store, self._session
         # A restore from the terminal that no file event brought (it changed
         # nothing the watcher sees) is listed before the turn it precedes.
         await self.list_restores()
+        baseline, self._baseline = self._baseline, None
+
+        def record() -> str:
+            files = keep(store.sandbox, store.blobs, seen,
+                         [store.newest_files() or {}, baseline or {}],
+                         store.policy.max_file_bytes)
+            return store.record(turn.content, conversation=session.conversation_id,
+                                files=files, prune=False).ref
+
+        self._last_recorded = False
         try:
-            note, ref = await asyncio.to_thread(record)
+            ref = await asyncio.to_thread(record)
         except Exception as exc:
             if not session.saving.failed("checkpoints", exc):
                 log.warning("could not record a checkpoint before the turn: %s", exc)
             return
+        self._last_recorded = True
         session.saving.resumed("checkpoints")
-        self._turns_checkpointed += 1
         echo = turn.echo
         # The user message is found by its client_msg_id, else its timestamp.
         session.emit({"type": "turn_checkpoint", "ref": ref,
                       "client_msg_id": echo.get("client_msg_id"),
                       "user_seq": echo.get("seq"), "user_timestamp": echo.get("timestamp")})
-        if note:
-            turn.prefixes.append(f"<workspace-restored>{note}</workspace-restored>")
+        await self._prune()
+
+    async def _prune(self) -> None:
+        try:
+            await asyncio.to_thread(self.store.prune)
+        except Exception as exc:
+            log.warning("could not prune the checkpoints: %s", exc)
 
     def turn_ended(self, result: dict[str, Any]) -> None:
         """What changes after the turn is someone else's (a hand edit that
@@ -99,26 +197,52 @@ class CheckpointTurns:
             # edit made in between as the agent's work.
             return
         self._turns_checkpointed -= 1
-        store, session = self.store, self._session
+        store = self.store
+        walk = asyncio.ensure_future(asyncio.to_thread(stat_walk, store.sandbox, store.watched))
+        self._end_walk = walk
+        self._in_order(lambda: self._record_end(walk))
 
-        def end_and_compare() -> dict[str, Any] | None:
-            checkpoint = store.turn_ended()
+    async def _record_end(self, walk: asyncio.Future[Stats]) -> None:
+        store, session = self.store, self._session
+        if not self._last_recorded:
+            return  # the turn's own checkpoint could not be written
+
+        def end_and_compare(seen: Stats) -> dict[str, Any] | None:
+            files = keep(store.sandbox, store.blobs, seen, [store.newest_files() or {}],
+                         store.policy.max_file_bytes)
+            checkpoint = store.turn_ended(files=files, prune=False)
             if checkpoint is None or checkpoint.after is None:
                 return None
             return {"ref": checkpoint.ref, "changes": store.changes_of(checkpoint.ref).to_json()}
 
-        async def record_end() -> None:
-            try:
-                ended = await asyncio.to_thread(end_and_compare)
-            except Exception as exc:
-                if not session.saving.failed("checkpoints", exc):
-                    log.warning("could not record the end of the turn: %s", exc)
-                return
-            if ended is not None:
-                # The chat shows under the user's message what the turn changed.
-                session.emit({"type": "turn_changes", **ended})
+        try:
+            ended = await asyncio.to_thread(end_and_compare, await walk)
+        except Exception as exc:
+            if not session.saving.failed("checkpoints", exc):
+                log.warning("could not record the end of the turn: %s", exc)
+            return
+        if ended is not None:
+            # The chat shows under the user's message what the turn changed.
+            session.emit({"type": "turn_changes", **ended})
+        await self._prune()
 
-        session.spawn(record_end())
+    def _in_order(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` once every job queued before it is done: never two
+        recordings interleaved, each turn's after the one before."""
+        previous = self._tail
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._tail = done
+
+        async def job() -> None:
+            try:
+                if previous is not None:
+                    await asyncio.wait([previous])
+                await work()
+            finally:
+                if not done.done():
+                    done.set_result(None)
+
+        self._session.spawn(job())
 
     def files_changed(self, files: list[dict[str, Any]]) -> None:
         """Files written by ``pneuma checkpoints restore`` in a terminal:

@@ -333,6 +333,8 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
     checkpoints = turn_listener.subscribed(session.hooks)
     if checkpoints is not None:
         await checkpoints.list_restores()
+        # The first turn's checkpoint then only compares stats (docs/checkpoints.md).
+        checkpoints.start_baseline()
 
     async def save_soon() -> None:
         files = _encoded_state(app)
@@ -344,6 +346,8 @@ async def _persistence_ctx(app: web.Application) -> AsyncIterator[None]:
     task = loop.create_task(periodically())
     yield
     task.cancel()
+    if checkpoints is not None:
+        checkpoints.stop()
     if writing is not None:
         # A periodic save still being written must land before the final one.
         await asyncio.wait([writing])

@@ -34,6 +34,10 @@ async def test_each_turn_can_be_rewound_and_a_hand_edit_is_a_conflict(make_serve
     await tab.send({"type": "user_message", "content": "make the title louder",
                     "client_msg_id": "c1"})
     await server.backend.wait_call("send_user_message")
+    # The checkpoint is written while the agent works (docs/checkpoints.md,
+    # "Turns are never held up").
+    await until(lambda: Checkpoints.open_existing(server.workspace).checkpoints(),
+                "the turn's checkpoint was written")
     store = Checkpoints.open_existing(server.workspace)
     assert [(c.number, c.conversation) for c in store.checkpoints()] == [(1, server.session.id)]
     # The agent's turn: it rewrites the slide, then the turn ends.
