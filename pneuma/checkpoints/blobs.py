@@ -8,6 +8,13 @@ collection removes. Blobs are not fsynced one by one (that made the first
 recording of a 2,000-file workspace take 17 s instead of about 1): after a
 power cut a blob may come back empty, which ``get`` detects by its hash and
 a restore reports for that file.
+
+A blob that compresses well (text, mostly) is kept zlib-compressed behind
+``PACKED``; one that does not (pictures, archives) is kept as it is. Its
+name stays the SHA-256 of the content itself, so the same content is still
+stored once, and a reader checks the unpacked bytes against the name (a
+file whose own content happens to begin with ``PACKED`` is told apart by
+that check).
 """
 
 from __future__ import annotations
@@ -16,12 +23,21 @@ import hashlib
 import os
 import re
 import stat
+import zlib
 from pathlib import Path
 
 from pneuma.core.files import temp_name
 from pneuma.core.state_files import ensure_dir, read_state_bytes
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
+PACKED = b"\x00pneuma-z\x01"
+# Below this a blob is one disk block however it is kept.
+_PACK_FROM = 512
+# A sample of this many bytes decides whether the whole is worth compressing.
+_SAMPLE = 4 * 1024
+# Compressed is kept only when it saves at least a tenth.
+_WORTH = 0.9
+_DEFAULT_MAX = 64 * 1024 * 1024
 
 
 def sha256(data: bytes) -> str:
@@ -36,9 +52,46 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
+def pack(data: bytes) -> bytes:
+    """What is written for ``data``: compressed behind ``PACKED`` when that
+    saves a tenth, else ``data`` itself."""
+    if len(data) < _PACK_FROM:
+        return data
+    sample = data[:_SAMPLE]
+    if len(zlib.compress(sample, 1)) > _WORTH * len(sample):
+        return data  # random-looking: compressing the whole would only cost time
+    packed = PACKED + zlib.compress(data, 6)
+    return packed if len(packed) <= _WORTH * len(data) else data
+
+
+def unpack(stored: bytes, digest: str, limit: int) -> bytes:
+    """The content named ``digest`` from what was written for it, never
+    more than ``limit`` bytes; OSError when neither reading matches."""
+    if stored.startswith(PACKED):
+        try:
+            inflate = zlib.decompressobj()
+            data = inflate.decompress(stored[len(PACKED):], limit + 1)
+            if len(data) <= limit and inflate.eof and sha256(data) == digest:
+                return data
+        except zlib.error:
+            pass
+    if sha256(stored) != digest:
+        raise OSError(f"blob {digest[:12]} is damaged (its content does not match its name)")
+    return stored
+
+
 class BlobStore:
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, max_bytes: int = _DEFAULT_MAX):
         self.directory = Path(directory)
+        self.max_bytes = max(max_bytes, 1)
+        # Bytes written by ``put`` not yet taken (the store's size accounting
+        # adds them up rather than walking every blob).
+        self._written = 0
+
+    def take_written(self) -> int:
+        """The bytes ``put`` wrote since the last call."""
+        written, self._written = self._written, 0
+        return written
 
     def path(self, digest: str) -> Path:
         if not _HEX.match(digest):
@@ -59,19 +112,18 @@ class BlobStore:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o600)
         try:
+            stored = pack(data)
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+                handle.write(stored)
             os.replace(tmp, path)
+            self._written += len(stored)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
         return digest
 
     def get(self, digest: str) -> bytes:
-        data = read_state_bytes(self.path(digest))
-        if sha256(data) != digest:
-            raise OSError(f"blob {digest[:12]} is damaged (its content does not match its name)")
-        return data
+        return unpack(read_state_bytes(self.path(digest)), digest, self.max_bytes)
 
     def sizes(self) -> dict[str, int]:
         """Every stored blob and its size on disk."""
@@ -87,8 +139,12 @@ class BlobStore:
                     found[digest] = entry.stat(follow_symlinks=False).st_size
         return found
 
-    def remove(self, digest: str) -> None:
+    def remove(self, digest: str) -> int:
+        """Remove the blob; the bytes that freed (0 when it was not there)."""
+        path = self.path(digest)
         try:
-            self.path(digest).unlink()
+            size = path.lstat().st_size
+            path.unlink()
         except FileNotFoundError:
-            pass
+            return 0
+        return size

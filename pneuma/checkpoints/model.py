@@ -1,8 +1,9 @@
 """What one checkpoint records, and its JSON form on disk.
 
-A checkpoint is one small JSON file (``manifests/<seq>.json``): when and why
-it was taken, the watch patterns it was taken with, and the workspace's
-watched files as ``{path: FileEntry}``. ``after`` is the same map taken when
+A checkpoint is one small JSON file (``manifests/<seq>-<ref>.json``, its
+form in pneuma.checkpoints.manifest): when and why it was taken, the watch
+patterns it was taken with, and the workspace's watched files as
+``{path: FileEntry}``. ``after`` is the same map taken when
 the turn ended (``Checkpoints.turn_ended``; for an undo point, right after
 the restore it precedes): it separates what a turn changed from what
 changed between turns, by hand or otherwise.
@@ -10,10 +11,11 @@ changed between turns, by hand or otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 Kind = Literal["turn", "undo"]
 # Why a file's content is not kept.
 SkipReason = Literal["too_big", "hard_link", "unreadable"]
@@ -56,24 +58,80 @@ class FileEntry:
 FileMap = dict[str, FileEntry]
 
 
-@dataclass
 class Checkpoint:
     """One checkpoint. ``seq`` orders all checkpoints and is never reused;
     ``ref`` is what a person types: the turn number, or ``u<k>`` for the
-    undo point a restore leaves."""
+    undo point a restore leaves.
 
-    seq: int
-    kind: Kind
-    number: int  # the turn number, or k of u<k>
-    timestamp_ms: int
-    message: str
-    watch: list[str]
-    ignore: list[str]
-    files: FileMap
-    after: FileMap | None = None
-    after_timestamp_ms: int | None = None
-    restored_to: str | None = None  # for an undo point: the ref the restore went to
-    conversation: str | None = None  # the conversation the turn belongs to, when given
+    ``files`` and ``after`` are whole maps, built on first use: a checkpoint
+    read from the store is usually stored as a delta (pneuma.checkpoints.
+    manifest), and most readers need only its header or what it changed."""
+
+    def __init__(self, seq: int, kind: Kind, number: int, timestamp_ms: int, message: str,
+                 watch: list[str], ignore: list[str], files: FileMap | None = None,
+                 after: FileMap | None = None, after_timestamp_ms: int | None = None,
+                 restored_to: str | None = None, conversation: str | None = None, *,
+                 file_count: int | None = None, ended: bool | None = None,
+                 loader: Callable[["Checkpoint"], tuple[FileMap, FileMap | None]] | None = None,
+                 ) -> None:
+        self.seq = seq
+        self.kind = kind
+        self.number = number  # the turn number, or k of u<k>
+        self.timestamp_ms = timestamp_ms
+        self.message = message
+        self.watch = watch
+        self.ignore = ignore
+        self.after_timestamp_ms = after_timestamp_ms
+        self.restored_to = restored_to  # for an undo point: the ref the restore went to
+        self.conversation = conversation  # the conversation the turn belongs to, when given
+        self._files = files
+        self._after = after
+        self._ended = after is not None if ended is None else ended
+        self._count = file_count
+        self._loader = loader
+
+    def _load(self) -> None:
+        if self._loader is None:
+            raise ValueError(f"checkpoint {self.ref}: its files were never given")
+        files, after = self._loader(self)
+        self._files = files
+        if self._ended and self._after is None:
+            self._after = after
+        self._loader = None
+
+    @property
+    def files(self) -> FileMap:
+        if self._files is None:
+            self._load()
+        assert self._files is not None
+        return self._files
+
+    @files.setter
+    def files(self, value: FileMap) -> None:
+        self._files = value
+
+    @property
+    def after(self) -> FileMap | None:
+        """The files as the turn left them; None while it has not ended."""
+        if self._ended and self._after is None:
+            self._load()
+        return self._after
+
+    @after.setter
+    def after(self, value: FileMap | None) -> None:
+        self._after = value
+        self._ended = value is not None
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    @property
+    def file_count(self) -> int:
+        """How many files it holds, without building its map."""
+        if self._files is not None or self._count is None:
+            return len(self.files)
+        return self._count
 
     @property
     def ref(self) -> str:
@@ -84,33 +142,3 @@ class Checkpoint:
         if self.after:
             found.update(e.hash for e in self.after.values() if e.hash)
         return found
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "version": FORMAT_VERSION, "seq": self.seq, "kind": self.kind,
-            "number": self.number, "ref": self.ref, "timestamp": self.timestamp_ms,
-            "message": self.message, "watch": self.watch, "ignore": self.ignore,
-            "files": {p: e.to_json() for p, e in sorted(self.files.items())},
-        }
-        if self.after is not None:
-            data["after"] = {p: e.to_json() for p, e in sorted(self.after.items())}
-            data["afterTimestamp"] = self.after_timestamp_ms
-        if self.restored_to is not None:
-            data["restoredTo"] = self.restored_to
-        if self.conversation is not None:
-            data["conversation"] = self.conversation
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Checkpoint":
-        after = data.get("after")
-        return cls(
-            seq=int(data["seq"]), kind=data["kind"], number=int(data["number"]),
-            timestamp_ms=int(data["timestamp"]), message=str(data.get("message", "")),
-            watch=list(data.get("watch") or []), ignore=list(data.get("ignore") or []),
-            files={p: FileEntry.from_json(e) for p, e in data["files"].items()},
-            after=None if after is None else {p: FileEntry.from_json(e)
-                                              for p, e in after.items()},
-            after_timestamp_ms=data.get("afterTimestamp"),
-            restored_to=data.get("restoredTo"), conversation=data.get("conversation"),
-        )

@@ -1,15 +1,18 @@
 """The checkpoint store of one workspace, under ``W/.pneuma/checkpoints/``:
 
     blobs/<2 hex>/<62 hex>     file contents by SHA-256 (pneuma.checkpoints.blobs)
-    manifests/<seq>-<ref>.json one per checkpoint (pneuma.checkpoints.model)
+    manifests/<seq>-<ref>.json one per checkpoint (pneuma.checkpoints.manifest)
     lock                       flock held while the store changes
 
 Manifests are JSON files rather than rows of an SQLite database: there are
 at most a few hundred, each written once (and once more at the turn's end)
-and atomically, read whole, and easy to look at when something went wrong;
-the file name alone gives the order and the ref, so listing or pruning needs
-no parsing. ``pneuma run`` and a ``pneuma checkpoints`` command may touch
-the store at once; the ``flock`` keeps them in turn.
+and atomically, easy to look at when something went wrong; most hold only
+what changed since the previous one (pneuma.checkpoints.manifest), so a
+turn reads and writes what it changed, and the newest checkpoint's whole map
+stays in memory between turns (pneuma.checkpoints.chain). The file name
+alone gives the order and the ref. ``pneuma run`` and a ``pneuma
+checkpoints`` command may touch the store at once; the ``flock`` keeps them
+in turn.
 """
 
 from __future__ import annotations
@@ -24,8 +27,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pneuma.checkpoints import prune as pruning
 from pneuma.checkpoints.blobs import BlobStore
+from pneuma.checkpoints.chain import MANIFEST_NAME, ManifestChain
 from pneuma.checkpoints.compare import Changes, changes, unified_diff
+from pneuma.checkpoints.manifest import (
+    DELTAS_PER_WHOLE,
+    Stored,
+    changes_in,
+    checkpoint_of,
+    delta,
+    header_of,
+)
 from pneuma.checkpoints.model import Checkpoint, FileMap, Kind
 from pneuma.checkpoints.policy import StorePolicy
 from pneuma.checkpoints.scan import scan
@@ -47,7 +60,7 @@ AGENT_NOTE = "agent-note.txt"
 # it runs, or when it next starts); the chat's own restores go the same way.
 CHAT_NOTICES = "chat-notices.jsonl"
 MESSAGE_CHARS = 80
-_MANIFEST_NAME = re.compile(r"^(\d{8})-(\d+|u\d+)\.json$")
+_MANIFEST_NAME = MANIFEST_NAME
 _REF = re.compile(r"^(?:\d+|u\d+)$")
 
 
@@ -74,7 +87,13 @@ class Checkpoints:
         self.watched = FileFilter(self.watch, self.ignore)
         self.directory = self.workspace / STORE_DIR
         self.manifests = self.directory / "manifests"
-        self.blobs = BlobStore(self.directory / "blobs")
+        self.blobs = BlobStore(self.directory / "blobs", self.policy.max_file_bytes)
+        self._chain = ManifestChain(self.manifests)
+
+    @property
+    def manifests_read(self) -> int:
+        """How many manifest files this store object has parsed so far."""
+        return self._chain.parsed
 
     @classmethod
     def open_existing(cls, workspace: Path, policy: StorePolicy | None = None) -> "Checkpoints":
@@ -84,8 +103,9 @@ class Checkpoints:
         store = cls(workspace, policy=policy)
         newest = store._names()[-1:]
         if newest:
-            latest = store._load(newest[0])
-            store.watch, store.ignore = latest.watch or ["**/*"], latest.ignore
+            latest = store._chain.read(newest[0]).header
+            store.watch = list(latest.get("watch") or []) or ["**/*"]
+            store.ignore = list(latest.get("ignore") or [])
             store.watched = FileFilter(store.watch, store.ignore)
         return store
 
@@ -127,34 +147,30 @@ class Checkpoints:
         ``prune`` as for ``record``."""
         with self._locked():
             names = self._names()
-            if not names:
+            newest = self._chain.newest_of(names)
+            if newest is None or newest.stored.header["kind"] != "turn":
                 return None
-            latest = self._load(names[-1])
-            if latest.kind != "turn":
-                return None
-            latest.after = self._scan_stored(latest.after or latest.files) \
-                if files is None else files
-            latest.after_timestamp_ms = _now_ms()
-            self._write(latest)
+            checkpoint = self._checkpoint(newest.stored, newest.files)
+            checkpoint.after = self._scan_stored(newest.state) if files is None else files
+            checkpoint.after_timestamp_ms = _now_ms()
+            self._write(checkpoint)
             if prune:
                 self._prune()
-            return latest
+            return checkpoint
 
     def _take(self, kind: Kind, number: int, message: str, names: list[str],
               restored_to: str | None = None, conversation: str | None = None,
               files: FileMap | None = None) -> Checkpoint:
-        seq = 1
-        previous: FileMap | None = None
-        if names:
-            newest = self._load(names[-1])
-            seq = newest.seq + 1
-            previous = newest.after or newest.files
+        newest = self._chain.newest_of(names)
+        seq = 1 if newest is None else newest.stored.seq + 1
+        if files is None:
+            files = self._scan_stored(None if newest is None else newest.state)
         checkpoint = Checkpoint(seq=seq, kind=kind, number=number, timestamp_ms=_now_ms(),
                                 message=message, watch=self.watch, ignore=self.ignore,
-                                files=self._scan_stored(previous) if files is None else files,
-                                restored_to=restored_to,
+                                files=files, restored_to=restored_to,
                                 conversation=conversation)
         self._write(checkpoint)
+        checkpoint._loader = self._materialize
         return checkpoint
 
     def _scan_stored(self, previous: FileMap | None) -> FileMap:
@@ -167,30 +183,46 @@ class Checkpoints:
 
     def current(self) -> FileMap:
         """The watched files as they are now (hashed, not stored)."""
-        names = self._names()
-        previous = None
-        if names:
-            newest = self._load(names[-1])
-            previous = newest.after or newest.files
+        newest = self._chain.newest_of(self._names())
+        previous = None if newest is None else newest.state
         return scan(self.sandbox, self.watched, None, previous, self.policy.max_file_bytes)
 
     # --- reading ---
 
     def checkpoints(self) -> list[Checkpoint]:
-        """Every checkpoint kept, oldest first."""
-        return [self._load(name) for name in self._names()]
+        """Every checkpoint kept, oldest first (their maps built when used)."""
+        return [self._checkpoint(self._chain.read(name)) for name in self._names()]
 
     def get(self, ref: str | int) -> Checkpoint:
+        names, index = self._find(ref)
+        return self._checkpoint(self._chain.read(names[index]))
+
+    def _find(self, ref: str | int) -> tuple[list[str], int]:
         ref = str(ref).strip()
         if not _REF.match(ref):
             raise ToolError("E_BAD_ARGS", f"{ref!r} is not a checkpoint: give a turn number "
                             "(3) or an undo point (u1)", details={"ref": ref})
-        for name in reversed(self._names()):
-            if _MANIFEST_NAME.match(name).group(2) == ref:  # type: ignore[union-attr]
-                return self._load(name)
+        names = self._names()
+        for index in range(len(names) - 1, -1, -1):
+            if _MANIFEST_NAME.match(names[index]).group(2) == ref:  # type: ignore[union-attr]
+                return names, index
         raise ToolError("E_NOT_FOUND", f"no checkpoint {ref} in {self.workspace}",
                         details={"ref": ref},
                         hint="`pneuma checkpoints list` shows the ones kept.")
+
+    def _checkpoint(self, stored: Stored, files: FileMap | None = None) -> Checkpoint:
+        checkpoint = checkpoint_of(stored)
+        if files is not None:
+            checkpoint.files = files
+        checkpoint._loader = self._materialize
+        return checkpoint
+
+    def _materialize(self, checkpoint: Checkpoint) -> tuple[FileMap, FileMap | None]:
+        """A checkpoint's whole maps, rebuilt from the nearest whole manifest."""
+        names, index = self._find(checkpoint.ref)
+        files, _ = self._chain.files_of(names, index)
+        stored = self._chain.read(names[index])
+        return files, stored.end_state(files) if stored.ended else None
 
     def state_after(self, checkpoint: Checkpoint, following: list[Checkpoint],
                     now: FileMap | None = None) -> FileMap:
@@ -203,11 +235,59 @@ class Checkpoints:
         return now if now is not None else self.current()
 
     def changes_of(self, ref: str | int) -> Changes:
-        """What the turn (or the restore) changed."""
-        all_ = self.checkpoints()
-        checkpoint = self.get(ref)
-        following = [c for c in all_ if c.seq > checkpoint.seq]
-        return changes(checkpoint.files, self.state_after(checkpoint, following))
+        """What the turn (or the restore) changed: read from its own manifest
+        (or the next one's), whatever the number of checkpoints kept."""
+        names, index = self._find(ref)
+        return self._changes_at(names, index, [])
+
+    def changed_between_turns(self, ref: str | int, now: FileMap) -> set[str]:
+        """Paths changed after a turn ended and before the next checkpoint
+        (or ``now``), from checkpoint ``ref`` on: not by the agent's turns
+        (a restore's conflicts). Read from the deltas of the checkpoints
+        since ``ref``, never from their whole maps."""
+        names, index = self._find(ref)
+        found: set[str] = set()
+        stored = self._chain.read(names[index])
+        for at in range(index, len(names)):
+            if at + 1 == len(names):
+                newest = self._chain.newest_of(names)
+                if stored.ended and newest is not None:
+                    found |= changes(newest.state, now).paths()
+                break
+            following = self._chain.read(names[at + 1])
+            if not stored.ended:
+                pass
+            elif following.changed is not None and following.base == stored.seq:
+                found |= changes_in(following.changed).paths()
+            else:
+                files = self._chain.files_of(names, at)[0]
+                found |= changes(stored.end_state(files),
+                                 self._chain.files_of(names, at + 1)[0]).paths()
+            stored = following
+        return found
+
+    def history(self) -> list[tuple[Checkpoint, Changes]]:
+        """Every checkpoint kept, oldest first, with what its turn changed."""
+        names = self._names()
+        now: list[FileMap] = []
+        return [(self._checkpoint(self._chain.read(name)), self._changes_at(names, index, now))
+                for index, name in enumerate(names)]
+
+    def _changes_at(self, names: list[str], index: int, now: list[FileMap]) -> Changes:
+        """``now`` holds the workspace as it is once it was scanned (for the
+        newest checkpoint of a turn still running)."""
+        stored = self._chain.read(names[index])
+        if stored.ended:
+            return stored.end_changes(stored.whole if stored.after_changed is None else None)
+        if index + 1 < len(names):
+            following = self._chain.read(names[index + 1])
+            if following.changed is not None and following.base == stored.seq:
+                return changes_in(following.changed)
+            return changes(self._chain.files_of(names, index)[0],
+                           self._chain.files_of(names, index + 1)[0])
+        if not now:
+            now.append(self.current())
+        return changes(self._chain.files_of(names, index)[0], now[0])
 
     def diff(self, from_ref: str | int, to_ref: str | int | None = None) -> Changes:
         """Files added, modified, removed from one checkpoint to another (or
@@ -236,13 +316,15 @@ class Checkpoints:
             raise ToolError("E_BAD_ARGS", "'to' is 'after' (what the turn left) or 'now'",
                             details={"to": to})
         canonical = self.sandbox.normalize(path)
-        all_ = self.checkpoints()
-        checkpoint = self.get(ref)
+        names, index = self._find(ref)
+        checkpoint = self._checkpoint(self._chain.read(names[index]))
         old = self._text_in(checkpoint.files, canonical, checkpoint.ref)
-        following = [c for c in all_ if c.seq > checkpoint.seq]
-        if to == "now" or (checkpoint.after is None and not following):
+        last = index + 1 == len(names)
+        if to == "now" or (not checkpoint.ended and last):
             return unified_diff(canonical, old, self._text_now(canonical))
-        after = self.state_after(checkpoint, following)
+        after = checkpoint.after if checkpoint.ended else \
+            self._chain.files_of(names, index + 1)[0]
+        assert after is not None
         return unified_diff(canonical, old,
                             self._text_in(after, canonical, f"{checkpoint.ref} (after)"))
 
@@ -281,11 +363,8 @@ class Checkpoints:
     def newest_files(self) -> FileMap | None:
         """The newest checkpoint's files as its turn left them (else as it
         began); None without checkpoints. What a new scan compares with."""
-        names = self._names()
-        if not names:
-            return None
-        newest = self._load(names[-1])
-        return newest.after or newest.files
+        newest = self._chain.newest_of(self._names())
+        return None if newest is None else newest.state
 
     def prune(self) -> None:
         """Apply the size policy (``record(..., prune=False)`` left it)."""
@@ -297,61 +376,45 @@ class Checkpoints:
     def _prune(self) -> None:
         """Drop the oldest checkpoints past ``max_checkpoints``, then while
         blobs and manifests together pass ``max_blob_bytes`` (never the
-        newest), and the blobs no one names."""
-        names = self._names()
-        excess = len(names) - self.policy.max_checkpoints
-        dropped = False
-        for name in names[:max(excess, 0)]:
-            (self.manifests / name).unlink(missing_ok=True)
-            dropped = True
-        names = self._names()
-        sizes = self.blobs.sizes()
-        if not dropped and self._stored_bytes(sizes, names) <= self.policy.max_blob_bytes:
-            return
-        kept = {name: self._load(name).hashes() for name in names}
-        self._collect(sizes, set().union(*kept.values()) if kept else set())
-        sizes = self.blobs.sizes()
-        while len(kept) > 1 and self._stored_bytes(sizes, list(kept)) > \
-                self.policy.max_blob_bytes:
-            oldest = next(iter(kept))
-            (self.manifests / oldest).unlink(missing_ok=True)
-            del kept[oldest]
-            self._collect(sizes, set().union(*kept.values()))
-            sizes = self.blobs.sizes()
-
-    def _stored_bytes(self, sizes: dict[str, int], names: list[str]) -> int:
-        manifests = 0
-        for name in names:
-            try:
-                manifests += (self.manifests / name).stat().st_size
-            except FileNotFoundError:
-                pass
-        return sum(sizes.values()) + manifests
-
-    def _collect(self, sizes: dict[str, int], referenced: set[str]) -> None:
-        for digest in sizes.keys() - referenced:
-            self.blobs.remove(digest)
+        newest), and the blobs no one names (pneuma.checkpoints.prune)."""
+        pruning.prune(self._chain, self.blobs, self.policy)
 
     # --- files of the store ---
 
     def _names(self) -> list[str]:
-        try:
-            names = [n for n in os.listdir(self.manifests) if _MANIFEST_NAME.match(n)]
-        except FileNotFoundError:
-            return []
-        return sorted(names)
-
-    def _load(self, name: str) -> Checkpoint:
-        try:
-            return Checkpoint.from_json(json.loads(read_state_bytes(self.manifests / name)))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ToolError("E_IO", f"checkpoint file {name} cannot be read: {exc}",
-                            details={"file": name}) from None
+        return self._chain.names()
 
     def _write(self, checkpoint: Checkpoint) -> None:
+        """Write ``checkpoint``: a new one (as a delta against the newest, or
+        whole every ``DELTAS_PER_WHOLE``), or the newest again with its end."""
         name = f"{checkpoint.seq:08d}-{checkpoint.ref}.json"
-        data = json.dumps(checkpoint.to_json(), ensure_ascii=False, separators=(",", ":"))
-        write_state_bytes(self.manifests / name, data.encode("utf-8"), 0o600)
+        newest = self._chain.newest_of(self._names())
+        key_before = None if newest is None else newest.key
+        header = header_of(checkpoint)
+        if newest is not None and newest.name == name:
+            old = newest.stored
+            stored = Stored(header=header, whole=old.whole, changed=old.changed,
+                            base=old.base, count=old.count)
+            deltas = newest.deltas_in_a_row
+        elif newest is None:
+            stored = Stored(header=header, whole=checkpoint.files,
+                            count=len(checkpoint.files))
+            deltas = 0
+        else:
+            # A whole map now and then too, so that no map is rebuilt from
+            # more than DELTAS_PER_WHOLE deltas.
+            deltas = (newest.deltas_in_a_row + 1) % DELTAS_PER_WHOLE
+            stored = Stored(header=header, changed=delta(newest.state, checkpoint.files),
+                            base=newest.stored.seq, count=len(checkpoint.files),
+                            whole=None if deltas else checkpoint.files)
+        if checkpoint.after is not None:
+            stored.after_changed = delta(checkpoint.files, checkpoint.after)
+            stored.after_count = len(checkpoint.after)
+            stored.header["afterTimestamp"] = checkpoint.after_timestamp_ms
+        added = self._chain.write(name, stored)
+        self._chain.became_newest(name, stored, checkpoint.files, deltas, key_before)
+        pruning.note_written(self._chain, added + self.blobs.take_written(),
+                             checkpoint.seq, stored.hashes())
 
     # --- telling the agent ---
 

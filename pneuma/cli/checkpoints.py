@@ -50,25 +50,19 @@ def checkpoints() -> None:
 @_JSON
 def list_command(workspace: Path, as_json: bool) -> None:
     """Each checkpoint: turn, time, the message's first words, what the turn changed."""
-    from pneuma.checkpoints.compare import changes
     from pneuma.core.errors import ToolError
 
     try:
         store = _open(workspace)
-        kept = store.checkpoints()
-        now = store.current() if kept else {}
+        rows = store.history()
     except ToolError as exc:
         _fail(exc.message)
-    rows = []
-    for index, checkpoint in enumerate(kept):
-        after = store.state_after(checkpoint, kept[index + 1:], now)
-        rows.append((checkpoint, changes(checkpoint.files, after)))
     if as_json:
         click.echo(json.dumps({"workspace": str(store.workspace), "checkpoints": [
             {"ref": c.ref, "kind": c.kind, "seq": c.seq, "timestamp": c.timestamp_ms,
              "time": datetime.fromtimestamp(c.timestamp_ms / 1000).astimezone().isoformat(
                  timespec="seconds"),
-             "message": c.message, "files": len(c.files), "restoredTo": c.restored_to,
+             "message": c.message, "files": c.file_count, "restoredTo": c.restored_to,
              "conversation": c.conversation,
              "changes": ch.to_json()} for c, ch in rows]}, ensure_ascii=False, indent=1))
         return

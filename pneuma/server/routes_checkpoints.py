@@ -23,7 +23,6 @@ from typing import Any
 from aiohttp import web
 
 from pneuma.checkpoints import Checkpoints, plan_restore, restore, turn_listener
-from pneuma.checkpoints.compare import changes
 from pneuma.core.errors import ToolError
 from pneuma.server.config import SESSION
 from pneuma.server.routes_files import read_json_body
@@ -45,20 +44,17 @@ def _store(session: Session) -> Checkpoints:
 
 def listing(store: Checkpoints) -> list[dict[str, Any]]:
     """Each checkpoint kept, oldest first, with what its turn changed."""
-    kept = store.checkpoints()
-    now = store.current() if kept else {}
     rows = []
-    for index, checkpoint in enumerate(kept):
-        after = store.state_after(checkpoint, kept[index + 1:], now)
+    for checkpoint, changed in store.history():
         rows.append({
             "ref": checkpoint.ref, "kind": checkpoint.kind, "seq": checkpoint.seq,
             "timestamp": checkpoint.timestamp_ms,
             "time": datetime.fromtimestamp(checkpoint.timestamp_ms / 1000).astimezone()
             .isoformat(timespec="seconds"),
-            "message": checkpoint.message, "files": len(checkpoint.files),
+            "message": checkpoint.message, "files": checkpoint.file_count,
             "restoredTo": checkpoint.restored_to, "conversation": checkpoint.conversation,
-            "ended": checkpoint.after is not None,
-            "changes": changes(checkpoint.files, after).to_json(),
+            "ended": checkpoint.ended,
+            "changes": changed.to_json(),
         })
     return rows
 
@@ -78,7 +74,7 @@ async def checkpoint_changes(request: web.Request) -> web.Response:
     def read() -> dict[str, Any]:
         checkpoint = store.get(ref)
         return {"ref": checkpoint.ref, "kind": checkpoint.kind, "message": checkpoint.message,
-                "timestamp": checkpoint.timestamp_ms, "ended": checkpoint.after is not None,
+                "timestamp": checkpoint.timestamp_ms, "ended": checkpoint.ended,
                 "changes": store.changes_of(ref).to_json()}
 
     return web.json_response(await asyncio.to_thread(read))

@@ -107,7 +107,8 @@ def test_pruning_keeps_the_newest_and_collects_blobs(tmp_path: Path) -> None:
 def test_blob_budget_drops_oldest_checkpoints(tmp_path: Path) -> None:
     store = Checkpoints(tmp_path, policy=StorePolicy(max_blob_bytes=3000))
     for turn in range(1, 5):
-        write(tmp_path, "a.md", str(turn) * 1000)
+        # Content that does not compress: each blob is its 1,000 bytes on disk.
+        (tmp_path / "a.bin").write_bytes(os.urandom(1000))
         store.record(f"turn {turn}")
     kept = store.checkpoints()
     assert [c.ref for c in kept] == ["3", "4"]
