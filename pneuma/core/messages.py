@@ -92,6 +92,10 @@ class SetModel(_Message):
 class SessionSubscribe(_Message):
     type: Literal["session_subscribe"]
     last_seq: int = Field(ge=0)
+    # The conversation the tab shows (its message_history's): with it, a
+    # tab whose last_seq is older than the replay buffer (a restart) gets
+    # what it missed from the log (history_resume), not a first page.
+    conversation_id: str | None = Field(default=None, max_length=200)
 
 
 class SessionAck(_Message):
@@ -325,6 +329,20 @@ class MessageHistory(_ConversationView):
 
     type: Literal["message_history"]
     last_seq: int
+
+
+class HistoryResume(TypedDict):
+    """Ends what a tab that subscribed with its ``last_seq`` and
+    ``conversation_id`` missed, sent from the log (the messages themselves
+    came before it, each with its seq): what is open now, and the seq it
+    holds from now on. For that tab only."""
+
+    type: Literal["history_resume"]
+    last_seq: int
+    pending_permissions: list[dict[str, Any]]
+    pending_confirmations: list[dict[str, Any]]
+    conversation: dict[str, Any] | None
+    queued_messages: NotRequired[list[dict[str, Any]]]
 
 
 class HistoryPageReply(_HistoryPage):
@@ -601,7 +619,8 @@ class WorkspaceStopped(TypedDict):
 
 
 ServerMessage = (
-    SessionInit | SessionUpdate | MessageHistory | HistoryPageReply | ConversationSwitched
+    SessionInit | SessionUpdate | MessageHistory | HistoryResume | HistoryPageReply
+    | ConversationSwitched
     | Conversations | UserMessageEcho | UserMessageQueued | QueuedMessageTaken
     | QueuedMessageEdited | QueuedMessageCancelled | QueuedMessageReleased
     | StreamEvent | Assistant | ToolResult | Result

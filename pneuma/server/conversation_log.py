@@ -376,20 +376,55 @@ class ConversationLog:
                 raise ConversationLogError("the conversation log is closed")
             reader = self._reader_connection()
             rows = reader.execute(
-                "SELECT id, body FROM messages WHERE session_id = ? AND id < ?"
+                "SELECT id, kind, body FROM messages WHERE session_id = ? AND id < ?"
                 " ORDER BY id DESC LIMIT ?", (session_id, before, max_count + 1)).fetchall()
-        texts: list[str] = []
+        taken: list[tuple[int, str, str]] = []
         used = 0
-        oldest: int | None = None
-        for row_id, body in rows[:max_count]:
+        for row_id, kind, body in rows[:max_count]:
             body = _readable_body(body)
-            if texts and used + len(body) > max_bytes:
+            if taken and used + len(body) > max_bytes:
                 break
-            texts.append(body)
+            taken.append((row_id, kind, body))
             used += len(body)
-            oldest = row_id
-        texts.reverse()
-        return LogPage(texts, oldest, len(texts) < len(rows))
+        if len(taken) < len(rows):
+            # More come before: the page starts with a turn (the person's
+            # message) unless a single turn is larger than a page.
+            starts = [i for i, (_, kind, _) in enumerate(taken) if kind == "user_message"]
+            if starts:
+                del taken[starts[-1] + 1:]
+        taken.reverse()
+        oldest = taken[0][0] if taken else None
+        return LogPage([body for _, _, body in taken], oldest, len(taken) < len(rows))
+
+    def since(self, session_id: str, seq: int, max_bytes: int) -> list[str] | None:
+        """The messages of ``session_id`` broadcast (or updated) after
+        ``seq``, in seq order, as a tab that saw everything up to ``seq``
+        would have received them; None when they are more than
+        ``max_bytes``. In the event loop: it reads back from the newest
+        message to the start of the turn ``seq`` fell in (only the message
+        being streamed, of the current turn, is ever updated), so its cost
+        is what was missed, not the conversation's length."""
+        found: list[tuple[int, str]] = []
+        used = 0
+        with self._db_lock:
+            self._check_open()
+            cursor = self._db.execute(
+                "SELECT seq, kind, body FROM messages WHERE session_id = ? ORDER BY id DESC",
+                (session_id,))
+            try:
+                for row_seq, kind, body in cursor:
+                    if row_seq > seq:
+                        body = _readable_body(body)
+                        used += len(body)
+                        if used > max_bytes:
+                            return None
+                        found.append((row_seq, body))
+                    elif kind == "user_message":
+                        break
+            finally:
+                cursor.close()
+        found.sort(key=lambda row: row[0])
+        return [body for _, body in found]
 
     # --- the list of conversations (pneuma.server.conversations) ---
     #

@@ -50,8 +50,9 @@ log = logging.getLogger(__name__)
 
 REPLAY_BUFFER_SIZE = 4096
 DEDUPE_WINDOW = 1000
-# Sent to a tab a page at a time when it scrolls back (history_page).
-HISTORY_PAGE_BYTES = 512 * 1024
+# Sent to a tab a page at a time when it scrolls back (history_page), no
+# bigger than the first page (session_window), so that each renders at once.
+HISTORY_PAGE_BYTES = 96 * 1024
 HISTORY_PAGE_COUNT = 500
 
 # Messages that make up the conversation shown after a reload, with those
@@ -237,18 +238,12 @@ class Session(Broadcasts, ConversationWindow):
         self.seq = seq = self.seq + 1
         if seq > self._seq_limit:
             self._reserve(seq)
-        before, has_more = self._history_cursor()
-        rest = _dumps({
-            "has_more": has_more,
-            "before": before,
-            **self.hooks.history_fields(),
+        text = self.conversation_frame('{"type":"conversation_switched"', {
             **fields,
             "pending_permissions": [],
             "pending_confirmations": list(self.confirmations.open_requests.values()),
             "seq": seq,
         })
-        text = ('{"type":"conversation_switched","messages":['
-                + ",".join(entry.text for entry in self._window) + "]," + rest[1:])
         self._pending.append(text)
         self.dirty = True
         self.flush()
@@ -297,8 +292,10 @@ class Session(Broadcasts, ConversationWindow):
         hook = None if getattr(args[0], "headless", False) else getattr(self.backend, name, None)
         return hook(*args) if hook is not None else None
 
-    def subscribe(self, connection: BrowserConnection, last_seq: int) -> None:
-        """Send what this tab missed since ``last_seq``, then everything live."""
+    def subscribe(self, connection: BrowserConnection, last_seq: int,
+                  conversation_id: str | None = None) -> None:
+        """Send what this tab missed since ``last_seq`` (in the conversation
+        ``conversation_id``, the one it shows), then everything live."""
         # Broadcasts still pending go to the tabs subscribed before this one
         # (this one gets them from the replay buffer below, once).
         self.flush()
@@ -308,24 +305,21 @@ class Session(Broadcasts, ConversationWindow):
             # history can be trusted.
             last_seq = 0
         incremental = last_seq > 0 and last_seq + 1 >= oldest
+        # Open prompts are not part of the conversation but a tab must show them.
+        fields = {"pending_permissions": list(self.pending_permissions.values()),
+                  "pending_confirmations": list(self.confirmations.open_requests.values()),
+                  "last_seq": self.seq}
+        missed_logged = None if incremental else self.missed_texts(last_seq, conversation_id)
         if incremental:
             connection.send_many(self.replay.since(last_seq))
+        elif missed_logged is not None:
+            # Older than the buffer (a restart): the conversation's messages
+            # since then, from the log, and what is open now.
+            rest = _dumps({**self.hooks.history_fields(), **fields})
+            connection.send_many([*missed_logged, '{"type":"history_resume",' + rest[1:]])
         else:
-            # Open prompts are not part of the conversation but a fresh tab
-            # must show them.
-            # The window as the texts it holds, not re-encoded; older pages
-            # on request (history_page).
-            before, has_more = self._history_cursor()
-            rest = _dumps({
-                "has_more": has_more,
-                "before": before,
-                "pending_permissions": list(self.pending_permissions.values()),
-                "pending_confirmations": list(self.confirmations.open_requests.values()),
-                "last_seq": self.seq,
-                **self.hooks.history_fields(),
-            })
-            connection.send('{"type":"message_history","messages":['
-                            + ",".join(entry.text for entry in self._window) + "]," + rest[1:])
+            # The first page; older pages on request (history_page).
+            connection.send(self.conversation_frame('{"type":"message_history"', fields))
         connection.subscribed = True
         # Snapshots for this tab only, hence no seq: seq numbers belong to
         # broadcasts, each counted exactly once.
@@ -359,7 +353,7 @@ class Session(Broadcasts, ConversationWindow):
 
     async def handle(self, connection: BrowserConnection, msg: Any) -> None:
         if isinstance(msg, SessionSubscribe):
-            self.subscribe(connection, msg.last_seq)
+            self.subscribe(connection, msg.last_seq, msg.conversation_id)
             return
         if isinstance(msg, HistoryPage):
             await self.history_page(connection, msg.before)

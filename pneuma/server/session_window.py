@@ -6,6 +6,7 @@ it; a new tab gets the window at once, and older pages from the log.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import OrderedDict, deque
 from typing import Any
@@ -15,9 +16,18 @@ from pneuma.server.conversation_log import ConversationLog, LoggedMessage
 from pneuma.server.saving_status import SavingStatus
 from pneuma.server.session_hooks import SessionHooks
 
-# The newest part of the conversation kept in memory and sent to a new tab
-# at once; the rest is read from the log, a page at a time.
+# The newest part of the conversation kept in memory; the rest is read
+# from the log, a page at a time.
 HISTORY_WINDOW_BYTES = 1024 * 1024
+# What a new tab gets at once: the newest messages within this many bytes
+# (under 128 KB whatever the conversation's length, so that a tab shows
+# the newest turn as fast as an empty conversation: docs/conversations.md,
+# "A long conversation opens at once"); older pages as it scrolls up.
+FIRST_PAGE_BYTES = 96 * 1024
+# A tab that holds the conversation and missed no more than this (after a
+# restart, or a gap older than the replay buffer) gets what it missed from
+# the log instead of a first page (docs/protocol.md, "history_resume").
+RESUME_BYTES = FIRST_PAGE_BYTES
 # A turn's final text is already in its assistant message: a result stores
 # it again only when it is short (an error message, say).
 RESULT_TEXT_KEPT = 1000
@@ -180,13 +190,61 @@ class ConversationWindow:
         if self.conversation is None and window:
             self._first_row_id = window[0].row_id
 
-    def _history_cursor(self) -> tuple[int | None, bool]:
-        """Where the window starts, and whether older messages exist."""
-        if not self._window:
-            return None, False
-        oldest = self._window[0].row_id
-        return oldest, self._first_row_id is not None and oldest > self._first_row_id
+    def conversation_frame(self, head: str, fields: dict[str, Any]) -> str:
+        """A frame that shows the conversation to a tab, opening with
+        ``head`` (``'{"type":"message_history"'``, say): its first page, as the texts the window
+        holds (never re-encoded), where older pages start, what the
+        subscribed features add, and ``fields``."""
+        start = self._first_page_start()
+        texts: list[str] = []
+        before: int | None = None
+        has_more = False
+        if start is not None:
+            texts = [entry.text for entry in itertools.islice(self._window, start, None)]
+            before = self._window[start].row_id
+            has_more = self._first_row_id is not None and before > self._first_row_id
+        rest = _dumps({"has_more": has_more, "before": before, **self.hooks.history_fields(),
+                       **fields})
+        return head + ',"messages":[' + ",".join(texts) + "]," + rest[1:]
 
+    def _first_page_start(self) -> int | None:
+        """The index in the window of the oldest message a new tab gets:
+        the newest within ``FIRST_PAGE_BYTES`` (at least one), moved on to
+        the start of a turn when one begins after it, so that the page holds
+        whole turns unless the newest turn alone is larger than a page."""
+        window = self._window
+        if not window:
+            return None
+        start = len(window) - 1
+        used = len(window[start].text)
+        while start > 0 and used + len(window[start - 1].text) <= FIRST_PAGE_BYTES:
+            start -= 1
+            used += len(window[start].text)
+        whole = start == 0 and (self._first_row_id is None
+                                or window[0].row_id <= self._first_row_id)
+        if not whole:
+            for index in range(start, len(window)):
+                if starts_a_turn(window[index].text):
+                    return index
+        return start
+
+    def missed_texts(self, last_seq: int, conversation_id: str | None) -> list[str] | None:
+        """What a tab that holds this conversation up to ``last_seq``
+        missed, from the log, in the order it was broadcast; None when it
+        cannot be told from the log (another conversation, no log, saving
+        paused) or is more than ``RESUME_BYTES``: that tab gets a first page."""
+        log = self.conversation
+        if (log is None or conversation_id != self.conversation_id or last_seq <= 0
+                or log.paused is not None):
+            return None
+        return log.since(self.conversation_id, last_seq, RESUME_BYTES)
+
+
+
+def starts_a_turn(text: str) -> bool:
+    """Whether a message's JSON (as broadcast: its type first) is the
+    person's message, with which a turn begins."""
+    return text.startswith('{"type":"user_message"')
 
 
 def _without_result_text(message: dict[str, Any], text: str) -> str:

@@ -184,6 +184,7 @@ export async function start(root) {
   ui.socket = new SessionSocket({
     sessionId,
     lastSeq: () => store.state.lastSeq,
+    conversationId: () => (store.state.conversation && store.state.conversation.id) || null,
     onMessage: onSocketMessage,
     onState: (connection) => {
       // A stopped or gone server takes no preferences: none is sent its way.

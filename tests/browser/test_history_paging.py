@@ -26,6 +26,8 @@ from pneuma.testing import serve
 from tests.stored_conversation import logged
 
 TURNS = 40
+# A turn larger than a page (its tool result): the one a page must split.
+SPLIT_TURN = 20
 STEP = 10_000  # ms the page may take to show what it was sent
 FILLER = ("The tide tables for the north harbour differ from the south one by about "
           "forty minutes, which matters for the launch schedule on slide three. ")
@@ -44,7 +46,8 @@ def turn(i: int) -> list[dict[str, Any]]:
             {"type": "text", "text": answer},
             {"type": "tool_use", "id": f"tool_{i:03}", "name": "Read",
              "input": {"file_path": f"slides/{i:03}.md"}}]}},
-        {"type": "tool_result", "tool_use_id": f"tool_{i:03}", "content": f"slide {i:03}",
+        {"type": "tool_result", "tool_use_id": f"tool_{i:03}",
+         "content": f"slide {i:03}" + ("\n" + FILLER * 40 if i == SPLIT_TURN else ""),
          "is_error": False},
         {"type": "result", "data": {"subtype": "success", "is_error": False, "num_turns": 1,
                                     "duration_ms": 1200, "result": answer}},
@@ -186,15 +189,23 @@ def page_starts(served: ThreadServer) -> list[str]:
 def test_a_long_chat_loads_older_messages_as_the_person_scrolls_up(long_chat, open_page, shot):
     starts = page_starts(long_chat)
     assert len(starts) >= 5
-    # A tool call and its result land on different pages somewhere: the
-    # card must still show the result.
+    # Pages hold whole turns, starting with the person's message, except
+    # around a turn larger than a page: there a tool call and its result
+    # land on different pages, and the card must still show the result.
     assert "tool_result" in starts[1:], starts
+    assert starts.count("user_message") >= len(starts) - 2, starts
 
-    page = open_page(long_chat)
+    asked: list[str] = []
+    page = open_page(long_chat, before_goto=lambda p: p.on("websocket", lambda ws: ws.on(
+        "framesent", lambda payload: asked.append(payload)
+        if '"history_page"' in str(payload) else None)))
     expect_newest_first(page)
     shot(page, "history-paging-newest")
     pages = scroll_up_to_the_start(page)
-    assert pages == len(starts) - 1  # one request per page, none twice
+    # One request per page, none twice (a page of a split turn, with no
+    # question of its own, is asked for on the way to the next one).
+    assert len(asked) == len(starts) - 1, asked
+    assert len(set(asked)) == len(asked), asked
     assert questions(page) == [question(i) for i in range(1, TURNS + 1)]
     expect_every_tool_has_its_result(page)
     shot(page, "history-paging-start")

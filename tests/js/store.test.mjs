@@ -53,3 +53,22 @@ test('subscribers hear one notification for a burst of messages', async () => {
   await nextFrame();
   assert.equal(calls, 1);
 });
+
+test('after a restart the missed messages add to what the tab holds, and history_resume says what is open now', () => {
+  const store = createStore();
+  store.receive({ type: 'message_history', last_seq: 10, messages: [user(3, 'a'), user(4, 'b')],
+    pending_permissions: [{ type: 'permission_request', request: { request_id: 'old', tool_use_id: 't1' } }],
+    conversation: { id: 'c1', title: '' } });
+  assert.equal(store.state.permissions.size, 1);
+  // The server restarted: the missed turn, each message with its seq, then the closing frame.
+  store.receive(user(20, 'c'));
+  store.receive({ type: 'history_resume', last_seq: 8300, pending_permissions: [], pending_confirmations: [],
+    conversation: { id: 'c1', title: 'Tides' } });
+  assert.deepEqual(store.state.items.map((i) => i.content), ['a', 'b', 'c']);
+  assert.equal(store.state.permissions.size, 0); // the restarted agent asks nothing it asked before
+  assert.equal(store.state.lastSeq, 8300);
+  assert.equal(store.state.conversation.title, 'Tides');
+  // Live broadcasts of the new run count on from there.
+  assert.equal(store.receive(user(8300, 'dup')), false);
+  assert.equal(store.receive(user(8301, 'd')), true);
+});

@@ -45,6 +45,7 @@ export const followUps = {
         break;
       case 'message_history':
       case 'conversation_switched':
+      case 'history_resume':
         // What is still queued now, as the server says (a reload, a reconnect).
         this.list = message.queued_messages || [];
         dropSending(store, this.list);

@@ -20,12 +20,16 @@ export class SessionSocket {
    * @param {object} o
    * @param {string} o.sessionId
    * @param {() => number} o.lastSeq      the seq of the last broadcast applied
+   * @param {() => (string|null)} [o.conversationId]  the conversation the page
+   *   shows: with it, a page that holds it gets only what it missed after a
+   *   server restart (`history_resume`), not the whole first page again
    * @param {(msg: object) => void} o.onMessage
    * @param {(state: object) => void} o.onState  {state, attempt, retryAt}
    */
-  constructor({ sessionId, lastSeq, onMessage, onState }) {
+  constructor({ sessionId, lastSeq, conversationId = () => null, onMessage, onState }) {
     this.sessionId = sessionId;
     this.lastSeq = lastSeq;
+    this.conversationId = conversationId;
     this.onMessage = onMessage;
     this.onState = onState;
     this.ws = null;
@@ -97,7 +101,10 @@ export class SessionSocket {
   }
 
   _subscribe() {
-    this._rawSend({ type: 'session_subscribe', last_seq: this.lastSeq() });
+    const subscribe = { type: 'session_subscribe', last_seq: this.lastSeq() };
+    const conversation = this.conversationId();
+    if (subscribe.last_seq > 0 && conversation) subscribe.conversation_id = conversation;
+    this._rawSend(subscribe);
     this.subscribed = true;
     this.attempt = 0;
     this._setState('open');

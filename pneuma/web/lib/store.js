@@ -3,8 +3,11 @@
 // Never show a message twice:
 //   * every broadcast carries `seq`; one at or below the last applied seq
 //     is dropped (a replay after reconnect overlaps what we saw);
-//   * `message_history` replaces the whole conversation (its newest part:
+//   * `message_history` replaces the whole conversation (its newest page:
 //     older messages come a page at a time, `history_page`, prepended);
+//   * after a server restart a tab that holds the conversation gets only
+//     what it missed, from the log, each message with its seq, then
+//     `history_resume` with what is open now (docs/protocol.md);
 //   * a `history_page` is applied only in answer to the request for it
 //     (its cursor is older than the one asked for), so a page that arrives
 //     twice is shown once;
@@ -236,6 +239,19 @@ export function createStore() {
         state.confirmations = state.confirmations.filter((c) => c.local);
         for (const c of msg.pending_confirmations || []) state.confirmations.push(c);
         state.lastSeq = msg.last_seq || 0;
+        state.historyLoaded = true;
+        return;
+      case 'history_resume':
+        // What the tab missed came before this, message by message: the
+        // prompts open now replace those it showed (a restarted agent
+        // asks nothing it asked before), and no stream goes on.
+        if (msg.conversation) state.conversation = msg.conversation;
+        endStreams();
+        state.permissions.clear();
+        for (const p of msg.pending_permissions || []) apply(p, { replaying: true });
+        state.confirmations = state.confirmations.filter((c) => c.local);
+        for (const c of msg.pending_confirmations || []) state.confirmations.push(c);
+        state.lastSeq = Math.max(state.lastSeq, msg.last_seq || 0);
         state.historyLoaded = true;
         return;
       case 'user_message':
