@@ -24,8 +24,11 @@ sys.path.insert(0, str(HERE))
 from _common import machine_note, print_rows  # noqa: E402
 
 BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher",
-              "export", "stream_paint", "diagram_render", "edit_round_trip", "headless_viewer"]
+              "export", "stream_paint", "diagram_render", "edit_round_trip", "headless_viewer",
+              "checkpoints"]
 TIMEOUT = 180
+# 200 turns on a 200 MiB workspace, a shadow git beside it (bench_checkpoints.py --budget).
+TIMEOUTS = {"checkpoints": 600}
 
 
 def main() -> int:
@@ -55,7 +58,7 @@ def main() -> int:
                     found = True
                 else:
                     print(line, end="", flush=True)
-            proc.wait(timeout=TIMEOUT)
+            proc.wait(timeout=TIMEOUTS.get(name, TIMEOUT))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
