@@ -180,11 +180,26 @@ def edit_in_place(page: Any, selector: str, text: str, key: str = "Enter") -> No
     target.press(key)
 
 
-def wait_for_bytes(path: Path, expected: bytes, timeout: float = 10) -> None:
+def wait_for_bytes(path: Path, expected: bytes, page: Any = None, timeout: float = 10) -> None:
+    """``path`` holds ``expected``; with ``page``, the viewer has that
+    content too and shows the document loaded from it (the reload a save
+    causes is over: no later step races it)."""
     deadline = time.monotonic() + timeout
     while path.read_bytes() != expected and time.monotonic() < deadline:
         time.sleep(0.05)
     assert path.read_bytes() == expected
+    if page is None:
+        return
+    state = f"""(text) => {{ const v = {INSTANCE}.viewer, frame = v.primaryFrame();
+        const file = v.files.find((f) => f.path === 'index.html');
+        return {{ content: !!file && file.content === text, ready: frame.info !== null,
+                 loading: frame.incoming !== null, editing: v.editing, reloadAfterEdit: !!v.reloadAfterEdit }}; }}"""
+    while True:
+        now = page.evaluate(state, expected.decode())
+        if now["content"] and now["ready"] and not now["loading"]:
+            return
+        assert time.monotonic() < deadline + 30, f"the viewer did not show the saved page: {now}"
+        page.wait_for_timeout(50)
 
 
 def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refused(site: tuple[Any, Any]) -> None:
@@ -203,23 +218,20 @@ def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refus
     expected = original.replace(
         b"Lumen links what you write, surfaces what you forgot and turns scattered thoughts into clear plans.",
         b"Lumen keeps your notes &amp; plans &lt;together&gt;.")
-    wait_for_bytes(index, expected)
-    wait_ready(page, "Notes that think with you.")
+    wait_for_bytes(index, expected, page)
     expect(shown(page).locator("p.lead")).to_have_text("Lumen keeps your notes & plans <together>.")
 
     # Ctrl-Z (pressed in the page: the viewer hands it to the shell) undoes it, Ctrl-Y redoes it.
     edited = expected
     shown(page).locator("body").press("Control+z")
-    wait_for_bytes(index, original)
-    wait_ready(page, "Notes that think with you.")
+    wait_for_bytes(index, original, page)
     shown(page).locator("body").press("Control+y")
-    wait_for_bytes(index, edited)
-    wait_ready(page, "Notes that think with you.")
+    wait_for_bytes(index, edited, page)
 
     # One word inside a paragraph with markup around it: only those bytes.
     edit_in_place(page, "#pricing strong", "$8 a month")
     expected = expected.replace(b"<strong>$6 a month</strong>", b"<strong>$8 a month</strong>")
-    wait_for_bytes(index, expected)
+    wait_for_bytes(index, expected, page)
 
     # The agent writes the page while the person edits it: the page stays
     # under their caret, the save is a conflict showing both versions, and
@@ -261,6 +273,48 @@ def test_text_edited_in_place_changes_exactly_its_bytes_and_script_text_is_refus
     assert dynamic.read_bytes() == before
     # The browser logs the refused save's 409 itself; nothing else went wrong.
     assert [e for e in page.console_errors if "409 (Conflict)" not in e] == []
+
+
+def test_a_reload_that_lands_during_an_edit_waits_for_it_and_esc_always_leaves_editing(
+        site: tuple[Any, Any]) -> None:  # fmt: skip
+    """The agent changes the stylesheet; its reload of the page is still
+    loading when the person double-clicks the heading. The reload must not
+    replace the document under their caret (CI saw the edit vanish that
+    way): Esc puts the text back and leaves editing, then the page shows
+    the agent's change."""
+    server, page = site
+    held: list[Any] = []
+
+    def hold_first_reload(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(re.compile(r"/index\.html\?token="), hold_first_reload)
+    style = server.workspace / "css" / "style.css"
+    style.write_text(style.read_text() + "\nh1 { letter-spacing: 3px; }\n")
+    deadline = time.monotonic() + 10
+    while not held:  # the reload's document is asked for and held: it is loading underneath
+        assert time.monotonic() < deadline, "the stylesheet change did not reload the page"
+        page.wait_for_timeout(20)
+    heading = shown(page).locator("h1")
+    heading.dblclick()
+    expect(heading).to_have_attribute("contenteditable", "plaintext-only")
+    expect(page.locator(".webcraft-viewer")).to_have_attribute("data-pneuma-busy", "")
+    held[0].continue_()
+    # Nothing is on its way to replace the document on show while the edit lasts.
+    page.wait_for_function(f"() => {INSTANCE}.viewer.primaryFrame().incoming === null")
+    expect(heading).to_have_attribute("contenteditable", "plaintext-only")
+    heading.press("Control+a")
+    heading.press_sequentially("Never mind")
+    heading.press("Escape")
+    expect(heading).to_have_text("Notes that think with you.")
+    expect(heading).not_to_have_attribute("contenteditable", "plaintext-only")
+    expect(page.locator(".webcraft-viewer")).not_to_have_attribute("data-pneuma-busy", "")
+    # The edit over, the agent's change is shown.
+    expect(heading).to_have_css("letter-spacing", "3px")
+    wait_ready(page, "Notes that think with you.")
 
 
 def test_annotate_switch_turns_select_on_and_back_off(site: tuple[Any, Any]) -> None:

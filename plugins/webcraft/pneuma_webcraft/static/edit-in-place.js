@@ -29,6 +29,9 @@ export const editInPlace = {
     const page = frame.shownPage || this.page;
     const file = this.files.find((f) => f.path === page);
     this.editBase = file && typeof file.content === "string" ? { page, content: file.content } : null;
+    // A reload already loading underneath would take the document away
+    // mid-edit: it is loaded again once the edit is over (editDone).
+    if (frame.dropIncoming()) this.reloadAfterEdit = true;
     this.setEditing(true);
     this.say(null);
   },

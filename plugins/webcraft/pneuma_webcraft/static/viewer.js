@@ -175,6 +175,15 @@ class PreviewFrame {
     if (samePage && Math.abs(this.scrollY - this.bakedScrollY) > 1) this.post({ type: "scroll-to", scrollY: this.scrollY });
   }
 
+  /** Stop loading the next document: it would replace the one the person
+   * is editing under their caret. True if one was loading. */
+  dropIncoming() {
+    if (!this.incoming) return false;
+    this.incoming.remove();
+    this.incoming = null;
+    return true;
+  }
+
   /** Which of this frame's documents sent a message: "shown", "incoming" or null. */
   whose(source) {
     if (this.iframe && this.iframe.contentWindow === source) return "shown";
