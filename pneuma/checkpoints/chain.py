@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from pneuma.checkpoints.manifest import Stored, apply, decode, encode
 from pneuma.checkpoints.model import FileMap
@@ -23,6 +25,12 @@ from pneuma.core.state_files import read_state_bytes, write_state_bytes
 
 MANIFEST_NAME = re.compile(r"^(\d{8})-(\d+|u\d+)\.json$")
 Key = tuple[str, int, int, int]
+# Manifests kept parsed, and whole maps kept built, for a walk over many
+# checkpoints (a restore's plan, the list): each is read once, and each map
+# is built from the one before it. Small deltas mostly; a whole map of a
+# 1,000-file workspace is about 300 KB in memory.
+_PARSED_KEPT = 64
+_MAPS_KEPT = 3
 
 
 @dataclass
@@ -61,6 +69,8 @@ class ManifestChain:
         self.directory = directory
         self.newest: Newest | None = None
         self.remembered: Remembered | None = None
+        self._parsed: OrderedDict[str, tuple[Key, Stored]] = OrderedDict()
+        self._maps: OrderedDict[Key, tuple[FileMap, int]] = OrderedDict()
         # How many manifests this process has read (tests hold the cost of a
         # turn to it: it must not grow with the number of checkpoints).
         self.parsed = 0
@@ -80,15 +90,28 @@ class ManifestChain:
         return (name, info.st_ino, info.st_mtime_ns, info.st_size)
 
     def read(self, name: str) -> Stored:
-        if self.newest is not None and self.newest.name == name and \
-                self.key(name) == self.newest.key:
+        key = self.key(name)
+        if self.newest is not None and self.newest.name == name and key == self.newest.key:
             return self.newest.stored
+        kept = self._parsed.get(name)
+        if kept is not None and kept[0] == key:
+            self._parsed.move_to_end(name)
+            return kept[1]
         self.parsed += 1
         try:
-            return decode(read_state_bytes(self.directory / name))
+            stored = decode(read_state_bytes(self.directory / name))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ToolError("E_IO", f"checkpoint file {name} cannot be read: {exc}",
                             details={"file": name}) from None
+        if key is not None:
+            _keep(self._parsed, name, (key, stored), _PARSED_KEPT)
+        return stored
+
+    def forget(self, name: str) -> None:
+        """Drop what is kept of a manifest that is gone."""
+        self._parsed.pop(name, None)
+        for key in [k for k in self._maps if k[0] == name]:
+            del self._maps[key]
 
     def write(self, name: str, stored: Stored) -> int:
         """Write one manifest (atomically); the bytes it adds to the store."""
@@ -105,28 +128,35 @@ class ManifestChain:
         if self.newest is not None and index == len(names) - 1 and \
                 self.newest.name == names[index] and self.key(names[index]) == self.newest.key:
             return self.newest.files, self.newest.deltas_in_a_row
-        chain: list[Stored] = []
+        pending: list[int] = []  # whose deltas to apply, newest first
         at = index
         while True:
             if at < 0:
                 raise ToolError("E_IO", f"checkpoint file {names[index]} cannot be read: the "
                                 "checkpoints it builds on are gone", details={"file": names[index]})
-            stored = self.read(names[at])
-            chain.append(stored)
-            if stored.whole is not None:
+            key = self.key(names[at])
+            built = self._maps.get(key) if key is not None else None
+            if built is not None:
+                files, deltas = built
                 break
+            stored = self.read(names[at])
+            if stored.whole is not None:
+                files, deltas = stored.whole, 0
+                break
+            pending.append(at)
             at -= 1
-        chain.reverse()
-        assert chain[0].whole is not None
-        files = chain[0].whole
-        for earlier, later in zip(chain, chain[1:]):
-            if later.base != earlier.seq:
+        for later_at in reversed(pending):
+            earlier, later = self.read(names[later_at - 1]), self.read(names[later_at])
+            if later.base != earlier.seq or later.changed is None:
                 raise ToolError("E_IO", f"checkpoint file {names[index]} cannot be read: the "
                                 f"checkpoint it builds on ({later.base}) is gone",
                                 details={"file": names[index]})
-            assert later.changed is not None
             files = apply(earlier.end_state(files), later.changed)
-        return files, len(chain) - 1
+            deltas += 1
+        key = self.key(names[index])
+        if key is not None:
+            _keep(self._maps, key, (files, deltas), _MAPS_KEPT)
+        return files, deltas
 
     def newest_of(self, names: list[str]) -> Newest | None:
         """The newest checkpoint, from memory when it is still the one on disk."""
@@ -159,3 +189,14 @@ class ManifestChain:
                 self.remembered.key = key
             else:
                 self.remembered = None
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _keep(kept: OrderedDict[K, V], key: K, value: V, limit: int) -> None:
+    kept[key] = value
+    kept.move_to_end(key)
+    while len(kept) > limit:
+        kept.popitem(last=False)

@@ -85,6 +85,7 @@ def _drop_oldest(chain: ManifestChain, blobs: BlobStore, names: list[str], count
     last_dropped = int(names[count - 1][:8])
     for name in names[:count]:
         memory.stored_bytes -= _unlink(chain.directory / name)
+        chain.forget(name)
     for digest, seq in list(newest_use.items()):
         if seq <= last_dropped:
             memory.stored_bytes -= blobs.remove(digest)
