@@ -48,6 +48,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -164,15 +165,30 @@ class Server:
         await self.http.close()
 
 
-async def start_server(workspace: Path, wrapper: Path, checkout: Path) -> Server:
+def server_env(checkout: Path) -> dict[str, str]:
+    """The environment that makes ``python -m pneuma`` import ``checkout``'s
+    pneuma (run with ``checkout`` as the working directory too: ``-m`` puts
+    the working directory first on the import path)."""
     # The fake agent needs no key; the backend's start-up check wants one.
-    env = {**os.environ, "PYTHONPATH": str(checkout), "ANTHROPIC_API_KEY": "sk-bench"}
+    return {**os.environ, "PYTHONPATH": str(checkout), "ANTHROPIC_API_KEY": "sk-bench"}
+
+
+def pneuma_imported_from(checkout: Path) -> str:
+    done = subprocess.run([PYTHON, "-c", "import pneuma; print(pneuma.__file__)"],
+                          cwd=checkout, env=server_env(checkout), check=True,
+                          stdout=subprocess.PIPE, text=True)
+    return done.stdout.strip()
+
+
+async def start_server(workspace: Path, wrapper: Path, checkout: Path) -> Server:
+    env = server_env(checkout)
     errors = workspace.parent / "server-stderr.txt"
     with errors.open("wb") as stderr:
         proc = await asyncio.create_subprocess_exec(
             PYTHON, "-m", "pneuma", "run", "--mode", "slide", "--no-open", "--backend",
             "claude-code", "--no-prompt", "--seed", "--port", "0", "--workspace", str(workspace),
-            "--claude-bin", str(wrapper), stdout=asyncio.subprocess.PIPE, stderr=stderr, env=env)
+            "--claude-bin", str(wrapper), stdout=asyncio.subprocess.PIPE, stderr=stderr, env=env,
+            cwd=checkout)
     assert proc.stdout is not None
     line = ""
     while not line.startswith(READY_PREFIX):  # a first start says what it seeded first
@@ -370,7 +386,7 @@ def main() -> int:
     args.mb = args.mb or (20.0 if args.quick else 200.0)
     args.turns = args.turns or (40 if args.quick else 200)
     print(machine_note())
-    print(f"server from {args.checkout}")
+    print(f"server from {args.checkout}: {pneuma_imported_from(Path(args.checkout))}")
     Path(args.scratch).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="pneuma-bench-ckpt-", dir=args.scratch))
     try:
