@@ -8,18 +8,25 @@ reads. A content is freed when no kept checkpoint holds it: the newest
 manifest bringing it in (``Remembered.newest_use``) is among those dropped.
 That map is built once a process, reading every manifest, and kept up to
 date by each write after; the same pass frees blobs no manifest names (left
-by a kill -9 between storing a file and writing its manifest).
+by a kill -9 between storing a file and writing its manifest) once they are
+ten minutes old.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from pneuma.checkpoints.blobs import BlobStore
 from pneuma.checkpoints.chain import ManifestChain, Remembered
 from pneuma.checkpoints.policy import StorePolicy
+
+# A blob no manifest names is freed once it is this old: the turn listener
+# stores a turn's files before the manifest naming them is written
+# (pneuma.checkpoints.baseline), perhaps while another process prunes.
+_ORPHAN_AGE_S = 600
 
 
 def remembered(chain: ManifestChain, blobs: BlobStore, names: list[str]) -> Remembered:
@@ -99,7 +106,13 @@ def _build_newest_use(chain: ManifestChain, blobs: BlobStore, names: list[str],
         stored = chain.read(name)
         for digest in stored.hashes():
             newest_use[digest] = stored.seq
+    settled = time.time() - _ORPHAN_AGE_S
     for digest in blobs.sizes().keys() - newest_use.keys():
+        try:
+            if blobs.path(digest).lstat().st_mtime > settled:
+                continue  # perhaps stored for a checkpoint being written now
+        except FileNotFoundError:
+            continue
         memory.stored_bytes -= blobs.remove(digest)
     return newest_use
 
