@@ -103,6 +103,14 @@ class SessionAck(_Message):
     last_seq: int = Field(ge=0)
 
 
+class HistoryMessage(_Message):
+    """The whole of a message a page gave as a preview (its ``preview.row``),
+    for this tab only."""
+
+    type: Literal["history_message"]
+    row: int = Field(ge=0, le=2**63 - 1)  # a row id: SQLite's INTEGER
+
+
 class HistoryPage(_Message):
     """The tab scrolled to the start of what it has: the conversation
     before message ``before`` (a ``before`` cursor from ``message_history``
@@ -221,6 +229,7 @@ BrowserMessage = Annotated[
     | SessionSubscribe
     | SessionAck
     | HistoryPage
+    | HistoryMessage
     | ViewerActionResponse
     | ConfirmationResponse
     | SelectBrowser
@@ -329,6 +338,15 @@ class MessageHistory(_ConversationView):
 
     type: Literal["message_history"]
     last_seq: int
+
+
+class HistoryMessageReply(TypedDict):
+    """The whole of a message a page gave as a preview, in answer to
+    ``history_message``, for the asking tab only."""
+
+    type: Literal["history_message"]
+    row: int
+    message: dict[str, Any]
 
 
 class HistoryResume(TypedDict):
@@ -620,6 +638,7 @@ class WorkspaceStopped(TypedDict):
 
 ServerMessage = (
     SessionInit | SessionUpdate | MessageHistory | HistoryResume | HistoryPageReply
+    | HistoryMessageReply
     | ConversationSwitched
     | Conversations | UserMessageEcho | UserMessageQueued | QueuedMessageTaken
     | QueuedMessageEdited | QueuedMessageCancelled | QueuedMessageReleased

@@ -45,6 +45,7 @@ from pathlib import Path
 from pneuma.server import conversations as catalogue
 from pneuma.server import log_file
 from pneuma.server.conversations import Conversation
+from pneuma.server.history_preview import page_text
 from pneuma.server.log_file import (
     DAMAGED_TEXT,
     INSERT,
@@ -381,7 +382,7 @@ class ConversationLog:
         taken: list[tuple[int, str, str]] = []
         used = 0
         for row_id, kind, body in rows[:max_count]:
-            body = _readable_body(body)
+            body = page_text(row_id, _readable_body(body))
             if taken and used + len(body) > max_bytes:
                 break
             taken.append((row_id, kind, body))
@@ -395,6 +396,17 @@ class ConversationLog:
         taken.reverse()
         oldest = taken[0][0] if taken else None
         return LogPage([body for _, _, body in taken], oldest, len(taken) < len(rows))
+
+    def read_message(self, session_id: str, row_id: int) -> str | None:
+        """The whole of one message of ``session_id`` (a page had its
+        preview); None when there is no such message. For a worker thread."""
+        with self._reader_lock:
+            if self._closed:
+                raise ConversationLogError("the conversation log is closed")
+            row = self._reader_connection().execute(
+                "SELECT body FROM messages WHERE id = ? AND session_id = ?",
+                (row_id, session_id)).fetchone()
+        return None if row is None else _readable_body(row[0])
 
     def since(self, session_id: str, seq: int, max_bytes: int) -> list[str] | None:
         """The messages of ``session_id`` broadcast (or updated) after

@@ -26,6 +26,7 @@ from pneuma.core.backend import AgentBackend
 from pneuma.core.channels import ConfirmationChannel, ViewerActionChannel
 from pneuma.core.messages import (
     ConfirmationResponse,
+    HistoryMessage,
     HistoryPage,
     Interrupt,
     PermissionResponse,
@@ -357,6 +358,9 @@ class Session(Broadcasts, ConversationWindow):
             return
         if isinstance(msg, HistoryPage):
             await self.history_page(connection, msg.before)
+            return
+        if isinstance(msg, HistoryMessage):
+            await self.history_message(connection, msg.row)
             return
         if isinstance(msg, SessionAck):
             self.last_ack_seq = max(self.last_ack_seq, msg.last_seq)

@@ -6,15 +6,25 @@ it; a new tab gets the window at once, and older pages from the log.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
+import logging
+import sqlite3
 from collections import OrderedDict, deque
 from typing import Any
 
 from pneuma.server.broadcast import dumps as _dumps
-from pneuma.server.conversation_log import ConversationLog, LoggedMessage
+from pneuma.server.conversation_log import (
+    ConversationLog,
+    ConversationLogError,
+    LoggedMessage,
+)
+from pneuma.server.history_preview import page_size, page_text
 from pneuma.server.saving_status import SavingStatus
 from pneuma.server.session_hooks import SessionHooks
+
+log = logging.getLogger(__name__)
 
 # The newest part of the conversation kept in memory; the rest is read
 # from the log, a page at a time.
@@ -200,7 +210,8 @@ class ConversationWindow:
         before: int | None = None
         has_more = False
         if start is not None:
-            texts = [entry.text for entry in itertools.islice(self._window, start, None)]
+            texts = [page_text(entry.row_id, entry.text)
+                     for entry in itertools.islice(self._window, start, None)]
             before = self._window[start].row_id
             has_more = self._first_row_id is not None and before > self._first_row_id
         rest = _dumps({"has_more": has_more, "before": before, **self.hooks.history_fields(),
@@ -216,10 +227,10 @@ class ConversationWindow:
         if not window:
             return None
         start = len(window) - 1
-        used = len(window[start].text)
-        while start > 0 and used + len(window[start - 1].text) <= FIRST_PAGE_BYTES:
+        used = page_size(window[start].text)
+        while start > 0 and used + page_size(window[start - 1].text) <= FIRST_PAGE_BYTES:
             start -= 1
-            used += len(window[start].text)
+            used += page_size(window[start].text)
         whole = start == 0 and (self._first_row_id is None
                                 or window[0].row_id <= self._first_row_id)
         if not whole:
@@ -227,6 +238,24 @@ class ConversationWindow:
                 if starts_a_turn(window[index].text):
                     return index
         return start
+
+    async def history_message(self, connection: Any, row_id: int) -> None:
+        """Send one tab the whole of a message a page gave it as a preview
+        (``history_preview``): ``history_message {row, message}``."""
+        text: str | None = None
+        if self.conversation is not None:
+            loop = asyncio.get_running_loop()
+            try:
+                text = await loop.run_in_executor(
+                    None, self.conversation.read_message, self.conversation_id, row_id)
+            except (ConversationLogError, sqlite3.Error) as exc:
+                log.warning("could not read the conversation log: %s", exc)
+        if text is None:
+            connection.send(_dumps({"type": "error", "code": "history_unavailable",
+                                    "message": "that message could not be read"}))
+            return
+        connection.send('{"type":"history_message","row":' + str(row_id) + ',"message":'
+                        + text + "}")
 
     def missed_texts(self, last_seq: int, conversation_id: str | None) -> list[str] | None:
         """What a tab that holds this conversation up to ``last_seq``

@@ -133,3 +133,39 @@ def test_a_tab_open_across_a_restart_gets_only_the_turn_it_missed(tmp_path, open
         assert page.console_errors == []
     finally:
         server.close()
+
+
+def test_a_message_larger_than_a_page_shows_as_a_preview_then_whole(tmp_path, open_page):
+    from tests.browser.test_history_paging import ThreadServer
+
+    served = ThreadServer(tmp_path / "ws")
+    try:
+        answer = " ".join(f"Point {i}: the spring tide comes forty minutes later." for i in range(900))
+        whole_file = "".join(f"line {i}\n" for i in range(12_000))
+        served.emit(
+            {"type": "user_message", "content": "Read the whole deck", "timestamp": 1_700_000_000},
+            {"type": "assistant", "message": {"id": "msg_read", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "tool_big", "name": "Read",
+                 "input": {"file_path": "slides/all.md"}}]}},
+            {"type": "tool_result", "tool_use_id": "tool_big", "content": whole_file,
+             "is_error": False},
+            {"type": "assistant", "message": {"id": "msg_answer", "role": "assistant",
+                                              "content": [{"type": "text", "text": answer}]}},
+            {"type": "result", "data": {"subtype": "success", "is_error": False}})
+        page = open_page(served)
+        text = page.locator(".msg.assistant .md").last
+        expect(text).to_contain_text("Point 0:", timeout=STEP)
+        assert "Point 899:" not in text.inner_text()
+        buttons = page.locator(".show-whole")
+        expect(buttons).to_have_count(2)  # the answer and the tool's result
+        expect(buttons.last).to_have_text(f"Show the whole message ({round(len(answer) / 1024)} KB)")
+        buttons.last.click()
+        expect(text).to_contain_text("Point 899:", timeout=STEP)
+        expect(buttons).to_have_count(1)
+        buttons.first.click()
+        expect(buttons).to_have_count(0, timeout=STEP)
+        page.locator(".tool-card .tool-head").click()
+        expect(page.locator(".tool-card .clipped button")).to_have_text("Show all 12,001 lines")
+        assert page.console_errors == []
+    finally:
+        served.close()

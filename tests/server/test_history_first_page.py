@@ -183,3 +183,31 @@ async def test_a_tab_that_missed_more_than_a_page_gets_the_first_page(make_serve
     first = await other.recv()
     assert first["type"] == "message_history"
     assert questions(first["messages"])[-1] == f"Question {TURNS:04}"
+
+
+async def test_a_message_larger_than_a_page_comes_as_a_preview_and_whole_on_request(
+        make_server, tmp_path):
+    server = await long_server(make_server, tmp_path)
+    whole_file = "".join(f"<p>line {i} of a very long slide</p>\n" for i in range(12_000))
+    server.backend.emit({"type": "user_message", "content": "Read the whole deck"})
+    server.backend.emit({"type": "assistant", "message": {
+        "id": "msg_big", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "tool_big", "name": "Read", "input": {"file_path": "a"}}]}})
+    server.backend.emit({"type": "tool_result", "tool_use_id": "tool_big", "content": whole_file,
+                         "is_error": False})
+    tab = await server.tab(subscribe=False)
+    sizes = sized(tab)
+    first = await tab.subscribe(0)
+    assert len(whole_file) > 400_000 and sizes[0] < FIRST_FRAME_LIMIT
+    shown = first["messages"][-1]
+    assert shown["type"] == "tool_result" and shown["tool_use_id"] == "tool_big"
+    assert shown["content"].startswith("<p>line 0 of") and len(shown["content"]) < 4000
+    assert shown["preview"]["bytes"] > 400_000
+    await tab.send({"type": "history_message", "row": shown["preview"]["row"]})
+    whole = await tab.wait_for("history_message")
+    assert whole["row"] == shown["preview"]["row"]
+    assert whole["message"]["content"] == whole_file
+    # A row of no message of this conversation is refused, for this tab only.
+    await tab.send({"type": "history_message", "row": 10**9})
+    refused = await tab.wait_for("error")
+    assert refused["code"] == "history_unavailable" and "seq" not in refused

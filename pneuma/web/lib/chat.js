@@ -113,12 +113,28 @@ function ToolCard({ block, parentRunning }) {
       <span class="tool-status">${status === 'running' ? html`<span class="spinner" />` : statusText}</span>
     </button>
     ${!open && result && result.is_error && text && html`<div class="tool-error-line">${text.split('\n')[0].slice(0, 200)}</div>`}
+    ${result && html`<${WholeMessage} preview=${result.preview} />`}
     ${open && html`<div class="tool-body">
       <${ToolInput} name=${block.name} input=${block.input} />
       ${result && html`<div class="tool-io"><div class="io-label">${result.is_error ? t('tool.error') : t('tool.result')}</div>
         <div class=${result.is_error ? 'result-error' : ''}><${Clipped} text=${text || t('tool.empty')} lines=${16} /></div></div>`}
     </div>`}
   </div>`;
+}
+
+/** A message a page of history gave as a preview (too large for the page):
+ *  its whole text on request (lib/store.js, `history_message`). */
+function WholeMessage({ preview }) {
+  if (!preview) return null;
+  const loading = store.state.wholeRequested.has(preview.row);
+  const size = `${Math.max(1, Math.round(preview.bytes / 1024))} KB`;
+  const ask = () => {
+    if (store.state.connection.state !== 'open' || !store.requestWhole(preview.row)) return;
+    if (!ui.socket.send({ type: 'history_message', row: preview.row })) store.state.wholeRequested.delete(preview.row);
+  };
+  return html`<button class="link show-whole" onClick=${ask} aria-busy=${loading ? 'true' : 'false'}>
+    ${loading ? t('history.wholeLoading') : t('history.whole', { size })}
+  </button>`;
 }
 
 function Thinking({ text }) {
@@ -147,10 +163,11 @@ function AssistantMessage({ item }) {
       blocks.push(html`<${ToolCard} key=${block.id || i} block=${{ ...block, input }} parentRunning=${isRunning()} />`);
     }
   }
-  if (!blocks.length && !item.streaming) return null;
+  if (!blocks.length && !item.streaming && !item.preview) return null;
   return html`<div class=${`msg assistant${item.parent ? ' sub' : ''}${item.error ? ' api-error' : ''}`}>
     ${item.parent && html`<div class="sub-label">${t('msg.subagent')}</div>`}
-    ${blocks.length ? blocks : html`<div class="typing"><span /><span /><span /></div>`}
+    ${blocks.length ? blocks : !item.preview && html`<div class="typing"><span /><span /><span /></div>`}
+    <${WholeMessage} preview=${item.preview} />
   </div>`;
 }
 
@@ -171,6 +188,7 @@ function UserMessage({ item }) {
         : html`<span key=${i} class="img-placeholder">${t('msg.imageType', { type: img.media_type.split('/')[1] })}</span>`)}
     </div>`}
     ${item.content && html`<div class="bubble">${item.content}</div>`}
+    <${WholeMessage} preview=${item.preview} />
     ${item.pending && html`<div class="msg-meta">${store.state.connection.state === 'open' ? t('msg.sending') : t('msg.waitingConnection')}</div>`}
     ${!item.pending && html`<${TurnChanges} item=${item} store=${store} />`}
   </div>`;

@@ -48,6 +48,7 @@ export function createStore() {
     historyRequested: null,
     historyError: null,
     historyPrepends: 0, // counts prepended pages (the list keeps its scroll anchor)
+    wholeRequested: new Set(), // rows of previews whose whole message was asked for
     lastResult: null,
     // The workspace's conversations (lib/conversations.js): the one shown
     // {id, title}, and the list [{id, title, created, updated, messages,
@@ -114,6 +115,8 @@ export function createStore() {
     }
     item.content = Array.isArray(message.content) ? message.content : [];
     item.model = message.model;
+    // A page's preview of a message too large for it (the whole of it on request).
+    item.preview = msg.preview || null;
     item.error = msg.error || (message.content || []).some?.((b) => b.is_api_error_message) || null;
     // Streamed blocks the final content now covers are no longer needed.
     item.stream = item.stream.map((b, i) => (i < item.content.length ? null : b));
@@ -189,12 +192,13 @@ export function createStore() {
       images: (msg.images || []).map((i) => ({ media_type: i.media_type, size: i.size })),
       clientId: msg.client_msg_id || null,
       timestamp: msg.timestamp,
+      preview: msg.preview || null,
       rev: 0,
     });
   }
 
   function onToolResult(msg) {
-    state.toolResults.set(msg.tool_use_id, { content: msg.content, is_error: !!msg.is_error });
+    state.toolResults.set(msg.tool_use_id, { content: msg.content, is_error: !!msg.is_error, preview: msg.preview || null });
     const use = state.toolUses.get(msg.tool_use_id);
     if (use) touch(use.item);
     else state.items.push({ kind: 'orphan_result', key: newKey('r'), toolUseId: msg.tool_use_id, rev: 0 });
@@ -314,6 +318,9 @@ export function createStore() {
       case 'history_page':
         onHistoryPage(msg);
         return;
+      case 'history_message':
+        onWholeMessage(msg);
+        return;
       case 'error':
         if (msg.code === 'history_unavailable') {
           // About the page this tab asked for: shown where the older messages would be.
@@ -370,6 +377,24 @@ export function createStore() {
     if (older.length) state.historyPrepends += 1;
   }
 
+  /** The whole of a message a page gave as a preview: it takes the
+   *  preview's place (an assistant message by its id, a tool result by its
+   *  call, the person's message by the preview's row). */
+  function onWholeMessage(msg) {
+    const whole = msg.message || {};
+    state.wholeRequested.delete(msg.row);
+    if (whole.type === 'user_message') {
+      const item = state.items.find((i) => i.kind === 'user' && i.preview && i.preview.row === msg.row);
+      if (!item) return;
+      item.content = whole.content || '';
+      item.viewerContext = whole.viewer_context || item.viewerContext;
+      item.preview = null;
+      touch(item);
+    } else if (whole.type === 'assistant' || whole.type === 'tool_result') {
+      apply(whole, { replaying: true });
+    }
+  }
+
   function resetConversation() {
     const pending = state.items.filter((i) => i.kind === 'user' && i.pending);
     state.items = [];
@@ -415,7 +440,10 @@ export function createStore() {
     setConnection(connection) {
       state.connection = connection;
       // A page asked for on a connection that dropped will never come.
-      if (connection.state !== 'open') state.historyRequested = null;
+      if (connection.state !== 'open') {
+        state.historyRequested = null;
+        state.wholeRequested.clear();
+      }
       notify();
     },
     /** Mark the next older page as asked for; its cursor, or null when
@@ -426,6 +454,14 @@ export function createStore() {
       state.historyError = null;
       notify();
       return state.historyRequested;
+    },
+    /** Mark the whole of a previewed message (its row) as asked for; false
+     *  when it already is. */
+    requestWhole(row) {
+      if (state.wholeRequested.has(row)) return false;
+      state.wholeRequested.add(row);
+      notify();
+      return true;
     },
     /** The request could not be sent (the socket is down): ask again later. */
     cancelHistoryPage() {
