@@ -38,6 +38,8 @@ _SAMPLE = 4 * 1024
 # Compressed is kept only when it saves at least a tenth.
 _WORTH = 0.9
 _DEFAULT_MAX = 64 * 1024 * 1024
+# Blobs known to be there, at most (about 100 bytes each).
+_PRESENT_KEPT = 200_000
 
 
 def sha256(data: bytes) -> str:
@@ -87,6 +89,7 @@ class BlobStore:
         # Bytes written by ``put`` not yet taken (the store's size accounting
         # adds them up rather than walking every blob).
         self._written = 0
+        self._present: set[str] = set()
 
     def take_written(self) -> int:
         """The bytes ``put`` wrote since the last call."""
@@ -100,7 +103,32 @@ class BlobStore:
         return self.directory / digest[:2] / digest[2:]
 
     def has(self, digest: str) -> bool:
-        return _is_regular(self.path(digest))
+        """Whether the blob is there: a regular file, never a link."""
+        if not _HEX.match(digest):
+            raise ValueError(f"not a SHA-256 digest: {digest!r}")
+        try:
+            info = os.lstat(f"{self.directory}/{digest[:2]}/{digest[2:]}")
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode)
+
+    def known(self, digest: str) -> bool:
+        """``has``, taking a blob this object stored or found before to be
+        there still, without a look: a recording asks this once per
+        unchanged file. (Pruning frees only blobs no kept checkpoint names,
+        through ``remove``; a blob swapped for a link behind its back is
+        refused when it is read.)"""
+        if digest in self._present:
+            return True
+        if not self.has(digest):
+            return False
+        self._seen(digest)
+        return True
+
+    def _seen(self, digest: str) -> None:
+        if len(self._present) >= _PRESENT_KEPT:
+            self._present.clear()
+        self._present.add(digest)
 
     def put(self, data: bytes, digest: str | None = None) -> str:
         digest = digest or sha256(data)
@@ -117,6 +145,7 @@ class BlobStore:
                 handle.write(stored)
             os.replace(tmp, path)
             self._written += len(stored)
+            self._seen(digest)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -142,6 +171,7 @@ class BlobStore:
     def remove(self, digest: str) -> int:
         """Remove the blob; the bytes that freed (0 when it was not there)."""
         path = self.path(digest)
+        self._present.discard(digest)
         try:
             size = path.lstat().st_size
             path.unlink()

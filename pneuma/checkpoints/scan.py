@@ -29,6 +29,24 @@ NEVER_WALKED = frozenset({".pneuma", ".git", "node_modules", ".claude", "__pycac
 RACY_NS = 2_000_000_000
 
 
+class RememberedFilter:
+    """A watch filter that remembers its answer for each path (matching the
+    patterns costs more than the ``stat`` of the file), up to ``limit``."""
+
+    def __init__(self, test: Callable[[str], bool], limit: int = 1 << 16) -> None:
+        self.test = test
+        self._answers: dict[str, bool] = {}
+        self._limit = limit
+
+    def __call__(self, rel: str) -> bool:
+        answer = self._answers.get(rel)
+        if answer is None:
+            if len(self._answers) >= self._limit:
+                self._answers.clear()
+            answer = self._answers[rel] = self.test(rel)
+        return answer
+
+
 def scan(sandbox: Sandbox, watched: Callable[[str], bool], blobs: BlobStore | None,
          previous: FileMap | None, max_file_bytes: int) -> FileMap:
     """``{path: FileEntry}`` for every watched regular file. With ``blobs``
@@ -66,17 +84,18 @@ def scan(sandbox: Sandbox, watched: Callable[[str], bool], blobs: BlobStore | No
 def _entry(sandbox: Sandbox, rel: str, info: os.stat_result, blobs: BlobStore | None,
            before: FileEntry | None, max_file_bytes: int) -> FileEntry | None:
     mode = info.st_mode & 0o7777
-    try:
-        sandbox.normalize(rel)
-    except ToolError:
-        return None  # see below: a name the sandbox refuses is not recorded
+    if before is None:  # a name recorded before passed this already
+        try:
+            sandbox.normalize(rel)
+        except ToolError:
+            return None  # see below: a name the sandbox refuses is not recorded
     if info.st_nlink > 1:
         return FileEntry(None, info.st_size, mode, info.st_mtime_ns, info.st_ino, "hard_link")
     if info.st_size > max_file_bytes:
         return FileEntry(None, info.st_size, mode, info.st_mtime_ns, info.st_ino, "too_big")
     if (before is not None and before.hash is not None and before.size == info.st_size
             and before.mtime_ns == info.st_mtime_ns and before.ino == info.st_ino
-            and (blobs is None or blobs.has(before.hash))):
+            and (blobs is None or blobs.known(before.hash))):
         return FileEntry(before.hash, before.size, mode, info.st_mtime_ns, info.st_ino)
     try:
         fd, opened = sandbox.open_file(rel)

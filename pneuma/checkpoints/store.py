@@ -41,7 +41,7 @@ from pneuma.checkpoints.manifest import (
 )
 from pneuma.checkpoints.model import Checkpoint, FileMap, Kind
 from pneuma.checkpoints.policy import StorePolicy
-from pneuma.checkpoints.scan import scan
+from pneuma.checkpoints.scan import RememberedFilter, scan
 from pneuma.core.errors import ToolError
 from pneuma.core.file_filter import FileFilter
 from pneuma.core.sandbox import Sandbox
@@ -89,6 +89,7 @@ class Checkpoints:
         self.manifests = self.directory / "manifests"
         self.blobs = BlobStore(self.directory / "blobs", self.policy.max_file_bytes)
         self._chain = ManifestChain(self.manifests)
+        self._remembered_filter: RememberedFilter | None = None
 
     @property
     def manifests_read(self) -> int:
@@ -173,9 +174,14 @@ class Checkpoints:
         checkpoint._loader = self._materialize
         return checkpoint
 
+    def _watch_test(self) -> RememberedFilter:
+        if self._remembered_filter is None or self._remembered_filter.test is not self.watched:
+            self._remembered_filter = RememberedFilter(self.watched)
+        return self._remembered_filter
+
     def _scan_stored(self, previous: FileMap | None) -> FileMap:
         try:
-            return scan(self.sandbox, self.watched, self.blobs, previous,
+            return scan(self.sandbox, self._watch_test(), self.blobs, previous,
                         self.policy.max_file_bytes)
         except OSError as exc:
             raise ToolError("E_IO", f"cannot record the workspace's files: "
@@ -185,7 +191,8 @@ class Checkpoints:
         """The watched files as they are now (hashed, not stored)."""
         newest = self._chain.newest_of(self._names())
         previous = None if newest is None else newest.state
-        return scan(self.sandbox, self.watched, None, previous, self.policy.max_file_bytes)
+        return scan(self.sandbox, self._watch_test(), None, previous,
+                    self.policy.max_file_bytes)
 
     # --- reading ---
 
