@@ -16,20 +16,20 @@ workspace as it is, so the restore itself can be restored away.
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from pneuma.checkpoints.baseline import CHANGED_FIRST, WHY_CHANGED_FIRST
-from pneuma.checkpoints.compare import changes, differs
+from pneuma.checkpoints.batch_write import FileToWrite, write_files
+from pneuma.checkpoints.compare import differs
 from pneuma.checkpoints.model import Checkpoint, FileEntry, FileMap
 from pneuma.checkpoints.store import Checkpoints, _now_ms, _why
 from pneuma.core.errors import ToolError
 from pneuma.core.file_filter import FileFilter
-from pneuma.core.files import atomic_write_at
 
 Action = Literal["create", "write", "delete"]
 # Why a file as it is now stays through a rewind (the undo could not bring it back).
@@ -107,19 +107,26 @@ class RestoreResult:
 
 
 def plan_restore(store: Checkpoints, ref: str | int) -> RestorePlan:
-    all_ = store.checkpoints()
+    return _plan_against(store, ref, store.current())
+
+
+def _plan_against(store: Checkpoints, ref: str | int, current: FileMap) -> RestorePlan:
+    """The plan from the checkpoints' maps and ``current``, the workspace
+    now: no file is read for it."""
     target = store.get(ref)
     # Only what the checkpoint itself watched: a file the mode watches only
     # since (a switch of mode, a new pattern) was not "added after" it and
     # must not be deleted.
-    watched_then = FileFilter(target.watch or ["**/*"], target.ignore)
-    now = {path: entry for path, entry in store.current().items() if watched_then(path)}
-    return _plan(target, [c for c in all_ if c.seq >= target.seq], now)
+    now = current
+    if (target.watch or ["**/*"], target.ignore) != (store.watch, store.ignore):
+        watched_then = FileFilter(target.watch or ["**/*"], target.ignore)
+        now = {path: entry for path, entry in current.items() if watched_then(path)}
+    # Changed between turns: read from the deltas of the checkpoints since.
+    return _plan(target, store.changed_between_turns(target.ref, now), now)
 
 
-def _plan(target: Checkpoint, from_target: list[Checkpoint], now: FileMap) -> RestorePlan:
+def _plan(target: Checkpoint, by_hand: set[str], now: FileMap) -> RestorePlan:
     plan = RestorePlan(target=target.ref)
-    by_hand = _changed_between_turns(from_target, now)
     wanted = target.files
     for path in sorted(wanted.keys() | now.keys()):
         want, have = wanted.get(path), now.get(path)
@@ -146,18 +153,6 @@ def _not_kept_why(skipped: str | None) -> str:
     return WHY_CHANGED_FIRST if skipped == CHANGED_FIRST else _why(skipped)
 
 
-def _changed_between_turns(from_target: list[Checkpoint], now: FileMap) -> set[str]:
-    """Paths changed after a turn ended and before the next checkpoint (or
-    now): not by the agent's turns."""
-    found: set[str] = set()
-    for index, checkpoint in enumerate(from_target):
-        if checkpoint.after is None:
-            continue
-        following = from_target[index + 1].files if index + 1 < len(from_target) else now
-        found |= changes(checkpoint.after, following).paths()
-    return found
-
-
 def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
             overwrite_conflicts: Iterable[str] = (), keep_conflicts: bool = False,
             origin: str = "terminal") -> RestoreResult:
@@ -167,7 +162,10 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
     ``origin`` ("chat" or "terminal") is for the note the chat lists."""
     overwrite = set(overwrite_conflicts)
     with store._locked():
-        plan = plan_restore(store, ref)
+        # The workspace now, its changed files read once and stored: the
+        # plan's "now" and, unless the restore is refused, its undo point.
+        now = store.current() if dry_run else store._scan_stored(store.newest_files())
+        plan = _plan_against(store, ref, now)
         result = RestoreResult(plan=plan, dry_run=dry_run)
         unknown = overwrite - set(plan.conflicts)
         if unknown:
@@ -187,27 +185,21 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
         undos = [int(n.split("-", 1)[1][1:-5]) for n in names if "-u" in n]
         message = f"before restoring to {_label(plan.target)}"
         undo = store._take("undo", max(undos, default=0) + 1, message, names,
-                           restored_to=plan.target)
+                           restored_to=plan.target, files=now)
         result.undo = undo.ref
         target = store.get(plan.target)
-        # Deletions first, deepest first: a file that becomes a folder's
-        # name (or the reverse) needs the other out of the way.
-        ordered = sorted((s for s in plan.steps if s.action == "delete"),
-                         key=lambda s: s.path.count("/"), reverse=True) + \
-            [s for s in plan.steps if s.action != "delete"]
-        for step in ordered:
+        chosen = []
+        for step in plan.steps:
             if step.conflict and step.path not in overwrite:
                 result.kept_conflicts.append(step.path)
-                continue
-            try:
-                _apply(store, step, target.files.get(step.path))
-            except (ToolError, OSError) as exc:
-                why = exc.message if isinstance(exc, ToolError) else (exc.strerror or str(exc))
-                result.failed.append({"path": step.path, "error": why})
-                continue
-            result.restored.append(step.path)
-        # What the restore left is where the next hand edit is measured from.
-        undo.after = store._scan_stored(undo.files)
+            else:
+                chosen.append(step)
+        deleted = _delete(store, [s for s in chosen if s.action == "delete"], result)
+        written = _write(store, [s for s in chosen if s.action != "delete"], target.files,
+                         result)
+        # What the restore left is where the next hand edit is measured
+        # from: known without reading anything again.
+        undo.after = _left(now, target.files, deleted, written)
         undo.after_timestamp_ms = _now_ms()
         store._write(undo)
         store._prune()
@@ -223,31 +215,61 @@ def _label(ref: str) -> str:
     return f"undo point {ref}" if ref.startswith("u") else f"turn {ref}"
 
 
-def _apply(store: Checkpoints, step: Step, entry: FileEntry | None) -> None:
-    sandbox = store.sandbox
-    if step.action == "delete":
+def _failed(result: RestoreResult, path: str, exc: BaseException) -> None:
+    why = exc.message if isinstance(exc, ToolError) else \
+        (getattr(exc, "strerror", None) or str(exc))
+    result.failed.append({"path": path, "error": why})
+
+
+def _delete(store: Checkpoints, steps: list[Step], result: RestoreResult) -> list[str]:
+    """Deletions come first, deepest first: a file that becomes a folder's
+    name (or the reverse) needs the other out of the way."""
+    deleted = []
+    for step in sorted(steps, key=lambda s: s.path.count("/"), reverse=True):
         try:
-            sandbox.unlink(step.path)
+            store.sandbox.unlink(step.path)
         except FileNotFoundError:
-            return
-        _remove_empty_parents(store, step.path)
-        return
-    assert entry is not None and entry.hash is not None
-    data = store.read_blob(entry.hash, step.path)
-    # follow_final=False: a symlink now at the name is replaced by the file
-    # (rename replaces the entry), never written through.
-    with sandbox.locate(step.path, write=True, follow_final=False,
-                        create_dirs=True) as located:
-        try:
-            atomic_write_at(located.dir_fd, located.name, data, mode=restored_mode(entry.mode))
-        except IsADirectoryError:
-            raise ToolError("E_CONFLICT", f"{step.path} is a folder now",
-                            details={"path": step.path}) from None
-        except OSError as exc:
-            if exc.errno == errno.EISDIR:
-                raise ToolError("E_CONFLICT", f"{step.path} is a folder now",
-                                details={"path": step.path}) from None
-            raise
+            pass
+        except (ToolError, OSError) as exc:
+            _failed(result, step.path, exc)
+            continue
+        else:
+            _remove_empty_parents(store, step.path)
+        deleted.append(step.path)
+        result.restored.append(step.path)
+    return deleted
+
+
+def _write(store: Checkpoints, steps: list[Step], wanted: FileMap,
+           result: RestoreResult) -> dict[str, os.stat_result]:
+    """The files to write back, in one pass of syncs (batch_write)."""
+    files = []
+    for step in steps:
+        entry = wanted[step.path]
+        assert entry.hash is not None  # a file not kept is left as is (_plan)
+        files.append(FileToWrite(step.path, restored_mode(entry.mode),
+                                 partial(store.read_blob, entry.hash, step.path)))
+    written, failed = write_files(store.sandbox, files)
+    for step in steps:
+        if step.path in written:
+            result.restored.append(step.path)
+        else:
+            _failed(result, step.path, failed[step.path])
+    return written
+
+
+def _left(now: FileMap, wanted: FileMap, deleted: list[str],
+          written: dict[str, os.stat_result]) -> FileMap:
+    """The watched files as the restore left them, from what it did."""
+    left = dict(now)
+    for path in deleted:
+        left.pop(path, None)
+    for path, info in written.items():
+        # No mtime: written just now, the next recording reads it again
+        # rather than trust a stat another write could share (scan.RACY_NS).
+        left[path] = FileEntry(wanted[path].hash, info.st_size, info.st_mode & 0o7777, 0,
+                               info.st_ino)
+    return left
 
 
 def restored_mode(recorded: int) -> int:

@@ -161,6 +161,7 @@ def test_a_manifest_naming_a_path_outside_is_refused(tmp_path: Path) -> None:
     data = json.loads(manifest.read_text())
     data["files"]["../escaped.md"] = data["files"]["a.md"]
     manifest.write_text(json.dumps(data))
+    store = Checkpoints(tmp_path)  # as a later run finds it (not from memory)
     # Later checkpoints are deltas built on this one, so to them the crafted
     # file was there and went by hand: even told to overwrite it, the
     # restore writes nothing outside.
