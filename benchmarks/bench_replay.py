@@ -416,7 +416,7 @@ async def bench(tmp: Path, turns: int, runs: int) -> dict[str, Any]:
                                                    "[pneuma] ready"))
             results["bare"].append(await open_once(http, bare_cmd, "ready"))
         newest = next(str(m["content"]) for m in reversed(messages) if m["type"] == "user_message")
-        long_ms, empty_ms = await chromium_opens(long_ws, empty_ws, newest, runs)
+        long_ms, empty_ms = await chromium_opens(long_ws, empty_ws, newest, runs + 2)
         reconnected = await reconnect_after_restart(http, long_ws, turns)
     state = long_ws / ".pneuma"
     # What holds the conversation now (history.json, or the log that

@@ -201,7 +201,7 @@ def test_a_long_chat_loads_older_messages_as_the_person_scrolls_up(long_chat, op
         if '"history_page"' in str(payload) else None)))
     expect_newest_first(page)
     shot(page, "history-paging-newest")
-    pages = scroll_up_to_the_start(page)
+    scroll_up_to_the_start(page)
     # One request per page, none twice (a page of a split turn, with no
     # question of its own, is asked for on the way to the next one).
     assert len(asked) == len(starts) - 1, asked
@@ -211,10 +211,12 @@ def test_a_long_chat_loads_older_messages_as_the_person_scrolls_up(long_chat, op
     shot(page, "history-paging-start")
 
     # A reload starts again from the newest part and pages the same way.
+    asked.clear()
     page.reload()
     page.wait_for_selector('.pill[data-state="open"]', timeout=STEP)
     expect_newest_first(page)
-    assert scroll_up_to_the_start(page) == pages
+    scroll_up_to_the_start(page)
+    assert len(asked) == len(starts) - 1, asked
     assert questions(page) == [question(i) for i in range(1, TURNS + 1)]
     expect_every_tool_has_its_result(page)
     assert page.console_errors == []

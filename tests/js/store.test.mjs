@@ -72,3 +72,19 @@ test('after a restart the missed messages add to what the tab holds, and history
   assert.equal(store.receive(user(8300, 'dup')), false);
   assert.equal(store.receive(user(8301, 'd')), true);
 });
+
+test('a long first page is drawn from its newest items, older ones a chunk at a time', () => {
+  const store = createStore();
+  const messages = Array.from({ length: 150 }, (_, i) => user(i + 1, `m${i + 1}`));
+  store.receive({ type: 'message_history', last_seq: 150, messages, has_more: true, before: 7 });
+  const drawn = () => store.drawnItems().map((i) => i.content);
+  assert.equal(drawn().length, 60);
+  assert.equal(drawn().at(-1), 'm150');
+  assert.equal(store.drawEarlier(), true);
+  assert.deepEqual(drawn(), messages.slice(30).map((m) => m.content));
+  assert.equal(store.drawEarlier(), true);
+  assert.equal(drawn().length, 150);
+  // Everything drawn: the next older page is the server's.
+  assert.equal(store.drawEarlier(), false);
+  assert.equal(store.requestHistoryPage(), 7);
+});

@@ -383,7 +383,15 @@ function EmptyState() {
 // Older messages load this close (px) to the top of the list.
 const EARLIER_MARGIN = 120;
 
+/** Whether there is anything older than what the chat draws. */
+function hasEarlier() {
+  const state = store.state;
+  return state.historyHasMore || (state.firstDrawn != null && state.items.indexOf(state.firstDrawn) > 0);
+}
+
 function loadEarlier() {
+  // What the tab already has is drawn first, a chunk at a time.
+  if (store.drawEarlier()) return;
   // While disconnected nothing is asked (the page would not come); the
   // list asks again once the connection is back, if it is still at the top.
   if (store.state.connection.state !== 'open') return;
@@ -394,12 +402,13 @@ function loadEarlier() {
 
 function EarlierMessages() {
   const state = store.state;
-  if (!state.historyHasMore && !state.historyError) return null;
+  const earlier = hasEarlier();
+  if (!earlier && !state.historyError) return null;
   const loading = state.historyRequested != null;
   // One button throughout (its text changes), so keyboard focus stays on it.
   return html`<div class="earlier">
     ${state.historyError && html`<div class="earlier-error" role="alert"><${Icon} name="warn" size=${13} />${state.historyError}</div>`}
-    ${state.historyHasMore && html`<button class="link load-earlier" onClick=${loadEarlier}
+    ${earlier && html`<button class="link load-earlier" onClick=${loadEarlier}
         aria-disabled=${loading ? 'true' : 'false'} aria-busy=${loading ? 'true' : 'false'}>
       ${loading ? html`<span class="spinner" />${t('history.loading')}` : state.historyError ? t('history.retry') : t('history.load')}
     </button>`}
@@ -444,7 +453,7 @@ function MessageList() {
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     stick.current = atBottom;
     setShowJump(!atBottom);
-    if (nearTop() && store.state.historyHasMore && !store.state.historyError) loadEarlier();
+    if (nearTop() && hasEarlier() && !store.state.historyError) loadEarlier();
   }, []);
   // Older messages are about to be put in front: remember which row is at
   // the top of the view (the DOM is still the old one while rendering).
@@ -466,9 +475,9 @@ function MessageList() {
     }
     // At the top (or nothing to scroll yet) with older messages in the log:
     // fetch them without waiting for a scroll that cannot happen.
-    if (state.historyLoaded && state.historyHasMore && !state.historyError && nearTop()) loadEarlier();
+    if (state.historyLoaded && hasEarlier() && !state.historyError && nearTop()) loadEarlier();
   });
-  const items = state.items;
+  const items = store.drawnItems();
   const rowsShare = sharedState();
   const last = items[items.length - 1];
   const waiting = isRunning() && !(last && last.kind === 'assistant' && last.streaming);

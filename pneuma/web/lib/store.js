@@ -19,6 +19,11 @@
 
 import { t } from './i18n.js';
 
+// The chat draws the newest DRAWN_AT_ONCE items of what it got (a first
+// page, an older page) and the ones before them a chunk at a time as the
+// person scrolls up, so a long first page costs what fits on screen.
+export const DRAWN_AT_ONCE = 60;
+
 // Note texts may be functions: they are translated when shown, so a
 // language switch changes notes already in the chat too.
 export function createStore() {
@@ -48,6 +53,9 @@ export function createStore() {
     historyRequested: null,
     historyError: null,
     historyPrepends: 0, // counts prepended pages (the list keeps its scroll anchor)
+    // The oldest item the chat draws (those before it wait for a scroll up);
+    // null: every item is drawn.
+    firstDrawn: null,
     wholeRequested: new Set(), // rows of previews whose whole message was asked for
     lastResult: null,
     // The workspace's conversations (lib/conversations.js): the one shown
@@ -244,6 +252,7 @@ export function createStore() {
         for (const c of msg.pending_confirmations || []) state.confirmations.push(c);
         state.lastSeq = msg.last_seq || 0;
         state.historyLoaded = true;
+        state.firstDrawn = state.items.length > DRAWN_AT_ONCE ? state.items[state.items.length - DRAWN_AT_ONCE] : null;
         return;
       case 'history_resume':
         // What the tab missed came before this, message by message: the
@@ -374,6 +383,8 @@ export function createStore() {
     state.items = older.concat(kept);
     state.historyHasMore = !!msg.has_more && msg.before != null;
     state.historyBefore = msg.before ?? null;
+    // A page is asked for with every item drawn: its newest ones are drawn now.
+    state.firstDrawn = older.length > DRAWN_AT_ONCE ? older[older.length - DRAWN_AT_ONCE] : null;
     if (older.length) state.historyPrepends += 1;
   }
 
@@ -460,6 +471,25 @@ export function createStore() {
     requestWhole(row) {
       if (state.wholeRequested.has(row)) return false;
       state.wholeRequested.add(row);
+      notify();
+      return true;
+    },
+    /** The items the chat draws: from `firstDrawn` on (every one when it
+     *  is null or no longer there). */
+    drawnItems() {
+      const from = state.firstDrawn ? state.items.indexOf(state.firstDrawn) : 0;
+      return from > 0 ? state.items.slice(from) : state.items;
+    },
+    /** Draw the next older chunk of what the tab has; false when every
+     *  item is drawn already (then the older page is asked of the server). */
+    drawEarlier() {
+      const from = state.firstDrawn ? state.items.indexOf(state.firstDrawn) : 0;
+      if (from <= 0) {
+        state.firstDrawn = null;
+        return false;
+      }
+      state.firstDrawn = from > DRAWN_AT_ONCE ? state.items[from - DRAWN_AT_ONCE] : null;
+      state.historyPrepends += 1;
       notify();
       return true;
     },
