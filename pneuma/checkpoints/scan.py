@@ -112,7 +112,11 @@ def _entry(sandbox: Sandbox, rel: str, info: os.stat_result, blobs: BlobStore | 
     except OSError:
         return FileEntry(None, info.st_size, mode, info.st_mtime_ns, info.st_ino, "unreadable")
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read(max_file_bytes + 1)
+        # As much as the stat said, then whatever it grew by: a read of the
+        # whole limit would allocate 20 MiB for every small file.
+        data = handle.read(min(opened.st_size, max_file_bytes) + 1)
+        if len(data) > opened.st_size:
+            data += handle.read(max_file_bytes + 1 - len(data))
         settled = os.fstat(handle.fileno())
     if len(data) > max_file_bytes:  # grew since the stat
         return FileEntry(None, len(data), mode, opened.st_mtime_ns, opened.st_ino, "too_big")

@@ -146,3 +146,24 @@ def test_hand_edits_since_a_checkpoint_come_from_the_deltas(tmp_path: Path) -> N
     assert store.changed_between_turns("30", now) == {"docs2/page2.md"}
     # The checkpoints since each ref, each read once: no whole map rebuilt.
     assert store.manifests_read - before <= 31 + 11
+
+
+def test_a_turn_end_allocates_about_what_changed(tmp_path: Path) -> None:
+    import tracemalloc
+
+    workspace(tmp_path, files=200)
+    store = Checkpoints(tmp_path)
+    for turn in range(1, 40):
+        one_turn(store, tmp_path, turn)
+    store.record("turn 40")
+    write(tmp_path, page(40), "# Page changed at turn 40\n" * 30)
+    tracemalloc.start()
+    try:
+        store.turn_ended()
+        store.changes_of("40")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The map of 200 files and one page read: not a 20 MiB read buffer, nor
+    # every checkpoint's list.
+    assert peak < 2 * 1024 * 1024, peak
