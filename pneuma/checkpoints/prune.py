@@ -90,7 +90,9 @@ def _drop_oldest(chain: ManifestChain, blobs: BlobStore, names: list[str], count
     for digest in stored.hashes():
         newest_use[digest] = max(newest_use.get(digest, 0), stored.seq)
     last_dropped = int(names[count - 1][:8])
-    for name in names[:count]:
+    # Newest first: a kill -9 half way leaves the older ones a chain that
+    # still reads (each delta's base is there), dropped at the next pass.
+    for name in reversed(names[:count]):
         memory.stored_bytes -= _unlink(chain.directory / name)
         chain.forget(name)
     for digest, seq in list(newest_use.items()):
