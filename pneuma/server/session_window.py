@@ -262,12 +262,16 @@ class ConversationWindow:
         missed, from the log, in the order it was broadcast; None when it
         cannot be told from the log (another conversation, no log, saving
         paused) or is more than ``RESUME_BYTES``: that tab gets a first page."""
-        log = self.conversation
-        if (log is None or conversation_id != self.conversation_id or last_seq <= 0
-                or log.paused is not None):
+        conversation = self.conversation
+        if (conversation is None or conversation_id != self.conversation_id or last_seq <= 0
+                or conversation.paused is not None):
             return None
-        return log.since(self.conversation_id, last_seq, RESUME_BYTES)
-
+        try:
+            return conversation.since(self.conversation_id, last_seq, RESUME_BYTES)
+        except (ConversationLogError, sqlite3.Error) as exc:
+            # The first page, from memory, is always there to fall back on.
+            log.warning("could not read what a tab missed from the log: %s", exc)
+            return None
 
 
 def starts_a_turn(text: str) -> bool:
