@@ -56,42 +56,73 @@ class Seen:
 Stats = dict[str, Seen]
 
 
+class StatWalker:
+    """Walks the watched files' stats (``walk``), remembering which names
+    it takes: the names of a workspace change little from one turn to the
+    next, and matching them against the patterns costs more than their
+    ``stat`` (``CACHE_NAMES`` at most)."""
+
+    CACHE_NAMES = 200_000
+
+    def __init__(self, sandbox: Sandbox, watched: Callable[[str], bool]) -> None:
+        self.sandbox = sandbox
+        self.watched = watched
+        self._taken: dict[str, bool] = {}
+
+    def walk(self) -> Stats:
+        """Every watched regular file's stat, walked as ``scan`` walks (by fd
+        from the sandbox's root, never through a symlink, the same folders
+        and names left out), reading nothing."""
+        if len(self._taken) > self.CACHE_NAMES:
+            self._taken.clear()
+        found: Stats = {}
+        root_fd = self.sandbox.open_dir("")
+        try:
+            for folder, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=root_fd,
+                                                                follow_symlinks=False):
+                prefix = "" if folder == "." else folder[2:] + "/"
+                dirnames[:] = [d for d in dirnames if self._takes(prefix + d + "/")]
+                for name in filenames:
+                    rel = prefix + name
+                    if not self._takes(rel):
+                        continue
+                    try:
+                        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    if stat.S_ISREG(info.st_mode):
+                        found[rel] = Seen(info.st_size, info.st_mtime_ns, info.st_ino,
+                                          info.st_mode & 0o7777, info.st_nlink)
+        finally:
+            os.close(root_fd)
+        return found
+
+    def _takes(self, rel: str) -> bool:
+        taken = self._taken.get(rel)
+        if taken is None:
+            taken = self._taken[rel] = self._decide(rel)
+        return taken
+
+    def _decide(self, rel: str) -> bool:
+        name = rel.rstrip("/").rpartition("/")[2]
+        if _segment_forbidden(name, self.sandbox.forbidden) is not None:
+            return False
+        if rel.endswith("/"):
+            return name not in NEVER_WALKED
+        if "/" not in rel and name in READ_ONLY_TOP:
+            return False
+        if not self.watched(rel):
+            return False
+        try:
+            self.sandbox.normalize(rel)
+        except ToolError:
+            return False  # a name the sandbox refuses: no file a restore could write
+        return True
+
+
 def stat_walk(sandbox: Sandbox, watched: Callable[[str], bool]) -> Stats:
-    """Every watched regular file's stat, walked as ``scan`` walks (by fd
-    from the sandbox's root, never through a symlink, the same folders and
-    names left out), reading nothing."""
-    found: Stats = {}
-    root_fd = sandbox.open_dir("")
-    try:
-        for folder, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=root_fd,
-                                                            follow_symlinks=False):
-            dirnames[:] = [d for d in dirnames if d not in NEVER_WALKED
-                           and _segment_forbidden(d, sandbox.forbidden) is None]
-            prefix = "" if folder == "." else folder[2:] + "/"
-            for name in filenames:
-                rel = prefix + name
-                if _segment_forbidden(name, sandbox.forbidden) is not None or not watched(rel):
-                    continue
-                if not prefix and name in READ_ONLY_TOP:
-                    continue
-                try:
-                    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                if stat.S_ISREG(info.st_mode) and _name_ok(sandbox, rel):
-                    found[rel] = Seen(info.st_size, info.st_mtime_ns, info.st_ino,
-                                      info.st_mode & 0o7777, info.st_nlink)
-    finally:
-        os.close(root_fd)
-    return found
-
-
-def _name_ok(sandbox: Sandbox, rel: str) -> bool:
-    try:
-        sandbox.normalize(rel)
-    except ToolError:
-        return False  # a name the sandbox refuses: no file a restore could write
-    return True
+    """``StatWalker(sandbox, watched).walk()``, once."""
+    return StatWalker(sandbox, watched).walk()
 
 
 def keep(sandbox: Sandbox, blobs: BlobStore, seen: Stats, known: Iterable[FileMap],

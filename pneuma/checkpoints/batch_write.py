@@ -81,38 +81,54 @@ def _write_chunk(sandbox: Sandbox, files: list[FileToWrite],
                  written: dict[str, os.stat_result], failed: dict[str, BaseException]) -> None:
     with ExitStack() as open_folders:
         folders: dict[str, Located] = {}
+        placed: list[tuple[FileToWrite, Located]] = []
+        for file in files:
+            try:
+                placed.append((file, _folder_of(sandbox, file.path, folders, open_folders)))
+            except (ToolError, OSError) as exc:
+                failed[file.path] = exc
         pending: list[_Pending] = []
         try:
-            for file in files:
-                try:
-                    folder = _folder_of(sandbox, file.path, folders, open_folders)
-                    pending.append(_temp_file(file, folder))
-                except (ToolError, OSError) as exc:
-                    failed[file.path] = exc
+            for (file, _), made in zip(placed, _in_threads(_temp_file_or_error, placed),
+                                       strict=True):
+                if isinstance(made, _Pending):
+                    pending.append(made)
+                else:
+                    failed[file.path] = made
             pending = _synced(pending, failed)
         finally:
             for item in pending:
                 _close(item)
         _reached("written")
-        by_folder: dict[int, list[_Pending]] = {}
-        for item in pending:
-            by_folder.setdefault(item.folder.dir_fd, []).append(item)
-        # A folder's renames one after another (they take its lock in turn),
-        # folders at once.
-        for folder_items, errors in zip(by_folder.values(),
-                                        _in_threads(_rename_all, list(by_folder.values())),
-                                        strict=True):
-            for item, error in zip(folder_items, errors, strict=True):
-                if error is not None:
-                    failed[item.file.path] = error
-                else:
-                    assert item.written is not None
-                    written[item.file.path] = item.written
-        renamed = {fd: items[0].folder for fd, items in by_folder.items()}
+        # Each rename is atomic on its own: their order does not matter, and
+        # issued together they wait for the journal together.
+        for item, error in zip(pending, _in_threads(_rename_or_error, pending), strict=True):
+            if error is not None:
+                failed[item.file.path] = error
+            else:
+                assert item.written is not None
+                written[item.file.path] = item.written
+        renamed = {item.folder.dir_fd: item.folder for item in pending
+                   if item.file.path in written}
         _reached("renamed")
         # A file system without directory fsync: the renames are done all the same.
-        _all_at_once(_sync, [folder.dir_fd for folder in renamed.values()])
+        _all_at_once(_sync, list(renamed))
         _reached("synced")
+
+
+def _temp_file_or_error(placed: tuple[FileToWrite, Located]) -> _Pending | ToolError | OSError:
+    try:
+        return _temp_file(*placed)
+    except (ToolError, OSError) as exc:
+        return exc
+
+
+def _rename_or_error(item: _Pending) -> ToolError | OSError | None:
+    try:
+        _rename(item)
+    except (ToolError, OSError) as exc:
+        return exc
+    return None
 
 
 def _all_at_once(sync: Callable[[int], None], fds: list[int]) -> list[OSError | None]:
@@ -132,18 +148,6 @@ def _in_threads(work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         return [work(item) for item in items]
     with ThreadPoolExecutor(min(SYNC_THREADS, len(items))) as pool:
         return list(pool.map(work, items))
-
-
-def _rename_all(items: list[_Pending]) -> list[ToolError | OSError | None]:
-    errors: list[ToolError | OSError | None] = []
-    for item in items:
-        try:
-            _rename(item)
-        except (ToolError, OSError) as exc:
-            errors.append(exc)
-        else:
-            errors.append(None)
-    return errors
 
 
 def _synced(pending: list[_Pending], failed: dict[str, BaseException]) -> list[_Pending]:

@@ -244,10 +244,11 @@ def _write(store: Checkpoints, steps: list[Step], wanted: FileMap,
            result: RestoreResult) -> dict[str, os.stat_result]:
     """The files to write back, in one pass of syncs (batch_write)."""
     files = []
+    umask = current_umask()
     for step in steps:
         entry = wanted[step.path]
         assert entry.hash is not None  # a file not kept is left as is (_plan)
-        files.append(FileToWrite(step.path, restored_mode(entry.mode),
+        files.append(FileToWrite(step.path, restored_mode(entry.mode, umask),
                                  partial(store.read_blob, entry.hash, step.path)))
     written, failed = write_files(store.sandbox, files)
     for step in steps:
@@ -272,10 +273,10 @@ def _left(now: FileMap, wanted: FileMap, deleted: list[str],
     return left
 
 
-def restored_mode(recorded: int) -> int:
+def restored_mode(recorded: int, umask: int | None = None) -> int:
     """The permission bits a restore gives a file: the recorded rwx bits,
     never wider than the umask allows (as any new file of the person's)."""
-    return recorded & ORDINARY_BITS & ~current_umask()
+    return recorded & ORDINARY_BITS & ~(current_umask() if umask is None else umask)
 
 
 def current_umask() -> int:

@@ -25,7 +25,7 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
-from pneuma.checkpoints.baseline import Stats, Stopped, keep, stat_walk
+from pneuma.checkpoints.baseline import Stats, StatWalker, Stopped, keep
 from pneuma.checkpoints.model import FileMap
 from pneuma.checkpoints.store import AGENT_NOTE, Checkpoints
 
@@ -66,6 +66,8 @@ class CheckpointTurns:
     def __init__(self, store: Checkpoints, session: CheckpointHost) -> None:
         self.store = store
         self._session = session
+        # The only work before a message goes (it remembers the names it takes).
+        self._walker = StatWalker(store.sandbox, store.watched)
         self._listing_restores = False
         self._restores_to_look_for = False
         # Turns whose stat walk was taken before they reached the agent and
@@ -98,7 +100,7 @@ class CheckpointTurns:
         store = self.store
 
         def baseline() -> FileMap:
-            seen = stat_walk(store.sandbox, store.watched)
+            seen = self._walker.walk()
             return keep(store.sandbox, store.blobs, seen, [store.newest_files() or {}],
                         store.policy.max_file_bytes, stop=lambda: self._stopping)
 
@@ -125,13 +127,13 @@ class CheckpointTurns:
         user message it belongs to) while the agent works. Put before the
         message what a restore since the agent's last turn left for it to
         know (the files it changed)."""
-        store, session = self.store, self._session
+        session = self._session
         if self._end_walk is not None:
             # The last turn's end is measured before this turn begins.
             await asyncio.wait([self._end_walk])
         note = await self._take_agent_note()
         try:
-            seen = await asyncio.to_thread(stat_walk, store.sandbox, store.watched)
+            seen = await asyncio.to_thread(self._walker.walk)
         except Exception as exc:
             if not session.saving.failed("checkpoints", exc):
                 log.warning("could not record a checkpoint before the turn: %s", exc)
@@ -197,8 +199,7 @@ class CheckpointTurns:
             # edit made in between as the agent's work.
             return
         self._turns_checkpointed -= 1
-        store = self.store
-        walk = asyncio.ensure_future(asyncio.to_thread(stat_walk, store.sandbox, store.watched))
+        walk = asyncio.ensure_future(asyncio.to_thread(self._walker.walk))
         self._end_walk = walk
         self._in_order(lambda: self._record_end(walk))
 
