@@ -9,10 +9,15 @@ from tests.fakes.anthropic_api import tool_use
 from tests.native.conftest import ScriptedClient, ack, ok
 
 FAST = {"PNEUMA_NATIVE_ACK_TIMEOUT": "0.3", "PNEUMA_NATIVE_ACTION_TIMEOUT": "0.5"}
+# How long a test waits for what a task ends with: a whole task (its page
+# preparation, a model request, its actions) on a loaded 2-core machine took
+# more than 5 s in CI. What each test checks is what arrives, not how soon:
+# the product's own bounds are FAST's.
+ARRIVES_WITHIN = 30
 
 
 async def _confirm_next(tab) -> None:
-    request = await tab.wait_for("confirmation_request", 5)
+    request = await tab.wait_for("confirmation_request", ARRIVES_WITHIN)
     await tab.send({"type": "confirmation_response", "request_id": request["request_id"],
                     "approved": True})
 
@@ -25,7 +30,7 @@ async def test_an_action_without_ack_times_out_and_the_task_ends_in_error(make_n
     assert (await server.post_json("/api/extension/select", {"clientId": "scripted-1"}))[0] == 200
     await server.say(tab, "Open http://127.0.0.1:9/nowhere please")
     await _confirm_next(tab)
-    result = await tab.wait_for("result", 5)
+    result = await tab.wait_for("result", ARRIVES_WITHIN)
     assert result["data"]["is_error"] is True
     error = await asyncio.wait_for(_first(tab, "error"), 1)
     assert error["code"] == "ack_timeout" and "session_start" in error["message"]
@@ -51,7 +56,7 @@ async def test_an_acknowledged_action_that_never_finishes_times_out(make_native,
     await server.post_json("/api/extension/select", {"clientId": "scripted-1"})
     await server.say(tab, "Read http://127.0.0.1:9/slow")
     await _confirm_next(tab)
-    result = await tab.wait_for("result", 5)
+    result = await tab.wait_for("result", ARRIVES_WITHIN)
     assert result["data"]["is_error"] is True
     assert "did not finish within 0.5 s" in result["data"]["result"]
     await client.close()
@@ -82,7 +87,7 @@ async def test_an_offline_client_is_reported_and_fails_the_task(make_native, fak
     fake_api.push(tool_use("browser_click", {"xpath": "//a[1]"}))
     await server.say(tab, "Click the first link on http://127.0.0.1:9/p")
     await _confirm_next(tab)
-    result = await tab.wait_for("result", 5)
+    result = await tab.wait_for("result", ARRIVES_WITHIN)
     assert result["data"]["is_error"] is True
     assert "offline" in result["data"]["result"]
     events = tab.broadcasts()
@@ -102,9 +107,9 @@ async def test_an_offline_client_is_reported_and_fails_the_task(make_native, fak
 
     # The next browser task says the selected client is offline and asks again.
     await server.say(tab, "Now open http://127.0.0.1:9/q")
-    offline = await tab.wait_for("browser_selection", 5, lambda m: m["status"] == "offline")
+    offline = await tab.wait_for("browser_selection", ARRIVES_WITHIN, lambda m: m["status"] == "offline")
     assert offline["clientId"] == "scripted-1"
-    waiting = await tab.wait_for("browser_selection", 5, lambda m: m["status"] == "waiting")
+    waiting = await tab.wait_for("browser_selection", ARRIVES_WITHIN, lambda m: m["status"] == "waiting")
     assert waiting["candidates"][0]["online"] is False
     status, body = await server.post_json("/api/extension/select", {"clientId": "scripted-1"})
     assert status == 503 and body["error"]["code"] == "E_UNAVAILABLE"
@@ -116,15 +121,15 @@ async def test_twin_follows_full_sync_and_tab_events(make_native):
     tab = await server.tab()
     client = ScriptedClient(server)
     await client.connect()
-    first = await tab.wait_for("twin_update", 3)
+    first = await tab.wait_for("twin_update", ARRIVES_WITHIN)
     assert first["clientId"] == "scripted-1" and first["twin"]["activeTabId"] == 7
     await client.ws.send_json({"type": "tab_event", "event": "created",
                                "tab": {"id": 8, "url": "http://x.test/", "title": "X", "active": True}})
-    second = await tab.wait_for("twin_update", 3)
+    second = await tab.wait_for("twin_update", ARRIVES_WITHIN)
     assert [t["id"] for t in second["twin"]["tabs"]] == [7, 8]
     assert second["twin"]["activeTabId"] == 8
     await client.ws.send_json({"type": "tab_event", "event": "removed", "tabId": 8})
-    third = await tab.wait_for("twin_update", 3)
+    third = await tab.wait_for("twin_update", ARRIVES_WITHIN)
     assert [t["id"] for t in third["twin"]["tabs"]] == [7] and third["twin"]["activeTabId"] == 7
     status, twin = await server.get_json("/api/extension/twin?clientId=scripted-1")
     assert twin["twin"]["tabs"][0]["url"] == "about:blank"
