@@ -38,6 +38,7 @@ VALID: dict[str, dict[str, Any]] = {
     "session_subscribe": {"last_seq": 0},
     "session_ack": {"last_seq": 1},
     "history_page": {"before": 1},
+    "history_message": {"row": 1},
     "viewer_action_response": {"request_id": "nothing-pending", "result": {"success": True}},
     "confirmation_response": {"request_id": "nothing-pending", "approved": False},
     "select_browser": {"clientId": "nobody", "client_msg_id": "s-{n}"},
