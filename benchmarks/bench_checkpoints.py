@@ -400,6 +400,8 @@ def main() -> int:
     args.files = args.files or (200 if args.quick else 1000)
     args.mb = args.mb or (20.0 if args.quick else 200.0)
     args.turns = args.turns or (40 if args.quick else 200)
+    if args.turns < 3:
+        parser.error("--turns: at least 3 (turn 2 is the reference, a rewind needs one before)")
     print(machine_note())
     print(f"server from {args.checkout}: {pneuma_imported_from(Path(args.checkout))}")
     Path(args.scratch).mkdir(parents=True, exist_ok=True)
