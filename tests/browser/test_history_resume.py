@@ -30,6 +30,7 @@ from pneuma.startup.runner import (
     session_url,
 )
 from pneuma.testing import load_mode, make_workspace
+from tests.browser.test_history_paging import offset_of, scroll_to_top_and_anchor
 from tests.server.test_history_first_page import conversation, turn
 
 TURNS = 300  # several first pages' worth
@@ -137,7 +138,7 @@ def test_a_tab_open_across_a_restart_gets_only_the_turn_it_missed(tmp_path, open
 
 
 def test_a_message_larger_than_a_page_shows_as_a_preview_then_whole(tmp_path, open_page):
-    from tests.browser.test_history_paging import ThreadServer
+    from tests.browser.test_history_paging import ThreadServer  # noqa: PLC0415
 
     served = ThreadServer(tmp_path / "ws")
     try:
@@ -191,13 +192,15 @@ def test_a_2000_turn_conversation_draws_its_newest_messages_and_older_ones_on_sc
         drawn = page.evaluate("() => document.querySelectorAll('.msg').length")
         assert drawn <= 60, drawn
         seen = len(bubbles.all_inner_texts())
-        for _ in range(4):  # scrolling up draws (then fetches) older turns, in order
-            page.evaluate("() => { document.querySelector('.messages').scrollTop = 0; }")
+        for step in range(4):  # scrolling up draws (then fetches) older turns, in order
+            anchor = scroll_to_top_and_anchor(page)
             expect(bubbles).not_to_have_count(seen, timeout=STEP)
             now = bubbles.all_inner_texts()
             first = int(now[0].split()[-1])
             assert now == [f"Question {i:04}" for i in range(first, 2001)], now[:3]
             seen = len(now)
+            # What the person was reading stays where it was.
+            assert abs(offset_of(page, anchor["text"]) - anchor["offset"]) <= 1, (step, anchor, now[:2])
         assert page.console_errors == []
     finally:
         server.close()

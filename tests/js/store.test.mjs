@@ -77,7 +77,8 @@ test('a long first page is drawn from its newest items, older ones a chunk at a 
   const store = createStore();
   const messages = Array.from({ length: 150 }, (_, i) => user(i + 1, `m${i + 1}`));
   store.receive({ type: 'message_history', last_seq: 150, messages, has_more: true, before: 7 });
-  const drawn = () => store.drawnItems().map((i) => i.content);
+  const { state } = store;
+  const drawn = () => state.items.slice(Math.max(0, state.items.indexOf(state.firstDrawn))).map((i) => i.content);
   assert.equal(drawn().length, 60);
   assert.equal(drawn().at(-1), 'm150');
   assert.equal(store.drawEarlier(), true);

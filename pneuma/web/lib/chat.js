@@ -352,6 +352,17 @@ function groupsOf(items) {
   return groups;
 }
 
+/** The groups the chat draws: from the one holding the store's first drawn
+ *  item (lib/store.js, DRAWN_AT_ONCE), whole, so that drawing older items
+ *  adds groups in front and never changes a group already shown (its
+ *  element, and the row the person reads in it, stays). */
+function drawnGroups(state) {
+  const groups = groupsOf(state.items);
+  const first = state.firstDrawn;
+  const from = first ? groups.findIndex((group) => group.items.includes(first)) : 0;
+  return from > 0 ? groups.slice(from) : groups;
+}
+
 class RowGroup extends Component {
   shouldComponentUpdate(next) {
     const seen = this.seen;
@@ -419,9 +430,10 @@ function EarlierMessages() {
  *  first of them still in the list after an update is the anchor (a tool
  *  result shown on its own leaves when its tool call arrives). */
 function* rows(list) {
+  // Only the messages' rows: a banner above them (no agent) or the
+  // queue below never moves with the conversation, so it anchors nothing.
   for (const child of list.children) {
     if (child.classList.contains('msg-group')) yield* child.children;
-    else if (!child.classList.contains('earlier')) yield child;
   }
 }
 
@@ -477,7 +489,7 @@ function MessageList() {
     // fetch them without waiting for a scroll that cannot happen.
     if (state.historyLoaded && hasEarlier() && !state.historyError && nearTop()) loadEarlier();
   });
-  const items = store.drawnItems();
+  const items = state.items;
   const rowsShare = sharedState();
   const last = items[items.length - 1];
   const waiting = isRunning() && !(last && last.kind === 'assistant' && last.streaming);
@@ -487,7 +499,7 @@ function MessageList() {
       <${EarlierMessages} />
       ${!hasAgent() && html`<${NoAgentBanner} />`}
       ${items.length === 0 && state.historyLoaded && html`<${EmptyState} />`}
-      ${groupsOf(items).map((group) => html`<${RowGroup} key=${group.key} items=${group.items} shared=${rowsShare} />`)}
+      ${drawnGroups(state).map((group) => html`<${RowGroup} key=${group.key} items=${group.items} shared=${rowsShare} />`)}
       ${waiting && html`<div class="working"><span class="spinner" />${state.permissions.size ? ([...state.permissions.values()].some(asksThePerson) ? t('cards.waiting') : t('working.permission')) : state.status === 'compacting' ? t('working.compacting') : t('working.busy')}</div>`}
       <${QueuedFollowUps} send=${(message) => ui.socket.send(message, { queue: true })} />
     </div>

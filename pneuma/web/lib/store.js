@@ -474,12 +474,6 @@ export function createStore() {
       notify();
       return true;
     },
-    /** The items the chat draws: from `firstDrawn` on (every one when it
-     *  is null or no longer there). */
-    drawnItems() {
-      const from = state.firstDrawn ? state.items.indexOf(state.firstDrawn) : 0;
-      return from > 0 ? state.items.slice(from) : state.items;
-    },
     /** Draw the next older chunk of what the tab has; false when every
      *  item is drawn already (then the older page is asked of the server). */
     drawEarlier() {
