@@ -14,7 +14,7 @@ of a step are issued together from ``SYNC_THREADS`` threads, which the
 file system's journal commits as a group. For 150 files of 80 KB on ext4
 (a loaded machine): one fsync after another 490-600 ms, ``os.sync()`` 600
 ms (it flushes every file system, others' writes too), ``syncfs`` 117 ms,
-fsyncs from 8 or 16 threads 25-34 ms. Every folder is walked by fd from the
+fsyncs from 8 or 16 threads 25-34 ms (12 here, in one pool kept for the process). Every folder is walked by fd from the
 workspace's root (``Sandbox.locate``); a symlink at a file's name is
 replaced, never written through. Files are taken ``CHUNK`` at a time so
 that the open fds stay few.
@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -37,7 +38,7 @@ from pneuma.core.files import temp_name
 from pneuma.core.sandbox import READ_ONLY_TOP, Sandbox
 
 CHUNK = 256
-SYNC_THREADS = 16
+SYNC_THREADS = 12
 
 
 def _sync(fd: int) -> None:
@@ -146,8 +147,21 @@ def _all_at_once(sync: Callable[[int], None], fds: list[int]) -> list[OSError | 
 def _in_threads(work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     if len(items) < 2:
         return [work(item) for item in items]
-    with ThreadPoolExecutor(min(SYNC_THREADS, len(items))) as pool:
-        return list(pool.map(work, items))
+    return list(_pool().map(work, items))
+
+
+_threads: ThreadPoolExecutor | None = None
+_threads_made = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One pool for every rewind of the process: starting threads anew
+    each time cost more than the work on a loaded machine."""
+    global _threads
+    with _threads_made:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(SYNC_THREADS, thread_name_prefix="pneuma-rewind")
+        return _threads
 
 
 def _synced(pending: list[_Pending], failed: dict[str, BaseException]) -> list[_Pending]:

@@ -225,7 +225,8 @@ class CheckpointTurns:
         if ended is not None:
             # The chat shows under the user's message what the turn changed.
             session.emit({"type": "turn_changes", **ended})
-        await self._prune()
+        # No pruning here: the next turn's job prunes once its message has
+        # gone (pruning now would share the CPU with that message's stat walk).
 
     def _in_order(self, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work`` once every job queued before it is done: never two

@@ -106,7 +106,9 @@ async def test_a_new_conversation_then_back_to_the_first(make_server):
     assert texts(logged(server.workspace, first_id))[-2:] == ["Add a slide on spring tides",
                                                               "Added."]
     assert texts(logged(server.workspace, second_id)) == ["A poem about rivers", "Rivers flow."]
-    # Each turn's checkpoint names the conversation it belongs to.
+    # Each turn's checkpoint names the conversation it belongs to (stored
+    # while the agent works: the session's background work is let finish).
+    await server.session.settle()
     recorded = [c.conversation for c in Checkpoints.open_existing(server.workspace).checkpoints()
                 if c.kind == "turn"]
     assert recorded == [first_id, second_id, first_id]
