@@ -202,7 +202,11 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
         undo.after = _left(now, target.files, deleted, written)
         undo.after_timestamp_ms = _now_ms()
         store._write(undo)
-        store._prune()
+        if len(store._names()) > store.policy.max_checkpoints:
+            # Past the count, at once; the bytes' bound (which sizes every
+            # stored content) waits for the next turn's pruning rather than
+            # keep the person waiting for the rewind.
+            store._prune()
         # The agent still believes the files are as it left them: its next
         # message says which changed (Session takes the note).
         store._leave_agent_note(result.agent_note())
