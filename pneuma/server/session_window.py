@@ -210,8 +210,10 @@ class ConversationWindow:
         before: int | None = None
         has_more = False
         if start is not None:
-            texts = [page_text(entry.row_id, entry.text)
-                     for entry in itertools.islice(self._window, start, None)]
+            entries = itertools.islice(self._window, start, None)
+            # Without a log there is no whole message to ask for: no previews.
+            texts = ([entry.text for entry in entries] if self.conversation is None
+                     else [page_text(entry.row_id, entry.text) for entry in entries])
             before = self._window[start].row_id
             has_more = self._first_row_id is not None and before > self._first_row_id
         rest = _dumps({"has_more": has_more, "before": before, **self.hooks.history_fields(),
@@ -226,6 +228,8 @@ class ConversationWindow:
         window = self._window
         if not window:
             return None
+        if self.conversation is None:
+            return 0  # no log to page from: the window is all there is
         start = len(window) - 1
         used = page_size(window[start].text)
         while start > 0 and used + page_size(window[start - 1].text) <= FIRST_PAGE_BYTES:

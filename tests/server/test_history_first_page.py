@@ -211,3 +211,14 @@ async def test_a_message_larger_than_a_page_comes_as_a_preview_and_whole_on_requ
     await tab.send({"type": "history_message", "row": 10**9})
     refused = await tab.wait_for("error")
     assert refused["code"] == "history_unavailable" and "seq" not in refused
+
+
+def test_a_session_without_a_log_shows_all_it_holds_in_memory(tmp_path):
+    # The log could not be opened (docs/conversations.md): the window is
+    # the whole conversation there is, so a new tab gets all of it, whole.
+    big = {"type": "tool_result", "tool_use_id": "t", "content": "x" * 100_000, "is_error": False}
+    session = Session("no-log", mode="slide", workspace=tmp_path, backend_name="none",
+                      history=[*conversation(300), big])
+    frame = json.loads(session.conversation_frame('{"type":"message_history"', {}))
+    assert questions(frame["messages"]) == [f"Question {i:04}" for i in range(1, 301)]
+    assert frame["messages"][-1] == big and frame["has_more"] is False
