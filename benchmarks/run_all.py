@@ -25,10 +25,12 @@ from _common import machine_note, print_rows  # noqa: E402
 
 BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher",
               "export", "stream_paint", "diagram_render", "edit_round_trip", "headless_viewer",
-              "checkpoints"]
+              "checkpoints", "turnsoak"]
 TIMEOUT = 180
 # 200 turns on a 200 MiB workspace, a shadow git beside it (bench_checkpoints.py --budget).
 TIMEOUTS = {"checkpoints": 600}
+# 2,000 short turns through a real server, then a fresh one (bench_turnsoak.py).
+TIMEOUTS["turnsoak"] = 400
 
 
 def main() -> int:
