@@ -67,6 +67,7 @@ from _common import (  # noqa: E402
     HERE,
     PYTHON,
     REPO,
+    StallProbe,
     finish,
     machine_note,
     make_claude_wrapper,
@@ -95,6 +96,8 @@ MIB = 1024 * 1024
 class Turn:
     number: int
     wait_ms: float = float("nan")
+    sent_ns: int = 0
+    received_ns: int = 0
     end_ms: float = float("nan")
     rss_kib: int = 0
     ref: str = ""
@@ -107,6 +110,7 @@ class Run:
     store_bytes: dict[int, int] = field(default_factory=dict)
     git_bytes: dict[int, int] = field(default_factory=dict)
     rewind: dict[str, Any] = field(default_factory=dict)
+    stalls: dict[int, float] = field(default_factory=dict)  # turn → the stall probe's worst ms
 
 
 class Server:
@@ -245,6 +249,7 @@ async def one_turn(server: Server, plan: Layout, number: int, timeout: float) ->
             result_at = frame["_at"]
             received = int(str(frame["data"]["result"]).split("recv=")[1].split()[0])
             turn.wait_ms = (received - sent) / 1e6
+            turn.sent_ns, turn.received_ns = sent, received
         elif kind == "turn_changes" and turn.ref and frame.get("ref") == turn.ref:
             if result_at is not None:
                 turn.end_ms = (frame["_at"] - result_at) / 1e6
@@ -252,33 +257,58 @@ async def one_turn(server: Server, plan: Layout, number: int, timeout: float) ->
             return turn
 
 
-async def rewind(server: Server, git: ShadowGit, plan: Layout, run: Run) -> None:
+async def restore_through_server(server: Server, ref: str) -> tuple[float, float, dict[str, Any]]:
+    """What the page does for "Rewind to here": the plan, then the restore
+    (with the files the plan calls changed by hand named to overwrite).
+    (plan ms, restore ms, the restore's answer)."""
+    t0 = time.monotonic()
+    planned = await server.get(f"/api/checkpoints/{ref}/plan")
+    t1 = time.monotonic()
+    result = await server.post(f"/api/checkpoints/{ref}/restore",
+                               {"overwrite": list(planned.get("conflicts", [])),
+                                "keepConflicts": False})
+    t2 = time.monotonic()
+    return (t1 - t0) * 1000, (t2 - t1) * 1000, result
+
+
+async def rewind(server: Server, git: ShadowGit, plan: Layout, run: Run, rounds: int) -> None:
     """Rewind the last ``span`` turns through the server, then the same
-    files with ``git checkout``; check the result against git."""
+    files with ``git checkout``, ``rounds`` times (the server's undo and git
+    bring the files forward again between rounds, untimed); the first
+    round's result is checked against git."""
     last = run.turns[-1].number
     span = min(REWIND_SPAN, last - 1, plan.max_span())
     first = last - span + 1  # rewind to before this turn
     target = next(t for t in run.turns if t.number == first)
     files = sorted({p for n in range(first, last + 1) for kind in plan.turn_files(n) for p in kind})
-    t0 = time.monotonic()
-    planned = await server.get(f"/api/checkpoints/{target.ref}/plan")
-    t1 = time.monotonic()
-    conflicts = [c["path"] if isinstance(c, dict) else c for c in planned.get("conflicts", [])]
-    result = await server.post(f"/api/checkpoints/{target.ref}/restore",
-                               {"overwrite": conflicts, "keepConflicts": False})
-    t2 = time.monotonic()
     before = run.commits[first - 1]
-    differing = git.differing(before)
-    # git writes the same bytes back and forth: forward to the last turn
-    # (untimed), then back to before ``first`` (timed) — the rewind's work.
-    git.checkout(run.commits[last], files)
-    t3 = time.monotonic()
-    git.checkout(before, files)
-    t4 = time.monotonic()
-    run.rewind = {"span": span, "files": len(files), "plan_ms": (t1 - t0) * 1000,
-                  "restore_ms": (t2 - t1) * 1000, "git_ms": (t4 - t3) * 1000,
-                  "conflicts": len(conflicts), "differing": len(differing),
-                  "restored": len(result.get("restored") or [])}
+    plans, restores, gits, differing, restored, conflicts = [], [], [], 0, 0, 0
+    for round_ in range(rounds):
+        plan_ms, restore_ms, result = await restore_through_server(server, target.ref)
+        plans.append(plan_ms)
+        restores.append(restore_ms)
+        if round_ == 0:
+            not_as_git = git.differing(before)
+            differing = len(not_as_git)
+            restored = len(result.get("restored") or [])
+            conflicts = len(result.get("conflicts") or [])
+            if not_as_git or conflicts or result.get("leftAsIs") or result.get("failed"):
+                # A rewind that is not exact says why, to whoever reads the run.
+                print(f"  rewind not exact: differs from git {not_as_git[:5]}, conflicts "
+                      f"{(result.get('conflicts') or [])[:5]}, left as is "
+                      f"{(result.get('leftAsIs') or [])[:3]}, failed "
+                      f"{(result.get('failed') or [])[:3]}", flush=True)
+        # git writes the same bytes back and forth: forward to the last turn
+        # (untimed), then back to before ``first`` (timed): the rewind's work.
+        git.checkout(run.commits[last], files)
+        t0 = time.monotonic()
+        git.checkout(before, files)
+        gits.append((time.monotonic() - t0) * 1000)
+        if round_ < rounds - 1 and result.get("undo"):
+            await restore_through_server(server, str(result["undo"]))
+    run.rewind = {"span": span, "files": len(files), "plan_ms": median(plans),
+                  "restore_ms": median(restores), "git_ms": median(gits), "rounds": rounds,
+                  "conflicts": conflicts, "differing": differing, "restored": restored}
 
 
 async def measure(args: argparse.Namespace, scratch: Path) -> Run:
@@ -290,8 +320,10 @@ async def measure(args: argparse.Namespace, scratch: Path) -> Run:
     git = ShadowGit(scratch / "shadow.git", workspace)
     git.init()
     run = Run()
+    probe = StallProbe()
     wrapper = make_claude_wrapper(scratch / "bin", CKPT_CLI)
     server = await start_server(workspace, wrapper, Path(args.checkout))
+    await probe.start()
     try:
         await server.connect()
         await wait_for_greeting(server)
@@ -318,10 +350,14 @@ async def measure(args: argparse.Namespace, scratch: Path) -> Run:
                 run.store_bytes[number] = disk_bytes(store)
                 run.git_bytes[number] = git.size()
                 break
-        await rewind(server, git, plan, run)
+        await rewind(server, git, plan, run, args.rewinds)
     finally:
+        await probe.stop()
         await server.close()
         await stop_process(server.proc)
+    # How late a process that only sleeps woke during each turn's wait: the
+    # machine's own stalls (other work, the hypervisor), not the server's.
+    run.stalls = {t.number: probe.worst(t.sent_ns, t.received_ns) for t in run.turns}
     return run
 
 
@@ -350,13 +386,16 @@ def report(run: Run) -> list[dict[str, Any]]:
     print(f"\nend-of-turn record + what changed: turns 2–{1 + END_WINDOW} {early:.1f} ms, "
           f"last {END_WINDOW} {late:.1f} ms")
     print(f"agent's wait: turn 1 {turns[0].wait_ms:.1f} ms, median {median(waits):.1f} ms, "
-          f"p95 {percentile(waits, 95):.1f} ms, worst {worst:.1f} ms (turn {worst_turn})")
+          f"p95 {percentile(waits, 95):.1f} ms, worst {worst:.1f} ms (turn {worst_turn}, "
+          f"while a process that only sleeps woke up to {run.stalls.get(worst_turn, 0):.1f} ms "
+          f"late)")
     print(f"disk: checkpoints {first_store / MIB:.1f} → {run.store_bytes[last] / MIB:.1f} MiB, "
           f"shadow git {first_git / MIB:.1f} → {run.git_bytes[last] / MIB:.1f} MiB "
           f"(turn {since} → turn {last}); sampled: "
           + ", ".join(f"turn {n} {b / MIB:.1f}" for n, b in sorted(run.store_bytes.items())[:4]))
-    print(f"rewind of {rw['files']} files ({rw['span']} turns): plan {rw['plan_ms']:.0f} ms + "
-          f"restore {rw['restore_ms']:.0f} ms; git checkout {rw['git_ms']:.0f} ms; "
+    print(f"rewind of {rw['files']} files ({rw['span']} turns), medians of {rw['rounds']}: plan "
+          f"{rw['plan_ms']:.0f} ms + restore {rw['restore_ms']:.0f} ms; git checkout "
+          f"{rw['git_ms']:.0f} ms; "
           f"{rw['restored']} restored, conflicts {rw['conflicts']}, "
           f"files not as git has them {rw['differing']}")
     print(f"RSS: turn 2 {rss2:.1f} MiB, turn {last} {rss_last:.1f} MiB")
@@ -367,6 +406,8 @@ def report(run: Run) -> list[dict[str, Any]]:
             "lower", early, "turn 2"),
         row("checkpoints: agent's wait before a turn, worst of all", worst, TARGET_WAIT_MS, "ms",
             "lower", median(waits), "median turn"),
+        row("… the machine's stall meanwhile (stall probe)", run.stalls.get(worst_turn, 0.0), None,
+            "ms", "lower"),
         row("checkpoints: agent's wait before turn 1", turns[0].wait_ms, TARGET_WAIT_MS, "ms",
             "lower", median(waits), "median turn"),
         row("checkpoints: agent's wait before a turn, p95", percentile(waits, 95), None, "ms",
@@ -392,6 +433,8 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=None)
     parser.add_argument("--budget", type=float, default=420.0,
                         help="seconds of turns at most; the rows name the turn reached")
+    parser.add_argument("--rewinds", type=int, default=3,
+                        help="rewinds timed (medians reported), each beside git's")
     parser.add_argument("--checkout", default=str(REPO),
                         help="the checkout whose pneuma serves (default: this one)")
     parser.add_argument("--scratch", default=tempfile.gettempdir(),
