@@ -420,6 +420,10 @@ def report(run: Run) -> list[dict[str, Any]]:
             TARGET_REWIND_RATIO * rw["git_ms"], "ms", "lower", rw["git_ms"], "git checkout"),
         row("checkpoints: rewound files not as before (git diff)", rw["differing"], 1, "files",
             "lower"),
+        # Only the agent changed files before the first rewind: any file the
+        # plan calls changed by hand is one the page would leave unrestored.
+        row("checkpoints: rewind's conflicts (only the agent wrote)", rw["conflicts"], 1, "files",
+            "lower"),
         row(f"checkpoints: server RSS turn {last} − turn 2", rss_last - rss2,
             TARGET_RSS_GROWTH_MIB, "MiB", "lower", rss2, "RSS at turn 2"),
     ]
