@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pneuma.checkpoints import Checkpoints, plan_restore, turn_listener
+from pneuma.core.sandbox import Sandbox
 from pneuma.workspace.params import init_workspace
 
 REL = "slides/01-title.html"
@@ -147,3 +148,24 @@ async def test_pruning_does_not_hold_up_the_next_message(make_server, monkeypatc
     await tab.wait_for("turn_changes", where=lambda m: m["ref"] == "1")
     second = await tab.wait_for("turn_checkpoint", where=lambda m: m["client_msg_id"] == "c2")
     assert second["ref"] == "2"
+
+
+async def test_the_baseline_leaves_the_first_turn_only_stats_to_compare(
+        make_server, monkeypatch, slide_mode, tmp_path):
+    server = await make_server(workspace=aged_workspace(slide_mode, tmp_path / "deck"),
+                               seed=False)
+    await listener_settled(server)  # the baseline is taken when the server starts
+    opened: list[str] = []
+    real = Sandbox.open_file
+
+    def counted(self: Sandbox, rel: object) -> tuple[int, os.stat_result]:
+        opened.append(str(rel))
+        return real(self, rel)
+
+    monkeypatch.setattr(Sandbox, "open_file", counted)
+    tab = await server.tab()
+    await tab.say("first", client_msg_id="c1")
+    await tab.wait_for("turn_checkpoint")
+    assert opened == []
+    files = Checkpoints.open_existing(server.workspace).get(1).files
+    assert files and all(entry.hash for entry in files.values())
