@@ -30,7 +30,7 @@ Key = tuple[str, int, int, int]
 # is built from the one before it. Small deltas mostly; a whole map of a
 # 1,000-file workspace is about 300 KB in memory.
 _PARSED_KEPT = 64
-_MAPS_KEPT = 3
+_MAPS_KEPT = 2
 
 
 @dataclass
@@ -103,7 +103,7 @@ class ManifestChain:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ToolError("E_IO", f"checkpoint file {name} cannot be read: {exc}",
                             details={"file": name}) from None
-        if key is not None:
+        if key is not None and stored.whole is None:  # a whole list is kept as a map
             _keep(self._parsed, name, (key, stored), _PARSED_KEPT)
         return stored
 
