@@ -52,8 +52,8 @@ async def listener_settled(server: Any) -> turn_listener.CheckpointTurns:
 
 def aged_workspace(mode: Any, folder: Path) -> Path:
     """A seeded workspace whose files were last written an hour ago, as a
-    person's usually were (a file written in the last two seconds is read
-    again by every recording, whatever its stat says: scan.RACY_NS)."""
+    person's usually were (a file read just after it was written is read
+    again by the next recording, whatever its stat says: baseline.racy)."""
     folder.mkdir()
     init_workspace(mode, folder, {})
     hour_ago = time.time() - 3600
