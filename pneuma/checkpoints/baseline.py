@@ -129,19 +129,69 @@ def stat_walk(sandbox: Sandbox, watched: Callable[[str], bool]) -> Stats:
 
 
 def keep(sandbox: Sandbox, blobs: BlobStore, seen: Stats, known: Iterable[FileMap],
-         max_file_bytes: int, stop: Callable[[], bool] = lambda: False) -> FileMap:
+         max_file_bytes: int, stop: Callable[[], bool] = lambda: False,
+         read_early: FileMap | None = None) -> FileMap:
     """The files of ``seen`` as a checkpoint's map, their contents stored in
     ``blobs``. A file whose stat is that of its entry in one of the
     ``known`` maps (the newest checkpoint, the baseline) keeps that entry's
-    hash unread; any other is read and checked (module docstring)."""
+    hash unread; one in ``read_early`` (``read_first``, of the same
+    ``seen``) keeps that entry; any other is read and checked (module
+    docstring)."""
     maps = [m for m in known if m]
+    early = read_early or {}
     files: FileMap = {}
     for rel, info in seen.items():
         if stop():
             raise Stopped
-        files[rel] = _known(rel, info, maps, blobs) or \
+        files[rel] = early.get(rel) or _known(rel, info, maps, blobs) or \
             _read(sandbox, blobs, rel, info, max_file_bytes)
     return files
+
+
+# What ``read_first`` may read while a message waits: a handful of files.
+EARLY_FILES = 64
+EARLY_BYTES = 4 * 1024 * 1024
+
+
+def read_first(sandbox: Sandbox, blobs: BlobStore, seen: Stats, known: Iterable[FileMap],
+               max_file_bytes: int, changed: bool = False) -> FileMap:
+    """The few files ``keep`` would have to read that were written just
+    before the last recording (an agent's last writes of its turn: their
+    entries carry no mtime, see ``racy``), read and stored now, before the
+    message goes: an agent quick to write them again would otherwise leave
+    them not kept. With ``changed`` (a turn's end), every file whose stat
+    is no known entry's too. Others are left to ``keep``; at most
+    ``EARLY_FILES`` files and ``EARLY_BYTES`` bytes."""
+    maps = [m for m in known if m]
+    early: FileMap = {}
+    budget = EARLY_BYTES
+    for rel, info in seen.items():
+        if len(early) >= EARLY_FILES:
+            break
+        if info.size > budget:
+            continue
+        if not (_written_just_before(rel, info, maps)
+                or (changed and not any(_same(files.get(rel), info) for files in maps))):
+            continue
+        entry = _read(sandbox, blobs, rel, info, max_file_bytes)
+        if entry.hash is not None:
+            early[rel] = entry
+            budget -= info.size
+    return early
+
+
+def _same(entry: FileEntry | None, info: Seen) -> bool:
+    return (entry is not None and entry.hash is not None and bool(entry.mtime_ns)
+            and (entry.size, entry.mtime_ns, entry.ino) == (info.size, info.mtime_ns, info.ino))
+
+
+def _written_just_before(rel: str, info: Seen, maps: list[FileMap]) -> bool:
+    for files in maps:
+        entry = files.get(rel)
+        if (entry is not None and entry.hash is not None and not entry.mtime_ns
+                and (entry.size, entry.ino) == (info.size, info.ino)):
+            return True
+    return False
 
 
 def _known(rel: str, info: Seen, maps: list[FileMap], blobs: BlobStore) -> FileEntry | None:

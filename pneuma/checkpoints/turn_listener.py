@@ -25,7 +25,7 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
-from pneuma.checkpoints.baseline import Stats, StatWalker, Stopped, keep
+from pneuma.checkpoints.baseline import Stats, StatWalker, Stopped, keep, read_first
 from pneuma.checkpoints.model import FileMap
 from pneuma.checkpoints.store import AGENT_NOTE, Checkpoints
 
@@ -81,7 +81,7 @@ class CheckpointTurns:
         self._tail: asyncio.Future[None] | None = None
         # The stat walk of the last turn's end, begun when it ended: the
         # next turn waits for it (a stat walk) so that its own comes after.
-        self._end_walk: asyncio.Future[Stats] | None = None
+        self._end_walk: asyncio.Future[tuple[Stats, FileMap]] | None = None
         # The standing baseline (``start_baseline``) until a turn used it.
         self._baseline: FileMap | None = None
         self._baseline_started = False
@@ -133,15 +133,27 @@ class CheckpointTurns:
             await asyncio.wait([self._end_walk])
         note = await self._take_agent_note()
         try:
-            seen = await asyncio.to_thread(self._walker.walk)
+            seen, early = await asyncio.to_thread(self._walk)
         except Exception as exc:
             if not session.saving.failed("checkpoints", exc):
                 log.warning("could not record a checkpoint before the turn: %s", exc)
         else:
             self._turns_checkpointed += 1
-            self._in_order(lambda: self._record(turn, seen))
+            self._in_order(lambda: self._record(turn, seen, early))
         if note:
             turn.prefixes.append(f"<workspace-restored>{note}</workspace-restored>")
+
+    def _walk(self, changed: bool = False) -> tuple[Stats, FileMap]:
+        """The stat walk, and the few files worth reading at once
+        (baseline.read_first; ``changed``: a turn's end)."""
+        store = self.store
+        seen = self._walker.walk()
+        try:
+            early = read_first(store.sandbox, store.blobs, seen, [store.newest_files() or {}],
+                               store.policy.max_file_bytes, changed=changed)
+        except Exception:  # the turn's job reads them, and says what failed
+            early = {}
+        return seen, early
 
     async def _take_agent_note(self) -> str:
         """What a restore left for the agent: looked for without the store's
@@ -154,7 +166,7 @@ class CheckpointTurns:
             log.warning("could not read what the last restore left for the agent: %s", exc)
             return ""
 
-    async def _record(self, turn: _Turn, seen: Stats) -> None:
+    async def _record(self, turn: _Turn, seen: Stats, early: FileMap) -> None:
         store, session = self.store, self._session
         # A restore from the terminal that no file event brought (it changed
         # nothing the watcher sees) is listed before the turn it precedes.
@@ -164,7 +176,7 @@ class CheckpointTurns:
         def record() -> str:
             files = keep(store.sandbox, store.blobs, seen,
                          [store.newest_files() or {}, baseline or {}],
-                         store.policy.max_file_bytes)
+                         store.policy.max_file_bytes, read_early=early)
             return store.record(turn.content, conversation=session.conversation_id,
                                 files=files, prune=False).ref
 
@@ -199,18 +211,19 @@ class CheckpointTurns:
             # edit made in between as the agent's work.
             return
         self._turns_checkpointed -= 1
-        walk = asyncio.ensure_future(asyncio.to_thread(self._walker.walk))
+        walk = asyncio.ensure_future(asyncio.to_thread(self._walk, True))
         self._end_walk = walk
         self._in_order(lambda: self._record_end(walk))
 
-    async def _record_end(self, walk: asyncio.Future[Stats]) -> None:
+    async def _record_end(self, walk: asyncio.Future[tuple[Stats, FileMap]]) -> None:
         store, session = self.store, self._session
         if not self._last_recorded:
             return  # the turn's own checkpoint could not be written
 
-        def end_and_compare(seen: Stats) -> dict[str, Any] | None:
+        def end_and_compare(walked: tuple[Stats, FileMap]) -> dict[str, Any] | None:
+            seen, early = walked
             files = keep(store.sandbox, store.blobs, seen, [store.newest_files() or {}],
-                         store.policy.max_file_bytes)
+                         store.policy.max_file_bytes, read_early=early)
             checkpoint = store.turn_ended(files=files, prune=False)
             if checkpoint is None or checkpoint.after is None:
                 return None

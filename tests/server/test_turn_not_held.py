@@ -169,3 +169,35 @@ async def test_the_baseline_leaves_the_first_turn_only_stats_to_compare(
     assert opened == []
     files = Checkpoints.open_existing(server.workspace).get(1).files
     assert files and all(entry.hash for entry in files.values())
+
+
+async def test_a_file_the_agent_rewrites_at_once_each_turn_is_rewound_exactly(
+        make_server, monkeypatch, gate, slide_mode, tmp_path):
+    server = await make_server(workspace=aged_workspace(slide_mode, tmp_path / "deck"),
+                               seed=False)
+    await listener_settled(server)
+    target = server.workspace / REL
+    tab = await server.tab()
+    await tab.say("one", client_msg_id="c1")
+    await server.backend.wait_call("send_user_message")
+    await tab.wait_for("turn_checkpoint")
+    target.write_text("<h1>turn one</h1>\n")
+    # The turn's end reads it a moment after it was written: too soon to
+    # trust its stat later (baseline.racy).
+    server.backend.emit(RESULT)
+    await tab.wait_for("turn_changes")
+    monkeypatch.setattr(turn_listener, "keep", gate.wrap(turn_listener.keep))
+
+    await tab.say("two", client_msg_id="c2")
+    await server.backend.wait_call("send_user_message", 2)
+    target.write_text("<h1>turn two, at once</h1>\n")  # before the recording reads it
+    gate.opened.set()
+    await tab.wait_for("turn_checkpoint", where=lambda m: m["client_msg_id"] == "c2")
+    server.backend.emit(RESULT)
+    await tab.wait_for("turn_changes", where=lambda m: m["ref"] == "2")
+
+    plan = plan_restore(Checkpoints.open_existing(server.workspace), 2)
+    assert (plan.paths("write"), plan.conflicts, plan.left_as_is) == ([REL], [], [])
+    done = await server.post("/api/checkpoints/2/restore", json={})
+    assert done.status == 200, await done.text()
+    assert target.read_text() == "<h1>turn one</h1>\n"
