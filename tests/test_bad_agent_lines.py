@@ -337,6 +337,10 @@ class SocketSession:
         got = await self.agent.wait_until(lambda m: m.get("type") == "user", 5.0, "the user line")
         assert got["message"]["content"] == text
         await self.until(lambda: self.session.status == "running", "the turn to start")
+        # The turn's checkpoint is stored and announced while the agent works
+        # (docs/checkpoints.md, "Turns are never held up"): let it land
+        # before the bad line, or it would be counted as the line's doing.
+        await self.session.settle()
 
     async def send(self, line: bytes) -> None:
         try:

@@ -32,6 +32,11 @@ from pneuma.checkpoints.store import AGENT_NOTE, Checkpoints
 log = logging.getLogger(__name__)
 
 FEATURE_NAME = "checkpoints"
+# Recordings queued behind one another (``_in_order``) before a new turn's
+# message waits for them: turns that end faster than their checkpoints are
+# stored (an agent looping through queued follow-ups on a huge workspace)
+# would otherwise pile up stat walks and tasks without bound.
+MAX_QUEUED_JOBS = 8
 
 
 class _Saving(Protocol):
@@ -79,6 +84,7 @@ class CheckpointTurns:
         self._last_recorded = False
         # The last job queued by ``_in_order``: each waits for the one before.
         self._tail: asyncio.Future[None] | None = None
+        self._queued = 0
         # The stat walk of the last turn's end, begun when it ended: the
         # next turn waits for it (a stat walk) so that its own comes after.
         self._end_walk: asyncio.Future[tuple[Stats, FileMap]] | None = None
@@ -128,6 +134,8 @@ class CheckpointTurns:
         message what a restore since the agent's last turn left for it to
         know (the files it changed)."""
         session = self._session
+        while self._queued >= MAX_QUEUED_JOBS and self._tail is not None:
+            await asyncio.wait([self._tail])
         if self._end_walk is not None:
             # The last turn's end is measured before this turn begins.
             await asyncio.wait([self._end_walk])
@@ -247,6 +255,7 @@ class CheckpointTurns:
         previous = self._tail
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._tail = done
+        self._queued += 1
 
         async def job() -> None:
             try:
@@ -254,6 +263,7 @@ class CheckpointTurns:
                     await asyncio.wait([previous])
                 await work()
             finally:
+                self._queued -= 1
                 if not done.done():
                     done.set_result(None)
 

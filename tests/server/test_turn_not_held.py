@@ -201,3 +201,31 @@ async def test_a_file_the_agent_rewrites_at_once_each_turn_is_rewound_exactly(
     done = await server.post("/api/checkpoints/2/restore", json={})
     assert done.status == 200, await done.text()
     assert target.read_text() == "<h1>turn one</h1>\n"
+
+
+async def test_turns_that_outrun_their_recordings_wait_rather_than_pile_up(
+        make_server, monkeypatch, gate):
+    # Each turn queues its recording and its end's; with every recording
+    # held, the queue may hold a few turns but not grow without bound.
+    server = await make_server()
+    turns = await listener_settled(server)
+    tab = await server.tab()
+    monkeypatch.setattr(turn_listener, "keep", gate.wrap(turn_listener.keep))
+    said = sent = 0
+    while said < 12:
+        said += 1
+        await tab.say(f"turn {said}", client_msg_id=f"c{said}")
+        try:
+            await server.backend.wait_call("send_user_message", said, timeout=1.5)
+        except TimeoutError:
+            break  # held until the recordings before it are stored
+        sent = said
+        server.backend.emit(RESULT)
+        await tab.wait_for("result")
+    assert 1 <= sent < said, f"{sent} of {said} messages went with every recording held"
+    assert turns._queued <= turn_listener.MAX_QUEUED_JOBS
+
+    gate.opened.set()
+    await server.backend.wait_call("send_user_message", said)
+    last = await tab.wait_for("turn_checkpoint", where=lambda m: m["client_msg_id"] == f"c{said}")
+    assert last["ref"] == str(said)
