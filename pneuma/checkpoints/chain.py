@@ -28,8 +28,14 @@ Key = tuple[str, int, int, int]
 # Manifests kept parsed, and whole maps kept built, for a walk over many
 # checkpoints (a restore's plan, the list): each is read once, and each map
 # is built from the one before it. Small deltas mostly; a whole map of a
-# 1,000-file workspace is about 300 KB in memory.
-_PARSED_KEPT = 64
+# 1,000-file workspace is about 300 KB in memory. More manifests than the
+# store keeps (200 by default): a walk longer than what is kept evicts each
+# manifest just before the next walk needs it, so every plan of a rewind
+# far back parsed all of them again (85 parses, 117 ms, against 2 and
+# 40 ms for a rewind of 150 files over 96 checkpoints; docs/checkpoints.md,
+# "Restoring"). The paths they hold bound them instead.
+_PARSED_KEPT = 256
+_PARSED_PATHS = 20_000
 _MAPS_KEPT = 2
 
 
@@ -70,6 +76,7 @@ class ManifestChain:
         self.newest: Newest | None = None
         self.remembered: Remembered | None = None
         self._parsed: OrderedDict[str, tuple[Key, Stored]] = OrderedDict()
+        self._parsed_paths = 0  # in the deltas of ``_parsed`` (its bound)
         self._maps: OrderedDict[Key, tuple[FileMap, int]] = OrderedDict()
         # How many manifests this process has read (tests hold the cost of a
         # turn to it: it must not grow with the number of checkpoints).
@@ -104,12 +111,25 @@ class ManifestChain:
             raise ToolError("E_IO", f"checkpoint file {name} cannot be read: {exc}",
                             details={"file": name}) from None
         if key is not None and stored.whole is None:  # a whole list is kept as a map
-            _keep(self._parsed, name, (key, stored), _PARSED_KEPT)
+            self._keep_parsed(name, key, stored)
         return stored
+
+    def _keep_parsed(self, name: str, key: Key, stored: Stored) -> None:
+        self._drop_parsed(name)
+        self._parsed[name] = (key, stored)
+        self._parsed_paths += _paths_in(stored)
+        while len(self._parsed) > _PARSED_KEPT or \
+                (self._parsed_paths > _PARSED_PATHS and len(self._parsed) > 1):
+            self._drop_parsed(next(iter(self._parsed)))
+
+    def _drop_parsed(self, name: str) -> None:
+        dropped = self._parsed.pop(name, None)
+        if dropped is not None:
+            self._parsed_paths -= _paths_in(dropped[1])
 
     def forget(self, name: str) -> None:
         """Drop what is kept of a manifest that is gone."""
-        self._parsed.pop(name, None)
+        self._drop_parsed(name)
         for key in [k for k in self._maps if k[0] == name]:
             del self._maps[key]
 
@@ -200,3 +220,8 @@ def _keep(kept: OrderedDict[K, V], key: K, value: V, limit: int) -> None:
     kept.move_to_end(key)
     while len(kept) > limit:
         kept.popitem(last=False)
+
+
+def _paths_in(stored: Stored) -> int:
+    """The paths a delta manifest holds (what keeping it parsed costs)."""
+    return len(stored.changed or ()) + len(stored.after_changed or ())
