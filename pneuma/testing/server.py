@@ -205,6 +205,9 @@ async def serve(
         await site.start()
         # The Host and Origin checks compare against the real port.
         config.port = runner.addresses[0][1]
+        # Work the server began in the background at start (the checkpoints'
+        # standing baseline) is done before the test looks at the workspace.
+        await session.settle()
         client = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
         server = RunningServer(url=config.api_url, token=config.token, session=client,
                                pneuma=app[PNEUMA], agent=created[0] if created else None,

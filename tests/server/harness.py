@@ -113,4 +113,8 @@ async def start_app_server(aiohttp_client: Callable[..., Awaitable[TestClient]],
     client = await aiohttp_client(app)
     # The Host and Origin checks compare against the port; give them the real one.
     config.port = client.port
+    # What the app began in the background at start (the checkpoints'
+    # standing baseline storing the workspace) is finished, so that a test
+    # comparing the workspace before and after sees only its own doing.
+    await config.session.settle()
     return cls(client=client, app=app, config=config, session=config.session, **fields)
