@@ -29,7 +29,7 @@ import os
 import stat
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -49,8 +49,8 @@ def _sync(fd: int) -> None:
 
 
 def _reached(step: str) -> None:
-    """Called after each of the three steps ("written", "renamed",
-    "synced"): a seam the crash tests stop the process at."""
+    """Called after each step ("journaled", "written", "renamed", "synced"):
+    a seam the crash tests stop the process at."""
 
 
 @dataclass
@@ -69,19 +69,44 @@ class _Pending:
     written: os.stat_result | None = None
 
 
-def write_files(sandbox: Sandbox, files: list[FileToWrite]) -> tuple[
+def write_files(sandbox: Sandbox, files: list[FileToWrite], *, durable: bool = True) -> tuple[
         dict[str, os.stat_result], dict[str, BaseException]]:
     """Write ``files`` (module docstring). Returns the stat of each file
-    written, and what stopped each file that was not (left as it was)."""
+    written, and what stopped each file that was not (left as it was).
+    ``durable=False`` leaves out every sync: a rewind's journal
+    (pneuma.checkpoints.restore_journal) makes the files durable later."""
     written: dict[str, os.stat_result] = {}
     failed: dict[str, BaseException] = {}
     for start in range(0, len(files), CHUNK):
-        _write_chunk(sandbox, files[start:start + CHUNK], written, failed)
+        _write_chunk(sandbox, files[start:start + CHUNK], written, failed, durable)
     return written, failed
 
 
-def _write_chunk(sandbox: Sandbox, files: list[FileToWrite],
-                 written: dict[str, os.stat_result], failed: dict[str, BaseException]) -> None:
+def sync_paths(paths: list[str]) -> None:
+    """fsync each file or folder named (absolute paths), side by side; one
+    that is gone or cannot be opened is skipped (nothing there to keep)."""
+    def one(path: str) -> None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            _sync(fd)
+        except OSError:
+            pass  # a file system without directory fsync
+        finally:
+            os.close(fd)
+
+    _in_threads(one, paths)
+
+
+def submit(work: Callable[[], None]) -> Future[None]:
+    """Run ``work`` in the kept pool (a rewind's syncs after it answered)."""
+    return _pool().submit(work)
+
+
+def _write_chunk(sandbox: Sandbox, files: list[FileToWrite], written: dict[str, os.stat_result],
+                 failed: dict[str, BaseException], durable: bool = True) -> None:
     with ExitStack() as open_folders:
         folders: dict[str, Located] = {}
         placed: list[tuple[FileToWrite, Located]] = []
@@ -98,7 +123,8 @@ def _write_chunk(sandbox: Sandbox, files: list[FileToWrite],
                     pending.append(made)
                 else:
                     failed[file.path] = made
-            pending = _synced(pending, failed)
+            if durable:
+                pending = _synced(pending, failed)
         finally:
             for item in pending:
                 _close(item)
@@ -115,7 +141,8 @@ def _write_chunk(sandbox: Sandbox, files: list[FileToWrite],
                    if item.file.path in written}
         _reached("renamed")
         # A file system without directory fsync: the renames are done all the same.
-        _all_at_once(_sync, list(renamed))
+        if durable:
+            _all_at_once(_sync, list(renamed))
         _reached("synced")
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
+from pneuma.checkpoints import restore_journal
 from pneuma.checkpoints.baseline import CHANGED_FIRST, WHY_CHANGED_FIRST
 from pneuma.checkpoints.batch_write import FileToWrite, write_files
 from pneuma.checkpoints.compare import differs
@@ -161,6 +162,9 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
     ``overwrite_conflicts`` nor ``keep_conflicts`` allows leaving it.
     ``origin`` ("chat" or "terminal") is for the note the chat lists."""
     overwrite = set(overwrite_conflicts)
+    if not dry_run:
+        # The rewind before this one is on disk first: a journal at a time.
+        restore_journal.wait_until_durable()
     with store._locked():
         # The workspace now, its changed files read once and stored: the
         # plan's "now" and, unless the restore is refused, its undo point.
@@ -194,6 +198,16 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
                 result.kept_conflicts.append(step.path)
             else:
                 chosen.append(step)
+        # What each file becomes, and what it held (stored, and synced
+        # with the journal) before any workspace file changes.
+        umask = current_umask()
+        restore_journal.write_journal(store, undo.ref, [
+            restore_journal.Entry(s.path, None if s.action == "delete" else
+                                  target.files[s.path].hash,
+                                  now[s.path].hash if s.path in now else None,
+                                  restored_mode(target.files[s.path].mode, umask)
+                                  if s.action != "delete" else 0)
+            for s in chosen])
         deleted = _delete(store, [s for s in chosen if s.action == "delete"], result)
         written = _write(store, [s for s in chosen if s.action != "delete"], target.files,
                          result)
@@ -212,7 +226,21 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
         store._leave_agent_note(result.agent_note())
         # And the chat lists it, whoever made it (Session takes the notices).
         store._leave_chat_notice(result.chat_notice(origin))
+        # The syncs of what it wrote run after the answer; the journal goes
+        # once they are done (restore_journal).
+        restore_journal.finish_later(store, undo.ref, written, _folders_of(result.restored))
         return result
+
+
+def _folders_of(paths: Iterable[str]) -> set[str]:
+    """Every folder a change of ``paths`` touched, up to the workspace's root."""
+    folders = {""}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        while parts:
+            folders.add("/".join(parts))
+            parts.pop()
+    return folders
 
 
 def _label(ref: str) -> str:
@@ -254,7 +282,7 @@ def _write(store: Checkpoints, steps: list[Step], wanted: FileMap,
         assert entry.hash is not None  # a file not kept is left as is (_plan)
         files.append(FileToWrite(step.path, restored_mode(entry.mode, umask),
                                  partial(store.read_blob, entry.hash, step.path)))
-    written, failed = write_files(store.sandbox, files)
+    written, failed = write_files(store.sandbox, files, durable=False)
     for step in steps:
         if step.path in written:
             result.restored.append(step.path)

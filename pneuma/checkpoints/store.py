@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pneuma.checkpoints import prune as pruning
+from pneuma.checkpoints import restore_journal
 from pneuma.checkpoints.blobs import BlobStore
 from pneuma.checkpoints.chain import MANIFEST_NAME, ManifestChain
 from pneuma.checkpoints.compare import Changes, changes, unified_diff
@@ -489,7 +490,7 @@ class Checkpoints:
         return notices
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self, replay: bool = True) -> Iterator[None]:
         # Every folder of the store walked without following a link: one
         # planted there would put blobs and manifests outside the workspace.
         fd = open_state_file(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o600)
@@ -497,6 +498,10 @@ class Checkpoints:
             ensure_dir(self.manifests)
             ensure_dir(self.blobs.directory)
             fcntl.flock(fd, fcntl.LOCK_EX)
+            if replay:
+                # A rewind a crash interrupted is completed before anything
+                # else (engineer G; pneuma.checkpoints.restore_journal).
+                restore_journal.replay(self)
             yield
         finally:
             os.close(fd)

@@ -1,5 +1,6 @@
-"""A rewind costs what it restores (issue 27, item 3): one fsync per file
-written and one per folder, not two per file; its plan reads no file when
+"""A rewind costs what it restores (issue 27, item 3): no workspace file
+is synced while the person waits (each file and folder once afterwards,
+then the journal goes); its plan reads no file when
 nothing changed since the turn's end; and what the undo point says the
 restore left (worked out from what it wrote, not read again) is what a
 scan of the workspace finds."""
@@ -8,11 +9,19 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
-from pneuma.checkpoints import Checkpoints, plan_restore, restore
+from pneuma.checkpoints import (
+    Checkpoints,
+    batch_write,
+    plan_restore,
+    restore,
+    restore_journal,
+)
 from pneuma.core.sandbox import Sandbox
 from tests.checkpoints.test_store import write
 
@@ -34,32 +43,54 @@ def turn_rewriting_every_file(root: Path) -> tuple[Checkpoints, dict[str, str]]:
 
 
 @pytest.fixture
-def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every os.fsync made (from any thread)."""
-    made: list[int] = []
+def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What every os.fsync made (from any thread) synced, by path."""
+    made: list[str] = []
     lock = threading.Lock()
     real = os.fsync
 
     def counted(fd: int) -> None:
         with lock:
-            made.append(fd)
+            made.append(os.readlink(f"/proc/self/fd/{fd}"))
         real(fd)
 
     monkeypatch.setattr(os, "fsync", counted)
     return made
 
 
-def test_a_rewind_syncs_each_file_once_and_each_folder_once(
-        tmp_path: Path, fsyncs: list[int]) -> None:
+def test_a_rewind_syncs_no_workspace_file_while_the_person_waits(
+        tmp_path: Path, fsyncs: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     store, before = turn_rewriting_every_file(tmp_path)
+    later_work: list[Callable[[], None]] = []
+
+    def held(work: Callable[[], None]) -> Future[None]:
+        later_work.append(work)  # run once what the person waited for is counted
+        done: Future[None] = Future()
+        done.set_result(None)
+        return done
+
+    monkeypatch.setattr(batch_write, "submit", held)
     fsyncs.clear()
     result = restore(store, "1")
     assert sorted(result.restored) == sorted(before)
     assert all((tmp_path / rel).read_text() == text for rel, text in before.items())
+    state = str(tmp_path / ".pneuma")
+    # While the person waits: the undo point, the person's text as stored
+    # (each content and its folder, once), the journal, the notes; none of
+    # the files written.
+    waited = list(fsyncs)
+    assert all(path.startswith(state) for path in waited), waited
     files = FOLDERS * PER_FOLDER
-    # And the store's own files, each with its folder: the undo point
-    # twice (before, and what the rewind left), the agent's and the chat's notes.
-    assert len(fsyncs) <= files + FOLDERS + 8, len(fsyncs)
+    assert len(waited) <= 2 * files + 12, len(waited)
+    # Then each file written and each folder once, and the journal goes.
+    assert (tmp_path / ".pneuma/checkpoints" / restore_journal.JOURNAL).exists()
+    for work in later_work:
+        work()
+    later = fsyncs[len(waited):]
+    assert sorted(p for p in later if not p.startswith(state)) == sorted(
+        {str(tmp_path / rel) for rel in before}
+        | {str(tmp_path / f"part{f}") for f in range(FOLDERS)} | {str(tmp_path)})
+    assert not (tmp_path / ".pneuma/checkpoints" / restore_journal.JOURNAL).exists()
 
 
 def test_planning_a_rewind_reads_no_file_that_did_not_change(
