@@ -69,16 +69,21 @@ class _Pending:
     written: os.stat_result | None = None
 
 
-def write_files(sandbox: Sandbox, files: list[FileToWrite], *, durable: bool = True) -> tuple[
+def write_files(sandbox: Sandbox, files: list[FileToWrite], *, durable: bool = True,
+                before_renames: Callable[[], None] | None = None) -> tuple[
         dict[str, os.stat_result], dict[str, BaseException]]:
     """Write ``files`` (module docstring). Returns the stat of each file
     written, and what stopped each file that was not (left as it was).
     ``durable=False`` leaves out every sync: a rewind's journal
-    (pneuma.checkpoints.restore_journal) makes the files durable later."""
+    (pneuma.checkpoints.restore_journal) makes the files durable later.
+    ``before_renames`` runs once, after the first temp files are written and
+    before any name is replaced (a rewind's undo point is made durable
+    meanwhile); it must tolerate being called again by its caller."""
     written: dict[str, os.stat_result] = {}
     failed: dict[str, BaseException] = {}
     for start in range(0, len(files), CHUNK):
-        _write_chunk(sandbox, files[start:start + CHUNK], written, failed, durable)
+        _write_chunk(sandbox, files[start:start + CHUNK], written, failed, durable,
+                     before_renames)
     return written, failed
 
 
@@ -106,7 +111,8 @@ def submit(work: Callable[[], None]) -> Future[None]:
 
 
 def _write_chunk(sandbox: Sandbox, files: list[FileToWrite], written: dict[str, os.stat_result],
-                 failed: dict[str, BaseException], durable: bool = True) -> None:
+                 failed: dict[str, BaseException], durable: bool = True,
+                 before_renames: Callable[[], None] | None = None) -> None:
     with ExitStack() as open_folders:
         folders: dict[str, Located] = {}
         placed: list[tuple[FileToWrite, Located]] = []
@@ -129,6 +135,8 @@ def _write_chunk(sandbox: Sandbox, files: list[FileToWrite], written: dict[str, 
             for item in pending:
                 _close(item)
         _reached("written")
+        if before_renames is not None:
+            before_renames()
         # Each rename is atomic on its own: their order does not matter, and
         # issued together they wait for the journal together.
         for item, error in zip(pending, _in_threads(_rename_or_error, pending), strict=True):

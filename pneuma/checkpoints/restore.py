@@ -17,8 +17,9 @@ workspace as it is, so the restore itself can be restored away.
 from __future__ import annotations
 
 import os
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -198,19 +199,39 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
                 result.kept_conflicts.append(step.path)
             else:
                 chosen.append(step)
-        # What each file becomes, and what it held (stored, and synced
-        # with the journal) before any workspace file changes.
+        # The person's text as stored (the undo point's contents of what is
+        # replaced) is synced while the temp files are written; the journal
+        # follows, then the deletions and the renames (restore_journal).
+        replaced = [now[s.path].hash for s in chosen if s.path in now]
+        syncing = threading.Thread(target=restore_journal.sync_blobs,
+                                   args=(store, [h for h in replaced if h is not None]))
+        syncing.start()
         umask = current_umask()
-        restore_journal.write_journal(store, undo.ref, [
-            restore_journal.Entry(s.path, None if s.action == "delete" else
-                                  target.files[s.path].hash,
-                                  now[s.path].hash if s.path in now else None,
-                                  restored_mode(target.files[s.path].mode, umask)
-                                  if s.action != "delete" else 0)
-            for s in chosen])
-        deleted = _delete(store, [s for s in chosen if s.action == "delete"], result)
-        written = _write(store, [s for s in chosen if s.action != "delete"], target.files,
-                         result)
+        entries = [restore_journal.Entry(
+            s.path, None if s.action == "delete" else target.files[s.path].hash,
+            now[s.path].hash if s.path in now else None,
+            0 if s.action == "delete" else restored_mode(target.files[s.path].mode, umask))
+            for s in chosen]
+        done: list[list[str]] = []  # the files deleted, once the journal is there
+
+        def before_replacing() -> None:
+            if not done:
+                syncing.join()
+                restore_journal.write_journal(store, undo.ref, entries)
+                done.append(_delete(store, [s for s in chosen if s.action == "delete"],
+                                    result))
+
+        writes = [s for s in chosen if s.action != "delete"]
+        written = _write(store, writes, target.files, result, before_replacing)
+        before_replacing()  # nothing to write: the deletions still wait for the syncs
+        deleted = done[0]
+        # A file whose folder was a file the rewind deleted: written now.
+        again = [s for s in writes if s.path not in written
+                 and any(s.path.startswith(d + "/") for d in deleted)]
+        if again:
+            result.failed[:] = [f for f in result.failed
+                                if f["path"] not in {s.path for s in again}]
+            written.update(_write(store, again, target.files, result, None))
         # What the restore left is where the next hand edit is measured
         # from: known without reading anything again.
         undo.after = _left(now, target.files, deleted, written)
@@ -272,8 +293,8 @@ def _delete(store: Checkpoints, steps: list[Step], result: RestoreResult) -> lis
     return deleted
 
 
-def _write(store: Checkpoints, steps: list[Step], wanted: FileMap,
-           result: RestoreResult) -> dict[str, os.stat_result]:
+def _write(store: Checkpoints, steps: list[Step], wanted: FileMap, result: RestoreResult,
+           before_renames: Callable[[], None] | None) -> dict[str, os.stat_result]:
     """The files to write back, in one pass of syncs (batch_write)."""
     files = []
     umask = current_umask()
@@ -282,7 +303,8 @@ def _write(store: Checkpoints, steps: list[Step], wanted: FileMap,
         assert entry.hash is not None  # a file not kept is left as is (_plan)
         files.append(FileToWrite(step.path, restored_mode(entry.mode, umask),
                                  partial(store.read_blob, entry.hash, step.path)))
-    written, failed = write_files(store.sandbox, files, durable=False)
+    written, failed = write_files(store.sandbox, files, durable=False,
+                                  before_renames=before_renames)
     for step in steps:
         if step.path in written:
             result.restored.append(step.path)

@@ -58,9 +58,9 @@ class Entry:
 
 
 def write_journal(store: Checkpoints, ident: str, entries: list[Entry]) -> None:
-    """Make the stored contents of what the rewind replaces durable, then
-    the journal itself (both before any workspace file changes)."""
-    sync_blobs(store, [e.had for e in entries if e.had is not None])
+    """Write and sync the journal, once the stored contents of what the
+    rewind replaces are durable (``sync_blobs``), before any workspace
+    file's name changes."""
     data = json.dumps({"id": ident, "files": [e.to_json() for e in entries]}).encode()
     with _pending_lock:
         _in_flight.add(_key(store, ident))
