@@ -20,6 +20,10 @@ another, 119 ms side by side. Every folder is walked by fd from the
 workspace's root (``Sandbox.locate``); a symlink at a file's name is
 replaced, never written through. Files are taken ``CHUNK`` at a time so
 that the open fds stay few.
+
+A rewind writes with ``durable=False``: no sync at all while the person
+waits; its journal (pneuma.checkpoints.restore_journal) syncs the files and
+folders afterwards and completes the rewind after a crash.
 """
 
 from __future__ import annotations
