@@ -26,18 +26,34 @@ import os
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from pneuma.checkpoints import batch_write
 from pneuma.checkpoints.batch_write import FileToWrite, write_files
-from pneuma.checkpoints.blobs import sha256
+from pneuma.checkpoints.blobs import BlobStore, sha256
 from pneuma.core.errors import ToolError
+from pneuma.core.sandbox import Sandbox
 from pneuma.core.state_files import read_state_bytes, write_state_bytes
 
-if TYPE_CHECKING:
-    from pneuma.checkpoints.store import Checkpoints
+
+class Checkpoints(Protocol):
+    """What the journal uses of the store (pneuma.checkpoints.store, which
+    calls ``replay`` under its lock: named here, not imported)."""
+
+    workspace: Path
+    directory: Path
+    blobs: BlobStore
+    sandbox: Sandbox
+
+    def read_blob(self, digest: str, path: str) -> bytes: ...
+
+    def _locked(self, replay: bool = True) -> AbstractContextManager[None]: ...
+
+    def _leave_agent_note(self, note: str) -> None: ...
 
 JOURNAL = "restore-journal.json"
 _EMPTY = sha256(b"")
