@@ -110,8 +110,21 @@ def sync_paths(paths: list[str]) -> None:
 
 
 def submit(work: Callable[[], None]) -> Future[None]:
-    """Run ``work`` in the kept pool (a rewind's syncs after it answered)."""
-    return _pool().submit(work)
+    """Run ``work`` in a thread of its own (a rewind's syncs after it
+    answered): not in the kept pool, whose threads ``work`` itself uses;
+    not a daemon, so a process that exits waits for it."""
+    future: Future[None] = Future()
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # kept for whoever waits on it
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
+
+    threading.Thread(target=run, name="pneuma-rewind-sync").start()
+    return future
 
 
 def _write_chunk(sandbox: Sandbox, files: list[FileToWrite], written: dict[str, os.stat_result],

@@ -7,7 +7,7 @@ file the rewind replaces or deletes are synced first (the person's text
 survives a power cut), then this journal (what each file must become, and
 what it was) is written and synced once; then the files are written and
 renamed into place without a sync each; the syncs of those files and
-folders run after the rewind has answered, in the kept thread pool, and
+folders run after the rewind has answered, in a thread of their own, and
 only then is the journal removed.
 
 A journal still there at the next locked store operation of a process that
@@ -95,7 +95,7 @@ def sync_blobs(store: Checkpoints, digests: Iterable[str]) -> None:
 def finish_later(store: Checkpoints, ident: str, written: Iterable[str],
                  folders: Iterable[str]) -> None:
     """Sync the files the rewind wrote and the folders it changed, then
-    remove its journal: after the person's wait, in the kept pool."""
+    remove its journal: after the person's wait, in a thread of its own."""
     future = batch_write.submit(partial(_finish, store, ident, sorted(set(written)),
                                         sorted(set(folders))))
     with _pending_lock:
