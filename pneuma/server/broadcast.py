@@ -8,7 +8,6 @@ frames encoded once for every subscribed tab (docs/protocol.md).
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -21,25 +20,6 @@ from pneuma.server.connection import BrowserConnection, encode_frames
 REPLAY_BUFFER_BYTES = 4 * 1024 * 1024
 
 
-def _make_dumps() -> Callable[[Any], str]:
-    """Compact JSON text, non-ASCII as is: ``json.JSONEncoder(...).encode``
-    without the encoder object it builds on every call (a third of the cost
-    of a small message). Same output; a circular structure, which no
-    message can be, raises RecursionError instead of ValueError."""
-    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # no C accelerator
-        return encoder.encode
-    c_encode = make(None, encoder.default, json.encoder.encode_basestring, None, ":", ",",
-                    False, False, True)
-
-    def dumps(obj: Any) -> str:
-        return "".join(c_encode(obj, 0))
-
-    return dumps
-
-
-dumps = _make_dumps()
 
 
 class ReplayBuffer:

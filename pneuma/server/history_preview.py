@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pneuma.server.broadcast import dumps
+from pneuma.core.compact_json import dumps
 
 # A message larger than this goes into a page as a preview.
 MESSAGE_LIMIT = 24 * 1024

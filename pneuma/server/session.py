@@ -24,6 +24,7 @@ from typing import Any
 
 from pneuma.core.backend import AgentBackend
 from pneuma.core.channels import ConfirmationChannel, ViewerActionChannel
+from pneuma.core.compact_json import dumps as _dumps
 from pneuma.core.messages import (
     ConfirmationResponse,
     HistoryMessage,
@@ -38,7 +39,6 @@ from pneuma.core.messages import (
     ViewerActionResponse,
 )
 from pneuma.server.broadcast import Broadcasts
-from pneuma.server.broadcast import dumps as _dumps
 from pneuma.server.connection import BrowserConnection
 from pneuma.server.conversation_control import SessionConversations
 from pneuma.server.conversation_log import ConversationLog

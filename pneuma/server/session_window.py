@@ -14,7 +14,7 @@ import sqlite3
 from collections import OrderedDict, deque
 from typing import Any
 
-from pneuma.server.broadcast import dumps as _dumps
+from pneuma.core.compact_json import dumps as _dumps
 from pneuma.server.conversation_log import (
     ConversationLog,
     ConversationLogError,
