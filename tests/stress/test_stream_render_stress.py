@@ -68,6 +68,18 @@ def test_answers_stream_into_a_long_chat_without_touching_it(chat_of_100_turns: 
             page.goto(served.url)
             page.wait_for_selector('.pill[data-state="open"]', timeout=20_000)
             expect(page.locator(".msg.user .bubble").last).to_have_text(f"Question {TURNS:03}", timeout=20_000)
+            # A new tab draws the newest part of a long chat: scroll up until
+            # every turn is drawn, so that every earlier row is watched.
+            page.wait_for_function(
+                f"""() => {{
+                  const list = document.querySelector('.messages');
+                  if (document.querySelectorAll('.result-line').length >= {TURNS}) {{
+                    list.scrollTop = list.scrollHeight;
+                    return true;
+                  }}
+                  list.scrollTop = 0;
+                  return false;
+                }}""", timeout=60_000, polling=200)
             started = time.monotonic()
             for answer in range(ANSWERS):
                 if time.monotonic() - started > TIME_CAP:
