@@ -170,11 +170,16 @@ class BlobStore:
 
     def remove(self, digest: str) -> int:
         """Remove the blob; the bytes that freed (0 when it was not there)."""
-        path = self.path(digest)
         self._present.discard(digest)
-        try:
-            size = path.lstat().st_size
-            path.unlink()
-        except FileNotFoundError:
-            return 0
-        return size
+        return unlink_counting(self.path(digest))
+
+
+def unlink_counting(path: Path) -> int:
+    """Remove a file of the store; the bytes that freed (0 when it was not
+    there). Never follows a link: a link's own size is counted."""
+    try:
+        size = path.lstat().st_size
+        path.unlink()
+    except FileNotFoundError:
+        return 0
+    return size

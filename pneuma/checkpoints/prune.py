@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from pneuma.checkpoints.blobs import BlobStore
+from pneuma.checkpoints.blobs import BlobStore, unlink_counting
 from pneuma.checkpoints.chain import ManifestChain, Remembered
 from pneuma.checkpoints.policy import StorePolicy
 
@@ -93,7 +93,7 @@ def _drop_oldest(chain: ManifestChain, blobs: BlobStore, names: list[str], count
     # Newest first: a kill -9 half way leaves the older ones a chain that
     # still reads (each delta's base is there), dropped at the next pass.
     for name in reversed(names[:count]):
-        memory.stored_bytes -= _unlink(chain.directory / name)
+        memory.stored_bytes -= unlink_counting(chain.directory / name)
         chain.forget(name)
     for digest, seq in list(newest_use.items()):
         if seq <= last_dropped:
@@ -127,12 +127,3 @@ def _manifest_bytes(directory: Path, names: list[str]) -> int:
         except FileNotFoundError:
             pass
     return total
-
-
-def _unlink(path: Path) -> int:
-    try:
-        size = path.lstat().st_size
-        path.unlink()
-    except FileNotFoundError:
-        return 0
-    return size
