@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from tests.browser.browser_helpers import send
@@ -44,8 +45,16 @@ def test_a_follow_up_shows_as_queued_is_edited_and_goes_after_the_stopped_turn(c
     expect(page.locator(".md.streaming")).to_contain_text("word8", timeout=TURN)
     assert chat_order(page)[-1] == "queued: then make the title red"
 
-    queued.locator(".queued-edit").click()
     editor = queued.locator(".queued-editor")
+    # The answer streams above the queued row and moves it: a click that a
+    # layout moved away from the button is tried again (CI, load 10).
+    for _ in range(3):
+        queued.locator(".queued-edit").click()
+        try:
+            editor.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            continue
     editor.fill("then make the title green")
     editor.press("Enter")
     expect(queued.locator(".bubble")).to_have_text("then make the title green")
