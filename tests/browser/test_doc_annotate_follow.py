@@ -53,9 +53,16 @@ def test_a_selected_text_becomes_a_pin_with_a_marker_and_reveal_finds_it(
     marker = page.locator(".pd-pin-marker")
     expect(marker).to_have_text("1")
     # The marker sits at the pinned text's line.
-    marker_top = marker.bounding_box()["y"]
-    paragraph_top = page.locator(".pd-doc > p").first.bounding_box()["y"]
-    assert abs(marker_top - paragraph_top) < 24, (marker_top, paragraph_top)
+    # (Its box is read once the viewer has placed it: markers are drawn
+    # again as the document settles, and one being replaced has no box.)
+    page.wait_for_function("""() => {
+      const marker = document.querySelector('.pd-pin-marker');
+      const paragraph = document.querySelector('.pd-doc > p');
+      if (!marker || !paragraph || !marker.isConnected) return false;
+      const top = marker.getBoundingClientRect().top;
+      return marker.getClientRects().length > 0
+        && Math.abs(top - paragraph.getBoundingClientRect().top) < 24;
+    }""")
 
     # The place: the source line holding the text, changed only with that line.
     selection = {"file": "README.md", "text": "where you and the agent write documents"}

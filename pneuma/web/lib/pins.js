@@ -360,7 +360,9 @@ function CommentBox({ pin }) {
   const field = useRef(null);
   useEffect(() => { if (field.current) field.current.focus(); }, []);
   const commit = () => {
-    pins.draft = { id: pin.id, text };
+    // What the field holds now: Enter can come before the render that
+    // would give this closure the last input's text (a loaded machine).
+    pins.draft = { id: pin.id, text: field.current ? field.current.value : text };
     commitDraft();
   };
   const onKeyDown = (e) => {
