@@ -21,8 +21,7 @@ from typing import Any
 from aiohttp import web
 from playwright.sync_api import expect
 
-from pneuma.server.conversation_log import ConversationLog
-from pneuma.server.persistence import SeqReservation, load_session, save_session
+from pneuma.server.persistence import load_session, save_session
 from pneuma.startup.runner import (
     RunOptions,
     bind_socket,
@@ -31,7 +30,7 @@ from pneuma.startup.runner import (
 )
 from pneuma.testing import load_mode, make_workspace
 from tests.browser.test_history_paging import offset_of, scroll_to_top_and_anchor
-from tests.server.test_history_first_page import conversation, turn
+from tests.server.test_history_first_page import conversation, log_turn_after
 
 TURNS = 300  # several first pages' worth
 STEP = 15_000  # ms: the tab retries with a backoff of up to a few seconds
@@ -84,18 +83,9 @@ class RestartableServer:
 
 
 def log_missed_turn(workspace: Path, conversation_id: str, after_seq: int) -> str:
-    """One more turn in the log after seq ``after_seq`` (the run that
-    logged it used those numbers); returns the person's message."""
-    missed = turn(TURNS + 1, after_seq + 1)
-    log = ConversationLog.open(workspace / ".pneuma")
-    next_row = log.tail(conversation_id, 1).next_row_id
-    for row, message in enumerate(missed):
-        inner = message.get("message")
-        log.append(conversation_id, next_row + row, message["seq"], message["type"],
-                   inner["id"] if isinstance(inner, dict) else None, json.dumps(message))
-    log.close()
-    SeqReservation(workspace).release(missed[-1]["seq"])
-    return str(missed[0]["content"])
+    """One more turn in the log after seq ``after_seq``; returns the
+    person's message."""
+    return str(log_turn_after(workspace, conversation_id, after_seq)[0]["content"])
 
 
 def test_a_tab_open_across_a_restart_gets_only_the_turn_it_missed(tmp_path, open_page):

@@ -106,6 +106,22 @@ async def test_a_2000_turn_conversation_opens_with_its_newest_turn_in_under_128_
     assert shown == conversation(TURNS)
 
 
+def log_turn_after(workspace: Path, conversation_id: str, after_seq: int) -> list[dict[str, Any]]:
+    """One more turn in the workspace's log, numbered after ``after_seq``
+    (as the run that logged it would have), its seq reserved; returns its
+    messages."""
+    missed = turn(TURNS + 1, after_seq + 1)
+    log = ConversationLog.open(workspace / ".pneuma")
+    next_row = log.tail(conversation_id, 1).next_row_id
+    for row, message in enumerate(missed):
+        inner = message.get("message")
+        log.append(conversation_id, next_row + row, message["seq"], message["type"],
+                   inner["id"] if isinstance(inner, dict) else None, json.dumps(message))
+    log.close()
+    SeqReservation(workspace).release(missed[-1]["seq"])
+    return missed
+
+
 async def test_a_tab_back_after_a_restart_gets_only_the_turn_it_missed(make_server, tmp_path):
     server = await long_server(make_server, tmp_path)
     workspace = server.workspace
@@ -115,15 +131,7 @@ async def test_a_tab_back_after_a_restart_gets_only_the_turn_it_missed(make_serv
     await server.close()
 
     # One more turn, logged after the tab lost its connection, then a restart.
-    missed = turn(TURNS + 1, held_seq + 1)
-    log = ConversationLog.open(workspace / ".pneuma")
-    next_row = log.tail(conversation_id, 1).next_row_id
-    for row, message in enumerate(missed):
-        inner = message.get("message")
-        log.append(conversation_id, next_row + row, message["seq"], message["type"],
-                   inner["id"] if isinstance(inner, dict) else None, json.dumps(message))
-    log.close()
-    SeqReservation(workspace).release(missed[-1]["seq"])
+    missed = log_turn_after(workspace, conversation_id, held_seq)
 
     again = await start(make_server, workspace, seed=False)
     back = await again.tab(subscribe=False)
