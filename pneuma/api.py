@@ -23,7 +23,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-API_VERSION = "1.5.0"
+API_VERSION = "1.6.0"
 """The version of this API (semver); independent of the host's ``__version__``."""
 
 # name -> "module:attribute" where it lives today (an implementation detail).
@@ -50,6 +50,14 @@ _EXPORTS: dict[str, str] = {
     "ExportRequest": "pneuma.host.exporters:ExportRequest",
     "ExportResult": "pneuma.host.exporters:ExportResult",
     "ExportError": "pneuma.host.exporters:ExportError",
+    # a turn's changes in the mode's terms (register_change_describers)
+    "Change": "pneuma.host.turn_changes:Change",
+    "ChangeDescriber": "pneuma.host.turn_changes:ChangeDescriber",
+    "FileChange": "pneuma.host.turn_changes:FileChange",
+    "TurnFiles": "pneuma.host.turn_changes:TurnFiles",
+    "TurnFilesFromMaps": "pneuma.host.turn_changes:TurnFilesFromMaps",
+    "describe_files": "pneuma.host.turn_changes:describe_files",
+    "text_of": "pneuma.host.turn_changes:text_of",
     # agent backends
     "AgentBackend": "pneuma.core.backend:AgentBackend",
     "AgentEventSink": "pneuma.core.backend:AgentEventSink",
@@ -193,6 +201,15 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     )
     from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.host.turn_changes import (
+        Change,
+        ChangeDescriber,
+        FileChange,
+        TurnFiles,
+        TurnFilesFromMaps,
+        describe_files,
+        text_of,
+    )
     from pneuma.host.paths import web_dir as shell_static_dir
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.settings import LLMSettings

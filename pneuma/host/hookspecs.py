@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pneuma.core.backend import BackendSpec
     from pneuma.host.exporters import Exporter
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.host.turn_changes import ChangeDescriber
 
 # The running session's handle is a ``pneuma.api.Pneuma``; it is typed by
 # name only here, since the server that makes it sits above this package.
@@ -69,6 +70,20 @@ def register_exporters() -> list[Exporter]:
 
     Every plugin's answer counts (not ``firstresult``): exporters come from
     many packages, and a plugin may export a mode it does not provide.
+    """
+
+
+@hookspec
+def register_change_describers() -> list[ChangeDescriber]:
+    """Return how this plugin's modes describe a turn's changes, one
+    ``ChangeDescriber`` per mode.
+
+    Each names its mode and gives ``describe(files) -> [Change, ...]``: the
+    turn's changes in the mode's terms ("Slide 3: title changed"), read
+    from the checkpoint store through ``TurnFiles``; optionally ``revert``
+    for a change that shares a file with others. A mode without one is
+    described per file. Every plugin's answer counts (not ``firstresult``);
+    the first registered wins a mode.
     """
 
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from aiohttp import web
 
     from pneuma.host.exporters import Exporter
+    from pneuma.host.turn_changes import ChangeDescriber
 
 # A ``pneuma.api.Pneuma``, typed by name only: the server sits above this package.
 Pneuma = Any
@@ -39,7 +40,8 @@ class ModePlugin:
     (``pneuma -> list of route defs``, as ``register_routes`` returns) and
     optional click commands and an optional ``Exporter`` (``pneuma export``,
     the Export menu; its module is imported only when exports are asked
-    for). References starting with ``.`` are relative to
+    for) and an optional ``ChangeDescriber`` (a turn's changes in the
+    mode's terms; imported when a turn is described). References starting with ``.`` are relative to
     that package."""
 
     def __init__(
@@ -50,8 +52,9 @@ class ModePlugin:
         routes: str | None = None,
         commands: Sequence[str] = (),
         exporter: str | None = None,
+        describer: str | None = None,
     ) -> None:
-        references = [routes, *commands, exporter]
+        references = [routes, *commands, exporter, describer]
         for reference in [r for r in references if r is not None]:
             # A typo fails when the entry point loads (the plugin is reported
             # broken), not later in the middle of serving a session.
@@ -63,6 +66,7 @@ class ModePlugin:
         self.routes = routes
         self.commands = tuple(commands)
         self.exporter = exporter
+        self.describer = describer
 
     @property
     def package_dir(self) -> Path:
@@ -101,3 +105,9 @@ class ModePlugin:
         if self.exporter is None:
             return []
         return [self.load(self.exporter)]
+
+    @hookimpl
+    def register_change_describers(self) -> list[ChangeDescriber]:
+        if self.describer is None:
+            return []
+        return [self.load(self.describer)]
