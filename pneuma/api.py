@@ -201,6 +201,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     )
     from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.host.paths import web_dir as shell_static_dir
     from pneuma.host.turn_changes import (
         Change,
         ChangeDescriber,
@@ -210,7 +211,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         describe_files,
         text_of,
     )
-    from pneuma.host.paths import web_dir as shell_static_dir
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.settings import LLMSettings
     from pneuma.server.config import ServerConfig
