@@ -58,6 +58,11 @@ _EXPORTS: dict[str, str] = {
     "TurnFilesFromMaps": "pneuma.host.turn_changes:TurnFilesFromMaps",
     "describe_files": "pneuma.host.turn_changes:describe_files",
     "text_of": "pneuma.host.turn_changes:text_of",
+    # checks after every turn (register_turn_checks)
+    "TurnCheck": "pneuma.host.turn_checks:TurnCheck",
+    "CheckRequest": "pneuma.host.turn_checks:CheckRequest",
+    "CheckPage": "pneuma.host.turn_checks:CheckPage",
+    "Problem": "pneuma.host.turn_checks:Problem",
     # agent backends
     "AgentBackend": "pneuma.core.backend:AgentBackend",
     "AgentEventSink": "pneuma.core.backend:AgentEventSink",
@@ -211,6 +216,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         describe_files,
         text_of,
     )
+    from pneuma.host.turn_checks import CheckPage, CheckRequest, Problem, TurnCheck
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.settings import LLMSettings
     from pneuma.server.config import ServerConfig

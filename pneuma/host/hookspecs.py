@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pneuma.host.exporters import Exporter
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.host.turn_changes import ChangeDescriber
+    from pneuma.host.turn_checks import TurnCheck
 
 # The running session's handle is a ``pneuma.api.Pneuma``; it is typed by
 # name only here, since the server that makes it sits above this package.
@@ -84,6 +85,19 @@ def register_change_describers() -> list[ChangeDescriber]:
     for a change that shares a file with others. A mode without one is
     described per file. Every plugin's answer counts (not ``firstresult``);
     the first registered wins a mode.
+    """
+
+
+@hookspec
+def register_turn_checks() -> list[TurnCheck]:
+    """Return the checks this plugin's modes run after every turn, each a
+    ``TurnCheck(mode, name, label, run, needs_page=False)``.
+
+    ``run(request) -> [Problem, ...]`` is called in a worker thread with a
+    time budget, on the files the turn changed (``CheckRequest``); the
+    problems make the turn's badge and, with the workspace's "repair"
+    setting on, one follow-up turn for the agent. Every plugin's answer
+    counts (not ``firstresult``); a mode's checks run in registration order.
     """
 
 

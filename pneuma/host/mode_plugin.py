@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from pneuma.host.exporters import Exporter
     from pneuma.host.turn_changes import ChangeDescriber
+    from pneuma.host.turn_checks import TurnCheck
 
 # A ``pneuma.api.Pneuma``, typed by name only: the server sits above this package.
 Pneuma = Any
@@ -41,7 +42,9 @@ class ModePlugin:
     optional click commands and an optional ``Exporter`` (``pneuma export``,
     the Export menu; its module is imported only when exports are asked
     for) and an optional ``ChangeDescriber`` (a turn's changes in the
-    mode's terms; imported when a turn is described). References starting with ``.`` are relative to
+    mode's terms; imported when a turn is described) and optional turn
+    checks (a list of ``TurnCheck``, run after every turn; imported when a
+    turn is checked). References starting with ``.`` are relative to
     that package."""
 
     def __init__(
@@ -53,8 +56,9 @@ class ModePlugin:
         commands: Sequence[str] = (),
         exporter: str | None = None,
         describer: str | None = None,
+        checks: str | None = None,
     ) -> None:
-        references = [routes, *commands, exporter, describer]
+        references = [routes, *commands, exporter, describer, checks]
         for reference in [r for r in references if r is not None]:
             # A typo fails when the entry point loads (the plugin is reported
             # broken), not later in the middle of serving a session.
@@ -67,6 +71,7 @@ class ModePlugin:
         self.commands = tuple(commands)
         self.exporter = exporter
         self.describer = describer
+        self.checks = checks
 
     @property
     def package_dir(self) -> Path:
@@ -111,3 +116,9 @@ class ModePlugin:
         if self.describer is None:
             return []
         return [self.load(self.describer)]
+
+    @hookimpl
+    def register_turn_checks(self) -> list[TurnCheck]:
+        if self.checks is None:
+            return []
+        return list(self.load(self.checks))
