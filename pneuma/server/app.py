@@ -22,6 +22,7 @@ from pneuma.server import (
     routes_checkpoints,
     routes_export,
     routes_files,
+    routes_snapshot,
     routes_tools,
     ws_browser,
     ws_cli,
@@ -80,6 +81,7 @@ def create_app(config: ServerConfig) -> web.Application:
     routes_files.setup(app)
     routes_tools.setup(app)
     routes_checkpoints.setup(app)
+    routes_snapshot.setup(app)  # a checkpoint's files, read-only: Compare, the timeline
     routes_export.setup(app)  # the Export menu: the mode's exporter
     add_preference_routes(app, config.workspace)  # the person's, not the port's
     ws_browser.setup(app)
