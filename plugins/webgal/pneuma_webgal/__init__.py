@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, routes=".routes:routes")
+plugin = ModePlugin(__name__, routes=".routes:routes", describer=".changes:DESCRIBER")
 register_modes = plugin.register_modes
 register_routes = plugin.register_routes
+register_change_describers = plugin.register_change_describers
