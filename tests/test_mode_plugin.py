@@ -135,5 +135,5 @@ def test_the_built_in_modes_offer_the_hooks_they_did_before():
     hooks = {p["name"]: p["hooks"] for p in get_plugins(build_plugin_manager())}
     assert hooks["coauthor"] == ["register_commands", "register_modes", "register_routes"]
     # `pneuma export` moved from slide's own command to the export hook (issue 18).
-    assert hooks["slide"] == ["register_exporters", "register_modes"]
+    assert hooks["slide"] == ["register_change_describers", "register_exporters", "register_modes"]
     assert hooks["doc"] == hooks["draw"] == ["register_exporters", "register_modes"]

@@ -1,0 +1,158 @@
+"""The slide mode describes a turn in slides: added, removed, moved, retitled,
+text or layout changed on slide N, theme changed; and reverts one of them
+while keeping every other change of the turn (issue 28)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from pneuma.api import TurnFilesFromMaps
+from pneuma.host.plugins import get_plugin_manager
+from pneuma.host.turn_changes import all_describers, describe_turn, revert_contents
+
+SEEDS = Path(__file__).resolve().parents[2] / "plugins" / "slide" / "pneuma_slide" / "seeds"
+
+
+def _seed_deck() -> dict[str, bytes]:
+    return {p.relative_to(SEEDS).as_posix(): p.read_bytes() for p in SEEDS.rglob("*") if p.is_file()}
+
+
+def _manifest(deck: dict[str, bytes]) -> dict:
+    return json.loads(deck["manifest.json"])
+
+
+def _with_manifest(deck: dict[str, bytes], data: dict) -> dict[str, bytes]:
+    return {**deck, "manifest.json": json.dumps(data, indent=2).encode()}
+
+
+@pytest.fixture(scope="module")
+def describer():
+    return all_describers(get_plugin_manager())["slide"]
+
+
+def _summary(turn) -> list[tuple[str, str, str]]:
+    return [(_where(c), c.what if isinstance(c.what, str) else c.what["en"], c.kind) for c in turn.changes]
+
+
+def _where(change) -> str:
+    return change.where if isinstance(change.where, str) else change.where["en"]
+
+
+def test_retitling_slide_3_and_moving_slide_7_after_4_is_exactly_two_changes(describer) -> None:
+    before = _seed_deck()
+    data = _manifest(before)
+    slides = data["slides"]
+    slides[2]["title"] = "Point, don't explain"
+    slides.insert(4, slides.pop(6))
+    after = _with_manifest(before, data)
+    files = TurnFilesFromMaps(before, after)
+
+    turn = describe_turn(describer, files)
+
+    assert turn.source == "mode"
+    assert [(_where(c), c.kind) for c in turn.changes] == [("Slide 3", "changed"), ("Slide 5", "moved")]
+    title, move = turn.changes
+    assert "title" in title.what["en"] and "from 7 to 5" in move.what["en"]
+    assert move.locate == {"file": "slides/07-workflow.html"}
+    assert title.locate == {"file": "slides/03-point.html"}
+
+    written = revert_contents(turn, files, move, {"manifest.json": after["manifest.json"]})
+
+    reverted = json.loads(written["manifest.json"])
+    assert [s["file"] for s in reverted["slides"]] == [s["file"] for s in _manifest(before)["slides"]]
+    assert reverted["slides"][2]["title"] == "Point, don't explain"
+    assert reverted["title"] == data["title"]
+
+    back = revert_contents(turn, files, title, {"manifest.json": after["manifest.json"]})
+    kept_order = json.loads(back["manifest.json"])
+    assert [s["file"] for s in kept_order["slides"]] == [s["file"] for s in slides]
+    assert kept_order["slides"][2]["title"] == _manifest(before)["slides"][2]["title"]
+
+
+def test_adds_removes_text_layout_and_theme_each_name_their_slide(describer) -> None:
+    before = _seed_deck()
+    data = _manifest(before)
+    removed = data["slides"].pop(1)  # slide 2 of the old order
+    data["slides"].append({"file": "slides/09-new.html", "title": "New at the end"})
+    after = _with_manifest(before, data)
+    del after[removed["file"]]
+    after["slides/09-new.html"] = b'<section class="slide"><h1>New at the end</h1></section>\n'
+    after["slides/04-loop.html"] = before["slides/04-loop.html"].replace(b'class="figure"', b'class="figure figure--wide"', 1)
+    assert after["slides/04-loop.html"] != before["slides/04-loop.html"]
+    after["slides/01-title.html"] = before["slides/01-title.html"].replace(b"<strong>Pneuma</strong>", b"<strong>Pneuma, live</strong>", 1)
+    after["theme.css"] = before["theme.css"] + b"\n:root { --accent: red; }\n"
+
+    turn = describe_turn(describer, TurnFilesFromMaps(before, after))
+
+    summary = _summary(turn)
+    assert ("Theme", "changed", "changed") in summary
+    assert ("Slide 1", "text changed", "changed") in summary
+    assert ("Slide 2", "removed", "removed") in summary
+    assert ("Slide 3", "layout changed", "changed") in summary  # 04-loop is third now
+    assert ("Slide 8", "added", "added") in summary
+    assert len(summary) == 5 and turn.source == "mode"
+    assert not any(c.kind == "moved" for c in turn.changes)  # a removal shifts, it does not move
+    added = next(c for c in turn.changes if c.kind == "added")
+    assert set(added.files) == {"manifest.json", "slides/09-new.html"}
+
+    # Reverting the addition takes the entry out and deletes the file; the removal stays.
+    files = TurnFilesFromMaps(before, after)
+    current = {"manifest.json": after["manifest.json"], "slides/09-new.html": after["slides/09-new.html"]}
+    written = revert_contents(turn, files, added, current)
+    assert written["slides/09-new.html"] is None
+    assert [s["file"] for s in json.loads(written["manifest.json"])["slides"]] == \
+        [s["file"] for s in data["slides"][:-1]]
+
+    # Reverting the removal puts slide 2 back at its place and its file back.
+    gone = next(c for c in turn.changes if c.kind == "removed")
+    current = {p: after.get(p) for p in gone.files}
+    written = revert_contents(turn, files, gone, current)
+    assert written[removed["file"]] == before[removed["file"]]
+    order = [s["file"] for s in json.loads(written["manifest.json"])["slides"]]
+    assert order[1] == removed["file"] and order[-1] == "slides/09-new.html"
+
+
+def test_a_heading_retitle_reverts_only_the_heading_and_keeps_other_edits(describer) -> None:
+    before = {"manifest.json": json.dumps({"slides": [{"file": "slides/a.html", "title": "Old"}]}).encode(),
+              "slides/a.html": b'<section class="slide">\n  <h1>Old</h1>\n  <p>Body one.</p>\n</section>\n'}
+    after = {"manifest.json": json.dumps({"slides": [{"file": "slides/a.html", "title": "New"}]}).encode(),
+             "slides/a.html": b'<section class="slide">\n  <h1>New</h1>\n  <p>Body two.</p>\n</section>\n'}
+    files = TurnFilesFromMaps(before, after)
+    turn = describe_turn(describer, files)
+    assert _summary(turn) == [("Slide 1", "title changed", "changed"), ("Slide 1", "text changed", "changed")]
+    title, text = turn.changes
+    assert set(title.files) == {"manifest.json", "slides/a.html"}
+    written = revert_contents(turn, files, title, {p: after[p] for p in title.files})
+    assert written["slides/a.html"] == b'<section class="slide">\n  <h1>Old</h1>\n  <p>Body two.</p>\n</section>\n'
+    assert json.loads(written["manifest.json"])["slides"][0]["title"] == "Old"
+    written = revert_contents(turn, files, text, {"slides/a.html": after["slides/a.html"]})
+    assert written["slides/a.html"] == b'<section class="slide">\n  <h1>New</h1>\n  <p>Body one.</p>\n</section>\n'
+
+
+def test_a_broken_manifest_is_described_per_file_without_an_exception(describer) -> None:
+    before = _seed_deck()
+    after = {**before, "manifest.json": b'{"slides": [', "theme.css": before["theme.css"] + b"/* x */"}
+    turn = describe_turn(describer, TurnFilesFromMaps(before, after))
+    assert turn.warning is None
+    assert sorted(f for c in turn.changes for f in c.files) == ["manifest.json", "theme.css"]
+
+
+def test_describing_a_50_slide_deck_turn_is_fast(describer) -> None:
+    slides = [{"file": f"slides/{i:02d}.html", "title": f"Slide {i}"} for i in range(50)]
+    before = {f"slides/{i:02d}.html": f'<section class="slide"><h1>Slide {i}</h1><p>{"text " * 80}</p></section>'.encode()
+              for i in range(50)}
+    before["manifest.json"] = json.dumps({"slides": slides}).encode()
+    after = {path: content.replace(b"text", b"words") for path, content in before.items()}
+    moved = list(reversed(slides))
+    after["manifest.json"] = json.dumps({"slides": moved}).encode()
+    files = TurnFilesFromMaps(before, after)
+    started = time.perf_counter()
+    turn = describe_turn(describer, files)
+    elapsed = time.perf_counter() - started
+    assert sum(c.kind == "moved" for c in turn.changes) == 49
+    assert sum(c.kind == "changed" for c in turn.changes) == 50
+    assert elapsed < 0.05, elapsed
