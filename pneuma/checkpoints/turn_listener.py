@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from pneuma.checkpoints.baseline import Stats, StatWalker, Stopped, keep, read_first
+from pneuma.checkpoints.described_turns import DescribedTurns, described_json
 from pneuma.checkpoints.model import FileMap
 from pneuma.checkpoints.store import AGENT_NOTE, Checkpoints
 
@@ -66,7 +67,7 @@ class CheckpointTurns:
     """The checkpoints of one session's turns, in ``store``."""
 
     # Part of the conversation: what each turn changed, and rewinds.
-    history_types = ("turn_checkpoint", "turn_changes", "workspace_restored")
+    history_types = ("turn_checkpoint", "turn_changes", "workspace_restored", "turn_described")
 
     def __init__(self, store: Checkpoints, session: CheckpointHost) -> None:
         self.store = store
@@ -92,6 +93,9 @@ class CheckpointTurns:
         self._baseline: FileMap | None = None
         self._baseline_started = False
         self._stopping = False
+        # Issue 28 (engineer A): each turn in the mode's terms, kept per ref
+        # for the routes and the revert (pneuma.checkpoints.described_turns).
+        self.described = DescribedTurns(store, getattr(session, "mode", None))
 
     # --- the standing baseline ---
 
@@ -246,8 +250,24 @@ class CheckpointTurns:
         if ended is not None:
             # The chat shows under the user's message what the turn changed.
             session.emit({"type": "turn_changes", **ended})
+            self._describe_soon(ended["ref"])
         # No pruning here: the next turn's job prunes once its message has
         # gone (pruning now would share the CPU with that message's stat walk).
+
+    def _describe_soon(self, ref: str) -> None:
+        """Issue 28 (engineer A): the turn in the mode's terms
+        (``turn_described``), described in a worker thread outside the
+        recordings' order, so that no message ever waits for a describer."""
+
+        async def describe() -> None:
+            try:
+                canonical, turn = await asyncio.to_thread(self.described.describe, ref)
+            except Exception as exc:  # the per-file list is there already
+                log.warning("could not describe turn %s: %s", ref, exc)
+                return
+            self._session.emit({"type": "turn_described", **described_json(canonical, turn)})
+
+        self._session.spawn(describe())
 
     def _in_order(self, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work`` once every job queued before it is done: never two

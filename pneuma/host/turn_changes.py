@@ -138,6 +138,9 @@ class DescribedTurn:
     source: Literal["mode", "files"]
     warning: str | None = None
     describer: ChangeDescriber | None = field(default=None, compare=False)
+    # The per-file changes the host added for files the describer left out:
+    # reverted per file, never through the describer's ``revert``.
+    added_by_host: frozenset[str] = field(default=frozenset(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"changes": [c.to_json() for c in self.changes],
@@ -215,13 +218,15 @@ def describe_turn(describer: ChangeDescriber | None, files: TurnFiles) -> Descri
         seen.add(change.id)
         unique.append(change)
     covered = {path for change in unique for path in change.files}
+    added: set[str] = set()
     for item in files.changed:
         if item.path not in covered:
             fallback = describe_files(_OnlyOne(files, item))[0]
             if fallback.id not in seen:
                 unique.append(fallback)
                 seen.add(fallback.id)
-    return DescribedTurn(unique, "mode", describer=describer)
+                added.add(fallback.id)
+    return DescribedTurn(unique, "mode", describer=describer, added_by_host=frozenset(added))
 
 
 def find_change(turn: DescribedTurn, change_id: str) -> Change | None:
@@ -237,7 +242,8 @@ def revert_contents(turn: DescribedTurn, files: TurnFiles, change: Change,
     if not change.revertible:
         raise ValueError(f"change {change.id} cannot be reverted on its own")
     describer = turn.describer
-    if describer is not None and describer.revert is not None and turn.source == "mode":
+    if describer is not None and describer.revert is not None and turn.source == "mode" \
+            and change.id not in turn.added_by_host:
         answer = dict(describer.revert(files, change, current))
         stray = set(answer) - set(change.files)
         if stray:

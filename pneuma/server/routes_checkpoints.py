@@ -135,3 +135,7 @@ async def restore_checkpoint(request: web.Request) -> web.Response:
 
 def setup(app: web.Application) -> None:
     app.router.add_routes(ROUTES)
+    # A turn in the mode's terms and reverting one change (issue 28).
+    from pneuma.server import routes_turn_changes
+
+    routes_turn_changes.setup(app)
