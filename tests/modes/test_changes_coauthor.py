@@ -1,0 +1,137 @@
+"""The coauthor mode describes a turn by the paper's outline and the
+bibliography's keys, and reverts one change alone (issue 28, items 1-2)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import pneuma_coauthor
+from pneuma.api import TurnFilesFromMaps
+from pneuma.host.turn_changes import describe_turn, find_change, revert_contents
+from pneuma_coauthor.changes import DESCRIBER
+
+SEEDS = Path(pneuma_coauthor.__file__).parent / "seeds"
+METHOD = "sections/method.tex"
+
+
+@pytest.fixture(scope="module")
+def paper() -> dict[str, bytes]:
+    return {p.relative_to(SEEDS).as_posix(): p.read_bytes() for p in SEEDS.rglob("*") if p.is_file()}
+
+
+def _edited(paper: dict[str, bytes], path: str, old: str, new: str) -> dict[str, bytes]:
+    text = paper[path].decode()
+    assert old in text
+    return {**paper, path: text.replace(old, new, 1).encode()}
+
+
+def _summary(turn) -> list[str]:
+    return [f"{c.where}: {c.to_json()['what']['en']}" for c in turn.changes]
+
+
+def test_a_retitle_a_paragraph_and_a_new_reference_are_named_by_the_outline(paper) -> None:
+    after = _edited(paper, METHOD, "\\subsection{Tasks on an append-only log}", "\\subsection{Tasks on a log}")
+    after = _edited(after, METHOD, "Every request, whether typed", "Each request, whether typed")
+    after = _edited(after, "sections/results.tex", "\\section{", "\\section{Findings}\n\\label{x}\n\n\\section{")
+    bib = after["refs.bib"].decode() + "\n@article{knuth1984literate,\n  author = {Knuth, Donald E.},\n}\n"
+    after = {**after, "refs.bib": bib.encode()}
+    turn = describe_turn(DESCRIBER, TurnFilesFromMaps(paper, after))
+    assert turn.source == "mode"
+    assert _summary(turn) == [
+        "§2 Design › 2.2 Tasks on a log: retitled (was “Tasks on an append-only log”)",
+        "§2 Design › 2.2 Tasks on a log: paragraph 1 changed",
+        "§3 Findings: section added",
+        "refs.bib: entry knuth1984literate added",
+    ]
+    retitle = turn.changes[0]
+    assert retitle.kind == "renamed"
+    assert retitle.locate == {"file": METHOD, "line": paper[METHOD].decode().split("\n").index(
+        "\\subsection{Tasks on an append-only log}") + 1}
+    assert turn.changes[3].to_json()["what"]["zh-CN"] == "新增条目 knuth1984literate"
+
+
+def test_reverting_one_paragraph_keeps_the_retitle_and_the_persons_later_edit(paper) -> None:
+    after = _edited(paper, METHOD, "\\subsection{Tasks on an append-only log}", "\\subsection{Tasks on a log}")
+    after = _edited(after, METHOD, "Every request, whether typed", "Each request, whether typed")
+    files = TurnFilesFromMaps(paper, after)
+    turn = describe_turn(DESCRIBER, files)
+    paragraph = turn.changes[1]
+    # since the turn, the person edited the first paragraph of the file
+    now = after[METHOD].decode().replace("The design has three parts", "The design has 3 parts")
+    written = revert_contents(turn, files, paragraph, {METHOD: now.encode()})[METHOD].decode()
+    assert "Every request, whether typed" in written
+    assert "\\subsection{Tasks on a log}" in written
+    assert "The design has 3 parts" in written
+    # on the file as the turn left it, the revert is exact
+    exact = revert_contents(turn, files, paragraph, {METHOD: after[METHOD]})[METHOD]
+    assert exact == _edited(paper, METHOD, "\\subsection{Tasks on an append-only log}",
+                            "\\subsection{Tasks on a log}")[METHOD]
+
+
+def test_a_change_whose_lines_were_edited_since_is_not_reverted_silently(paper) -> None:
+    after = _edited(paper, METHOD, "Every request, whether typed", "Each request, whether typed")
+    files = TurnFilesFromMaps(paper, after)
+    turn = describe_turn(DESCRIBER, files)
+    [change] = turn.changes
+    now = after[METHOD].decode().replace("Each request, whether typed", "Any request, whether typed")
+    with pytest.raises(ValueError, match="edited since the turn"):
+        revert_contents(turn, files, change, {METHOD: now.encode()})
+
+
+def test_removed_sections_and_reverting_a_removed_bibliography_entry(paper) -> None:
+    method = paper[METHOD].decode()
+    start = method.index("\\subsection{Tasks on an append-only log}")
+    end = method.index("\\subsection", start + 10)
+    after = {**paper, METHOD: (method[:start] + method[end:]).encode()}
+    bib = paper["refs.bib"].decode()
+    entry_start = bib.index("@article{shneiderman1997direct")
+    entry_end = bib.index("\n@", entry_start) + 1
+    after["refs.bib"] = (bib[:entry_start] + bib[entry_end:]).encode()
+    files = TurnFilesFromMaps(paper, after)
+    turn = describe_turn(DESCRIBER, files)
+    assert _summary(turn) == [
+        "§2 Design › 2.1 The workspace is the interface: section “Tasks on an append-only log” removed",
+        "refs.bib: entry shneiderman1997direct removed",
+    ]
+    entry = find_change(turn, turn.changes[1].id)
+    assert entry is not None
+    restored = revert_contents(turn, files, entry, {"refs.bib": after["refs.bib"]})
+    assert restored == {"refs.bib": paper["refs.bib"]}
+
+
+def test_broken_and_new_files_are_whole_file_changes_and_never_raise(paper) -> None:
+    after = {**paper, "sections/intro-old.tex": b"\\section{Unclosed", "sections/method.tex": b"\xff\xfe\x00",
+             "sections/related.tex": b"\\section{Related work}\nText.\n"}
+    turn = describe_turn(DESCRIBER, TurnFilesFromMaps(paper, after))
+    assert turn.source == "mode"
+    assert {c.id: c.kind for c in turn.changes} == {
+        "file:sections/method.tex": "changed", "file:sections/intro-old.tex": "added",
+        "file:sections/related.tex": "added"}
+
+
+def test_a_two_thousand_line_chapter_is_described_in_a_few_milliseconds() -> None:
+    lines = ["\\documentclass{article}", "\\begin{document}"]
+    for section in range(40):
+        lines += [f"\\section{{Part {section}}}", ""]
+        for paragraph in range(12):
+            lines += [f"Sentence {section}.{paragraph}.{n} of the text." for n in range(3)] + [""]
+    lines.append("\\end{document}")
+    text = "\n".join(lines)
+    changed = text.replace("Sentence 31.4.1 of", "A new sentence of").replace("Sentence 7.0.0 of", "Another of")
+    before, after = {"main.tex": text.encode()}, {"main.tex": changed.encode()}
+    started = time.perf_counter()
+    turn = describe_turn(DESCRIBER, TurnFilesFromMaps(before, after))
+    took = time.perf_counter() - started
+    assert len(text.split("\n")) > 2000
+    assert _summary(turn) == ["§8 Part 7: paragraph 1 changed", "§32 Part 31: paragraph 5 changed"]
+    assert took < 0.25, took
+
+
+def test_the_coauthor_mode_registers_its_describer() -> None:
+    from pneuma.host.plugins import build_plugin_manager
+    from pneuma.host.turn_changes import all_describers
+
+    assert all_describers(build_plugin_manager())["coauthor"] is DESCRIBER
