@@ -8,9 +8,11 @@ while the same turn's retitle stays), or, for a mode that cannot split a
 file, the file as it was before the turn.
 
 The rewind's rules hold (pneuma.checkpoints.restore): a file of the change
-that differs now from what the turn left (edited by hand since, or changed
-by a later turn) is a conflict and is written only when the caller names
-it in ``overwrite``; with a conflict left, nothing is written. Before
+that differs now from what the turn left because it was edited by hand
+since or changed by a later turn is a conflict and is written only when
+the caller names it in ``overwrite``; with a conflict left, nothing is
+written. (Another revert or a rewind since is not a conflict: those are the
+person's own doing through Pneuma, and their undo points keep every state.) Before
 writing, an undo point (``u<k>``) records the workspace as it is, and the
 revert is listed in the chat with an Undo, as a rewind is, and told to the
 agent with its next message.
@@ -155,14 +157,24 @@ def _refuse_what_cannot_be_kept(change: Change, before: FileMap, now: FileMap) -
 
 def _conflicts(store: Checkpoints, ref: str, change: Change, after: FileMap,
                now: FileMap) -> list[dict[str, str]]:
-    """The files of the change that differ now from what the turn left."""
+    """The files of the change that differ now from what the turn left
+    because someone edited them by hand or a later turn changed them. What
+    Pneuma's own reverts and rewinds did since is not a conflict: reverting
+    a turn's changes one after another must not ask each time (their undo
+    points keep every state)."""
     changed = [path for path in change.files if differs(after, now, path)]
     if not changed:
         return []
     by_hand = store.changed_between_turns(ref, now)
+    names, index = store._find(ref)
+    by_turns: set[str] = set()
+    for name in names[index + 1:]:
+        later = name.split("-", 1)[1].removesuffix(".json")
+        if not later.startswith("u"):
+            by_turns |= store.changes_of(later).paths()
     return [{"path": path,
              "reason": EDITED_BY_HAND if path in by_hand else CHANGED_BY_A_LATER_TURN}
-            for path in changed]
+            for path in changed if path in by_hand or path in by_turns]
 
 
 def _stored(store: Checkpoints, now: FileMap, path: str) -> bytes | None:

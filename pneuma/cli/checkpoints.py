@@ -1,4 +1,4 @@
-"""``pneuma checkpoints list|restore``: the workspace's per-turn
+"""``pneuma checkpoints list|restore|show|revert``: the workspace's per-turn
 checkpoints from the terminal (pneuma.checkpoints; docs/checkpoints.md).
 
 Errors are one line, ``pneuma: error: …``, and exit status 2, as the other
@@ -42,7 +42,7 @@ def _when(timestamp_ms: int) -> str:
 
 @click.group()
 def checkpoints() -> None:
-    """List the workspace's per-turn checkpoints, or restore one."""
+    """List the workspace's per-turn checkpoints, restore one, or review and revert one change of a turn."""
 
 
 @checkpoints.command("list")
@@ -151,3 +151,115 @@ def _print_result(result: Any, workspace: Path) -> None:
         click.echo(f"Undo this with: pneuma checkpoints restore {result.undo} -w {workspace}")
     if result.failed:
         sys.exit(1)
+
+
+# --- a turn in the mode's terms, and reverting one change (issue 28) ---
+
+
+def _described_turns(store: Any) -> Any:
+    """The turns of ``store`` in the terms of the workspace's stored mode
+    (as `pneuma export` finds it); per file for a mode without a describer."""
+    from pneuma.checkpoints.described_turns import DescribedTurns
+    from pneuma.workspace.mode_switch import workspace_mode
+
+    return DescribedTurns(store, workspace_mode(store.workspace))
+
+
+def _english(label: Any) -> str:
+    return label if isinstance(label, str) else str(label.get("en") or
+                                                    next(iter(label.values()), ""))
+
+
+@checkpoints.command("show")
+@click.argument("ref")
+@_WORKSPACE
+@_JSON
+def show_command(ref: str, workspace: Path, as_json: bool) -> None:
+    """What turn REF changed, in the mode's terms (slides, sections, nodes...), with each change's id."""
+    from pneuma.checkpoints.described_turns import described_json
+    from pneuma.core.errors import ToolError
+
+    try:
+        store = _open(workspace)
+        turns = _described_turns(store)
+        canonical, turn = turns.describe(ref)
+        checkpoint = store.get(canonical)
+    except ToolError as exc:
+        _fail(exc.message)
+    if as_json:
+        click.echo(json.dumps(described_json(canonical, turn), ensure_ascii=False, indent=1))
+        return
+    how = f"in the {turns.mode} mode's terms" if turn.source == "mode" else "per file"
+    click.echo(f"Turn {canonical} ({checkpoint.message}): {len(turn.changes)} change(s), {how}.")
+    if turn.warning:
+        click.echo(f"  note: {turn.warning}")
+    width = max((len(c.id) for c in turn.changes), default=0)
+    for change in turn.changes:
+        mark = "" if change.revertible else "  (cannot be reverted on its own)"
+        click.echo(f"  {change.id:<{width}}  {_english(change.where)}: "
+                   f"{_english(change.what)}{mark}")
+    if turn.changes:
+        click.echo(f"\n`pneuma checkpoints revert {canonical} ID -w DIR` reverts one of them "
+                   "and keeps the rest.")
+
+
+@checkpoints.command("revert")
+@click.argument("ref")
+@click.argument("change_id")
+@_WORKSPACE
+@_JSON
+@click.option("--force", is_flag=True,
+              help="Overwrite the change's files even if they changed since the turn.")
+def revert_command(ref: str, change_id: str, workspace: Path, as_json: bool,
+                   force: bool) -> None:
+    """Revert one change of turn REF (its id from `pneuma checkpoints show`), keeping the rest."""
+    from pneuma.checkpoints.revert_change import revert_change
+    from pneuma.core.errors import ToolError
+
+    try:
+        store = _open(workspace)
+        turns = _described_turns(store)
+        try:
+            result = revert_change(store, turns, ref, change_id)
+        except ToolError as exc:
+            conflicts = (exc.details or {}).get("conflicts") \
+                if exc.code == "E_CONFLICT" else None
+            if not conflicts:
+                raise
+            if not force:
+                _refuse_conflicts(conflicts, as_json)
+            result = revert_change(store, turns, ref, change_id,
+                                   overwrite=[c["path"] for c in conflicts])
+    except ToolError as exc:
+        _fail(exc.message)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
+    else:
+        what = f"{_english(result.change.where)}: {_english(result.change.what)}"
+        if not result.reverted and not result.failed:
+            click.echo(f"Nothing to revert: {what} is already undone.")
+        else:
+            click.echo(f"Reverted {what} (turn {result.ref}): {', '.join(result.reverted)}")
+        for item in result.failed:
+            click.echo(f"  FAILED {item['path']}: {item['error']}")
+        if result.undo:
+            click.echo(f"Undo this with: pneuma checkpoints restore {result.undo} "
+                       f"-w {store.workspace}")
+    if result.failed:
+        sys.exit(1)
+
+
+def _refuse_conflicts(conflicts: list[dict[str, str]], as_json: bool) -> NoReturn:
+    """Exit 1 listing the files changed since the turn (nothing written)."""
+    if as_json:
+        click.echo(json.dumps({"reverted": [], "conflicts": conflicts, "undoRef": None},
+                              ensure_ascii=False, indent=1))
+    else:
+        why = {"edited_by_hand": "edited by hand since the turn",
+               "changed_by_a_later_turn": "changed by a later turn"}
+        click.echo("Nothing reverted: these files changed since the turn and would be "
+                   "overwritten:", err=True)
+        for item in conflicts:
+            click.echo(f"  {item['path']}: {why.get(item['reason'], item['reason'])}", err=True)
+        click.echo("Add --force to overwrite them (the revert can be undone).", err=True)
+    sys.exit(1)
