@@ -7,8 +7,9 @@ from __future__ import annotations
 from pneuma.api import ModePlugin
 
 plugin = ModePlugin(__name__, routes=".routes:coauthor_routes", commands=[".cli:coauthor"],
-                    describer=".changes:DESCRIBER")
+                    checks=".checks:CHECKS", describer=".changes:DESCRIBER")
 register_modes = plugin.register_modes
 register_commands = plugin.register_commands
 register_routes = plugin.register_routes
+register_turn_checks = plugin.register_turn_checks
 register_change_describers = plugin.register_change_describers

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, routes=".routes:routes", describer=".changes:DESCRIBER")
+plugin = ModePlugin(__name__, routes=".routes:routes", describer=".changes:DESCRIBER",
+                    checks=".checks:CHECKS")
 register_modes = plugin.register_modes
 register_routes = plugin.register_routes
 register_change_describers = plugin.register_change_describers
+register_turn_checks = plugin.register_turn_checks
