@@ -20,6 +20,7 @@
 import { html, render, useState, useEffect, useRef } from '../vendor/preact-htm.js';
 import { fetchJson } from './viewer-helpers.js';
 import { t } from './i18n.js';
+import { TurnReview, changeText, describedFrom } from './turn-review.js';
 
 const turnsByRef = new Map(); // ref -> {ref, clientId, timestamp, changes | null}
 const refByClientId = new Map();
@@ -32,7 +33,7 @@ function isRunning(store) {
   return !!status && status !== 'idle';
 }
 
-function learn(message) {
+function learn(message, live = false) {
   if (message.type === 'turn_checkpoint') {
     const turn = turnsByRef.get(message.ref) || { ref: message.ref, changes: null };
     turn.clientId = message.client_msg_id || null;
@@ -45,14 +46,33 @@ function learn(message) {
   if (message.type === 'turn_changes') {
     const turn = turnsByRef.get(message.ref) || { ref: message.ref, clientId: null, timestamp: null };
     turn.changes = message.changes || { added: [], modified: [], removed: [] };
+    if (live) turn.endedLive = Date.now(); // its turn_described is on its way (lib/turn-review.js)
+    turnsByRef.set(message.ref, turn);
+    return null;
+  }
+  if (message.type === 'turn_described') {
+    const turn = turnsByRef.get(message.ref) || { ref: message.ref, clientId: null, timestamp: null, changes: null };
+    turn.described = describedFrom(message);
     turnsByRef.set(message.ref, turn);
     return null;
   }
   if (message.type === 'workspace_restored') {
     usedUndos.add(message.target);
+    forgetReverts(message.target);
+    const change = message.reverted_change; // one change reverted (lib/turn-review.js)
+    const turn = change && turnsByRef.get(message.target);
+    if (turn && message.undo) (turn.reverted ||= new Map()).set(change.id, message.undo);
     return { kind: 'rewind', key: `rw${++noteCounter}`, data: message, rev: 0 };
   }
   return null;
+}
+
+/** An undo point restored: the change it had reverted is back, and can be reverted again. */
+function forgetReverts(undoRef) {
+  for (const turn of turnsByRef.values()) {
+    if (!turn.reverted) continue;
+    for (const [id, undo] of turn.reverted) if (undo === undoRef) turn.reverted.delete(id);
+  }
 }
 
 /** Put rewind notes among the items: before the first user message sent after them. */
@@ -79,16 +99,16 @@ export const rewind = {
         refByTimestamp.clear();
         usedUndos.clear();
       }
-      const notes = (message.messages || []).map(learn).filter(Boolean);
+      const notes = (message.messages || []).map((m) => learn(m)).filter(Boolean);
       place(store, notes);
       if (notes.length) store.notify();
       return;
     }
-    const note = learn(message);
+    const note = learn(message, true);
     if (note) {
       store.state.items.push(note);
       store.notify();
-    } else if (message.type === 'turn_checkpoint' || message.type === 'turn_changes') {
+    } else if (['turn_checkpoint', 'turn_changes', 'turn_described'].includes(message.type)) {
       store.notify();
     }
   },
@@ -177,8 +197,9 @@ export function TurnChanges({ item, store }) {
   const running = isRunning(store);
   const changes = turn.changes;
   const count = changes ? KINDS.reduce((n, kind) => n + (changes[kind] || []).length, 0) : 0;
-  const ask = () => openRewindDialog(turn.ref, () => button.current && button.current.focus({ preventScroll: true }));
+  const ask = () => openRewindDialog(turn.ref, () => button.current && button.current.focus({ preventScroll: true }), turn);
   return html`<div class="turn-changes" data-ref=${turn.ref}>
+    <${TurnReview} turn=${turn} changed=${count > 0} running=${running} />
     <div class="turn-changes-row">
       ${changes && count > 0 && html`<button class=${`changes-chip${open ? ' open' : ''}`} aria-expanded=${open} onClick=${() => setOpen(!open)}>
         <span class="changes-counts">${KINDS.map((kind) => (changes[kind] || []).length > 0 && html`<span class=${`count ${kind}`}>${kind === 'added' ? '+' : kind === 'removed' ? '−' : '~'}${changes[kind].length}</span>`)}</span>
@@ -196,7 +217,7 @@ export function TurnChanges({ item, store }) {
 
 /** The dialog, rendered into a root of its own on <body> (a portal): the
  *  chat's scrolling list must not clip or move it. */
-export function openRewindDialog(ref, onClosed) {
+export function openRewindDialog(ref, onClosed, turn = null) {
   const root = document.createElement('div');
   root.className = 'rewind-dialog-root';
   document.body.appendChild(root);
@@ -216,7 +237,7 @@ export function openRewindDialog(ref, onClosed) {
     if (onClosed) onClosed();
   };
   window.addEventListener('keydown', onEscape, true);
-  render(html`<${RewindDialog} target=${ref} close=${close} />`, root);
+  render(html`<${RewindDialog} target=${ref} turn=${turn} close=${close} />`, root);
 }
 
 function PlanList({ title, kind, paths }) {
@@ -227,24 +248,31 @@ function PlanList({ title, kind, paths }) {
   </div>`;
 }
 
-function RewindDialog({ target, close }) {
+function RewindDialog({ target, turn, close }) {
   const [plan, setPlan] = useState(null);
   const [problem, setProblem] = useState(null);
   const [ticked, setTicked] = useState(() => new Set());
   const [working, setWorking] = useState(false);
+  const [what, setWhat] = useState('files'); // files | conversation | both
+  const [talk, setTalk] = useState(null); // whether the conversation can be rewound here
   const confirm = useRef(null);
   const dialog = useRef(null);
   const undoing = target.startsWith('u');
+  const message = turn && (turn.clientId ? { clientMsgId: turn.clientId }
+    : typeof turn.timestamp === 'number' ? { timestamp: turn.timestamp } : null);
   useEffect(() => {
     fetchJson(`/api/checkpoints/${encodeURIComponent(target)}/plan`)
       .then(setPlan)
       .catch((error) => setProblem(t('rewind.planFailed', { message: error.message })));
+    if (message) conversationRewindAvailable().then(setTalk);
   }, [target]);
   useEffect(() => {
     const focus = confirm.current || (dialog.current && dialog.current.querySelector('button'));
     if (focus) focus.focus();
   }, [plan, problem]);
   const steps = plan ? plan.write.length + plan.create.length + plan.delete.length : 0;
+  const files = what !== 'conversation';
+  const doable = (files && steps > 0) || what !== 'files';
   const conflicts = plan ? plan.conflicts : [];
   const plain = (paths) => paths.filter((p) => !conflicts.includes(p));
   const actionOf = (path) => (plan.write.includes(path) ? 'write' : plan.create.includes(path) ? 'create' : 'delete');
@@ -258,9 +286,13 @@ function RewindDialog({ target, close }) {
     setWorking(true);
     setProblem(null);
     try {
-      await fetchJson(`/api/checkpoints/${encodeURIComponent(target)}/restore`, {
-        method: 'POST', json: { overwrite: [...ticked], keepConflicts: true },
-      });
+      // Both: the files first, so a refused restore leaves the conversation as it is.
+      if (files && steps > 0) {
+        await fetchJson(`/api/checkpoints/${encodeURIComponent(target)}/restore`, {
+          method: 'POST', json: { overwrite: [...ticked], keepConflicts: true },
+        });
+      }
+      if (what !== 'files') await fetchJson('/api/conversation/rewind', { method: 'POST', json: message });
       close();
     } catch (error) {
       setWorking(false);
@@ -282,9 +314,11 @@ function RewindDialog({ target, close }) {
   return html`<div class="modal-backdrop" onKeyDown=${onKeyDown}>
     <div class="modal modal-wide rewind-dialog" role="dialog" aria-modal="true" aria-labelledby="rewind-title" ref=${dialog} data-target=${target}>
       <h2 id="rewind-title">${title}</h2>
-      ${!plan && !problem && html`<p class="modal-summary"><span class="spinner" />${t('rewind.planLoading')}</p>`}
-      ${plan && steps === 0 && html`<p class="modal-summary">${t('rewind.nothing')}</p>`}
-      ${plan && steps > 0 && html`<p class="modal-summary">${undoing ? t('rewind.undoSummary') : t('rewind.confirmSummary')}</p>
+      ${message && !undoing && html`<${RewindChoice} what=${what} setWhat=${setWhat} talk=${talk} />`}
+      ${what === 'conversation' && html`<p class="modal-summary">${t('turnReview.conversationSummary')}</p>`}
+      ${files && !plan && !problem && html`<p class="modal-summary"><span class="spinner" />${t('rewind.planLoading')}</p>`}
+      ${files && plan && steps === 0 && html`<p class="modal-summary">${what === 'both' ? t('turnReview.filesUnchanged') : t('rewind.nothing')}</p>`}
+      ${files && plan && steps > 0 && html`<p class="modal-summary">${undoing ? t('rewind.undoSummary') : what === 'both' ? t('turnReview.bothSummary') : t('rewind.confirmSummary')}</p>
         <div class="details">
           <${PlanList} title=${t(ACTION_LABELS.write)} kind="write" paths=${plain(plan.write)} />
           <${PlanList} title=${t(ACTION_LABELS.create)} kind="create" paths=${plain(plan.create)} />
@@ -306,12 +340,44 @@ function RewindDialog({ target, close }) {
         </div>`}
       ${problem && html`<div class="notice error rewind-problem" role="alert"><div class="notice-body">${problem}</div></div>`}
       <div class="modal-actions">
-        <button class="btn" onClick=${close}>${steps > 0 ? t('rewind.cancel') : t('rewind.close')}</button>
-        ${steps > 0 && html`<button class="btn primary rewind-confirm" ref=${confirm} disabled=${working} onClick=${run}>
-          ${working ? t('rewind.working') : undoing ? t('rewind.undo') : t('rewind.confirm')}</button>`}
+        <button class="btn" onClick=${close}>${doable ? t('rewind.cancel') : t('rewind.close')}</button>
+        ${doable && html`<button class="btn primary rewind-confirm" ref=${confirm} disabled=${working || (what !== 'files' && talk !== true)} onClick=${run}>
+          ${working ? t('rewind.working') : undoing ? t('rewind.undo') : t(CONFIRM_LABELS[what])}</button>`}
       </div>
     </div>
   </div>`;
+}
+
+// Catalogue keys, spelt out so that the catalogue test finds them.
+const CONFIRM_LABELS = { files: 'rewind.confirm', conversation: 'turnReview.confirmConversation', both: 'turnReview.confirmBoth' };
+const CHOICES = [
+  ['files', 'turnReview.choiceFiles'], ['conversation', 'turnReview.choiceConversation'], ['both', 'turnReview.choiceBoth'],
+];
+
+/** Whether this server rewinds conversations (POST /api/conversation/rewind,
+ *  docs/conversations.md): its branch list answers. A 404 says it does not. */
+async function conversationRewindAvailable() {
+  try {
+    await fetchJson('/api/conversation/branches');
+    return true;
+  } catch (error) {
+    return error.status !== 404;
+  }
+}
+
+/** Files only (the default), the conversation only, or both. */
+function RewindChoice({ what, setWhat, talk }) {
+  return html`<fieldset class="rewind-choice">
+    <legend>${t('turnReview.choiceLegend')}</legend>
+    ${CHOICES.map(([value, key]) => {
+      const off = value !== 'files' && talk === false;
+      return html`<label class=${`rewind-choice-item${off ? ' off' : ''}`} data-choice=${value}>
+        <input type="radio" name="rewind-what" value=${value} checked=${what === value} disabled=${off}
+          onChange=${() => setWhat(value)} />
+        <span>${t(key)}</span></label>`;
+    })}
+    ${talk === false && html`<p class="rewind-hint">${t('turnReview.conversationUnavailable')}</p>`}
+  </fieldset>`;
 }
 
 // --- the note a rewind leaves in the chat -------------------------------------
@@ -329,9 +395,12 @@ export function RewindNote({ item, store }) {
   const kept = data.kept_conflicts || [];
   const failed = data.failed || [];
   const undone = data.undo && usedUndos.has(data.undo);
+  // One change reverted (lib/turn-review.js) is listed as a rewind is, naming the change.
+  const change = data.reverted_change;
   const title = String(data.target || '').startsWith('u')
     ? t('rewind.undone', { count: restored.length })
-    : t('rewind.done', { turn: data.target, count: restored.length });
+    : change ? t('turnReview.revertedNote', { change: changeText(change), turn: data.target, count: restored.length })
+      : t('rewind.done', { turn: data.target, count: restored.length });
   const undo = async () => {
     setWorking(true);
     setProblem(null);
@@ -347,7 +416,8 @@ export function RewindNote({ item, store }) {
     }
     setWorking(false);
   };
-  return html`<div class="notice rewind-note" data-target=${data.target} data-undo=${data.undo || ''}>
+  return html`<div class="notice rewind-note" data-target=${data.target} data-undo=${data.undo || ''}
+      data-change-id=${change ? change.id : ''}>
     <div class="rewind-note-head">
       <div class="notice-title">${title}</div>
       ${data.undo && html`<button class="btn rewind-undo" disabled=${undone || working || isRunning(store)} onClick=${undo}>
