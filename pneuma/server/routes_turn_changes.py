@@ -42,7 +42,8 @@ async def turn_changes(request: web.Request) -> web.Response:
     return web.json_response(described_json(ref, turn))
 
 
-@ROUTES.post("/api/checkpoints/{ref}/changes/{change_id}/revert")
+# A change id may hold "/" (``slide:slides/07.html:moved``): raw or as %2F.
+@ROUTES.post("/api/checkpoints/{ref}/changes/{change_id:.+}/revert")
 async def revert_one_change(request: web.Request) -> web.Response:
     session = request.app[SESSION]
     turns, described = _turns(session)
