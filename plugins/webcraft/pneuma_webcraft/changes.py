@@ -1,0 +1,471 @@
+"""A turn's changes in a web site's own terms (issue 28, items 1 and 2).
+
+Pages (``*.html``) are compared line by line (``line_hunks``) and each run
+of changed lines is named by the element around it, in the page as the turn
+left it, with the short CSS selector the viewer's own picker makes (bridge.js
+``selectorOf``: an id when it is unique, else tag, up to two classes and
+``:nth-of-type`` where siblings share them), shown as the person reads it:
+"index.html › section#pricing: text changed", a landmark without an id by
+its heading ("section “Why people switch”"). Runs in the same element are
+one change. Stylesheets name the rules they touch, scripts and assets are
+changed, added or removed, and a new or removed page is one change. The
+stdlib's ``html.parser`` reads the pages: no browser.
+
+Reverting one element's change puts back only its lines, so the turn's
+other changes in the page stay; stylesheets, scripts, assets and whole
+pages go back whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import PurePosixPath
+
+from pneuma.api import Change, ChangeDescriber, FileChange, TurnFiles, text_of
+from pneuma_webcraft.line_hunks import Hunk, changed_hunks, revert_hunk, split_lines
+
+PAGE_SUFFIXES = (".html", ".htm")
+STYLE_SUFFIXES = (".css",)
+SCRIPT_SUFFIXES = (".js", ".mjs")
+ASSET_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico", ".woff", ".woff2",
+                  ".ttf", ".otf")
+_VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+# Elements too small to name a change by: the block around them does.
+_INLINE = frozenset("a abbr b bdi bdo br cite code data dfn em i kbd mark q s samp small span strong sub "
+                    "sup time u var wbr img svg path use label".split())
+_LANDMARKS = frozenset("section header footer main nav article aside form".split())
+# Landmarks a heading names (a page's main or header is named by its tag).
+_HEADED = frozenset("section article aside".split())
+_TAG = re.compile(r"<[^>]*>")
+_SPACE = re.compile(r"\s+")
+_LISTED = 3
+
+
+@dataclass(eq=False)
+class Element:
+    tag: str
+    attrs: dict[str, str]
+    start: int  # 0-based line of its start tag
+    parent: Element | None
+    end: int = -1  # 0-based line of its end tag (its start line when it has none)
+    children: list[Element] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)  # a heading's text
+
+    @property
+    def classes(self) -> list[str]:
+        return [c for c in self.attrs.get("class", "").split() if not c.startswith("webcraft-")][:2]
+
+
+class _TreeBuilder(HTMLParser):
+    """The page's elements with the lines they span (never raises: what it
+    cannot close is closed where its parent closes)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Element("#document", {}, 0, None)
+        self.open: list[Element] = [self.root]
+        self.ids: dict[str, int] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        line = self.getpos()[0] - 1
+        element = Element(tag, {k: v or "" for k, v in attrs}, line, self.open[-1])
+        self.open[-1].children.append(element)
+        if element.attrs.get("id"):
+            self.ids[element.attrs["id"]] = self.ids.get(element.attrs["id"], 0) + 1
+        if tag in _VOID:
+            element.end = line
+        else:
+            self.open.append(element)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self.open.pop().end = self.getpos()[0] - 1
+
+    def handle_endtag(self, tag: str) -> None:
+        line = self.getpos()[0] - 1
+        for depth in range(len(self.open) - 1, 0, -1):
+            if self.open[depth].tag == tag:
+                while len(self.open) > depth:
+                    self.open.pop().end = line
+                return
+
+    def handle_data(self, data: str) -> None:
+        for element in self.open[1:]:
+            if element.tag in ("h1", "h2", "h3", "h4", "h5", "h6", "title"):
+                element.text.append(data)
+
+    def finish(self, last_line: int) -> Element:
+        try:
+            self.close()
+        except Exception:  # html.parser gives up on some broken markup at the very end
+            pass
+        while len(self.open) > 1:
+            self.open.pop().end = last_line
+        self.root.end = last_line
+        return self.root
+
+
+def parse_page(text: str) -> tuple[Element, dict[str, int]]:
+    """The page's element tree and how often each id occurs."""
+    builder = _TreeBuilder()
+    try:
+        builder.feed(text)
+    except Exception:  # never: html.parser is lenient; a page must not break the review
+        pass
+    return builder.finish(max(len(split_lines(text)) - 1, 0)), builder.ids
+
+
+def innermost(root: Element, first: int, last: int) -> Element:
+    """The smallest element whose lines hold lines ``first``..``last``."""
+    found = root
+    while True:
+        inner = next((c for c in found.children if c.start <= first and c.end >= last), None)
+        if inner is None:
+            return found
+        found = inner
+
+
+def selector_of(element: Element, ids: Mapping[str, int]) -> str:
+    """The viewer's picker's selector for ``element`` (bridge.js selectorOf)."""
+    parts: list[str] = []
+    node: Element | None = element
+    while node is not None and node.tag not in ("#document", "html"):
+        node_id = node.attrs.get("id", "")
+        if node_id and ids.get(node_id) == 1:
+            parts.insert(0, f"#{_css_escape(node_id)}")
+            break
+        part = node.tag + "".join(f".{_css_escape(c)}" for c in node.classes)
+        parent = node.parent
+        if parent is not None:
+            same = [c for c in parent.children if c.tag == node.tag and set(node.classes) <= set(c.classes)]
+            if len(same) > 1:
+                of_tag = [c for c in parent.children if c.tag == node.tag]
+                part += f":nth-of-type({of_tag.index(node) + 1})"
+        parts.insert(0, part)
+        if node.tag == "body":
+            break
+        node = parent
+    return " > ".join(parts)
+
+
+def _css_escape(name: str) -> str:
+    escaped = re.sub(r"([^A-Za-z0-9_-])", r"\\\1", name)
+    return "\\3" + escaped[0] + " " + escaped[1:] if escaped[:1].isdigit() else escaped
+
+
+def shown_name(element: Element, ids: Mapping[str, int], selector: str) -> str:
+    """How the change list names an element: ``section#pricing``; inside a
+    landmark, the landmark (by its id or its heading) and the element
+    (``section “Pricing” › p.lead``); else the tail of its selector."""
+    if element.tag in ("title", "head"):
+        return element.tag
+    own = _short(element, ids)
+    if element.attrs.get("id"):
+        return own
+    landmark = element
+    while landmark.parent is not None and landmark.tag not in _LANDMARKS:
+        landmark = landmark.parent
+    if landmark.tag in _LANDMARKS:
+        heading = _first_heading(landmark) if landmark.tag in _HEADED else None
+        named = (_short(landmark, ids) if landmark.attrs.get("id") or not heading
+                 else f"{landmark.tag} “{heading}”")
+        return named if landmark is element else f"{named} › {own}"
+    parts = selector.split(" > ")
+    return " > ".join(parts[-3:]) if len(parts) > 3 else selector
+
+
+def _short(element: Element, ids: Mapping[str, int]) -> str:
+    element_id = element.attrs.get("id", "")
+    if element_id:
+        return f"{element.tag}#{element_id}"
+    return element.tag + "".join(f".{c}" for c in element.classes)
+
+
+def _first_heading(element: Element) -> str | None:
+    for child in element.children:
+        if child.tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            text = _SPACE.sub(" ", "".join(child.text)).strip()
+            return text[:60] if text else None
+        found = _first_heading(child)
+        if found:
+            return found
+    return None
+
+
+# --- describing ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Planned:
+    change: Change
+    path: str
+    hunks: tuple[Hunk, ...] = ()  # none: the whole file(s)
+
+
+def _kind_of_edit(old: str, new: str) -> tuple[str, str]:
+    """What a run of lines did, in words: text, attributes or markup."""
+    old_tags, new_tags = _TAG.findall(old), _TAG.findall(new)
+    old_text = _SPACE.sub(" ", _TAG.sub(" ", old)).strip()
+    new_text = _SPACE.sub(" ", _TAG.sub(" ", new)).strip()
+    if old_tags == new_tags:
+        return ("text changed", "文字修改") if old_text != new_text else ("spacing changed", "空白修改")
+    if old_text == new_text and [t.split()[0] for t in old_tags] == [t.split()[0] for t in new_tags]:
+        return ("attributes changed", "属性修改")
+    return ("content changed", "内容修改")
+
+
+def _page_element_changes(path: str, before_text: str, after_text: str) -> list[_Planned]:
+    before, after = split_lines(before_text), split_lines(after_text)
+    root_before = _LazyTree(before_text)  # needed only where lines were removed
+    root_after, ids = parse_page(after_text)
+    grouped: dict[str, list[tuple[Hunk, str, str, Element, Element]]] = {}
+    for found in changed_hunks(before, after, joins=lambda gap: False):
+        hunk = _aligned(found, before, after, root_before, root_after)
+        element, words, shown = _hunk_element(hunk, root_before, root_after)
+        selector = selector_of(element, ids) or element.tag
+        grouped.setdefault(selector, []).append((hunk, *words, element, shown))
+    planned: list[_Planned] = []
+    for selector, items in grouped.items():
+        element, shown = items[0][3], items[0][4]
+        words = {(en, zh) for _, en, zh, _, _ in items}
+        en, zh = words.pop() if len(words) == 1 else ("changed", "修改")
+        kind = "added" if en.endswith(" added") else "removed" if en.endswith(" removed") else "changed"
+        name = shown_name(element, ids, selector)
+        hunks = tuple(item[0] for item in items)
+        locate: dict[str, str] = {"file": path, "page": path}
+        if shown.tag not in ("#document", "html", "head", "title"):
+            locate["selector"] = selector_of(shown, ids)
+        change = Change(id=f"page:{path}:{hunks[0].j1 + 1}", where=f"{path} › {name}",
+                        what={"en": en, "zh-CN": zh}, kind=kind, files=(path,),  # type: ignore[arg-type]
+                        locate=locate)
+        planned.append(_Planned(change, path, hunks))
+    return planned
+
+
+class _LazyTree:
+    """A page's tree, parsed on first use."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._root: Element | None = None
+
+    def get(self) -> Element:
+        if self._root is None:
+            self._root = parse_page(self._text)[0]
+        return self._root
+
+
+def _aligned(hunk: Hunk, before: Sequence[str], after: Sequence[str], root_before: _LazyTree,
+             root_after: Element) -> Hunk:
+    """A run of lines only added (or only removed) moved up or down over
+    equal lines to where it holds whole elements, when it can: difflib may
+    report a new card as "<h3>…</article><article>" instead of the card."""
+    if hunk.i1 != hunk.i2 and hunk.j1 != hunk.j2:
+        return hunk
+    lines, first, last, root = (after, hunk.j1, hunk.j2, root_after) if hunk.j2 > hunk.j1 else \
+        (before, hunk.i1, hunk.i2, root_before.get())
+    size = last - first
+    candidates = [0]
+    up = 0
+    while first - up - 1 >= 0 and lines[first - up - 1] == lines[last - up - 1]:
+        up += 1
+        candidates.append(-up)
+    down = 0
+    while last + down < len(lines) and lines[first + down] == lines[last + down]:
+        down += 1
+        candidates.append(down)
+    for shift in candidates:
+        start = first + shift
+        if _whole_elements(root, start, start + size):
+            return Hunk(hunk.i1 + shift, hunk.i2 + shift, hunk.j1 + shift, hunk.j2 + shift)
+    return hunk
+
+
+def _whole_elements(root: Element, first: int, last: int) -> bool:
+    """Whether lines ``first``..``last`` (excluded) are exactly whole
+    elements, siblings of one parent."""
+    inside = _wholly_inside(innermost(root, first, last - 1), first, last)
+    return bool(inside) and inside[0].start == first and inside[-1].end == last - 1
+
+
+def _hunk_element(hunk: Hunk, root_before: _LazyTree,
+                  root_after: Element) -> tuple[Element, tuple[str, str], Element]:
+    """The element a run of changed lines is named by, what it did (empty
+    when the caller must compare the lines), and the element to show."""
+    if hunk.j2 > hunk.j1:
+        element = innermost(root_after, hunk.j1, hunk.j2 - 1)
+        added = _wholly_inside(element, hunk.j1, hunk.j2)
+        if hunk.i2 == hunk.i1 and added:
+            parent = added[0].parent or element
+            tags = ", ".join(dict.fromkeys(c.tag for c in added))
+            return _named(parent), (f"{tags} added", f"新增 {tags}"), added[0]
+        return _named(element), ("", ""), _named(element)
+    # lines removed: named by the element around where they were
+    element = _named(innermost(root_after, max(hunk.j1 - 1, 0), hunk.j1))
+    old = innermost(root_before.get(), hunk.i1, max(hunk.i2 - 1, hunk.i1))
+    gone = _wholly_inside(old, hunk.i1, hunk.i2)
+    tags = ", ".join(dict.fromkeys(c.tag for c in gone)) or "lines"
+    return element, (f"{tags} removed", f"删除 {tags}"), element
+
+
+def _wholly_inside(element: Element, first: int, last: int) -> list[Element]:
+    """``element`` itself when lines ``first``..``last`` (excluded) hold all
+    of it, else its children they hold."""
+    if element.tag != "#document" and first <= element.start and element.end < last:
+        return [element]
+    return [c for c in element.children if first <= c.start and c.end < last]
+
+
+def _named(element: Element) -> Element:
+    """``element``, or the nearest block around it when it is inline."""
+    while element.tag in _INLINE and element.parent is not None and element.parent.tag != "#document":
+        element = element.parent
+    return element
+
+
+def _with_words(planned: list[_Planned], before_text: str, after_text: str) -> list[_Planned]:
+    """Fill in what each change did where the element alone did not say."""
+    before, after = split_lines(before_text), split_lines(after_text)
+    done: list[_Planned] = []
+    for item in planned:
+        what = item.change.what
+        if isinstance(what, Mapping) and what.get("en"):
+            done.append(item)
+            continue
+        kinds = {_kind_of_edit("".join(before[h.i1:h.i2]), "".join(after[h.j1:h.j2])) for h in item.hunks}
+        en, zh = kinds.pop() if len(kinds) == 1 else ("changed", "修改")
+        change = Change(id=item.change.id, where=item.change.where, what={"en": en, "zh-CN": zh},
+                        kind="changed", files=item.change.files, locate=item.change.locate)
+        done.append(_Planned(change, item.path, item.hunks))
+    return done
+
+
+def _css_rules(before_text: str, after_text: str) -> list[str]:
+    """The selectors of the rules a stylesheet's changed lines are in."""
+    before, after = split_lines(before_text), split_lines(after_text)
+    rules: dict[str, None] = {}
+    for hunk in changed_hunks(before, after, joins=lambda gap: False):
+        for lines, first, last in ((after, hunk.j1, hunk.j2), (before, hunk.i1, hunk.i2)):
+            for index in range(first, last):
+                if "{" in lines[index]:
+                    rules.setdefault(lines[index].split("{")[0].strip() or "…")
+            above = next((lines[i] for i in range(min(first, len(lines)) - 1, -1, -1) if "{" in lines[i] or "}" in lines[i]), "")
+            if "{" in above and "}" not in above.split("{")[-1]:
+                rules.setdefault(above.split("{")[0].strip() or "…")
+    return [r for r in rules if r]
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names[:_LISTED]) + (f" +{len(names) - _LISTED}" if len(names) > _LISTED else "")
+
+
+def _file_words(status: str) -> tuple[str, str, str]:
+    return {"added": ("added", "新增", "added"), "deleted": ("removed", "删除", "removed"),
+            "modified": ("changed", "修改", "changed")}[status]
+
+
+def _page_changes(files: TurnFiles, item: FileChange) -> list[_Planned]:
+    old, new = text_of(files.before(item.path)), text_of(files.after(item.path))
+    if item.status == "modified" and old is not None and new is not None:
+        planned = _with_words(_page_element_changes(item.path, old, new), old, new)
+        if planned:
+            return planned
+    en, zh, kind = _file_words(item.status)
+    title = ""
+    if new is not None and item.status == "added":
+        root, _ = parse_page(new)
+        heading = _first_title(root)
+        title = f" (“{heading}”)" if heading else ""
+    change = Change(id=f"page:{item.path}", where={"en": f"Page {item.path}", "zh-CN": f"页面 {item.path}"},
+                    what={"en": en + title, "zh-CN": zh + title}, kind=kind,  # type: ignore[arg-type]
+                    files=(item.path,),
+                    locate={"file": item.path, "page": item.path} if item.status != "deleted" else None)
+    return [_Planned(change, item.path)]
+
+
+def _first_title(root: Element) -> str | None:
+    stack = [root]
+    while stack:
+        element = stack.pop(0)
+        if element.tag == "title":
+            text = _SPACE.sub(" ", "".join(element.text)).strip()
+            return text[:60] or None
+        stack.extend(element.children)
+    return None
+
+
+def _style_or_script(files: TurnFiles, item: FileChange) -> _Planned:
+    is_style = item.path.endswith(STYLE_SUFFIXES)
+    en, zh, kind = _file_words(item.status)
+    if is_style and item.status == "modified":
+        old, new = text_of(files.before(item.path)), text_of(files.after(item.path))
+        rules = _css_rules(old, new) if old is not None and new is not None else []
+        if rules:
+            noun = "rule" if len(rules) == 1 else "rules"
+            en, zh = f"{noun} {_listed(rules)} changed", f"规则 {_listed(rules)} 修改"
+    label = ("Stylesheet", "样式表") if is_style else ("Script", "脚本")
+    change = Change(id=f"{'style' if is_style else 'script'}:{item.path}",
+                    where={"en": f"{label[0]} {item.path}", "zh-CN": f"{label[1]} {item.path}"},
+                    what={"en": en, "zh-CN": zh}, kind=kind, files=(item.path,),  # type: ignore[arg-type]
+                    locate={"file": item.path} if item.status != "deleted" else None)
+    return _Planned(change, item.path)
+
+
+def _asset_changes(groups: dict[str, list[str]]) -> list[_Planned]:
+    planned = []
+    for status, paths in groups.items():
+        en, zh, kind = _file_words(status)
+        names = [PurePosixPath(p).name for p in paths]
+        change = Change(id=f"assets:{en}", where={"en": "Assets", "zh-CN": "素材"},
+                        what={"en": f"{len(paths)} {en}: {_listed(names)}",
+                              "zh-CN": f"{zh} {len(paths)} 个：{_listed(names)}"},
+                        kind=kind, files=tuple(paths),  # type: ignore[arg-type]
+                        locate={"file": paths[0]} if status != "deleted" else None)
+        planned.append(_Planned(change, paths[0]))
+    return planned
+
+
+def plan(files: TurnFiles) -> list[_Planned]:
+    """The turn's changes: pages (in path order, each in page order), then
+    stylesheets and scripts, then assets."""
+    pages: list[_Planned] = []
+    code: list[_Planned] = []
+    assets: dict[str, list[str]] = {}
+    for item in files.changed:
+        path = item.path.lower()
+        if path.endswith(PAGE_SUFFIXES):
+            pages.extend(_page_changes(files, item))
+        elif path.endswith(STYLE_SUFFIXES + SCRIPT_SUFFIXES):
+            code.append(_style_or_script(files, item))
+        elif path.endswith(ASSET_SUFFIXES):
+            assets.setdefault(item.status, []).append(item.path)
+    return pages + code + _asset_changes(assets)
+
+
+def describe(files: TurnFiles) -> Sequence[Change]:
+    return [item.change for item in plan(files)]
+
+
+def revert(files: TurnFiles, change: Change, current: Mapping[str, bytes | None]) -> Mapping[str, bytes | None]:
+    """Only ``change`` undone: an element's lines back in the page as it is
+    now; anything else, its files as they were before the turn."""
+    found = next((item for item in plan(files) if item.change.id == change.id), None)
+    if found is None or not found.hunks:
+        return {path: files.before(path) for path in change.files}
+    before, after = text_of(files.before(found.path)), text_of(files.after(found.path))
+    now = text_of(current.get(found.path))
+    if before is None or after is None or now is None:
+        raise ValueError(f"{found.path} is no longer a text file: revert the whole page instead")
+    old_lines, new_lines = split_lines(before), split_lines(after)
+    # the last run first: the earlier ones keep their line numbers
+    for hunk in sorted(found.hunks, key=lambda h: h.j1, reverse=True):
+        now = revert_hunk(old_lines, new_lines, hunk, now)
+        new_lines = new_lines[:hunk.j1] + old_lines[hunk.i1:hunk.i2] + new_lines[hunk.j2:]
+    return {found.path: now.encode("utf-8")}
+
+
+DESCRIBER = ChangeDescriber(mode="webcraft", describe=describe, revert=revert)
