@@ -11,7 +11,8 @@ brings slide 3 into the viewer; reverting only the move puts the deck's
 order back in manifest.json and keeps the new title (both live in that one
 file); the revert is listed in the chat, and its Undo brings the move back.
 A hand edit of manifest.json after the turn then makes a revert ask first,
-the file unticked; "Rewind to here" asks what to rewind, files by default.
+the file unticked; a reload shows the same; "Rewind to here" asks what to
+rewind, files by default.
 
 Everything runs in the loopback-only network namespace of the root conftest.
 """
@@ -142,6 +143,13 @@ def test_a_slide_turn_is_reviewed_in_slides_and_only_its_move_is_reverted(
     order, title = deck(server.workspace)
     assert (order, title) == (MOVED_ORDER, "Point at it. Don't describe it.")
     assert json.loads(manifest.read_text(encoding="utf-8"))["title"] == "My own deck title"
+
+    # A reload shows the same, from the conversation log: the title reverted, the move not.
+    page.reload()
+    expect(summary).to_contain_text("Slide 3: title changed", timeout=TURN)
+    summary.click()
+    expect(title_row.locator(".tc-revert")).to_have_text("Reverted")
+    expect(move_row.locator(".tc-revert")).to_have_text("Revert")
 
     # "Rewind to here" asks what to rewind: the files, by default.
     turn.locator(".rewind-btn").click()
