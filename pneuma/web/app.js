@@ -24,12 +24,15 @@ import { SessionEnded } from './lib/stopped.js';
 import { HEADLESS, runsRequest, viewerHost } from './lib/headless-client.js';
 import { AgentFollower, FollowNotice, personIsBusy } from './lib/follow.js';
 import { Notifier } from './lib/notify.js';
+import { attachCompare } from './lib/compare.js';
+import { Timeline, timelineReceive } from './lib/timeline.js';
 
 async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
   rewind.receive(store, message); // per-turn checkpoints: lib/rewind.js
   chatReceive(store, message); // what the chat keeps: queued follow-ups, what re-renders (lib/chat.js)
   pinsReceive(message); // review pins: every tab's list, addressed after a turn (lib/pins.js)
+  timelineReceive(message); // the checkpoints' ticks under the viewer (lib/timeline.js)
   if (message.type === 'status_change' && message.status === 'idle') ui.stopping = false;
   if (message.type === 'content_update' && ui.host) {
     ui.host.contentUpdate(message.files || []);
@@ -112,7 +115,9 @@ function App() {
       attachPins();
       store.notify();
     });
-    return () => host.destroy();
+    // "Compare" on a turn, over the viewer (lib/compare.js).
+    const stopCompare = attachCompare({ host: () => ui.host, panel: () => viewerRef.current.parentElement });
+    return () => { stopCompare(); host.destroy(); };
   }, []);
 
   useEffect(() => {
@@ -146,6 +151,7 @@ function App() {
         <${FollowNotice} follower=${ui.follower} />
         ${!ui.viewerReady && html`<div class="viewer-loading"><span class="spinner" />${t('layout.loadingViewer')}</div>`}
         <div class="viewer-root" ref=${viewerRef} />
+        ${ui.viewerReady && !HEADLESS && html`<${Timeline} host=${() => ui.host} panel=${() => viewerRef.current && viewerRef.current.parentElement} />`}
         <${AnnotateSwitch} />
       </section>
       ${!appLayout && !chatHidden && html`<${Splitter} width=${width} setWidth=${setWidth} />`}

@@ -208,6 +208,7 @@ export function TurnChanges({ item, store }) {
       ${changes && count === 0 && html`<span class="changes-none">${t('rewind.noChanges')}</span>`}
       <button class="rewind-btn" ref=${button} disabled=${running} onClick=${ask}
         title=${running ? t('rewind.busyTitle') : t('rewind.buttonTitle')}>${t('rewind.button')}</button>
+      ${changes && count > 0 && html`<button class="compare-btn" title=${t('compare.buttonTitle')} onClick=${() => window.dispatchEvent(new CustomEvent('pneuma:compare', { detail: { ref: turn.ref } }))}>${t('compare.button')}</button>`}
     </div>
     ${open && changes && html`<${ChangesPanel} turn=${turn} />`}
   </div>`;
