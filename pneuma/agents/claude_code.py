@@ -41,7 +41,7 @@ from pneuma.agents.stream_json import (
 )
 from pneuma.agents.stream_json import AUTH_PATTERN as _AUTH_PATTERN
 from pneuma.agents.stream_json_backend import StreamJsonBackend
-from pneuma.core.backend import AgentEventSink, BackendOptions
+from pneuma.core.backend import AgentEventSink, AgentPoint, BackendOptions
 
 __all__ = [
     "AUTH_HINT",
@@ -292,6 +292,9 @@ class ClaudeCodeBackend(StreamJsonBackend):
         self._lock = asyncio.Lock()
         self._stopped = False
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Where the next CLI continues from, in a session of its own
+        # (fork_at): taken by the next start.
+        self._fork: AgentPoint | None = None
 
     # -- AgentBackend ------------------------------------------------------------
 
@@ -325,9 +328,33 @@ class ClaudeCodeBackend(StreamJsonBackend):
             task.cancel()
         self.bridge.cancel_tasks()
 
+    # -- forks (pneuma.core.backend.ForksConversation) ------------------------------
+
+    def conversation_point(self) -> AgentPoint | None:
+        """The CLI's newest transcript message in its session; the fork
+        point still to be taken when no message came since."""
+        if self._fork is not None:
+            return self._fork
+        at, session = self.bridge.last_uuid, self.agent_session_id
+        return AgentPoint(self.name, session, at) if at and session else None
+
+    async def fork_at(self, point: AgentPoint) -> bool:
+        """The next CLI resumes ``point``'s session cut at its message, as a
+        new session (``--resume S --resume-session-at U --fork-session``,
+        what the Agent SDK's resumeSessionAt does): the old session keeps
+        every later turn."""
+        async with self._lock:
+            if self._process is not None:
+                await self._terminate(self._process)
+                self._process = None
+            self._fork = point
+            self.agent_session_id = None
+            self.bridge.last_assistant = None
+        return True
+
     # -- process lifecycle -------------------------------------------------------
 
-    def _command(self, resume: str | None) -> list[str]:
+    def _command(self, resume: str | None, fork: AgentPoint | None = None) -> list[str]:
         assert self._binary is not None
         command = [
             self._binary,
@@ -345,6 +372,9 @@ class ClaudeCodeBackend(StreamJsonBackend):
             command += ["--model", self.model]
         if resume:
             command += ["--resume", resume]
+        elif fork is not None:
+            command += ["--resume", fork.agent_session_id, "--resume-session-at", fork.at,
+                        "--fork-session"]
         return command
 
     def _environment(self) -> dict[str, str]:
@@ -390,7 +420,8 @@ class ClaudeCodeBackend(StreamJsonBackend):
         resume = self.agent_session_id
         if resume and self.bridge.last_assistant is not None:
             self.bridge.resume_echo = self.bridge.last_assistant
-        command = self._command(resume)
+        fork, self._fork = (None, None) if resume else (self._fork, None)
+        command = self._command(resume, fork)
         log.info("starting Claude Code: %s", " ".join(command))
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -416,7 +447,7 @@ class ClaudeCodeBackend(StreamJsonBackend):
             )
             self._binary = None
             return False
-        process = _Process(proc, resume)
+        process = _Process(proc, resume or (fork.agent_session_id if fork else None))
         self._process = process
         self.bridge.link = process
         process.reader = asyncio.create_task(self._read_stdout(process))

@@ -157,6 +157,7 @@ class StreamJsonBridge:
         self.outbox: deque[str] = deque()  # user lines waiting for an agent
         self.last_assistant: tuple[str, list[Any]] | None = None  # (id, content)
         self.resume_echo: tuple[str, list[Any]] | None = None  # what a resumed agent may repeat
+        self.last_uuid: str | None = None  # the agent's newest transcript message (a fork point)
         self.turn_running = False
         self._turn_reported: set[str] = set()  # error codes already shown this turn
         self._controls: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -171,8 +172,7 @@ class StreamJsonBridge:
             "control_request": self._on_control_request,
             "control_response": self._on_control_response,
             "control_cancel_request": self._on_control_cancel,
-            "keep_alive": _ignore,
-            "rate_limit_event": _ignore,
+            "keep_alive": _ignore, "rate_limit_event": _ignore,
         }
 
     # -- browser -> agent --------------------------------------------------------
@@ -520,6 +520,7 @@ class StreamJsonBridge:
         if msg.get("error") == "authentication_failed":
             self.report_auth(text_of(message))
         content = message.get("content") or []
+        self.last_uuid = msg.get("uuid") or self.last_uuid
         echo = self.resume_echo
         if echo is not None:
             self.resume_echo = None

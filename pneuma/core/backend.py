@@ -96,6 +96,44 @@ class AgentBackend(Protocol):
 
 
 @dataclass(frozen=True)
+class AgentPoint:
+    """A place in an agent's own conversation: its session, and the last
+    message there (what ``at`` means is the backend's own: Claude Code's
+    message uuid, a Codex turn count, ...). Kept with each of the person's
+    messages so the conversation can later be forked just before it
+    (docs/conversations.md, "Branches")."""
+
+    backend: str
+    agent_session_id: str
+    at: str
+
+
+@runtime_checkable
+class ForksConversation(Protocol):
+    """A backend whose agent can continue from an earlier point of its own
+    conversation while that conversation stays as it was (a fork)."""
+
+    def conversation_point(self) -> AgentPoint | None:
+        """Where the agent's conversation stands now (None: not known)."""
+
+    async def fork_at(self, point: AgentPoint) -> bool:
+        """Make the agent's next turn continue from ``point`` in a new
+        session of its own (the old one untouched); False when it cannot."""
+
+
+def conversation_point(backend: object) -> AgentPoint | None:
+    """``backend``'s ``conversation_point()``; None for one that cannot fork."""
+    return backend.conversation_point() if isinstance(backend, ForksConversation) else None
+
+
+async def fork_at(backend: object, point: AgentPoint) -> bool:
+    """``backend.fork_at(point)``; False (unsupported) for a backend without it."""
+    if not isinstance(backend, ForksConversation) or point.backend != getattr(backend, "name", None):
+        return False
+    return await backend.fork_at(point)
+
+
+@dataclass(frozen=True)
 class BackendCheckContext:
     """What a backend's status check may look at: the environment Pneuma
     starts agents with, the launcher's or ``pneuma run``'s ``--claude-bin``,

@@ -205,6 +205,18 @@ class SessionConversations:
         store.delete_conversation(doomed)
         self._announce()
 
+    @property
+    def busy(self) -> bool:
+        """A turn runs, a permission prompt is open, or a switch is under way."""
+        session = self._session
+        return self._switching or session.status != "idle" or bool(session.pending_permissions)
+
+    async def switch_to(self, conversation_id: str) -> None:
+        """Show ``conversation_id`` (listed already) and resume its agent:
+        for a feature that makes conversations of its own (the branches of
+        pneuma.server.conversation_rewind), which checked ``busy`` first."""
+        await self._switch(conversation_id)
+
     def _refused(self, tab: _Tab) -> bool:
         """Refuse a switch while a turn runs (or another switch does)."""
         session = self._session

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from pneuma.server import conversations as catalogue
 from pneuma.server import log_file
@@ -67,6 +68,7 @@ from pneuma.server.log_recovery import move_aside, read_damaged
 from pneuma.server.saving_status import pause_reason
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # Messages waiting in memory while saving is paused, at most this much
 # text; beyond it the oldest waiting ones are given up (and counted).
@@ -509,6 +511,19 @@ class ConversationLog:
                 self._db.execute("DELETE FROM messages WHERE session_id = ?", (conversation_id,))
                 self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
         self.writes += 1
+
+    def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``work`` on the writer connection, under its lock: for a
+        feature's own tables beside the messages (the branches of
+        ``pneuma.server.conversation_branches``). Rows it adds count
+        towards the next checkpoint."""
+        with self._db_lock:
+            self._check_open()
+            if self._read_only:
+                raise ConversationLogError(f"the conversation log cannot be written ({self.paused})")
+            result = work(self._db)
+        self.writes += 1
+        return result
 
     def checkpoint(self) -> None:
         """Fold the WAL into the database, fsynced: what makes the log

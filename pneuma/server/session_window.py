@@ -148,6 +148,14 @@ class ConversationWindow:
                 self.hooks.user_message_logged(message)
         self._trim_window()
 
+    def reserve_row_ids(self, count: int) -> int:
+        """The first of ``count`` row ids kept for rows a feature writes into
+        the log itself (a branch's copies of earlier messages,
+        pneuma.server.conversation_branches): the session's own rows come after."""
+        first = self._next_row_id
+        self._next_row_id += count
+        return first
+
     def use_conversation(self, conversation: ConversationLog) -> None:
         """Keep the conversation in ``conversation`` from now on (called
         before serving). When it has nothing of this session yet, the
