@@ -259,8 +259,10 @@ function RewindDialog({ target, turn, close }) {
   const confirm = useRef(null);
   const dialog = useRef(null);
   const undoing = target.startsWith('u');
+  // The message to go back before: by its id, else by its time (seconds in
+  // the log, milliseconds to the route).
   const message = turn && (turn.clientId ? { clientMsgId: turn.clientId }
-    : typeof turn.timestamp === 'number' ? { timestamp: turn.timestamp } : null);
+    : typeof turn.timestamp === 'number' ? { timestamp: turn.timestamp * 1000 } : null);
   useEffect(() => {
     fetchJson(`/api/checkpoints/${encodeURIComponent(target)}/plan`)
       .then(setPlan)
