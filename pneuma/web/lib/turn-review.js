@@ -141,7 +141,7 @@ export function TurnReview({ turn, changed, running }) {
   return html`<div class="turn-review" ref=${element} data-source=${ready ? described.source : ''}>
     ${line}
     ${open && ready && html`<ul class="turn-change-list" aria-label=${t('turnReview.listTitle')}>
-      ${described.warning && html`<li class="turn-change-warning muted">${described.warning}</li>`}
+      ${described.warning && html`<li class="turn-change-warning muted" title=${described.warning}>${t('turnReview.warning')}</li>`}
       ${described.changes.map((change) => html`<${ChangeItem} key=${change.id} turn=${turn} change=${change} running=${running} />`)}
     </ul>`}
   </div>`;
