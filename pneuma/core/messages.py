@@ -568,6 +568,17 @@ class WorkspaceRestored(_Broadcast):
     kept_conflicts: list[str]
     failed: list[dict[str, str]]
     timestamp: float
+    reverted_change: NotRequired[dict[str, Any]]  # a revert of one change: {id, where, what}
+
+
+class TurnDescribed(_Broadcast):
+    """A turn in its mode's terms (docs/checkpoints.md, "A turn in the mode's terms")."""
+
+    type: Literal["turn_described"]
+    ref: str
+    source: str  # mode, files
+    changes: list[dict[str, Any]]
+    warning: NotRequired[str]
 
 
 # The native backend's browser UI (docs/native.md): its tasks and the
@@ -649,6 +660,7 @@ ServerMessage = (
     | TurnChanges | WorkspaceRestored | TaskUpdate | TaskList | BrowserSelection
     | BrowserAction | PagePrepared | ExtensionUpdate | TwinUpdate | WorkspaceStopped
     | ReviewPins
+    | TurnDescribed
 )
 
 # Every type the server sends, mapped to its declaration.
