@@ -151,12 +151,19 @@ def test_a_slide_turn_is_reviewed_in_slides_and_only_its_move_is_reverted(
     expect(title_row.locator(".tc-revert")).to_have_text("Reverted")
     expect(move_row.locator(".tc-revert")).to_have_text("Revert")
 
-    # "Rewind to here" asks what to rewind: the files, by default.
+    # "Rewind to here" asks what to rewind, the files by default; the
+    # conversation alone takes the chat back to before the message and
+    # leaves the files as they are.
     turn.locator(".rewind-btn").click()
     rewind = page.locator(".rewind-dialog")
     expect(rewind.locator(".rewind-choice input[value=files]")).to_be_checked()
     expect(rewind.locator(".rewind-choice input[type=radio]")).to_have_count(3)
-    page.keyboard.press("Escape")
-    expect(rewind).to_have_count(0)
+    rewind.locator(".rewind-choice input[value=conversation]").check()
+    expect(rewind.locator(".rewind-confirm")).to_have_text("Rewind the conversation")
+    shot(page, "turn-review-4-rewind-choice")
+    rewind.locator(".rewind-confirm").click()
+    expect(rewind).to_have_count(0, timeout=TURN)
+    expect(page.locator(".msg.user")).to_have_count(0, timeout=TURN)
+    assert deck(server.workspace) == (MOVED_ORDER, "Point at it. Don't describe it.")
     # The refused revert is the only thing the console reports (the browser logs its 409).
     assert [e for e in page.console_errors if "409 (Conflict)" not in e] == []
