@@ -137,5 +137,5 @@ def test_the_built_in_modes_offer_the_hooks_they_did_before():
     assert {"register_change_describers", "register_commands", "register_modes",
             "register_routes"} <= set(hooks["coauthor"])
     # `pneuma export` moved from slide's own command to the export hook (issue 18).
-    assert hooks["slide"] == ["register_change_describers", "register_exporters", "register_modes"]
-    assert hooks["doc"] == hooks["draw"] == ["register_exporters", "register_modes"]
+    for mode in ("slide", "doc", "draw"):
+        assert {"register_change_describers", "register_exporters", "register_modes"} <= set(hooks[mode])

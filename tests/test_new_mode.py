@@ -143,7 +143,7 @@ def test_new_mode_generates_the_whole_package(fresh: Fresh) -> None:
                    if p.is_file() and "__pycache__" not in p.parts and ".egg-info" not in str(p))  # fmt: skip
     assert files == [
         ".gitignore", "README.md", "conftest.py",
-        f"{PACKAGE}/__init__.py", f"{PACKAGE}/export.py", f"{PACKAGE}/manifest.json", f"{PACKAGE}/seeds/welcome.md",
+        f"{PACKAGE}/__init__.py", f"{PACKAGE}/changes.py", f"{PACKAGE}/export.py", f"{PACKAGE}/manifest.json", f"{PACKAGE}/seeds/welcome.md",
         f"{PACKAGE}/skill/SKILL.md", f"{PACKAGE}/static/viewer.css", f"{PACKAGE}/static/viewer.js",
         f"{PACKAGE}/tools.py", "pyproject.toml", "tests/test_mode.py",
     ]  # fmt: skip
@@ -216,11 +216,12 @@ def test_pneuma_modes_lists_it_like_a_builtin(fresh: Fresh) -> None:
     assert modes[NAME].keys() == modes["doc"].keys()
     assert modes[NAME]["distribution"] == DIST and modes[NAME]["plugin"] == NAME
     # Both export, the generated mode through its example exporter.
-    assert modes[NAME]["hooks"] == modes["doc"]["hooks"] == ["register_exporters", "register_modes"]
+    hooks = ["register_change_describers", "register_exporters", "register_modes"]
+    assert modes[NAME]["hooks"] == hooks and set(hooks) <= set(modes["doc"]["hooks"])
     assert Path(modes[NAME]["paths"]["package"]) == fresh.project / PACKAGE  # the editable install
     plugins = {p["name"]: p for p in payload["plugins"]}
     assert plugins[NAME] == {"name": NAME, "distribution": DIST, "version": "0.1.0",
-                             "entryPoint": PACKAGE, "hooks": ["register_exporters", "register_modes"],
+                             "entryPoint": PACKAGE, "hooks": hooks,
                              "modes": [NAME]}  # fmt: skip
     shown = json.loads(_ok(_run([fresh.pneuma, "modes", "show", NAME], fresh.env, fresh.root)).stdout)
     assert shown["viewer"]["module"] == "viewer.js"

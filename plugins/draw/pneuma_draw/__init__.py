@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, exporter=".exporter:EXPORTER")
+plugin = ModePlugin(__name__, exporter=".exporter:EXPORTER", describer=".changes:DESCRIBER")
 register_modes = plugin.register_modes
 register_exporters = plugin.register_exporters
+register_change_describers = plugin.register_change_describers

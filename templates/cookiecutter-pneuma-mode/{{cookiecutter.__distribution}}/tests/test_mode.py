@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pneuma.api import ExportError, LoadedMode, ToolError
+from pneuma.api import ExportError, LoadedMode, ToolError, TurnFilesFromMaps
 from pneuma.testing import (
     call_tool,
     install_skill,
@@ -30,7 +30,8 @@ from pneuma.testing import (
     tool_context,
 )
 
-from {{ cookiecutter.__package }} import export, tools
+import {{ cookiecutter.__package }} as package
+from {{ cookiecutter.__package }} import changes, export, tools
 
 MODE = "{{ cookiecutter.name }}"
 PACKAGE_DIR = Path(tools.__file__).resolve().parent
@@ -230,6 +231,29 @@ def test_html_export_of_a_workspace_without_pages_says_so(tmp_path: Path):
     with pytest.raises(ExportError, match="has no Markdown pages to export") as caught:
         export.EXPORTER.run(empty, "html")
     assert caught.value.code == "E_CONFLICT"
+
+
+# --- what a turn changed ---------------------------------------------------------------
+
+
+def test_a_turn_is_described_in_pages_and_sections(workspace: Path):
+    # What the chat shows under a turn and `pneuma checkpoints show` prints:
+    # the describer gets the turn's two states (here two maps) and names the
+    # page by its title and the sections that changed.
+    describers = {d.mode: d for d in package.register_change_describers()}
+    assert describers[MODE] is changes.DESCRIBER
+    page = (workspace / "welcome.md").read_text(encoding="utf-8")
+    title = page.splitlines()[0].lstrip("# ")
+    edited = page.replace("## How to steer", "## How to steer\n\nStart small.", 1)
+    files = TurnFilesFromMaps({"welcome.md": page.encode(), "old.md": b"# Old\n"},
+                              {"welcome.md": edited.encode(), "plan.md": b"# Plan\n\n```\n# no\n```\n"})
+    described = [(c.id, c.where, c.what, c.kind, c.locate) for c in changes.DESCRIBER.describe(files)]
+    assert described == [
+        ("page:old.md", "Old", "page removed", "removed", None),
+        ("page:plan.md", "Plan", "page added", "added", {"file": "plan.md"}),
+        ("page:welcome.md", title, "sections changed: How to steer", "changed",
+         {"file": "welcome.md", "heading": "How to steer"}),
+    ]
 
 
 # --- a running Pneuma ------------------------------------------------------------------

@@ -4,7 +4,8 @@ and an export.
 Pneuma finds this module through the entry point in pyproject.toml and calls
 ``register_modes`` once per process to learn which modes it provides, and
 ``register_exporters`` when ``pneuma export`` or the browser's Export menu
-asks what the mode can be exported as. Everything it needs of Pneuma comes
+asks what the mode can be exported as, and ``register_change_describers``
+when the chat or ``pneuma checkpoints show`` says what a turn changed. Everything it needs of Pneuma comes
 from ``pneuma.api``, the one module whose names Pneuma promises to keep (see
 Pneuma's docs/api.md).
 """
@@ -16,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from pneuma.api import ModeSource, hookimpl
 
-if TYPE_CHECKING:  # only for the annotation: the exporter loads when it is asked for
-    from pneuma.api import Exporter
+if TYPE_CHECKING:  # only for the annotations: the exporter and describer load when asked for
+    from pneuma.api import ChangeDescriber, Exporter
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -36,3 +37,11 @@ def register_exporters() -> list[Exporter]:
     from {{ cookiecutter.__package }}.export import EXPORTER
 
     return [EXPORTER]
+
+
+@hookimpl
+def register_change_describers() -> list[ChangeDescriber]:
+    # What a turn changed, in pages and sections rather than files (changes.py).
+    from {{ cookiecutter.__package }}.changes import DESCRIBER
+
+    return [DESCRIBER]
