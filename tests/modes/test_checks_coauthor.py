@@ -14,6 +14,7 @@ from pneuma.api import CheckRequest, Problem
 from pneuma.host.plugins import get_plugin_manager
 from pneuma.host.turn_checks import checks_for
 from pneuma.testing import make_workspace
+from pneuma_coauthor.checks import check_build
 
 LATEXMK = pytest.mark.skipif(shutil.which("latexmk") is None or shutil.which("pdflatex") is None,
                              reason="needs latexmk and pdflatex (texlive-latex-base)")
@@ -46,6 +47,9 @@ def test_a_turn_that_breaks_the_paper_gets_the_error_with_file_and_line(tmp_path
 
     method.write_text("\n".join(lines[:2] + lines[3:]) + "\n")
     assert run_check(paper, ["sections/method.tex"]) == []
+    # A build that does not finish in time is the check's failure, not the paper's.
+    with pytest.raises(TimeoutError, match="the LaTeX build check failed: latexmk did not finish"):
+        check_build(paper, ["main.tex"], timeout=0.05)
 
 
 def test_without_a_latex_engine_the_check_says_skipped_without_failing(

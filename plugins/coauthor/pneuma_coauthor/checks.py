@@ -54,7 +54,7 @@ def check_build(workspace: Path, changed: Sequence[str], timeout: float = BUILD_
         return []  # build.py builds main.tex: a workspace without one has no paper to build
     if shutil.which("latexmk") is None:  # before copying anything
         return [Problem("skipped: no LaTeX engine (latexmk is not installed)", severity="warning")]
-    with tempfile.TemporaryDirectory(prefix="pneuma-coauthor-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="pneuma-coauthor-check-", ignore_cleanup_errors=True) as tmp:
         copy = Path(tmp)
         too_big = copy_sources(workspace, copy)
         if too_big:
@@ -67,6 +67,10 @@ def check_build(workspace: Path, changed: Sequence[str], timeout: float = BUILD_
                         else f"skipped: {result.detail}", severity="warning")]
     if result.status == "ok":
         return []
+    if result.detail.startswith("latexmk did not finish"):
+        # The check could not tell, which is not the paper's fault: the
+        # runner reports it as the check's error, and no repair turn follows.
+        raise TimeoutError(f"the LaTeX build check failed: {result.detail}")
     return problems_of_log(result.detail)
 
 
@@ -140,7 +144,8 @@ def _unique(problems: list[Problem]) -> list[Problem]:
 
 
 def _run(request: CheckRequest) -> list[Problem]:
-    return check_build(request.workspace, request.changed)
+    budget = getattr(request, "budget_s", BUILD_SECONDS + 2)
+    return check_build(request.workspace, request.changed, max(2.0, min(BUILD_SECONDS, budget - 2)))
 
 
 CHECKS = [TurnCheck(mode="coauthor", name="latex",

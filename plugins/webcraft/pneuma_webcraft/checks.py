@@ -90,8 +90,9 @@ def pages_to_check(site_files: Sequence[str], changed: Sequence[str], texts: dic
     return chosen[:MAX_PAGES]
 
 
-def check_site(workspace: Path, changed: Sequence[str]) -> list[Problem]:
-    """The problems a visitor would meet on the pages this turn touched."""
+def check_site(workspace: Path, changed: Sequence[str], total_seconds: float = TOTAL_SECONDS) -> list[Problem]:
+    """The problems a visitor would meet on the pages this turn touched,
+    found within ``total_seconds`` (the pages left then are named)."""
     try:
         files = {item.path: item.data for item in read_site(workspace)}
     except ToolError as error:
@@ -100,7 +101,7 @@ def check_site(workspace: Path, changed: Sequence[str]) -> list[Problem]:
     pages = pages_to_check(sorted(files), changed, texts)
     if not pages:
         return []
-    reports = run_sync(inspect_pages(files, pages))
+    reports = run_sync(inspect_pages(files, pages, total_seconds=total_seconds))
     return problems_of(reports, texts)
 
 
@@ -270,7 +271,7 @@ def problems_of(reports: Sequence[PageReport], texts: dict[str, str] | None = No
         where = {"page": page}
         if report.skipped:
             add(("skipped", page), width, Problem(
-                f"{page} was not checked: the check's {TOTAL_SECONDS:g} s were spent on the pages before it",
+                f"{page} was not checked: the check's time was spent on the pages before it",
                 file=page, severity="warning", locate=where))
             continue
         if report.timed_out:
@@ -305,7 +306,9 @@ def problems_of(reports: Sequence[PageReport], texts: dict[str, str] | None = No
 
 
 def _run(request: CheckRequest) -> list[Problem]:
-    return check_site(request.workspace, request.changed)
+    # Chromium's start and close come on top of the pages' time.
+    budget = getattr(request, "budget_s", TOTAL_SECONDS + 5)
+    return check_site(request.workspace, request.changed, max(2.0, min(TOTAL_SECONDS, budget - 5)))
 
 
 CHECKS = [TurnCheck(mode="webcraft", name="page",
