@@ -12,7 +12,7 @@ order back in manifest.json and keeps the new title (both live in that one
 file); the revert is listed in the chat, and its Undo brings the move back.
 A hand edit of manifest.json after the turn then makes a revert ask first,
 the file unticked; a reload shows the same; "Rewind to here" asks what to
-rewind, files by default.
+rewind (files by default), and both takes the files and the chat back.
 
 Everything runs in the loopback-only network namespace of the root conftest.
 """
@@ -151,19 +151,24 @@ def test_a_slide_turn_is_reviewed_in_slides_and_only_its_move_is_reverted(
     expect(title_row.locator(".tc-revert")).to_have_text("Reverted")
     expect(move_row.locator(".tc-revert")).to_have_text("Revert")
 
-    # "Rewind to here" asks what to rewind, the files by default; the
-    # conversation alone takes the chat back to before the message and
-    # leaves the files as they are.
+    # "Rewind to here" asks what to rewind, the files by default; both puts
+    # the files back as they were before the message, then takes the chat
+    # back to before it.
     turn.locator(".rewind-btn").click()
     rewind = page.locator(".rewind-dialog")
     expect(rewind.locator(".rewind-choice input[value=files]")).to_be_checked()
     expect(rewind.locator(".rewind-choice input[type=radio]")).to_have_count(3)
     rewind.locator(".rewind-choice input[value=conversation]").check()
     expect(rewind.locator(".rewind-confirm")).to_have_text("Rewind the conversation")
+    expect(rewind.locator(".detail-write")).to_have_count(0)  # the files stay: not listed
+    rewind.locator(".rewind-choice input[value=both]").check()
+    expect(rewind.locator(".conflict-list li")).to_have_text(re.compile("manifest.json"))  # the hand edit
     shot(page, "turn-review-4-rewind-choice")
+    rewind.locator(".rewind-choice input[value=both]").press("Tab")  # keyboard: on to the conflict's tick
+    page.keyboard.press("Space")
     rewind.locator(".rewind-confirm").click()
     expect(rewind).to_have_count(0, timeout=TURN)
     expect(page.locator(".msg.user")).to_have_count(0, timeout=TURN)
-    assert deck(server.workspace) == (MOVED_ORDER, "Point at it. Don't describe it.")
+    assert deck(server.workspace) == (SEED_ORDER, "Point at it. Don't describe it.")
     # The refused revert is the only thing the console reports (the browser logs its 409).
     assert [e for e in page.console_errors if "409 (Conflict)" not in e] == []
