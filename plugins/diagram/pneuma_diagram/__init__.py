@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, exporter=".export:EXPORTER")
+plugin = ModePlugin(__name__, exporter=".export:EXPORTER", describer=".changes:DESCRIBER")
 register_modes = plugin.register_modes
 register_exporters = plugin.register_exporters
+register_change_describers = plugin.register_change_describers
