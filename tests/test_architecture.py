@@ -186,7 +186,7 @@ FLOORS: dict[str, int] = {
     # the one front door for modes and backends
     "api": 3,
     # backends, each owning its specifics; host features on the session's hooks
-    "agents": 4, "editing": 4, "headless_viewer": 4,
+    "agents": 4, "editing": 4, "headless_viewer": 4, "turn_checks": 4,
     # starting and serving a workspace, for both front ends
     "startup": 5,
     # the front ends and the test helpers

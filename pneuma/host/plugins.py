@@ -28,6 +28,7 @@ DEFAULT_PLUGINS = (
     "pneuma.editing.plugin",
     "pneuma.headless_viewer.plugin",
     "pneuma.annotations.plugin",
+    "pneuma.turn_checks.plugin",
     "pneuma.server.branches_plugin",
 )
 

@@ -84,13 +84,16 @@ class CheckRequest:
     """What one check gets: the workspace (an absolute path; read it, do not
     write it), the files the turn changed (workspace-relative POSIX paths,
     sorted; deleted files are not listed), the mode's init params, the
-    mode's name, and ``page`` when the check asked for one."""
+    mode's name, ``page`` when the check asked for one, and ``budget_s``,
+    the seconds the check has before it is reported "timed out" (give a
+    subprocess a shorter timeout than that)."""
 
     workspace: Path
     changed: tuple[str, ...]
     params: Mapping[str, Any] = field(default_factory=dict)
     mode: str = ""
     page: CheckPage | None = None
+    budget_s: float = 20.0
 
     def changed_with_suffix(self, *suffixes: str) -> list[str]:
         """The changed files whose names end with one of ``suffixes``
