@@ -48,7 +48,7 @@ def test_a_turn_that_breaks_the_paper_gets_the_error_with_file_and_line(tmp_path
     method.write_text("\n".join(lines[:2] + lines[3:]) + "\n")
     assert run_check(paper, ["sections/method.tex"]) == []
     # A build that does not finish in time is the check's failure, not the paper's.
-    with pytest.raises(TimeoutError, match="the LaTeX build check failed: latexmk did not finish"):
+    with pytest.raises(RuntimeError, match="the LaTeX build check failed: latexmk did not finish"):
         check_build(paper, ["main.tex"], timeout=0.05)
 
 

@@ -70,7 +70,7 @@ def check_build(workspace: Path, changed: Sequence[str], timeout: float = BUILD_
     if result.detail.startswith("latexmk did not finish"):
         # The check could not tell, which is not the paper's fault: the
         # runner reports it as the check's error, and no repair turn follows.
-        raise TimeoutError(f"the LaTeX build check failed: {result.detail}")
+        raise RuntimeError(f"the LaTeX build check failed: {result.detail}")
     return problems_of_log(result.detail)
 
 

@@ -101,7 +101,11 @@ def check_site(workspace: Path, changed: Sequence[str], total_seconds: float = T
     pages = pages_to_check(sorted(files), changed, texts)
     if not pages:
         return []
-    reports = run_sync(inspect_pages(files, pages, total_seconds=total_seconds))
+    try:
+        reports = run_sync(inspect_pages(files, pages, total_seconds=total_seconds))
+    except Exception as error:  # Chromium or Playwright, not the site: the check's error, not the turn's
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise RuntimeError(f"the webcraft page check failed: {first}") from error
     return problems_of(reports, texts)
 
 
