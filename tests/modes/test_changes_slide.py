@@ -156,3 +156,49 @@ def test_describing_a_50_slide_deck_turn_is_fast(describer) -> None:
     assert sum(c.kind == "moved" for c in turn.changes) == 49
     assert sum(c.kind == "changed" for c in turn.changes) == 50
     assert elapsed < 0.05, elapsed
+
+
+def test_through_the_checkpoint_store_reverting_the_move_writes_the_old_order_and_keeps_the_title(
+        tmp_path: Path) -> None:
+    # The same turn on disk, as `pneuma checkpoints revert` and the chat run it.
+    from pneuma.checkpoints import Checkpoints
+    from pneuma.checkpoints.described_turns import DescribedTurns
+    from pneuma.checkpoints.revert_change import revert_change
+
+    for path, content in _seed_deck().items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(content)
+    order = [s["file"] for s in _manifest(_seed_deck())["slides"]]
+    store = Checkpoints(tmp_path)
+    ref = store.record("retitle 3, move 7 after 4").ref
+    data = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    data["slides"][2]["title"] = "Point, don't explain"
+    data["slides"].insert(4, data["slides"].pop(6))
+    (tmp_path / "manifest.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    store.turn_ended()
+
+    turns = DescribedTurns(store, "slide")
+    _, turn = turns.describe(ref)
+    assert [(c.id, c.kind) for c in turn.changes] == [("slide:slides/03-point.html:title", "changed"),
+                                                      ("slide:slides/07-workflow.html:moved", "moved")]
+    result = revert_change(store, turns, ref, "slide:slides/07-workflow.html:moved")
+    assert result.reverted == ["manifest.json"] and not result.conflicts
+    on_disk = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert [s["file"] for s in on_disk["slides"]] == order
+    assert on_disk["slides"][2]["title"] == "Point, don't explain"
+
+
+def test_the_decks_title_and_manifest_settings_revert_on_their_own(describer) -> None:
+    before = {"manifest.json": b'{"title": "Old deck", "slides": [{"file": "slides/a.html", "title": "A"}]}'}
+    after = {"manifest.json": json.dumps({"title": "New deck", "aspect": "4:3",
+                                          "slides": [{"file": "slides/a.html", "title": "A2"}]}).encode()}
+    files = TurnFilesFromMaps(before, after)
+    turn = describe_turn(describer, files)
+    assert _summary(turn) == [("Deck", "title changed", "changed"),
+                              ("Theme", "settings changed in manifest.json", "changed"),
+                              ("Slide 1", "title changed", "changed")]
+    deck, settings, _ = turn.changes
+    written = json.loads(revert_contents(turn, files, deck, after)["manifest.json"])
+    assert written == {"title": "Old deck", "aspect": "4:3", "slides": [{"file": "slides/a.html", "title": "A2"}]}
+    written = json.loads(revert_contents(turn, files, settings, after)["manifest.json"])
+    assert written == {"title": "New deck", "slides": [{"file": "slides/a.html", "title": "A2"}]}
