@@ -14,6 +14,7 @@ import { Composer } from './composer.js';
 import { ReviewList } from './pins.js';
 import { QueuedFollowUps, followUps } from './follow-ups.js';
 import { asksThePerson, questionCardFor } from './question-cards.js';
+import { UserBubble, branchesReceive } from './branches.js';
 
 function Markdown({ text, streaming }) {
   return html`<div class=${`md${streaming ? ' streaming' : ''}`} dangerouslySetInnerHTML=${{ __html: renderMarkdown(text, { streaming }) }} />`;
@@ -187,7 +188,7 @@ function UserMessage({ item }) {
         ? html`<img key=${i} src=${img.url} alt=${t('msg.attachedImage')} />`
         : html`<span key=${i} class="img-placeholder">${t('msg.imageType', { type: img.media_type.split('/')[1] })}</span>`)}
     </div>`}
-    ${item.content && html`<div class="bubble">${item.content}</div>`}
+    <${UserBubble} item=${item} />
     <${WholeMessage} preview=${item.preview} />
     ${item.pending && html`<div class="msg-meta">${store.state.connection.state === 'open' ? t('msg.sending') : t('msg.waitingConnection')}</div>`}
     ${!item.pending && html`<${TurnChanges} item=${item} store=${store} />`}
@@ -303,6 +304,7 @@ let shared = 0; // counts the socket messages that may change any row
 export function chatReceive(store, message) {
   if (message.type !== 'stream_event') shared += 1;
   followUps.receive(store, message);
+  branchesReceive(message);
 }
 
 function sharedState() {
