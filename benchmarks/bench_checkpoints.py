@@ -87,6 +87,7 @@ TARGET_DISK_RATIO = 2.0
 TARGET_REWIND_RATIO = 2.0
 TARGET_RSS_GROWTH_MIB = 10.0
 REWIND_SPAN = 50
+PAUSE_BETWEEN_REWINDS_S = 1.0
 DISK_FROM_TURN = 10
 END_WINDOW = 10
 MIB = 1024 * 1024
@@ -306,6 +307,10 @@ async def rewind(server: Server, git: ShadowGit, plan: Layout, run: Run, rounds:
         gits.append((time.monotonic() - t0) * 1000)
         if round_ < rounds - 1 and result.get("undo"):
             await restore_through_server(server, str(result["undo"]))
+            # A person's next rewind comes a second or more after the last
+            # (the preview is read first); the store uses that second to
+            # read once more what the undo wrote (pneuma.checkpoints.settle).
+            await asyncio.sleep(PAUSE_BETWEEN_REWINDS_S)
     run.rewind = {"span": span, "files": len(files), "plan_ms": median(plans),
                   "restore_ms": median(restores), "git_ms": median(gits), "rounds": rounds,
                   "conflicts": conflicts, "differing": differing, "restored": restored}

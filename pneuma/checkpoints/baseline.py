@@ -24,7 +24,7 @@ from typing import cast
 
 from pneuma.checkpoints.blobs import BlobStore, sha256
 from pneuma.checkpoints.model import FileEntry, FileMap, SkipReason
-from pneuma.checkpoints.scan import NEVER_WALKED, RACY_NS
+from pneuma.checkpoints.scan import NEVER_WALKED, racy
 from pneuma.core.errors import ToolError
 from pneuma.core.sandbox import READ_ONLY_TOP, Sandbox, _segment_forbidden
 
@@ -32,9 +32,6 @@ from pneuma.core.sandbox import READ_ONLY_TOP, Sandbox, _segment_forbidden
 # before its content could be read (see the module's docstring).
 CHANGED_FIRST = cast(SkipReason, "changed_first")
 WHY_CHANGED_FIRST = "it changed before Pneuma could keep it (the agent was already at work)"
-
-
-FINE_RACY_NS = 100_000_000
 
 
 class Stopped(Exception):
@@ -238,17 +235,3 @@ def _read(sandbox: Sandbox, blobs: BlobStore, rel: str, info: Seen,
     # recording reads it again rather than trusting its stat.
     mtime_ns = 0 if racy(info.mtime_ns, time.time_ns()) else info.mtime_ns
     return FileEntry(digest, info.size, info.mode, mtime_ns, info.ino)
-
-
-def racy(mtime_ns: int, read_ns: int) -> bool:
-    """Whether a later write could leave a file read at ``read_ns`` with
-    the same size and ``mtime_ns``: only within the file system's timestamp
-    tick after its last write. Timestamps finer than a second (ext4, btrfs,
-    XFS, APFS: moved by the kernel's clock tick, 1-10 ms) leave a tenth of a
-    second of doubt; whole-second ones (FAT, some network file systems) two
-    seconds (scan.RACY_NS). A freshly made workspace is then trusted as soon
-    as its files are a tenth of a second old, not two seconds: a first turn
-    an agent answers at once would otherwise find them all to read again,
-    and those it changed first not kept."""
-    window = RACY_NS if mtime_ns % 1_000_000_000 == 0 else FINE_RACY_NS
-    return mtime_ns > read_ns - window

@@ -27,7 +27,7 @@ import zlib
 from pathlib import Path
 
 from pneuma.core.files import temp_name
-from pneuma.core.state_files import ensure_dir, read_state_bytes
+from pneuma.core.state_files import StateFolderReader, ensure_dir, read_state_bytes
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 PACKED = b"\x00pneuma-z\x01"
@@ -154,6 +154,11 @@ class BlobStore:
     def get(self, digest: str) -> bytes:
         return unpack(read_state_bytes(self.path(digest)), digest, self.max_bytes)
 
+    def reader(self) -> "BlobReader":
+        """Many contents read as ``get`` reads one, with the store's folders
+        opened once (a rewind reads one per file it writes back)."""
+        return BlobReader(self)
+
     def sizes(self) -> dict[str, int]:
         """Every stored blob and its size on disk."""
         found: dict[str, int] = {}
@@ -172,6 +177,30 @@ class BlobStore:
         """Remove the blob; the bytes that freed (0 when it was not there)."""
         self._present.discard(digest)
         return unlink_counting(self.path(digest))
+
+
+class BlobReader:
+    """``get`` over one walk of the store's folders (StateFolderReader);
+    close it (``with``) when done."""
+
+    def __init__(self, blobs: BlobStore) -> None:
+        self.blobs = blobs
+        self._folder = StateFolderReader(blobs.directory)
+
+    def get(self, digest: str) -> bytes:
+        if not _HEX.match(digest):
+            raise ValueError(f"not a SHA-256 digest: {digest!r}")
+        return unpack(self._folder.read_bytes(f"{digest[:2]}/{digest[2:]}"), digest,
+                      self.blobs.max_bytes)
+
+    def close(self) -> None:
+        self._folder.close()
+
+    def __enter__(self) -> "BlobReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def unlink_counting(path: Path) -> int:

@@ -110,7 +110,10 @@ class ManifestChain:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ToolError("E_IO", f"checkpoint file {name} cannot be read: {exc}",
                             details={"file": name}) from None
-        if key is not None and stored.whole is None:  # a whole list is kept as a map
+        if key is not None and _paths_in(stored) <= _PARSED_PATHS // 4:
+            # Whole ones too (the same dicts a built map holds, not copies):
+            # a rewind's plan and its restore each read the whole manifests
+            # between the target and now, and parsed them twice.
             self._keep_parsed(name, key, stored)
         return stored
 
@@ -223,5 +226,6 @@ def _keep(kept: OrderedDict[K, V], key: K, value: V, limit: int) -> None:
 
 
 def _paths_in(stored: Stored) -> int:
-    """The paths a delta manifest holds (what keeping it parsed costs)."""
-    return len(stored.changed or ()) + len(stored.after_changed or ())
+    """The paths a manifest holds (what keeping it parsed costs)."""
+    return (len(stored.changed or ()) + len(stored.after_changed or ())
+            + len(stored.whole or ()) + len(stored.after_whole or ()))

@@ -16,6 +16,7 @@ workspace as it is, so the restore itself can be restored away.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -29,6 +30,7 @@ from pneuma.checkpoints.baseline import CHANGED_FIRST, WHY_CHANGED_FIRST
 from pneuma.checkpoints.batch_write import FileToWrite, write_files
 from pneuma.checkpoints.compare import differs
 from pneuma.checkpoints.model import Checkpoint, FileEntry, FileMap
+from pneuma.checkpoints.settle import settle_written
 from pneuma.checkpoints.store import Checkpoints, _now_ms, _why
 from pneuma.core.errors import ToolError
 from pneuma.core.file_filter import FileFilter
@@ -45,6 +47,7 @@ _UNDO_CANNOT_KEEP = {
 # file in the workspace, and a crafted one must not make a restore (perhaps run
 # as root) create a setuid, setgid or sticky file.
 ORDINARY_BITS = 0o777
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -249,8 +252,19 @@ def restore(store: Checkpoints, ref: str | int, *, dry_run: bool = False,
         store._leave_chat_notice(result.chat_notice(origin))
         # The syncs of what it wrote run after the answer; the journal goes
         # once they are done (restore_journal).
-        restore_journal.finish_later(store, undo.ref, written, _folders_of(result.restored))
+        # Once a timestamp tick has passed, what it wrote is read once more
+        # so that the next walk can trust its stat (pneuma.checkpoints.settle).
+        restore_journal.finish_later(store, undo.ref, written, _folders_of(result.restored),
+                                     then=partial(_settle, store, undo.ref, list(written)))
         return result
+
+
+def _settle(store: Checkpoints, undo_ref: str, written: list[str]) -> None:
+    try:
+        settle_written(store, undo_ref, written)
+    except (OSError, ToolError) as exc:
+        # Nothing lost: the next walk reads those files itself.
+        log.info("the files a rewind wrote are left to the next walk: %s", exc)
 
 
 def _folders_of(paths: Iterable[str]) -> set[str]:
@@ -298,13 +312,14 @@ def _write(store: Checkpoints, steps: list[Step], wanted: FileMap, result: Resto
     """The files to write back, in one pass of syncs (batch_write)."""
     files = []
     umask = current_umask()
-    for step in steps:
-        entry = wanted[step.path]
-        assert entry.hash is not None  # a file not kept is left as is (_plan)
-        files.append(FileToWrite(step.path, restored_mode(entry.mode, umask),
-                                 partial(store.read_blob, entry.hash, step.path)))
-    written, failed = write_files(store.sandbox, files, durable=False,
-                                  before_renames=before_renames)
+    with store.blob_reader() as read_blob:
+        for step in steps:
+            entry = wanted[step.path]
+            assert entry.hash is not None  # a file not kept is left as is (_plan)
+            files.append(FileToWrite(step.path, restored_mode(entry.mode, umask),
+                                     partial(read_blob, entry.hash, step.path)))
+        written, failed = write_files(store.sandbox, files, durable=False,
+                                      before_renames=before_renames)
     for step in steps:
         if step.path in written:
             result.restored.append(step.path)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -93,17 +93,20 @@ def sync_blobs(store: Checkpoints, digests: Iterable[str]) -> None:
 
 
 def finish_later(store: Checkpoints, ident: str, written: Iterable[str],
-                 folders: Iterable[str]) -> None:
+                 folders: Iterable[str], then: Callable[[], None] | None = None) -> None:
     """Sync the files the rewind wrote and the folders it changed, then
-    remove its journal: after the person's wait, in a thread of its own."""
+    remove its journal: after the person's wait, in a thread of its own.
+    ``then`` runs after that in a thread of its own, outside what
+    ``wait_until_durable`` waits for (pneuma.checkpoints.settle)."""
     future = batch_write.submit(partial(_finish, store, ident, sorted(set(written)),
-                                        sorted(set(folders))))
+                                        sorted(set(folders)), then))
     with _pending_lock:
         _pending[:] = [f for f in _pending if not f.done()]
         _pending.append(future)
 
 
-def _finish(store: Checkpoints, ident: str, written: list[str], folders: list[str]) -> None:
+def _finish(store: Checkpoints, ident: str, written: list[str], folders: list[str],
+            then: Callable[[], None] | None) -> None:
     try:
         root = str(store.workspace)
         batch_write.sync_paths([os.path.join(root, p) for p in written]
@@ -115,6 +118,9 @@ def _finish(store: Checkpoints, ident: str, written: list[str], folders: list[st
     finally:
         with _pending_lock:
             _in_flight.discard(_key(store, ident))
+    if then is not None:
+        # Not part of the durability the next rewind waits for.
+        batch_write.submit(then)
 
 
 def _key(store: Checkpoints, ident: str) -> str:

@@ -27,6 +27,8 @@ NEVER_WALKED = frozenset({".pneuma", ".git", "node_modules", ".claude", "__pycac
 # Coarser than any file system's mtime granularity in use (ext4, APFS: 1 ns;
 # FAT: 2 s).
 RACY_NS = 2_000_000_000
+# Finer than a second: the kernel's clock tick (1-10 ms), with room to spare.
+FINE_RACY_NS = 100_000_000
 
 
 class RememberedFilter:
@@ -81,6 +83,14 @@ def scan(sandbox: Sandbox, watched: Callable[[str], bool], blobs: BlobStore | No
     return found
 
 
+def read_entry(sandbox: Sandbox, rel: str, info: os.stat_result,
+               max_file_bytes: int) -> FileEntry | None:
+    """The entry of one file read and hashed now (not stored), ``info``
+    being its stat; None when it is no longer a file of ours. Its mtime is
+    0 when it was read within its timestamp tick (``racy``)."""
+    return _entry(sandbox, rel, info, None, None, max_file_bytes)
+
+
 def _entry(sandbox: Sandbox, rel: str, info: os.stat_result, blobs: BlobStore | None,
            before: FileEntry | None, max_file_bytes: int) -> FileEntry | None:
     mode = info.st_mode & 0o7777
@@ -129,6 +139,20 @@ def _entry(sandbox: Sandbox, rel: str, info: os.stat_result, blobs: BlobStore | 
     # as they are, gets no mtime: the next recording reads it again.
     mtime_ns = opened.st_mtime_ns
     if settled.st_mtime_ns != mtime_ns or settled.st_size != len(data) or \
-            mtime_ns > time.time_ns() - RACY_NS:
+            racy(mtime_ns, time.time_ns()):
         mtime_ns = 0
     return FileEntry(digest, len(data), opened.st_mode & 0o7777, mtime_ns, opened.st_ino)
+
+
+def racy(mtime_ns: int, read_ns: int) -> bool:
+    """Whether a later write could leave a file read at ``read_ns`` with
+    the same size and ``mtime_ns``: only within the file system's timestamp
+    tick after its last write. Timestamps finer than a second (ext4, btrfs,
+    XFS, APFS: moved by the kernel's clock tick, 1-10 ms) leave a tenth of a
+    second of doubt; whole-second ones (FAT, some network file systems) two
+    seconds (``RACY_NS``). A freshly made workspace is then trusted as soon
+    as its files are a tenth of a second old, not two seconds: a first turn
+    an agent answers at once would otherwise find them all to read again,
+    and those it changed first not kept."""
+    window = RACY_NS if mtime_ns % 1_000_000_000 == 0 else FINE_RACY_NS
+    return mtime_ns > read_ns - window

@@ -22,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -359,12 +359,19 @@ class Checkpoints:
         return _decode(data, path)
 
     def read_blob(self, digest: str, path: str) -> bytes:
+        return _blob_or_error(self.blobs.get, digest, path)
+
+    @contextmanager
+    def blob_reader(self) -> Iterator[Callable[[str, str], bytes]]:
+        """``read_blob`` for many contents in a row (a rewind's), over one
+        walk of the store's folders."""
         try:
-            return self.blobs.get(digest)
-        except (OSError, ValueError) as exc:
-            raise ToolError("E_IO", f"the stored content of {path} is missing or damaged: "
-                            f"{getattr(exc, 'strerror', None) or exc}",
-                            details={"path": path, "hash": digest}) from None
+            reader = self.blobs.reader()
+        except (OSError, ValueError):
+            yield self.read_blob  # no store folder: each read says so itself
+            return
+        with reader:
+            yield lambda digest, path: _blob_or_error(reader.get, digest, path)
 
     # --- for the turn listener and the restore (engineer B; keep these) ---
 
@@ -505,6 +512,15 @@ class Checkpoints:
             yield
         finally:
             os.close(fd)
+
+
+def _blob_or_error(get: Callable[[str], bytes], digest: str, path: str) -> bytes:
+    try:
+        return get(digest)
+    except (OSError, ValueError) as exc:
+        raise ToolError("E_IO", f"the stored content of {path} is missing or damaged: "
+                        f"{getattr(exc, 'strerror', None) or exc}",
+                        details={"path": path, "hash": digest}) from None
 
 
 def _now_ms() -> int:

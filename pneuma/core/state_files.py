@@ -25,6 +25,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from pneuma.core.files import atomic_write_at
@@ -170,28 +172,84 @@ def open_state_file(path: Path, flags: int, mode: int = STATE_FILE_MODE, *,
     ``os.open`` when it is missing and ``flags`` lack ``O_CREAT``."""
     dir_fd, name = open_parent(path, create=create_dirs and bool(flags & os.O_CREAT))
     try:
-        try:
-            fd = os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode,
-                         dir_fd=dir_fd)
-        except OSError as exc:
-            if exc.errno not in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.EWOULDBLOCK):
-                raise
-            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-            raise UnsafeStatePath(path, _describe(dir_fd, name, info)) from None
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            os.close(fd)
-            raise UnsafeStatePath(path, _describe(dir_fd, name, info))
-        if info.st_nlink > 1:
-            # Another name for the same file may lie outside the workspace:
-            # writing here would write there.
-            os.close(fd)
-            raise UnsafeStatePath(path, f"has {info.st_nlink} hard links")
-        # Back to blocking I/O for the caller (it is a regular file anyway).
-        os.set_blocking(fd, True)
-        return fd
+        return _open_regular(dir_fd, name, flags, mode, lambda: path)
     finally:
         os.close(dir_fd)
+
+
+def _open_regular(dir_fd: int, name: str, flags: int, mode: int,
+                  shown: Callable[[], Path]) -> int:
+    """``name`` in ``dir_fd`` opened as ``open_state_file`` promises;
+    ``shown`` names it in an error (built only then)."""
+    try:
+        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode,
+                     dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.EWOULDBLOCK):
+            raise
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        raise UnsafeStatePath(shown(), _describe(dir_fd, name, info)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise UnsafeStatePath(shown(), _describe(dir_fd, name, info))
+    if info.st_nlink > 1:
+        # Another name for the same file may lie outside the workspace:
+        # writing here would write there.
+        os.close(fd)
+        raise UnsafeStatePath(shown(), f"has {info.st_nlink} hard links")
+    # Back to blocking I/O for the caller (it is a regular file anyway).
+    os.set_blocking(fd, True)
+    return fd
+
+
+class StateFolderReader:
+    """Many files read from one folder under ``.pneuma/`` and its
+    subfolders, each as ``read_state_bytes`` reads it, without walking
+    from the workspace's root for each: the folder is walked once (no
+    link followed), each subfolder opened once (``O_NOFOLLOW``) and kept
+    open until ``close``. For a rewind, which reads a stored content per
+    file it writes back. Safe to use from several threads."""
+
+    def __init__(self, folder: Path) -> None:
+        workspace, parts = split_state_path(Path(folder) / "_")
+        self.folder = Path(folder)
+        self._fd = _open_dir_chain(workspace, parts[:-1], create=False)
+        self._subfolders: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def read_bytes(self, rel: str) -> bytes:
+        """The bytes of ``folder/rel`` (``rel`` is ``name`` or ``sub/name``)."""
+        sub, _, name = rel.rpartition("/")
+        dir_fd = self._subfolder(sub) if sub else self._fd
+        fd = _open_regular(dir_fd, name, os.O_RDONLY, STATE_FILE_MODE,
+                           lambda: self.folder / rel)
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+    def _subfolder(self, sub: str) -> int:
+        if "/" in sub or sub in ("", ".", ".."):
+            raise ValueError(f"{sub!r} is not one folder's name")
+        with self._lock:
+            fd = self._subfolders.get(sub)
+            if fd is None:
+                fd = self._subfolders[sub] = _open_existing_dir(self._fd, sub, self.folder / sub)
+            return fd
+
+    def close(self) -> None:
+        with self._lock:
+            for fd in self._subfolders.values():
+                os.close(fd)
+            self._subfolders.clear()
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+    def __enter__(self) -> "StateFolderReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def read_state_bytes(path: Path, limit: int | None = None) -> bytes:

@@ -5,7 +5,7 @@ timestamps are finer than a second, two seconds where they are whole."""
 
 from __future__ import annotations
 
-from pneuma.checkpoints.baseline import racy
+from pneuma.checkpoints.scan import racy
 
 SECOND = 1_000_000_000
 
