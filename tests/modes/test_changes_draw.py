@@ -100,3 +100,16 @@ def test_a_drawing_that_does_not_parse_is_a_file_change_and_new_drawings_are_one
     turn = describe_turn(describer, files)
     assert [(c.id, _en(c.what)) for c in turn.changes] == [("draw:b.excalidraw", "drawing added"),
                                                             ("file:a.excalidraw", "changed")]
+
+
+def test_only_excalidraws_bookkeeping_or_the_canvas_changed(describer) -> None:
+    before = json.loads(SEED.read_text(encoding="utf-8"))
+    bumped = copy.deepcopy(before)
+    for element in bumped["elements"]:
+        element["version"] += 1
+    canvas = copy.deepcopy(before)
+    canvas.setdefault("appState", {})["viewBackgroundColor"] = "#fffbe6"
+    turn = describe_turn(describer, TurnFilesFromMaps({"a.excalidraw": _dump(before), "b.excalidraw": _dump(before)},
+                                                      {"a.excalidraw": _dump(bumped), "b.excalidraw": _dump(canvas)}))
+    assert [(_en(c.where), _en(c.what)) for c in turn.changes] == [("a.excalidraw", "changed"),
+                                                                   ("b.excalidraw", "canvas settings changed")]

@@ -202,3 +202,11 @@ def test_the_decks_title_and_manifest_settings_revert_on_their_own(describer) ->
     assert written == {"title": "Old deck", "aspect": "4:3", "slides": [{"file": "slides/a.html", "title": "A2"}]}
     written = json.loads(revert_contents(turn, files, settings, after)["manifest.json"])
     assert written == {"title": "New deck", "slides": [{"file": "slides/a.html", "title": "A2"}]}
+
+
+def test_a_slide_only_reformatted_is_still_named_by_its_slide(describer) -> None:
+    before = _seed_deck()
+    after = {**before, "slides/02-problem.html": before["slides/02-problem.html"].replace(b"\n  ", b"\n    ")}
+    assert after["slides/02-problem.html"] != before["slides/02-problem.html"]
+    turn = describe_turn(describer, TurnFilesFromMaps(before, after))
+    assert _summary(turn) == [("Slide 2", "source reformatted", "changed")]

@@ -152,10 +152,12 @@ def describe(files: TurnFiles) -> list[Change]:
         if old is None or new is None:
             continue  # the host describes a file that does not parse as a file
         groups = _groups(path, old[1], new[1])
-        if not groups:
-            changes.append(Change(f"draw:{_safe(path)}", path, {"en": "canvas settings changed",
-                                                                 "zh-CN": "画布设置已修改"},
-                                  "changed", (path,), {"file": path}))
+        if not groups:  # the canvas (appState, images), or only Excalidraw's bookkeeping
+            settings = {k: v for k, v in old[0].items() if k != "elements"} != \
+                {k: v for k, v in new[0].items() if k != "elements"}
+            what = {"en": "canvas settings changed", "zh-CN": "画布设置已修改"} if settings else \
+                {"en": "changed", "zh-CN": "已修改"}
+            changes.append(Change(f"draw:{_safe(path)}", path, what, "changed", (path,), {"file": path}))
         for group in groups:
             locate = {"file": path} if group.category == "removed" else \
                 {"file": path, "elementIds": list(group.element_ids)}

@@ -223,6 +223,10 @@ def _kept_slide(files: TurnFiles, file: str, old: _Deck, new: _Deck, moved: bool
             "text changed" if edit.text else "layout changed"
         zh = "文字和版式已修改" if edit.text and edit.layout else "文字已修改" if edit.text else "版式已修改"
         changes.append(Change(_id(file, "content"), where, _label(en, zh), "changed", (file,), locate))
+    elif changed.get(file) == "modified" and not edit.heading:
+        # Only whitespace or the source's formatting: nothing shows, but the file changed.
+        en, zh = "source reformatted", "源码格式已调整"
+        changes.append(Change(_id(file, "content"), where, _label(en, zh), "changed", (file,), locate))
     if moved:
         was = old.position(file)
         changes.append(Change(_id(file, "moved"), where,
