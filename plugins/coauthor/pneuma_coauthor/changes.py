@@ -4,8 +4,8 @@ Each ``.tex`` file is compared line by line (``line_hunks``), and every hunk
 is named by the paper's outline at its place: the ``\\section`` /
 ``\\subsection`` headings above it, numbered as LaTeX numbers them when the
 file is part of the document (followed from the root's ``\\input`` and
-``\\include``), and the paragraph under its heading: "§2 Method › 2.1 Data:
-paragraph 3 changed". A hunk that adds, removes or retitles a heading says
+``\\include``), and the paragraph under its heading: "<section sign>2 Method
+› 2.1 Data: paragraph 3 changed". A hunk that adds, removes or retitles a heading says
 so. In ``.bib`` files the hunks are named by the entries' keys: "refs.bib:
 entry knuth1984 added". Other files (OUTLINE.md, figures) are left to the
 host's per-file fallback.
@@ -38,6 +38,7 @@ _BIB_ENTRY = re.compile(r"^[ \t]*@[ \t]*(\w+)[ \t]*[{(][ \t]*([^,\s]+)[ \t]*,", 
 _INERT = re.compile(r"^\s*(?:%.*|\\label\{[^}]*\}\s*(?:%.*)?)?$")  # a line that is no paragraph of its own
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
 _MAX_DEPTH = 8
+SECTION_SIGN = "\u00a7"  # what a top-level section's label starts with (escaped: see tests/test_architecture.py)
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def numbered_outline(read: Mapping[str, str], paths: Sequence[str]) -> dict[str,
 
 def _heading_label(heading: Heading) -> str:
     if heading.level <= 1:
-        return f"§{heading.number} {heading.title}" if heading.number else f"§ {heading.title}"
+        return f"{SECTION_SIGN}{heading.number} {heading.title}" if heading.number else f"{SECTION_SIGN} {heading.title}"
     return f"{heading.number} {heading.title}" if heading.number else heading.title
 
 
