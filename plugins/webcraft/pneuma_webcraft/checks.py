@@ -55,6 +55,7 @@ _RUN_AXE = """async (impacts) => {
   return results.violations.filter((v) => impacts.includes(v.impact)).map((v) => ({
     id: v.id, impact: v.impact, help: v.help,
     targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")), count: v.nodes.length,
+    html: v.nodes.length ? v.nodes[0].html : "",
   }));
 }"""
 
@@ -71,6 +72,7 @@ class PageReport:
     axe_error: str | None = None
     timed_out: bool = False
     skipped: bool = False  # not loaded: the check's time was spent on the pages before it
+    load_error: str | None = None
 
 
 def pages_to_check(site_files: Sequence[str], changed: Sequence[str], texts: dict[str, str]) -> list[str]:
@@ -104,8 +106,7 @@ def check_site(workspace: Path, changed: Sequence[str], total_seconds: float = T
     try:
         reports = run_sync(inspect_pages(files, pages, total_seconds=total_seconds))
     except Exception as error:  # Chromium or Playwright, not the site: the check's error, not the turn's
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise RuntimeError(f"the webcraft page check failed: {first}") from error
+        raise RuntimeError(f"the webcraft page check failed: {_first_line(error)}") from error
     return problems_of(reports, texts)
 
 
@@ -155,16 +156,25 @@ async def _inspect(context: Any, report: PageReport, axe: str | None, seconds: f
         if axe is None:
             report.axe_error = "axe-core is not installed (run scripts/build-web)"
             return
-        await page.add_script_tag(content=axe)
-        report.violations = await page.evaluate(_RUN_AXE, sorted(REPORTED_IMPACTS))
+        try:
+            await page.add_script_tag(content=axe)
+            report.violations = await page.evaluate(_RUN_AXE, sorted(REPORTED_IMPACTS))
+        except Exception as error:  # the page broke axe (navigated away, replaced its globals)
+            report.axe_error = _first_line(error)
 
     try:
         # within() closes a page whose script never ends (its renderer with it).
         if not await within(page, seconds, work):
             report.timed_out = True
+    except Exception as error:  # this page could not be loaded here; the others still are
+        report.load_error = _first_line(error)
     finally:
         if not page.is_closed():
             await page.close()
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
 
 
 def _site_path(url: str) -> str | None:
@@ -258,6 +268,16 @@ def _line_naming(text: str, path: str) -> int | None:
     return None
 
 
+def _line_of_tag(text: str, html: str) -> int | None:
+    """The line of a page's source where an element's opening tag (as axe
+    quotes it) is written, when it is written so; None otherwise."""
+    tag = html.split(">", 1)[0]
+    if len(tag) < 3 or not text:
+        return None
+    at = text.find(tag)
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
 def problems_of(reports: Sequence[PageReport], texts: dict[str, str] | None = None) -> list[Problem]:
     """One problem per distinct finding, naming the widths it was seen at;
     ``texts`` (page -> HTML) gives a failed load the line that names it."""
@@ -290,16 +310,20 @@ def problems_of(reports: Sequence[PageReport], texts: dict[str, str] | None = No
             add(("load", page, path), width, Problem(
                 f"{page} loads {path}, which {reason if reason.startswith('answers') else 'failed: ' + reason}",
                 file=page, line=_line_naming(texts.get(page, ""), path), locate=where))
+        if report.load_error:
+            add(("load-error", page), width, Problem(f"{page} could not be checked: {report.load_error}",
+                                                     file=page, severity="warning", locate=where))
         if report.axe_error:
-            add(("axe-missing",), width, Problem(f"accessibility not checked: {report.axe_error}",
-                                                severity="warning"))
+            add(("axe", page), width, Problem(f"{page}: accessibility not checked: {report.axe_error}",
+                                              file=page, severity="warning", locate=where))
         for violation in report.violations:
             selector = violation["targets"][0] if violation["targets"] else ""
             more = violation["count"] - 1
             add(("axe", page, violation["id"], selector), width, Problem(
                 f"{page}: accessibility rule {violation['id']} ({violation['impact']}): {violation['help']}"
                 f" — at {selector}" + (f" and {more} more element{'s' if more > 1 else ''}" if more > 0 else ""),
-                file=page, locate={"page": page, "selector": selector}))
+                file=page, line=_line_of_tag(texts.get(page, ""), violation.get("html") or ""),
+                locate={"page": page, "selector": selector}))
     problems: list[Problem] = []
     for problem, widths in found.values():
         if len(widths) < len(WIDTHS) and problem.file is not None:
