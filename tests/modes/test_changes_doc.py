@@ -88,10 +88,10 @@ def test_a_turn_reads_as_sections_by_heading_path(describer) -> None:
     turn = describe_turn(describer, TurnFilesFromMaps(before, after))
     assert turn.source == "mode"
     assert _summary(turn) == [
-        ("guide.md: Guide › Setup › Install", "rewritten", "changed"),
-        ("guide.md: Guide › Legacy", "removed", "removed"),
-        ("guide.md: Guide › Usage", "added", "added"),
-        ("guide.md: Guide › Constraints", "renamed from “Limits”", "renamed"),
+        ("guide.md › Setup › Install", "rewritten", "changed"),
+        ("guide.md › Legacy", "removed", "removed"),
+        ("guide.md › Usage", "added", "added"),
+        ("guide.md › Constraints", "renamed from “Limits”", "renamed"),
         ("new.md", "file added", "added"),
         ("notes.md", "changed", "changed"),
         ("old.md", "file removed", "removed"),
@@ -108,21 +108,21 @@ def test_reverting_one_section_keeps_the_rest_of_the_turn(describer) -> None:
     turn = describe_turn(describer, files)
     by_where = {_en(c.where): c for c in turn.changes}
 
-    install = by_where["guide.md: Guide › Setup › Install"]
+    install = by_where["guide.md › Setup › Install"]
     text = revert_contents(turn, files, install, {"guide.md": after["guide.md"]})["guide.md"].decode()
     assert "Run the installer." in text and "pip install thing" in text
     assert "## Usage" in text and "## Constraints" in text and "## Legacy" not in text
 
-    legacy = by_where["guide.md: Guide › Legacy"]
+    legacy = by_where["guide.md › Legacy"]
     text = revert_contents(turn, files, legacy, {"guide.md": after["guide.md"]})["guide.md"].decode()
     assert text.index("## Install") < text.index("## Legacy\n\nOld notes nobody reads.") < text.index("## Usage")
     assert "Download the archive" in text
 
-    usage = by_where["guide.md: Guide › Usage"]
+    usage = by_where["guide.md › Usage"]
     text = revert_contents(turn, files, usage, {"guide.md": after["guide.md"]})["guide.md"].decode()
     assert text == GUIDE_AFTER.replace("## Usage\n\nCall it from the shell.\n\n", "")
 
-    renamed = by_where["guide.md: Guide › Constraints"]
+    renamed = by_where["guide.md › Constraints"]
     text = revert_contents(turn, files, renamed, {"guide.md": after["guide.md"]})["guide.md"].decode()
     assert text.endswith("## Limits\n\nOne, two, three.\n") and "## Usage" in text
 
@@ -142,8 +142,8 @@ def test_describing_a_2000_line_document_is_fast(describer) -> None:
     started = time.perf_counter()
     turn = describe_turn(describer, files)
     elapsed = time.perf_counter() - started
-    assert _summary(turn) == [("book.md: Book › Chapter 3", "edited", "changed"),
-                              ("book.md: Book › Part 40", "renamed from “Chapter 40”", "renamed")]
+    assert _summary(turn) == [("book.md › Chapter 3", "edited", "changed"),
+                              ("book.md › Part 40", "renamed from “Chapter 40”", "renamed")]
     assert elapsed < 0.05, elapsed
 
 

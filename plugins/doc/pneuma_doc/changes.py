@@ -99,10 +99,17 @@ def _label(en: str, zh: str) -> dict[str, str]:
     return {"en": en, "zh-CN": zh}
 
 
-def _where(path: str, section: Section) -> str:
+def _where(path: str, section: Section, sole_title: bool) -> str:
+    """"guide.md › Setup › Install": the file, then the heading path without
+    the document's title when it has one ``#`` heading over everything."""
     if not section.path:
         return f"{path} (top)" if section.key[0] == 0 else path
-    return f"{path}: {SEPARATOR.join(section.path)}"
+    trail = section.path[1:] if sole_title and section.key[0] > 1 and len(section.path) > 1 else section.path
+    return SEPARATOR.join((path, *trail))
+
+
+def _sole_title(found: list[Section]) -> bool:
+    return sum(1 for s in found if s.key[0] == 1) == 1
 
 
 def _file_id(path: str) -> str:
@@ -162,7 +169,7 @@ def _describe_file(path: str, old: str, new: str) -> list[Change]:
     ordered: list[tuple[float, Change]] = []
     for position, section in enumerate(after):
         change_id = section_id(path, section.key)
-        where = _where(path, section)
+        where = _where(path, section, _sole_title(after))
         if section.key in renamed:
             was = renamed[section.key]
             ordered.append((position, Change(change_id, where,
@@ -180,7 +187,7 @@ def _describe_file(path: str, old: str, new: str) -> list[Change]:
         if section.key in gone:
             continue
         place = _place_after(before, section, after)
-        ordered.append((place - 0.5, Change(section_id(path, section.key), _where(path, section),
+        ordered.append((place - 0.5, Change(section_id(path, section.key), _where(path, section, _sole_title(before)),
                                             _label("removed", "删除"), "removed", (path,), {"file": path})))
     ordered.sort(key=lambda pair: pair[0])
     return [change for _, change in ordered]
