@@ -5,12 +5,19 @@ and 2): when a turn ends the chat gets ``turn_described``; ``GET
 keeps the turn's other changes (the mode's revert splits manifest.json),
 refuses to overwrite a hand edit unless told to, leaves an undo point the
 chat lists, and tells the agent; a file the mode does not describe is
-reverted per file."""
+reverted per file. Describing never holds the next message, and is done
+once per turn."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any
+
+from pneuma import hookimpl
+from pneuma.api import Change, ChangeDescriber, TurnFiles, describe_files
+from pneuma.testing import register_plugin
 
 MANIFEST = "manifest.json"
 ASSET = "assets/chart.svg"
@@ -141,3 +148,44 @@ async def test_unknown_turns_and_changes_and_bad_bodies_get_the_one_error_shape(
         "overwrite"
     unauthorized = await server.request("GET", "/api/checkpoints/1/changes", token=False)
     assert unauthorized.status == 401
+
+
+async def test_a_slow_describer_never_holds_the_next_message_and_describes_once(make_server):
+    release, calls, released = threading.Event(), [], []
+
+    def slow(files: TurnFiles) -> list[Change]:
+        calls.append(1)
+        # True only if the test got to release it while this still waited
+        # (a describer run on the event loop would block the test too).
+        released.append(release.wait(5))
+        return describe_files(files)
+
+    class SlowDescriber:
+        @hookimpl
+        def register_change_describers(self) -> list[ChangeDescriber]:
+            return [ChangeDescriber("slide", slow)]
+
+    with register_plugin(SlowDescriber(), "test-slow-describer"):
+        server = await make_server()
+        tab = await server.tab()
+        await tab.say("first", client_msg_id="c1")
+        await tab.wait_for("turn_checkpoint")
+        (server.workspace / ASSET).write_text("<svg/>")
+        server.backend.emit({"type": "result", "data": {"subtype": "success",
+                                                        "is_error": False}})
+        await tab.wait_for("turn_changes")
+        try:
+            async with asyncio.timeout(10):
+                while not calls:
+                    await asyncio.sleep(0.01)
+            # The describer is at work, blocked: the next message reaches the agent.
+            await tab.say("second", client_msg_id="c2")
+            await server.backend.wait_call("send_user_message", count=2)
+            assert calls == [1]
+        finally:
+            release.set()
+        described = await tab.wait_for("turn_described")
+        assert [c["id"] for c in described["changes"]] == [f"file:{ASSET}"]
+        answer = await (await server.get("/api/checkpoints/1/changes")).json()
+        assert answer["changes"] == described["changes"] and calls == [1]  # kept, not redone
+        assert released == [True]
