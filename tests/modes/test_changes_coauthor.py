@@ -135,3 +135,41 @@ def test_the_coauthor_mode_registers_its_describer() -> None:
     from pneuma.host.turn_changes import all_describers
 
     assert all_describers(build_plugin_manager())["coauthor"] is DESCRIBER
+
+
+def test_the_terminal_reverts_one_paragraph_then_the_other_of_the_same_file(tmp_path: Path) -> None:
+    """`pneuma checkpoints show/revert` with the coauthor describer: two
+    paragraphs of one file changed in a turn; reverting one keeps the
+    other on disk, and the second revert is no conflict."""
+    import json
+
+    from click.testing import CliRunner
+
+    from pneuma.checkpoints import Checkpoints
+    from pneuma.cli.checkpoints import checkpoints
+    from pneuma.host.registry import get_mode
+    from pneuma.workspace.params import init_workspace
+
+    init_workspace(get_mode("coauthor"), tmp_path, {}, record=True)
+    store = Checkpoints(tmp_path)
+    store.record("tighten the design section")
+    method = tmp_path / METHOD
+    original = method.read_text()
+    method.write_text(original.replace("The design has three parts", "The design has 3 parts")
+                      .replace("Every request, whether typed", "Each request, whether typed"))
+    store.turn_ended()
+
+    shown = CliRunner().invoke(checkpoints, ["show", "1", "-w", str(tmp_path), "--json"])
+    assert shown.exit_code == 0, shown.output
+    listed = json.loads(shown.stdout)
+    assert listed["source"] == "mode"
+    assert [c["where"] for c in listed["changes"]] == ["\u00a72 Design", "\u00a72 Design › 2.2 Tasks on an append-only log"]
+    first, second = (c["id"] for c in listed["changes"])
+
+    reverted = CliRunner().invoke(checkpoints, ["revert", "1", second, "-w", str(tmp_path)])
+    assert reverted.exit_code == 0, reverted.output
+    text = method.read_text()
+    assert "Every request, whether typed" in text and "The design has 3 parts" in text
+    again = CliRunner().invoke(checkpoints, ["revert", "1", first, "-w", str(tmp_path)])
+    assert again.exit_code == 0, again.output
+    assert method.read_text() == original
