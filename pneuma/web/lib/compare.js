@@ -278,29 +278,40 @@ export async function openCompare({ ref, host, panel, layout = 'side' }) {
   const putBack = keepSessionStorage();
   const sides = {};
   const bodies = {};
+  const sideLabels = {};
   for (const side of ['before', 'after']) {
     bodies[side] = h('div', { class: 'compare-viewer', 'data-state': 'loading' });
-    sides[side] = h('section', { class: 'compare-side', 'data-side': side },
-      h('div', { class: 'compare-side-label', text: t(side === 'before' ? 'compare.before' : 'compare.after', { turn: ref }) }),
-      bodies[side]);
+    sideLabels[side] = h('div', { class: 'compare-side-label' });
+    sides[side] = h('section', { class: 'compare-side', 'data-side': side }, sideLabels[side], bodies[side]);
   }
-  const slider = h('input', { type: 'range', class: 'compare-slider', min: '0', max: '100', value: '50',
-    'aria-label': t('compare.sliderLabel') });
+  const slider = h('input', { type: 'range', class: 'compare-slider', min: '0', max: '100', value: '50' });
   const stage = h('div', { class: 'compare-stage', 'data-layout': layout }, sides.before, sides.after, slider);
-  const layoutButton = (name, label) => h('button', { type: 'button', class: 'btn compare-layout',
-    'data-layout': name, 'aria-pressed': String(layout === name), text: t(label),
-    onclick: () => setLayout(name) });
-  const closeButton = h('button', { type: 'button', class: 'btn compare-close', text: t('compare.close'),
-    title: t('compare.closeTitle'), onclick: () => close() });
+  const layoutButton = (name) => h('button', { type: 'button', class: 'btn compare-layout',
+    'data-layout': name, 'aria-pressed': String(layout === name), onclick: () => setLayout(name) });
+  const layouts = { side: layoutButton('side'), over: layoutButton('over') };
+  const closeButton = h('button', { type: 'button', class: 'btn compare-close', onclick: () => close() });
+  const title = h('span', { class: 'compare-title' });
+  const hint = h('span', { class: 'compare-hint' });
+  const group = h('div', { class: 'compare-layouts', role: 'group' }, layouts.side, layouts.over);
   const root = h('div', { class: 'compare-panel', role: 'dialog', 'aria-modal': 'false', tabindex: '-1',
-    'aria-label': t('compare.title', { turn: ref }), 'data-ref': ref },
-  h('div', { class: 'compare-bar' },
-    h('span', { class: 'compare-title', text: t('compare.title', { turn: ref }) }),
-    h('span', { class: 'compare-hint', text: t('compare.readOnlyHint') }),
-    h('div', { class: 'compare-layouts', role: 'group', 'aria-label': t('compare.layout') },
-      layoutButton('side', 'compare.sideBySide'), layoutButton('over', 'compare.over')),
-    closeButton),
-  stage);
+    'data-ref': ref }, h('div', { class: 'compare-bar' }, title, hint, group, closeButton), stage);
+
+  // Every word of the panel, again after a language switch.
+  const relabel = () => {
+    sideLabels.before.textContent = t('compare.before', { turn: ref });
+    sideLabels.after.textContent = t('compare.after', { turn: ref });
+    slider.setAttribute('aria-label', t('compare.sliderLabel'));
+    layouts.side.textContent = t('compare.sideBySide');
+    layouts.over.textContent = t('compare.over');
+    group.setAttribute('aria-label', t('compare.layout'));
+    closeButton.textContent = t('compare.close');
+    closeButton.title = t('compare.closeTitle');
+    title.textContent = t('compare.title', { turn: ref });
+    root.setAttribute('aria-label', title.textContent);
+    hint.textContent = t('compare.readOnlyHint');
+  };
+  relabel();
+  const stopRelabel = onLocaleChange(relabel);
 
   function setLayout(name) {
     stage.dataset.layout = name;
@@ -344,6 +355,7 @@ export async function openCompare({ ref, host, panel, layout = 'side' }) {
   function close() {
     if (!root.isConnected) return;
     window.removeEventListener('keydown', onKey, true);
+    stopRelabel();
     viewers.before.destroy();
     viewers.after.destroy();
     root.remove();
