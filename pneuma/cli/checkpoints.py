@@ -77,6 +77,8 @@ def list_command(workspace: Path, as_json: bool) -> None:
                    f"{change.summary():<12}  {message}")
     click.echo("\n`pneuma checkpoints restore N -w DIR` puts the files back as they were "
                "before turn N (u1, u2...: as before a restore).")
+    click.echo("`pneuma checkpoints show N -w DIR` lists what turn N did in the mode's terms; "
+               "`revert N ID` reverts one of those changes.")
 
 
 @checkpoints.command("restore")
