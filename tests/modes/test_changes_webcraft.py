@@ -67,6 +67,8 @@ def test_a_turn_is_named_by_pages_elements_rules_and_assets(site) -> None:
                            "selector": "body > main > section.features > div.grid > article.card:nth-of-type(2)"}
     assert turn.changes[2].locate == {"file": "index.html", "page": "index.html", "selector": "#features-title"}
     assert turn.changes[3].to_json()["what"]["zh-CN"] == "新增 article"
+    # a stylesheet is shown on a page that uses it (the viewer shows pages)
+    assert turn.changes[5].locate == {"file": "css/style.css", "page": "index.html"}
 
 
 def test_reverting_the_new_card_alone_keeps_the_new_titles_and_the_persons_edit(site) -> None:

@@ -411,11 +411,24 @@ def _style_or_script(files: TurnFiles, item: FileChange) -> _Planned:
     change = Change(id=f"{'style' if is_style else 'script'}:{item.path}",
                     where={"en": f"{label[0]} {item.path}", "zh-CN": f"{label[1]} {item.path}"},
                     what={"en": en, "zh-CN": zh}, kind=kind, files=(item.path,),  # type: ignore[arg-type]
-                    locate={"file": item.path} if item.status != "deleted" else None)
+                    locate=_page_using(files, [item.path]) if item.status != "deleted" else None)
     return _Planned(change, item.path)
 
 
-def _asset_changes(groups: dict[str, list[str]]) -> list[_Planned]:
+def _page_using(files: TurnFiles, paths: Sequence[str]) -> dict[str, str]:
+    """Where to show a stylesheet, script or asset: the first page (index
+    first) that names it, since the viewer shows pages; else the file."""
+    pages = sorted((p for p in files.paths_after() if p.lower().endswith(PAGE_SUFFIXES)),
+                   key=lambda p: (PurePosixPath(p).name != "index.html", p.count("/"), p))
+    names = [PurePosixPath(path).name for path in paths]
+    for page in pages[:50]:  # a bounded look: this only picks where to show it
+        text = text_of(files.after(page)) or ""
+        if any(name in text for name in names):
+            return {"file": paths[0], "page": page}
+    return {"file": paths[0]}
+
+
+def _asset_changes(files: TurnFiles, groups: dict[str, list[str]]) -> list[_Planned]:
     planned = []
     for status, paths in groups.items():
         en, zh, kind = _file_words(status)
@@ -424,7 +437,7 @@ def _asset_changes(groups: dict[str, list[str]]) -> list[_Planned]:
                         what={"en": f"{len(paths)} {en}: {_listed(names)}",
                               "zh-CN": f"{zh} {len(paths)} 个：{_listed(names)}"},
                         kind=kind, files=tuple(paths),  # type: ignore[arg-type]
-                        locate={"file": paths[0]} if status != "deleted" else None)
+                        locate=_page_using(files, paths) if status != "deleted" else None)
         planned.append(_Planned(change, paths[0]))
     return planned
 
@@ -443,7 +456,7 @@ def plan(files: TurnFiles) -> list[_Planned]:
             code.append(_style_or_script(files, item))
         elif path.endswith(ASSET_SUFFIXES):
             assets.setdefault(item.status, []).append(item.path)
-    return pages + code + _asset_changes(assets)
+    return pages + code + _asset_changes(files, assets)
 
 
 def describe(files: TurnFiles) -> Sequence[Change]:
