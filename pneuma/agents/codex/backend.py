@@ -23,6 +23,8 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pneuma.core.backend import AgentPoint
+
 from . import events
 from .binary import INSTALL_HINT, find_codex_binary, model_endpoint
 from .model_errors import LOG_FILTER, ModelTrouble, strip_ansi
@@ -147,6 +149,8 @@ class CodexBackend:
         self._lock = asyncio.Lock()
         self._stopped = False
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._last_turn_id: str | None = None  # the thread's newest finished turn
+        self._fork: AgentPoint | None = None  # where the next thread is forked from (fork_at)
 
     # -- AgentBackend ------------------------------------------------------------
 
@@ -222,6 +226,29 @@ class CodexBackend:
         self._peer = None
         for task in list(self._tasks):
             task.cancel()
+
+    # -- forks (pneuma.core.backend.ForksConversation) ------------------------------
+
+    def conversation_point(self) -> AgentPoint | None:
+        """The thread and its newest finished turn; the fork still to be
+        made when no turn ended since."""
+        if self._fork is not None:
+            return self._fork
+        if self._thread_id and self._last_turn_id:
+            return AgentPoint(self.name, self._thread_id, self._last_turn_id)
+        return None
+
+    async def fork_at(self, point: AgentPoint) -> bool:
+        """The next thread is ``thread/fork`` of ``point``'s thread through
+        its turn ``point.at`` (the later turns left out; the old thread
+        keeps them)."""
+        async with self._lock:
+            if self._process is not None:
+                await self._terminate(self._process)
+            self._process = self._peer = None
+            self._thread_id = self.agent_session_id = None
+            self._fork = point
+        return True
 
     # -- process and thread ------------------------------------------------------
 
@@ -300,6 +327,14 @@ class CodexBackend:
         if self.model:
             params["model"] = self.model
         result = None
+        fork, self._fork = self._fork, None
+        if fork is not None and not self.agent_session_id:
+            try:
+                result = await peer.request("thread/fork", {**params, "threadId": fork.agent_session_id,
+                                                            "lastTurnId": fork.at})
+            except RpcError as exc:
+                log.info("codex: thread %s cannot be forked (%s); starting a new one",
+                         fork.agent_session_id, exc)
         if self.agent_session_id:
             try:
                 result = await peer.request("thread/resume",
@@ -363,6 +398,8 @@ class CodexBackend:
             return
         self._turn_running = False
         self._turn_id = None
+        if turn.get("id"):
+            self._last_turn_id = str(turn["id"])
         for request_id in list(self._approvals):
             self._approvals.pop(request_id, None)
             self._questions.pop(request_id, None)
