@@ -172,3 +172,60 @@ def test_a_slide_turn_is_reviewed_in_slides_and_only_its_move_is_reverted(
     assert deck(server.workspace) == (SEED_ORDER, "Point at it. Don't describe it.")
     # The refused revert is the only thing the console reports (the browser logs its 409).
     assert [e for e in page.console_errors if "409 (Conflict)" not in e] == []
+
+
+def test_a_description_the_page_missed_is_asked_for_in_place_and_shown_in_chinese(
+        pneuma_server: Any, fake_claude: Any, open_page: Any, shot: Any) -> None:
+    """The turn's `turn_described` never reaches this tab (dropped on its
+    socket): the line says "Describing…" from the turn's end, the page asks
+    GET /api/checkpoints/1/changes itself, and the summary takes the line's
+    place without moving anything, in the page's language."""
+    server = pneuma_server("doc", claude_bin=fake_claude.bin)
+    dropped: list[str] = []
+
+    def route(ws: Any) -> None:
+        to_server = ws.connect_to_server()
+
+        def from_server(frame: str | bytes) -> None:
+            lines = frame.split("\n") if isinstance(frame, str) else [frame]
+            kept = []
+            for line in lines:
+                if isinstance(line, str) and line.startswith("{") \
+                        and json.loads(line).get("type") == "turn_described":
+                    dropped.append(line)
+                else:
+                    kept.append(line)
+            if kept:
+                ws.send("\n".join(kept) if isinstance(frame, str) else kept[0])
+
+        to_server.on_message(from_server)
+
+    page = open_page(server, locale="zh-CN",
+                     before_goto=lambda p: p.route_web_socket("**/ws/browser/**", route))
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/changes" in r.url else None)
+    expect(page.locator(".result-line")).to_have_count(1, timeout=15_000)  # the greeting turn
+    send(page, "write notes/later.md # 以后再说")
+    expect(page.locator(".result-line")).to_have_count(2, timeout=15_000)
+
+    turn = page.locator('.turn-changes[data-ref="1"]')
+    pending = turn.locator(".turn-summary.pending")
+    expect(pending).to_have_text("正在整理改动…", timeout=5_000)
+    waiting = pending.bounding_box()
+    summary = turn.locator("button.turn-summary")
+    expect(summary).to_contain_text("notes/later.md：", timeout=15_000)
+    assert dropped and asked, (dropped, asked)
+    assert asked[0].endswith("/api/checkpoints/1/changes")
+    shown = summary.bounding_box()
+    assert (shown["y"], shown["height"]) == (waiting["y"], waiting["height"])  # nothing moved
+    shot(page, "turn-review-5-zh")
+
+    # Its "查看" (Show) opens the new page in the viewer, from another tab.
+    page.locator('.pd-tab[data-path="README.md"]').click()
+    expect(page.locator('.pd-tab[data-path="README.md"]')).to_have_attribute("aria-selected", "true")
+    summary.click()
+    row = turn.locator(".turn-change")
+    expect(row).to_have_count(1)
+    row.locator(".tc-show").click()
+    expect(page.locator('.pd-tab[data-path="notes/later.md"]')).to_have_attribute("aria-selected", "true")
+    assert page.console_errors == []

@@ -24,7 +24,7 @@ import { ui } from './shell-state.js';
 
 const SUMMARY_CHARS = 72; // what fits one line of the chat at its usual width
 const SUMMARY_ITEMS = 3;
-const BROADCAST_WAIT_MS = 4000; // a live turn's own broadcast comes first; ask only if it does not
+const BROADCAST_WAIT_MS = 2500; // a live turn's own broadcast comes first; ask only if it does not
 
 /** "where: what" of a change, in the page's language. */
 export function changeText(change) {
