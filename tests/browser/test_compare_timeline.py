@@ -90,6 +90,14 @@ def test_compare_shows_the_changed_slide_before_and_after_and_the_timeline_resto
     alone = [side(page, n).locator(".pns-thumb").nth(0).locator("iframe").screenshot() for n in ("before", "after")]
     assert differing_share(*alone) < 0.01
 
+    # Read-only: an edit in place on a side is refused, nothing reaches the disk.
+    heading = side(page, "after").frame_locator(".pns-frame--stage").locator("h2")
+    heading.dblclick()
+    page.keyboard.type(" EDITED")
+    page.keyboard.press("Enter")
+    expect(side(page, "after").locator(".pns-notice")).to_be_visible()
+    assert "EDITED" not in (server.workspace / CHANGED).read_text()
+
     # Moving through one side moves the other with it.
     side(page, "before").locator(".pns-thumb").nth(1).click()
     expect(side(page, "after").locator(".pns-counter")).to_have_text("2 / 8")

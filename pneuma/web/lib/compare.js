@@ -91,7 +91,8 @@ export class SnapshotViewer {
       baseUrl: base,
       writeFile: refused,
       deleteFile: refused,
-      editFile: refused,
+      // As ctx.editFile answers a refusal: never a throw (docs/viewer-contract.md, "Edit in place").
+      editFile: async () => ({ ok: false, code: 'E_FORBIDDEN', message: t('compare.readOnly') }),
       saveCapture: refused,
       setSelection: () => {},
       setActiveFile: (path) => { if (!viewer.destroyed && path) viewer.onActiveFile(path, viewer); },
