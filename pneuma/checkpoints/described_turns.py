@@ -7,19 +7,21 @@ description is computed once and kept (the newest ``CAPACITY`` turns: the
 chat asks for the turns on screen, and a revert needs the description it
 reverts from). The key is the ref with the checkpoint's ``seq``, which is
 never reused, so a store rebuilt from scratch cannot serve an old answer.
+
+Describing runs in worker threads while the turn listener records the next
+turn, so it reads through a store object of its own: the session's keeps
+its parsed manifests and maps in memory unguarded (one job at a time
+touches it), and manifests and blobs on disk are only ever replaced whole.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
+from pneuma.checkpoints.store import Checkpoints
 from pneuma.checkpoints.turn_files import describe_checkpoint
 from pneuma.host.turn_changes import ChangeDescriber, DescribedTurn, all_describers
-
-if TYPE_CHECKING:
-    from pneuma.checkpoints.store import Checkpoints
 
 CAPACITY = 64
 
@@ -42,7 +44,9 @@ class DescribedTurns:
         self.store = store
         self.mode = mode
         self.capacity = capacity
+        self._reader = Checkpoints(store.workspace, store.watch, store.ignore, store.policy)
         self._kept: OrderedDict[tuple[str, int], DescribedTurn] = OrderedDict()
+        # One description at a time: the reader is not shared between threads.
         self._lock = threading.Lock()
         self._describer: ChangeDescriber | None = None
         self._looked_up = False
@@ -57,20 +61,19 @@ class DescribedTurns:
     def describe(self, ref: str | int) -> tuple[str, DescribedTurn]:
         """The checkpoint's canonical ref and its description. Errors as
         ``StoreTurnFiles`` (E_NOT_FOUND, E_BAD_ARGS, E_CONFLICT mid-turn)."""
-        names, index = self.store._find(ref)
-        name = names[index]
-        key = (name.split("-", 1)[1].removesuffix(".json"), int(name.split("-", 1)[0]))
         with self._lock:
+            names, index = self._reader._find(ref)
+            name = names[index]
+            key = (name.split("-", 1)[1].removesuffix(".json"), int(name.split("-", 1)[0]))
             found = self._kept.get(key)
             if found is not None:
                 self._kept.move_to_end(key)
                 return key[0], found
-        described = describe_checkpoint(self.store, self.describer, key[0])
-        with self._lock:
+            described = describe_checkpoint(self._reader, self.describer, key[0])
             self._kept[key] = described
             while len(self._kept) > self.capacity:
                 self._kept.popitem(last=False)
-        return key[0], described
+            return key[0], described
 
 
 def described_json(ref: str, turn: DescribedTurn) -> dict[str, object]:
