@@ -14,6 +14,7 @@ import { t, onLocaleChange } from './lib/i18n.js';
 import { glyphsFor } from './lib/language-switch.js';
 import { holdSaves, preference, setPreference } from './lib/preferences.js';
 import { rewind } from './lib/rewind.js';
+import { turnChecks } from './lib/turn-checks.js';
 import { loadBackendUi } from './lib/backend-ui.js';
 import { AnnotateSwitch, attachPins, pinsReceive, takeSelection } from './lib/pins.js';
 import { Icon, isRunning, shell, store, ui, useStore } from './lib/shell-state.js';
@@ -30,6 +31,7 @@ import { Timeline, timelineReceive } from './lib/timeline.js';
 async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
   rewind.receive(store, message); // per-turn checkpoints: lib/rewind.js
+  turnChecks.receive(store, message); // the checks after each turn: lib/turn-checks.js
   chatReceive(store, message); // what the chat keeps: queued follow-ups, what re-renders (lib/chat.js)
   pinsReceive(message); // review pins: every tab's list, addressed after a turn (lib/pins.js)
   timelineReceive(message); // the checkpoints' ticks under the viewer (lib/timeline.js)
@@ -199,6 +201,8 @@ export async function start(root) {
       store.setConnection(connection);
     },
   });
+
+  turnChecks.start(); // the workspace's repair setting, and whether the person is typing
 
   // Let the server trim its replay buffer now and then.
   setInterval(() => {

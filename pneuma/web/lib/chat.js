@@ -8,6 +8,7 @@ import { api, localized } from './viewer-host.js';
 import { renderMarkdown, highlight, languageOf } from './markdown.js';
 import { t, getLocale, formatCost, formatDuration } from './i18n.js';
 import { TurnChanges, RewindNote } from './rewind.js';
+import { TurnChecksBadge } from './turn-checks.js';
 import { SavingBanner } from './saving-banner.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { Composer } from './composer.js';
@@ -192,6 +193,7 @@ function UserMessage({ item }) {
     <${WholeMessage} preview=${item.preview} />
     ${item.pending && html`<div class="msg-meta">${store.state.connection.state === 'open' ? t('msg.sending') : t('msg.waitingConnection')}</div>`}
     ${!item.pending && html`<${TurnChanges} item=${item} store=${store} />`}
+    ${!item.pending && html`<${TurnChecksBadge} item=${item} />`}
   </div>`;
 }
 
