@@ -130,6 +130,19 @@ def test_a_two_thousand_line_chapter_is_described_in_a_few_milliseconds() -> Non
     assert took < 0.25, took
 
 
+def test_sections_are_numbered_in_reading_order_through_inputs_and_the_appendix() -> None:
+    main = ("\\documentclass{article}\n\\begin{document}\n\\section{Intro}\nHello.\n"
+            "\\input{body}\n\\section*{Thanks}\n\\appendix\n\\section{Proofs}\nProof one.\n\n"
+            "Proof two.\n\\end{document}\n")
+    body = "\\section{Method}\n\\subsection{Data}\nData.\n\n\\label{x}\n\nMore data.\n"
+    before = {"main.tex": main.encode(), "body.tex": body.encode()}
+    after = {"main.tex": main.replace("Proof two.", "Proof 2.").encode(),
+             "body.tex": body.replace("More data.", "More data, checked.").encode()}
+    turn = describe_turn(DESCRIBER, TurnFilesFromMaps(before, after))
+    assert _summary(turn) == ["\u00a72 Method › 2.1 Data: paragraph 2 changed",
+                              "\u00a7A Proofs: paragraph 2 changed"]
+
+
 def test_the_coauthor_mode_registers_its_describer() -> None:
     from pneuma.host.plugins import build_plugin_manager
     from pneuma.host.turn_changes import all_describers

@@ -119,6 +119,21 @@ def test_a_two_thousand_line_flowchart_is_scanned_in_a_few_milliseconds() -> Non
     assert took < 0.25, took
 
 
+@needs_mermaid
+def test_diagrams_over_mermaids_limits_are_described_not_called_broken() -> None:
+    # over maxTextSize (50,000 characters) or maxEdges (500) mermaid answers
+    # with an error: the scanner reads them instead
+    long = "\n".join(f"  step{i}[A long enough label for step {i}] --> step{i + 1}" for i in range(900))
+    many = "\n".join(f"  s{i} --> s{i + 1}" for i in range(600))
+    before = {"long.mmd": f"flowchart TD\n{long}\n".encode(), "many.mmd": f"flowchart TD\n{many}\n".encode()}
+    after = {"long.mmd": f"flowchart TD\n{long}\n  step900 --> done\n".encode(),
+             "many.mmd": f"flowchart TD\n{many}\n  s600 --> done\n".encode()}
+    assert len(after["long.mmd"]) > 50_000 > len(after["many.mmd"])
+    turn = describe_turn(DESCRIBER, TurnFilesFromMaps(before, after))
+    assert [c.to_json()["what"]["en"] for c in turn.changes] == [
+        "node done added · edge step900→done added", "node done added · edge s600→done added"]
+
+
 def test_the_diagram_mode_registers_its_describer() -> None:
     from pneuma.host.plugins import build_plugin_manager
     from pneuma.host.turn_changes import all_describers

@@ -18,7 +18,7 @@ removed goes back whole.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -38,6 +38,7 @@ _BIB_ENTRY = re.compile(r"^[ \t]*@[ \t]*(\w+)[ \t]*[{(][ \t]*([^,\s]+)[ \t]*,", 
 _INERT = re.compile(r"^\s*(?:%.*|\\label\{[^}]*\}\s*(?:%.*)?)?$")  # a line that is no paragraph of its own
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
 _MAX_DEPTH = 8
+_APPENDIX = re.compile(r"^\s*\\appendix\b")
 SECTION_SIGN = "\u00a7"  # what a top-level section's label starts with (escaped: see tests/test_architecture.py)
 
 
@@ -77,65 +78,100 @@ def _uncommented(line: str) -> str:
     return re.split(r"(?<!\\)%", line, maxsplit=1)[0]
 
 
-def raw_headings(lines: Sequence[str]) -> list[tuple[int, str, bool, str]]:
-    """(line, kind, starred, title) of every heading command in a file."""
-    found = []
-    for index, line in enumerate(lines):
-        match = _HEADING.match(line)
-        if match and "\\" + match.group(1) in _uncommented(line):
-            found.append((index, match.group(1), bool(match.group(2)), plain_title(_braced(line, match.end()))))
-    return found
+def _heading_of(line: str) -> tuple[str, bool, str] | None:
+    """(kind, starred, title) when ``line`` starts a heading."""
+    match = _HEADING.match(line)
+    if match and "\\" + match.group(1) in _uncommented(line):
+        return match.group(1), bool(match.group(2)), plain_title(_braced(line, match.end()))
+    return None
 
 
-def document_order(read: Mapping[str, str], paths: Sequence[str]) -> list[str]:
-    """The ``.tex`` files of the document in the order LaTeX reads them:
-    from the root (``main.tex``, else the first file with
-    ``\\documentclass``) through its ``\\input`` and ``\\include``."""
+def _root(read: Mapping[str, str], paths: Sequence[str]) -> str | None:
+    """The document's root: ``main.tex``, else the first file with ``\\documentclass``."""
     roots = [p for p in paths if p.endswith(".tex") and "\\documentclass" in read.get(p, "")]
-    if not roots:
-        return []
-    root = next((p for p in roots if PurePosixPath(p).name == "main.tex"), roots[0])
-    base = PurePosixPath(root).parent
-    order: list[str] = []
+    return next((p for p in roots if PurePosixPath(p).name == "main.tex"), roots[0] if roots else None)
 
-    def walk(path: str, depth: int) -> None:
-        if path in order or depth > _MAX_DEPTH or path not in read:
+
+def reading_order(read: Mapping[str, str], paths: Sequence[str]) -> Iterator[tuple[str, int, str]]:
+    """(file, 0-based line, text) of every line of the document in the
+    order LaTeX reads them: the root's lines, each ``\\input`` and
+    ``\\include`` read where it stands (relative to the root's folder)."""
+    root = _root(read, paths)
+    if root is None:
+        return
+    base = PurePosixPath(root).parent
+    seen: set[str] = set()
+
+    def walk(path: str, depth: int) -> Iterator[tuple[str, int, str]]:
+        if path in seen or depth > _MAX_DEPTH or path not in read:
             return
-        order.append(path)
-        for line in split_lines(read[path]):
+        seen.add(path)
+        for index, line in enumerate(split_lines(read[path])):
+            yield path, index, line
             for name in _INPUT.findall(_uncommented(line)):
                 target = name.strip()
                 target = target if target.endswith(".tex") else target + ".tex"
-                walk((base / target).as_posix() if str(base) != "." else PurePosixPath(target).as_posix(),
-                     depth + 1)
+                yield from walk((base / target).as_posix(), depth + 1)
 
-    walk(root, 0)
-    return order
+    yield from walk(root, 0)
+
+
+def document_order(read: Mapping[str, str], paths: Sequence[str]) -> list[str]:
+    """The ``.tex`` files of the document in the order LaTeX first reads them."""
+    return list(dict.fromkeys(path for path, _, _ in reading_order(read, paths)))
+
+
+class _Numbering:
+    """LaTeX's heading counters (chapter to subsubsection; the top level in
+    letters after ``\\appendix``)."""
+
+    def __init__(self, has_chapters: bool) -> None:
+        self.first = 0 if has_chapters else 1
+        self.counters = [0, 0, 0, 0]
+        self.in_appendix = False
+
+    def appendix(self) -> None:
+        self.in_appendix = True
+        self.counters = [0, 0, 0, 0]
+
+    def number(self, level: int, starred: bool) -> str | None:
+        if starred or level < self.first:
+            return None
+        self.counters[level] += 1
+        self.counters[level + 1:] = [0] * (3 - level)
+        parts = [str(n) for n in self.counters[self.first:level + 1]]
+        if self.in_appendix:
+            parts[0] = _letter(self.counters[self.first])
+        return ".".join(parts)
 
 
 def numbered_outline(read: Mapping[str, str], paths: Sequence[str]) -> dict[str, list[Heading]]:
     """Every ``.tex`` file's headings; numbered as LaTeX numbers them when
     the file is part of the document."""
-    order = document_order(read, paths)
-    raw = {p: raw_headings(split_lines(read[p])) for p in paths if p.endswith(".tex") and p in read}
-    has_chapters = any(kind == "chapter" for p in order for _, kind, _, _ in raw.get(p, []))
-    counters = [0, 0, 0, 0]  # chapter, section, subsection, subsubsection
+    found: list[tuple[str, int, tuple[str, bool, str] | None]] = []
+    for path, index, line in reading_order(read, paths):
+        if _APPENDIX.match(_uncommented(line)):
+            found.append((path, index, None))
+        elif heading := _heading_of(line):
+            found.append((path, index, heading))
+    numbering = _Numbering(any(h is not None and h[0] == "chapter" for _, _, h in found))
     outline: dict[str, list[Heading]] = {}
-    for path in order:
-        headings: list[Heading] = []
-        for line, kind, starred, title in raw.get(path, []):
-            level = _LEVELS[kind]
-            number = None
-            if not starred and level >= 0:
-                counters[level] += 1
-                counters[level + 1:] = [0] * (3 - level)
-                first = 0 if has_chapters else 1
-                number = ".".join(str(n) for n in counters[first:level + 1]) if level >= first else None
-            headings.append(Heading(line, level, number, title))
-        outline[path] = headings
-    for path, found in raw.items():
-        outline.setdefault(path, [Heading(line, _LEVELS[kind], None, title) for line, kind, _, title in found])
+    for path, index, heading in found:
+        if heading is None:
+            numbering.appendix()
+            continue
+        kind, starred, title = heading
+        level = _LEVELS[kind]
+        outline.setdefault(path, []).append(Heading(index, level, numbering.number(level, starred), title))
+    for path in paths:  # files outside the document: their headings, unnumbered
+        if path.endswith(".tex") and path in read and path not in outline:
+            outline[path] = [Heading(i, _LEVELS[h[0]], None, h[2])
+                             for i, line in enumerate(split_lines(read[path])) if (h := _heading_of(line))]
     return outline
+
+
+def _letter(number: int) -> str:
+    return chr(ord("A") + number - 1) if 1 <= number <= 26 else str(number)
 
 
 def _heading_label(heading: Heading) -> str:
@@ -318,17 +354,16 @@ def _texts(files: TurnFiles, after: bool) -> dict[str, str]:
 
 
 def plan(files: TurnFiles) -> list[_Planned]:
-    """Every change of the turn with the lines it covers, in document order
-    (the document's files first, in the order LaTeX reads them)."""
+    """Every change of the turn with the lines it covers, in the order
+    LaTeX reads them."""
     wanted = [item for item in files.changed if item.path.endswith((".tex", ".bib"))]
     if not wanted:
         return []
     before_texts, after_texts = _texts(files, False), _texts(files, True)
     outline_before = numbered_outline(before_texts, list(before_texts))
     outline_after = numbered_outline(after_texts, list(after_texts))
-    order = {path: n for n, path in enumerate(document_order(after_texts, list(after_texts)))}
     planned: list[_Planned] = []
-    for item in sorted(wanted, key=lambda i: (order.get(i.path, len(order)), i.path)):
+    for item in wanted:
         old = text_of(files.before(item.path))
         new = text_of(files.after(item.path))
         if item.status != "modified" or old is None or new is None:
@@ -341,7 +376,17 @@ def plan(files: TurnFiles) -> list[_Planned]:
             else:
                 planned.append(_tex_hunk(item.path, before, after, hunk, outline_before.get(item.path, []),
                                          outline_after.get(item.path, [])))
-    return planned
+    # where LaTeX reads each change (an \input file's in the middle of
+    # main.tex's); files outside the document after it, by path
+    reading = {(path, line): n for n, (path, line, _) in enumerate(reading_order(after_texts, list(after_texts)))}
+    last = {path: len(split_lines(text)) - 1 for path, text in after_texts.items()}
+
+    def position(item: _Planned) -> tuple[int, str, int]:
+        line = item.hunk.j1 if item.hunk is not None else 0
+        at = reading.get((item.path, max(min(line, last.get(item.path, 0)), 0)))
+        return (at if at is not None else len(reading), item.path, line)
+
+    return sorted(planned, key=position)
 
 
 def describe(files: TurnFiles) -> Sequence[Change]:

@@ -49,11 +49,22 @@ def parse_all(sources: list[str]) -> list[Graph]:
     scanner when mermaid cannot answer."""
     if not sources:
         return []
+    from pneuma_diagram.render import MAX_TEXT_SIZE, limit_in_plain_words
+
+    # mermaid refuses a source over its limits (maxTextSize, maxEdges: the
+    # viewer says why it draws none): the scanner reads those, so a big
+    # diagram is not called broken
+    fits = [i for i, text in enumerate(sources) if len(text) <= MAX_TEXT_SIZE]
+    graphs = {i: parse_in_python(text) for i, text in enumerate(sources) if len(text) > MAX_TEXT_SIZE}
     try:
-        return parse_with_mermaid(sources)
+        graphs.update(zip(fits, parse_with_mermaid([sources[i] for i in fits]), strict=True))
     except MermaidUnavailable as exc:
         log.info("describing diagrams without mermaid (%s): the Python scanner reads them", exc)
-        return [parse_in_python(text) for text in sources]
+        graphs.update((i, parse_in_python(sources[i])) for i in fits)
+    for i in fits:
+        if not graphs[i].ok and limit_in_plain_words(graphs[i].error or ""):
+            graphs[i] = parse_in_python(sources[i])
+    return [graphs[i] for i in range(len(sources))]
 
 
 def _quoted(label: str) -> str:
