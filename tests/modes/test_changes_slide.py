@@ -136,9 +136,17 @@ def test_a_heading_retitle_reverts_only_the_heading_and_keeps_other_edits(descri
 def test_a_broken_manifest_is_described_per_file_without_an_exception(describer) -> None:
     before = _seed_deck()
     after = {**before, "manifest.json": b'{"slides": [', "theme.css": before["theme.css"] + b"/* x */"}
-    turn = describe_turn(describer, TurnFilesFromMaps(before, after))
+    files = TurnFilesFromMaps(before, after)
+    turn = describe_turn(describer, files)
     assert turn.warning is None
     assert sorted(f for c in turn.changes for f in c.files) == ["manifest.json", "theme.css"]
+    # And the other way round: the turn repaired a broken manifest; reverting
+    # that puts the broken one back, as the per-file fallback would.
+    files = TurnFilesFromMaps(after, before)
+    turn = describe_turn(describer, files)
+    manifest = next(c for c in turn.changes if c.files == ("manifest.json",))
+    assert revert_contents(turn, files, manifest, {"manifest.json": before["manifest.json"]}) == \
+        {"manifest.json": b'{"slides": ['}
 
 
 def test_describing_a_50_slide_deck_turn_is_fast(describer) -> None:

@@ -240,6 +240,8 @@ def _kept_slide(files: TurnFiles, file: str, old: _Deck, new: _Deck, moved: bool
 
 def revert(files: TurnFiles, change: Change, current: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
     """Each file of ``change`` with only that change undone."""
+    if not change.id.startswith("slide:"):  # described per file (a manifest that did not parse)
+        return {path: files.before(path) for path in change.files}
     kind = change.id.rsplit(":", 1)[-1]
     if change.id in ("slide:deck:title", "slide:deck:settings"):
         kind = change.id
@@ -281,10 +283,10 @@ def _swap_heading(target: bytes | None, source: bytes | None) -> bytes | None:
 
 
 def _revert_manifest(files: TurnFiles, kind: str, file: str, live: bytes | None) -> bytes | None:
-    old = _parse_deck(files.before(MANIFEST))
     try:
+        old = _parse_deck(files.before(MANIFEST))
         data = _parse_deck(live).data if live is not None else {"slides": []}
-    except _BrokenManifest:
+    except _BrokenManifest:  # edited by hand since into something else: the whole file goes back
         return files.before(MANIFEST)
     entries: list[Any] = list(data["slides"])
     if kind == "slide:deck:title":
