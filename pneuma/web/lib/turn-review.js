@@ -94,11 +94,11 @@ function useDescription(turn, element, changed) {
     let live = true;
     const load = () => {
       if (!live || turn.described) return;
-      turn.described = { loading: true };
-      fetchJson(`/api/checkpoints/${encodeURIComponent(turn.ref)}/changes`)
-        .then((body) => { turn.described = describedFrom(body); })
-        .catch((error) => { turn.described = { error: error.message }; })
-        .finally(() => { if (live) redraw((n) => n + 1); });
+      // One request per turn, whichever of its rows (a re-mounted one too) waits for it.
+      turn.describing ||= fetchJson(`/api/checkpoints/${encodeURIComponent(turn.ref)}/changes`)
+        .then(describedFrom, (error) => ({ error: error.message }))
+        .then((described) => { if (!turn.described) turn.described = described; });
+      turn.describing.then(() => { if (live) redraw((n) => n + 1); });
     };
     const start = () => {
       const wait = turn.endedLive ? Math.max(0, turn.endedLive + BROADCAST_WAIT_MS - Date.now()) : 0;
