@@ -38,6 +38,7 @@ _BIB_ENTRY = re.compile(r"^[ \t]*@[ \t]*(\w+)[ \t]*[{(][ \t]*([^,\s]+)[ \t]*,", 
 _INERT = re.compile(r"^\s*(?:%.*|\\label\{[^}]*\}\s*(?:%.*)?)?$")  # a line that is no paragraph of its own
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
 _MAX_DEPTH = 8
+_COMMENT = re.compile(r"(?<!\\)%")
 _APPENDIX = re.compile(r"^\s*\\appendix\b")
 SECTION_SIGN = "\u00a7"  # what a top-level section's label starts with (escaped: see tests/test_architecture.py)
 
@@ -75,7 +76,7 @@ def plain_title(latex: str) -> str:
 
 
 def _uncommented(line: str) -> str:
-    return re.split(r"(?<!\\)%", line, maxsplit=1)[0]
+    return _COMMENT.split(line, maxsplit=1)[0] if "%" in line else line
 
 
 def _heading_of(line: str) -> tuple[str, bool, str] | None:
@@ -108,6 +109,8 @@ def reading_order(read: Mapping[str, str], paths: Sequence[str]) -> Iterator[tup
         seen.add(path)
         for index, line in enumerate(split_lines(read[path])):
             yield path, index, line
+            if "\\in" not in line:  # neither \\input nor \\include: most lines
+                continue
             for name in _INPUT.findall(_uncommented(line)):
                 target = name.strip()
                 target = target if target.endswith(".tex") else target + ".tex"
@@ -150,7 +153,7 @@ def numbered_outline(read: Mapping[str, str], paths: Sequence[str]) -> dict[str,
     the file is part of the document."""
     found: list[tuple[str, int, tuple[str, bool, str] | None]] = []
     for path, index, line in reading_order(read, paths):
-        if _APPENDIX.match(_uncommented(line)):
+        if "\\appendix" in line and _APPENDIX.match(_uncommented(line)):
             found.append((path, index, None))
         elif heading := _heading_of(line):
             found.append((path, index, heading))

@@ -53,10 +53,22 @@ def changed_hunks(before: Sequence[str], after: Sequence[str],
     them)`` says so (default: none of them is blank)."""
     join = joins or (lambda gap: not any(is_blank(line) for line in gap))
     hunks: list[Hunk] = []
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    # A turn usually changes a few places of a long file: the lines equal at
+    # both ends are left out of difflib's work (it is quadratic in the
+    # repeated lines, a paper's hundreds of blank ones).
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(before), len(after)) - head
+           and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]):
+        tail += 1
+    matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail], after[head:len(after) - tail],
+                                      autojunk=False)
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = a1 + head, a2 + head, b1 + head, b2 + head
         if hunks and join(after[hunks[-1].j2:j1]):
             last = hunks.pop()
             hunks.append(Hunk(last.i1, i2, last.j1, j2))
