@@ -25,12 +25,14 @@ from _common import machine_note, print_rows  # noqa: E402
 
 BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher",
               "export", "stream_paint", "diagram_render", "edit_round_trip", "headless_viewer",
-              "checkpoints", "turnsoak", "describe", "compare"]
+              "checkpoints", "turnsoak", "describe", "compare", "checks"]
 TIMEOUT = 180
 # 200 turns on a 200 MiB workspace, a shadow git beside it (bench_checkpoints.py --budget).
 TIMEOUTS = {"checkpoints": 600}
 # 2,000 short turns through a real server, then a fresh one (bench_turnsoak.py).
 TIMEOUTS["turnsoak"] = 400
+# A real server per mode, three turns each, the checks after each (bench_checks.py).
+TIMEOUTS["checks"] = 400
 
 
 def main() -> int:
