@@ -116,3 +116,22 @@ async def test_bad_requests_get_the_one_error_shape(make_server):
         response = await server.get(url)
         assert response.status == status, (url, await response.text())
         assert (await error_of(response))["code"] == code, url
+
+
+def test_a_turn_that_never_ended_ends_where_the_next_checkpoint_began(tmp_path):
+    """No end recorded (the server was killed mid-turn): "after" is the
+    next checkpoint's files, read from the store, not the workspace now."""
+    from pneuma.server.routes_snapshot import resolve_state
+
+    (tmp_path / "a.md").write_text("one\n")
+    store = Checkpoints(tmp_path)
+    store.record("first")
+    (tmp_path / "a.md").write_text("two\n")
+    store.record("second")  # turn 1 never ended
+    (tmp_path / "a.md").write_text("three\n")
+
+    after = resolve_state(store, "1", "after")
+    assert not after.live and after.read(store, "a.md") == b"two\n"
+    assert resolve_state(store, "1", "before").read(store, "a.md") == b"one\n"
+    newest = resolve_state(store, "2", "after")  # still running: the workspace now
+    assert newest.live and newest.read(store, "a.md") == b"three\n"
