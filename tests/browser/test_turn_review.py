@@ -99,7 +99,13 @@ def test_a_slide_turn_is_reviewed_in_slides_and_only_its_move_is_reverted(
     assert rows.evaluate_all("(rows) => rows.map((r) => r.dataset.changeId)") == [TITLE_ID, MOVE_ID]
     title_row, move_row = rows.nth(0), rows.nth(1)
     expect(move_row.locator(".tc-where")).to_have_text("Slide 5")
+    # Each change opens the diff of its files, as the files' list does.
+    move_row.locator(".tc-diff").click()
+    manifest_diff = move_row.locator('.tc-file[data-path="manifest.json"]')
+    expect(manifest_diff.locator(".diff-add", has_text="07-workflow")).to_have_count(1, timeout=TURN)
     shot(page, "turn-review-1-changes")
+    move_row.locator(".tc-diff").press("Enter")  # closes again, from the keyboard
+    expect(manifest_diff).to_have_count(0)
 
     # "Show" brings slide 3 into the viewer, from wherever it is.
     page.locator('.pns-thumb[data-index="0"]').click()

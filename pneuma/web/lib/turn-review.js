@@ -21,6 +21,7 @@ import { html, render, useState, useEffect, useRef } from '../vendor/preact-htm.
 import { fetchJson } from './viewer-helpers.js';
 import { t, localized } from './i18n.js';
 import { ui } from './shell-state.js';
+import { FileDiff } from './file-diff.js';
 
 const SUMMARY_CHARS = 72; // what fits one line of the chat at its usual width
 const SUMMARY_ITEMS = 3;
@@ -150,6 +151,7 @@ export function TurnReview({ turn, changed, running }) {
 function ChangeItem({ turn, change, running }) {
   const [working, setWorking] = useState(false);
   const [problem, setProblem] = useState(null);
+  const [diff, setDiff] = useState(false);
   const [, redraw] = useState(0);
   const button = useRef(null);
   // Reverted: by this page's answer at once, else by the revert's note in
@@ -178,6 +180,8 @@ function ChangeItem({ turn, change, running }) {
   return html`<li class="turn-change" data-change-id=${change.id} data-kind=${change.kind}>
     <span class="tc-label"><span class="tc-where">${where}</span>${where && what ? t('turnReview.separator') : ''}<span class="tc-what">${what}</span></span>
     <span class="tc-actions">
+      <button class="link tc-diff" aria-expanded=${diff} title=${t('turnReview.diffTitle')}
+        onClick=${() => setDiff(!diff)}>${t('turnReview.diff')}</button>
       ${change.locate && html`<button class="link tc-show" title=${t('turnReview.showTitle')}
         onClick=${() => showSpot(change.locate).catch((error) => setProblem(error.message))}>${t('turnReview.show')}</button>`}
       ${change.revertible !== false
@@ -187,6 +191,8 @@ function ChangeItem({ turn, change, running }) {
         : html`<span class="tc-fixed muted" title=${t('turnReview.notRevertibleTitle')}>${t('turnReview.notRevertible')}</span>`}
     </span>
     ${problem && html`<div class="tc-problem rewind-failed" role="alert">${problem}</div>`}
+    ${diff && html`<div class="tc-diffs">${change.files.map((path) => html`<div class="tc-file" key=${path} data-path=${path}>
+      <div class="tc-file-path">${path}</div><${FileDiff} turn=${turn} path=${path} /></div>`)}</div>`}
   </li>`;
 }
 
