@@ -66,6 +66,8 @@ _EXPORTS: dict[str, str] = {
     # agent backends
     "AgentBackend": "pneuma.core.backend:AgentBackend",
     "AgentEventSink": "pneuma.core.backend:AgentEventSink",
+    "AgentPoint": "pneuma.core.backend:AgentPoint",
+    "ForksConversation": "pneuma.core.backend:ForksConversation",
     "BackendOptions": "pneuma.core.backend:BackendOptions",
     "BackendSpec": "pneuma.core.backend:BackendSpec",
     "BackendStatus": "pneuma.core.backend:BackendStatus",
@@ -164,10 +166,12 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.core.backend import (
         AgentBackend,
         AgentEventSink,
+        AgentPoint,
         BackendCheckContext,
         BackendOptions,
         BackendSpec,
         BackendStatus,
+        ForksConversation,
         command_to_type,
     )
     from pneuma.core.channels import BrowserRequestTimeout, NoBrowserConnected

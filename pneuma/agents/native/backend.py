@@ -15,10 +15,11 @@ import asyncio
 import logging
 import os
 import sys
+import uuid
 from collections.abc import Callable
 from typing import Any
 
-from pneuma.api import AgentEventSink, BackendOptions, LLMGateway
+from pneuma.api import AgentEventSink, AgentPoint, BackendOptions, LLMGateway
 
 from . import picker
 from .artifacts import ArtifactService
@@ -69,8 +70,10 @@ class NativeBackend:
         self.viewers = ViewerRouter(
             self.registry, options.mode.name, label or options.mode.name,
             no_tab=lambda: getattr(getattr(sink, "viewer_actions", None), "when_no_tab", None))
+        # The conversation the model sees, kept by session in the store: the
+        # session's own id unless a fork made another (fork_at).
         self.orchestrator = AgentOrchestrator(
-            session_id=options.session_id, mode=options.mode, workspace=workspace,
+            session_id=options.agent_session_id or options.session_id, mode=options.mode, workspace=workspace,
             config=self.config, store=self.store, registry=self.registry,
             scheduler=self.scheduler, artifacts=self.artifacts, gateway=self.gateway,
             emit=self._emit, tools=self.tools,
@@ -92,7 +95,7 @@ class NativeBackend:
     async def start(self) -> None:
         self._unsubscribe_picker = picker.subscribe(
             self.sink, lambda session: picker.BrowserPicker(session, self.select_browser))
-        self.store.ensure_session(self.options.session_id, self.options.mode.name)
+        self.store.ensure_session(self.orchestrator.session_id, self.options.mode.name)
         tasks = self.orchestrator.resume_after_restart()
         state = {"model": self.config.model, "cwd": str(self.options.workspace),
                  "tools": [t.name for t in self.tools], "permission_mode": "native"}
@@ -111,6 +114,26 @@ class NativeBackend:
 
     async def send_user_message(self, text: str, images: list[dict[str, str]]) -> None:
         await self._queue.put((text, images))
+
+    # -- forks (pneuma.api.ForksConversation) -----------------------------------------
+
+    def conversation_point(self) -> AgentPoint | None:
+        """The store's session the model's conversation is kept under, and its newest row."""
+        session = self.orchestrator.session_id
+        last = self.store.last_message_id(session)
+        return AgentPoint(self.name, session, str(last)) if last is not None else None
+
+    async def fork_at(self, point: AgentPoint) -> bool:
+        """Go on in a new session of the store holding the conversation up
+        to ``point`` (the old session keeps the rest); its id is the agent
+        session id the conversation resumes."""
+        if (self._turn is not None and not self._turn.done()) or not point.at.isdigit():
+            return False
+        fork = str(uuid.uuid4())
+        self.store.fork_session(point.agent_session_id, fork, int(point.at), self.options.mode.name)
+        self.orchestrator.session_id = fork
+        self.sink.set_agent_session_id(fork)
+        return True
 
     async def answer_permission(self, request_id: str, behavior: str,
                                 updated_input: dict[str, Any] | None = None,

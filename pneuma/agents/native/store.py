@@ -167,6 +167,32 @@ class SessionStore:
                               (task_id,)).fetchall()
         return [{"role": r["role"], "content": json.loads(r["content"])} for r in rows]
 
+    def last_message_id(self, session_id: str) -> int | None:
+        """The row of the session's newest message (None: it has none)."""
+        row = self._exec("SELECT MAX(id) AS last FROM messages WHERE session_id=?",
+                         (session_id,)).fetchone()
+        return int(row["last"]) if row and row["last"] is not None else None
+
+    def fork_session(self, source: str, target: str, through: int, mode: str) -> None:
+        """A new session ``target`` holding copies of ``source``'s messages up
+        to row ``through`` (a fork of the conversation: ``source`` keeps all
+        of its own), with the browser it had chosen."""
+        self.ensure_session(target, mode)
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute(
+                    "INSERT INTO messages(session_id, task_id, role, content, created_at)"
+                    " SELECT ?, task_id, role, content, created_at FROM messages"
+                    " WHERE session_id=? AND id<=? ORDER BY id", (target, source, through))
+                self._db.execute(
+                    "UPDATE sessions SET selected_client_id=(SELECT selected_client_id FROM sessions"
+                    " WHERE id=?) WHERE id=?", (source, target))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
     # -- actions and usage ---------------------------------------------------
 
     def action_started(self, action_id: str, session_id: str, task_id: str | None,
