@@ -110,6 +110,11 @@ export function Timeline({ host, panel }) {
     return () => window.removeEventListener('keydown', onKey, true);
   }, [at]);
 
+  // A point the store no longer keeps (pruned past its bounds): back to now.
+  useEffect(() => {
+    if (at != null && rows && !rows.some((r) => r.ref === at)) setAt(null);
+  }, [rows]);
+
   useEffect(() => () => view.current && view.current.close(), []);
 
   if (!rows || !rows.length) return null;
