@@ -186,3 +186,36 @@ def test_the_terminal_reverts_one_paragraph_then_the_other_of_the_same_file(tmp_
     again = CliRunner().invoke(checkpoints, ["revert", "1", first, "-w", str(tmp_path)])
     assert again.exit_code == 0, again.output
     assert method.read_text() == original
+
+
+def test_reverting_every_change_one_by_one_in_any_order_gives_back_the_file() -> None:
+    import random
+
+    rng = random.Random(28)
+    pieces = ["\\section{A}", "\\subsection{B}", "", "text one", "text two", "% note", "\\label{x}", "more",
+              "@article{k1,", "  title = {T},", "}"]
+    checked = 0
+    for _ in range(300):
+        old = [rng.choice(pieces) for _ in range(rng.randint(3, 30))]
+        new = list(old)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randint(0, len(new))
+            roll = rng.random()
+            if roll < 0.4:
+                new.insert(at, rng.choice(pieces))
+            elif new:
+                del new[min(at, len(new) - 1)]
+                if roll > 0.7:
+                    new.insert(min(at, len(new)), rng.choice(pieces))
+        path = rng.choice(["main.tex", "refs.bib"])
+        before, after = {path: ("\n".join(old) + "\n").encode()}, {path: ("\n".join(new) + "\n").encode()}
+        if before == after:
+            continue
+        files = TurnFilesFromMaps(before, after)
+        turn = describe_turn(DESCRIBER, files)
+        now = after[path]
+        for change in rng.sample(turn.changes, len(turn.changes)):
+            now = revert_contents(turn, files, change, {path: now})[path]  # type: ignore[assignment]
+        assert now == before[path], (old, new)
+        checked += 1
+    assert checked > 250

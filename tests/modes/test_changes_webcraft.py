@@ -115,3 +115,36 @@ def test_the_webcraft_mode_registers_its_describer() -> None:
     from pneuma.host.turn_changes import all_describers
 
     assert all_describers(build_plugin_manager())["webcraft"] is DESCRIBER
+
+
+def test_reverting_every_change_one_by_one_in_any_order_gives_back_the_page() -> None:
+    import random
+
+    rng = random.Random(28)
+    pieces = ["<div>", "</div>", "<p>a</p>", "<p class=\"x\">b</p>", "<section id=\"s\">", "</section>", "<h2>T</h2>",
+              "", "<ul>", "<li>x</li>", "</ul>"]
+    checked = 0
+    for _ in range(300):
+        old = [rng.choice(pieces) for _ in range(rng.randint(3, 30))]
+        new = list(old)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randint(0, len(new))
+            roll = rng.random()
+            if roll < 0.4:
+                new.insert(at, rng.choice(pieces))
+            elif new:
+                del new[min(at, len(new) - 1)]
+                if roll > 0.7:
+                    new.insert(min(at, len(new)), rng.choice(pieces))
+        before = {"index.html": ("\n".join(old) + "\n").encode()}
+        after = {"index.html": ("\n".join(new) + "\n").encode()}
+        if before == after:
+            continue
+        files = TurnFilesFromMaps(before, after)
+        turn = describe_turn(DESCRIBER, files)
+        now = after["index.html"]
+        for change in rng.sample(turn.changes, len(turn.changes)):
+            now = revert_contents(turn, files, change, {"index.html": now})["index.html"]  # type: ignore[assignment]
+        assert now == before["index.html"], (old, new)
+        checked += 1
+    assert checked > 250
