@@ -23,7 +23,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pneuma.core.backend import AgentPoint
+from pneuma.api import AgentPoint
 
 from . import events
 from .binary import INSTALL_HINT, find_codex_binary, model_endpoint
