@@ -108,6 +108,13 @@ def test_compare_shows_the_changed_slide_before_and_after_and_the_timeline_resto
     expect(panel.locator(".compare-slider")).to_be_visible()
     page.screenshot(path=str(SHOTS / "compare-2-slider.png"))
 
+    # In Chinese, the panel's words follow the switch.
+    page.locator(".lang-btn[data-locale='zh-CN']").click()
+    expect(panel.locator(".compare-title")).to_have_text("对比第 1 轮")
+    expect(side(page, "before").locator(".compare-side-label")).to_have_text("第 1 轮之前")
+    page.locator(".lang-btn[data-locale='en']").click()
+    expect(panel.locator(".compare-close")).to_have_text("Close")
+
     # Escape closes; nothing was written, the live viewer did not move.
     page.keyboard.press("Escape")
     expect(panel).to_have_count(0)
