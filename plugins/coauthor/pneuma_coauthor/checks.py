@@ -1,6 +1,6 @@
 """The coauthor mode's check after every turn (docs/checks.md): the paper's
-LaTeX build (build.py, the build CoAuthor runs after an apply), each error
-with the file and line TeX names.
+LaTeX build (build.py's ``run_build``, the build CoAuthor runs after an
+apply), each error with the file and line TeX names.
 
 A check does not write to the workspace, so the build runs on a private
 copy of the paper's sources (read through the sandbox, without Pneuma's,
@@ -13,16 +13,19 @@ a failure of the turn.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from pneuma.api import CheckRequest, Problem, Sandbox, ToolError, TurnCheck
-
-from .build import run_build
 
 # What a turn may change that the build reads.
 SOURCE_SUFFIXES = (".tex", ".bib", ".sty", ".cls", ".bst", ".bbx", ".cbx")
@@ -61,17 +64,54 @@ def check_build(workspace: Path, changed: Sequence[str], timeout: float = BUILD_
             return [Problem(f"the LaTeX build was skipped: {too_big}", severity="warning")]
         if not any((copy / name).exists() for name in RC_NAMES):
             (copy / "latexmkrc").write_text(DEFAULT_RC, encoding="utf-8")
-        result = run_build(copy, timeout=timeout)
-    if result.status == "skipped":
-        return [Problem(f"skipped: no LaTeX engine ({result.detail})" if "not installed" in result.detail
-                        else f"skipped: {result.detail}", severity="warning")]
-    if result.status == "ok":
+        status, detail = build_in_group(copy, timeout)
+    if status == "skipped":
+        return [Problem(f"skipped: no LaTeX engine ({detail})" if "not installed" in detail
+                        else f"skipped: {detail}", severity="warning")]
+    if status == "ok":
         return []
-    if result.detail.startswith("latexmk did not finish"):
+    if detail.startswith("latexmk did not finish"):
         # The check could not tell, which is not the paper's fault: the
         # runner reports it as the check's error, and no repair turn follows.
-        raise RuntimeError(f"the LaTeX build check failed: {result.detail}")
-    return problems_of_log(result.detail)
+        raise RuntimeError(f"the LaTeX build check failed: {detail}")
+    return problems_of_log(detail)
+
+
+def build_in_group(copy: Path, timeout: float) -> tuple[str, str]:
+    """build.py's ``run_build`` on ``copy``, in a process group of its own:
+    when latexmk is stopped at its timeout, the TeX run it started would
+    go on (a paper with a loop that never ends spins for good); the whole
+    group is ended here once the build returns, so nothing outlives the
+    check. Returns the build's (status, detail)."""
+    process = subprocess.Popen([sys.executable, "-c", _BUILD_SCRIPT, str(copy), str(timeout)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout + 10)
+    except subprocess.TimeoutExpired:
+        out, err = "", ""
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+    try:
+        answer = json.loads(out.strip().splitlines()[-1])
+        return str(answer["status"]), str(answer["detail"])
+    except (IndexError, ValueError, KeyError, TypeError):
+        if process.returncode == -signal.SIGKILL:
+            return "failed", f"latexmk did not finish within {timeout:.0f} s"
+        last = (err.strip().splitlines() or ["no answer"])[-1]
+        raise RuntimeError(f"the LaTeX build check failed: {last}") from None
+
+
+# Run by build_in_group in its own process (``python -c SCRIPT copy timeout``).
+_BUILD_SCRIPT = """
+import json, sys
+from pathlib import Path
+from pneuma_coauthor.build import run_build
+result = run_build(Path(sys.argv[1]), timeout=float(sys.argv[2]))
+print(json.dumps({"status": result.status, "detail": result.detail}))
+"""
 
 
 def copy_sources(workspace: Path, target: Path) -> str | None:
