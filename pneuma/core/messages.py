@@ -581,6 +581,43 @@ class TurnDescribed(_Broadcast):
     warning: NotRequired[str]
 
 
+class TurnChecked(_Broadcast):
+    """What the mode's checks found after a turn (docs/checks.md)."""
+
+    type: Literal["turn_checked"]
+    ref: str | None
+    client_msg_id: str | None
+    user_seq: int | None
+    user_timestamp: float | None
+    repairTurn: bool
+    files: list[str]
+    seconds: float
+    status: str  # passed, failed, error
+    problems: list[dict[str, Any]]
+    problemCount: int
+    checks: list[dict[str, Any]]
+
+
+class TurnRepair(_Broadcast):
+    """The repair turn of a failed turn (docs/checks.md, "The repair turn")."""
+
+    type: Literal["turn_repair"]
+    id: str
+    state: str  # pending, waiting, sent, cancelled, superseded, dropped
+    ref: str | None
+    client_msg_id: str | None
+    user_seq: int | None
+    user_timestamp: float | None
+    seconds: NotRequired[float]
+
+
+class TurnChecksSettings(_Broadcast):
+    """The workspace's "repair" setting changed (docs/checks.md)."""
+
+    type: Literal["turn_checks_settings"]
+    repair: bool
+
+
 # The native backend's browser UI (docs/native.md): its tasks and the
 # browser clients they drive. Sent only by a session running --backend native.
 
@@ -661,6 +698,7 @@ ServerMessage = (
     | BrowserAction | PagePrepared | ExtensionUpdate | TwinUpdate | WorkspaceStopped
     | ReviewPins
     | TurnDescribed
+    | TurnChecked | TurnRepair | TurnChecksSettings
 )
 
 # Every type the server sends, mapped to its declaration.
