@@ -244,6 +244,37 @@ def family(db: sqlite3.Connection, conversation_id: str) -> list[Branch | str]:
     return members
 
 
+def hidden_versions(db: sqlite3.Connection, current: str) -> set[str]:
+    """The conversations the list of conversations leaves out: of each
+    conversation that has versions, every version but one (the current
+    one, else the one the person wrote in last). The chat's "N versions"
+    reaches the others."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'branches'"
+                  ).fetchone() is None:
+        return set()
+    parents = dict(db.execute("SELECT id, parent_id FROM branches").fetchall())
+    if not parents:
+        return set()
+    updated = {c.id: c.updated for c in catalogue.listed(db, {})}
+
+    def root(conversation_id: str) -> str:
+        seen = {conversation_id}
+        while conversation_id in parents and parents[conversation_id] not in seen:
+            conversation_id = parents[conversation_id]
+            seen.add(conversation_id)
+        return conversation_id
+
+    families: dict[str, list[str]] = {}
+    for member in set(parents) | set(parents.values()):
+        if member in updated:
+            families.setdefault(root(member), []).append(member)
+    hidden: set[str] = set()
+    for members in families.values():
+        shown = current if current in members else max(members, key=lambda m: updated[m])
+        hidden.update(m for m in members if m != shown)
+    return hidden
+
+
 def listing(db: sqlite3.Connection, current: str) -> dict[str, Any]:
     """``GET /api/conversation/branches``: the versions of the current
     conversation, and where they split from what the chat shows

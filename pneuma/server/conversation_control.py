@@ -30,6 +30,7 @@ from pneuma.core.messages import (
     ConversationRename,
     ConversationSwitch,
 )
+from pneuma.server import conversation_branches as branches
 from pneuma.server.conversation_log import ConversationLog, ConversationLogError
 from pneuma.server.conversations import clean_title, title_from
 
@@ -263,7 +264,12 @@ class SessionConversations:
         store = self._session.conversation
         assert store is not None
         current = current or self._session.conversation_id
-        return [c.public(current) for c in store.list_conversations()]
+        try:
+            # One entry for a conversation with several versions (docs/conversations.md, "Branches").
+            hidden = store.run(lambda db: branches.hidden_versions(db, current))
+        except (sqlite3.Error, ConversationLogError):
+            hidden = set()
+        return [c.public(current) for c in store.list_conversations() if c.id not in hidden]
 
     def _announce(self) -> None:
         """Tell every tab the list as it is now (a ``conversations`` broadcast)."""

@@ -96,6 +96,8 @@ async def test_edit_and_resend_forks_the_agent_before_that_message_and_keeps_the
     switched = await tab.wait_for("conversation_switched")
     # The chat shows what came before that message, then the edited one.
     assert texts(switched["messages"]) == ["Make a deck about tides", "Tides it is."]
+    # The list of conversations has one entry for it: the version shown.
+    assert [c["id"] for c in switched["conversations"]] == [answer["branch"]]
     echo = await tab.wait_for("user_message")
     assert echo["content"] == "Add a slide on the sun"
 
@@ -122,6 +124,7 @@ async def test_edit_and_resend_forks_the_agent_before_that_message_and_keeps_the
     response = await server.post(f"{BRANCHES}/{first_branch}/switch")
     assert response.status == 200
     back = await tab.wait_for("conversation_switched")
+    assert [c["id"] for c in back["conversations"]] == [first_branch]
     assert texts(back["messages"])[-2:] == ["Make it blue", "Blue now."]
     assert server.built[-1].options.agent_session_id == "agent-session"
     old_listing = await (await server.get(BRANCHES)).json()
