@@ -148,7 +148,26 @@ export class SnapshotViewer {
   /** Once mounted: wait until it has drawn, then say so (data-state="ready"). */
   async finish() {
     await this.drawn();
-    if (!this.destroyed && this.element.dataset.state === 'loading') this.element.dataset.state = 'ready';
+    if (this.destroyed || this.element.dataset.state !== 'loading') return;
+    this.element.dataset.state = 'ready';
+    if (this.showsLiveSite()) {
+      // Its pages come from the content site, which serves the workspace as
+      // it is now (docs/checkpoints.md, "Compare and the timeline"): say so.
+      this.element.dataset.liveSite = 'true';
+      this.element.prepend(h('div', { class: 'compare-live-site', role: 'note', text: t('compare.liveSite') }));
+    }
+  }
+
+  /** Whether a frame of the viewer shows a page of another origin (the content site). */
+  showsLiveSite() {
+    return [...this.element.querySelectorAll('iframe[src]')].some((frame) => {
+      try {
+        const url = new URL(frame.getAttribute('src'), location.href);
+        return /^https?:$/.test(url.protocol) && url.origin !== location.origin;
+      } catch {
+        return false;
+      }
+    });
   }
 
   /** `frames` animation frames from now (two after a mount: the viewer has
