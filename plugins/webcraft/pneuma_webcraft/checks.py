@@ -17,6 +17,7 @@ fetch is the site's fault, not the check's.
 
 from __future__ import annotations
 
+import asyncio
 import mimetypes
 import posixpath
 import re
@@ -118,28 +119,38 @@ async def inspect_pages(files: dict[str, bytes], pages: Sequence[str],
     from playwright.async_api import async_playwright
 
     axe = AXE_SOURCE.read_text("utf-8") if AXE_SOURCE.is_file() else None
-    reports: list[PageReport] = []
     deadline = time.monotonic() + total_seconds
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            for width in widths:
-                w, h = VIEWPORTS[width]
-                context = await browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True,
-                                                    service_workers="block")
-                await context.route("**/*", _answer_from(files))
-                await context.route_web_socket(re.compile(".*"), _refuse_socket)
-                for page_path in pages:
-                    report = PageReport(page_path, width)
-                    left = deadline - time.monotonic()
-                    if left < 1:
-                        report.skipped = True
-                    else:
-                        await _inspect(context, report, axe, min(page_seconds, left))
-                    reports.append(report)
-                await context.close()
+            # The widths side by side: a page's load waits on its files and
+            # timers as much as on the CPU.
+            found = await asyncio.gather(*(_inspect_width(browser, files, pages, width, axe, page_seconds, deadline)
+                                           for width in widths))
         finally:
             await browser.close()
+    return [report for reports in found for report in reports]
+
+
+async def _inspect_width(browser: Any, files: dict[str, bytes], pages: Sequence[str], width: str,
+                         axe: str | None, page_seconds: float, deadline: float) -> list[PageReport]:
+    w, h = VIEWPORTS[width]
+    context = await browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True,
+                                        service_workers="block")
+    reports: list[PageReport] = []
+    try:
+        await context.route("**/*", _answer_from(files))
+        await context.route_web_socket(re.compile(".*"), _refuse_socket)
+        for page_path in pages:
+            report = PageReport(page_path, width)
+            left = deadline - time.monotonic()
+            if left < 1:
+                report.skipped = True
+            else:
+                await _inspect(context, report, axe, min(page_seconds, left))
+            reports.append(report)
+    finally:
+        await context.close()
     return reports
 
 
