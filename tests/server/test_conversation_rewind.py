@@ -19,7 +19,7 @@ import pytest
 from pneuma.core.backend import AgentEventSink, AgentPoint, BackendOptions, BackendSpec
 from pneuma.testing import FakeAgent
 from tests.server.conftest import Server
-from tests.server.test_conversations import texts
+from tests.server.test_conversations import restart, texts
 
 REWIND = "/api/conversation/rewind"
 BRANCHES = "/api/conversation/branches"
@@ -183,3 +183,25 @@ async def test_refusals(make_server: Any) -> None:
     status, answer = await rewind(server, clientMsgId="m1", text="mid-turn")
     assert (status, answer["error"]["code"]) == (409, "E_CONFLICT")
     assert len(server.built) == 1  # nothing was switched
+
+
+async def test_a_branch_forks_its_agent_at_its_first_turn_even_after_a_restart(
+        make_server: Any, forking: None) -> None:
+    server = await make_server()
+    tab = await server.tab()
+    await three_turns(server, tab)
+    stamp = next(m["timestamp"] for m in (await tab.full_history())
+                 if m["type"] == "user_message" and m.get("client_msg_id") == "m3")
+
+    # Named by its time, as a page names a message sent without a client id.
+    status, answer = await rewind(server, timestamp=stamp * 1000)
+    assert status == 200 and answer["forkedAtMessage"] == "m3"
+
+    again = await restart(make_server, server)
+    assert again.session.conversation_id == answer["branch"]
+    assert again.built[0].options.agent_session_id is None
+    tab = await again.tab()
+    await tab.say("Make it green", client_msg_id="g1")
+    sent = await again.built[0].next_user_message()
+    assert again.built[0].forks == [AgentPoint("fake", "agent-session", "after-2")]
+    assert "<conversation-rewound>" in sent and sent.endswith("Make it green")
