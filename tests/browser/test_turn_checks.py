@@ -87,6 +87,7 @@ def test_a_broken_diagram_fails_its_badge_and_gets_one_repair_turn_unless_repair
     expect(first.locator(".turn-checks-repair")).to_be_visible()
     expect(page.locator(".result-line")).to_have_count(3, timeout=TURN)
     expect(first.locator(".turn-checks-repair")).to_have_attribute("data-state", "sent")
+    expect(page.locator(".msg.user").nth(1).locator(".turn-checks-repair-label")).to_be_visible()
     repairs = [t for t in user_texts(fake_api) if REPAIR_OPENING in t]
     assert len(repairs) == 1, repairs
     assert "flow.mmd:3: Parse error on line 3:" in repairs[0] and "[parse]" in repairs[0], repairs[0]

@@ -8,7 +8,7 @@ import { api, localized } from './viewer-host.js';
 import { renderMarkdown, highlight, languageOf } from './markdown.js';
 import { t, getLocale, formatCost, formatDuration } from './i18n.js';
 import { TurnChanges, RewindNote } from './rewind.js';
-import { TurnChecksBadge } from './turn-checks.js';
+import { RepairLabel, TurnChecksBadge } from './turn-checks.js';
 import { SavingBanner } from './saving-banner.js';
 import { Icon, hasAgent, isRunning, shell, store, ui } from './shell-state.js';
 import { Composer } from './composer.js';
@@ -189,6 +189,7 @@ function UserMessage({ item }) {
         ? html`<img key=${i} src=${img.url} alt=${t('msg.attachedImage')} />`
         : html`<span key=${i} class="img-placeholder">${t('msg.imageType', { type: img.media_type.split('/')[1] })}</span>`)}
     </div>`}
+    <${RepairLabel} item=${item} />
     <${UserBubble} item=${item} />
     <${WholeMessage} preview=${item.preview} />
     ${item.pending && html`<div class="msg-meta">${store.state.connection.state === 'open' ? t('msg.sending') : t('msg.waitingConnection')}</div>`}

@@ -217,6 +217,12 @@ function RepairNotice({ repair }) {
   </div>`;
 }
 
+/** Above a repair turn's message: that Pneuma sent it, not the person. */
+export function RepairLabel({ item }) {
+  if (!String(item.clientId || '').startsWith('repair-')) return null;
+  return html`<div class="ctx-chip small turn-checks-repair-label" title=${t('turnChecks.repairLabelTitle')}>${t('turnChecks.repairLabel')}</div>`;
+}
+
 /** Under a user message: its turn's checks, and its repair turn if any. */
 export function TurnChecksBadge({ item }) {
   const [open, setOpen] = useState(false);
