@@ -146,7 +146,9 @@ def credentials_found(env: Mapping[str, str]) -> bool:
     return sys.platform == "darwin"  # the login lives in the keychain there: cannot tell
 
 _STALE_PATTERN = re.compile(
-    r"no conversation found|--resume requires a valid session|session .{0,80}not found",
+    # The last: a fork point (--resume-session-at) the session does not hold.
+    r"no conversation found|--resume requires a valid session|session .{0,80}not found"
+    r"|no message found with message\.uuid",
     re.IGNORECASE,
 )
 _ROOT_PATTERN = re.compile(r"cannot be used with root", re.IGNORECASE)
