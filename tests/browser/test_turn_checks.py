@@ -8,7 +8,8 @@ naming the file and the line, and exactly one repair turn goes to the agent
 holding that error (the fake API's recorded request); the repair fixes the
 diagram and its badge passes. With the "repair" switch off, a turn that
 breaks the diagram again gets its failing badge and no repair turn: the
-next request the model gets is the person's own message.
+next request the model gets is the person's own message. A reload shows
+every badge again.
 
 Everything runs in the loopback-only network namespace of the root conftest.
 """
@@ -115,4 +116,11 @@ def test_a_broken_diagram_fails_its_badge_and_gets_one_repair_turn_unless_repair
     texts = user_texts(fake_api)
     assert [t for t in texts if REPAIR_OPENING in t] == repairs
     assert texts[-1].endswith("Thanks, leave it") and texts[-2].endswith("Put the bracket back"), texts[-3:]
+
+    # A reload shows every turn's badge again (kept with the conversation).
+    page.reload()
+    badges = page.locator(".msg.user .turn-checks")
+    expect(badges).to_have_count(3, timeout=15_000)
+    assert [badges.nth(i).get_attribute("data-status") for i in range(3)] == ["failed", "passed", "failed"]
+    expect(badges.nth(0).locator(".turn-checks-where")).to_have_text("flow.mmd:3")
     assert page.console_errors == []
