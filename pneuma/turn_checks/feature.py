@@ -16,6 +16,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pneuma.checkpoints import turn_listener
@@ -46,6 +47,17 @@ class _Turn:
         return {"client_msg_id": self.echo.get("client_msg_id"),
                 "user_seq": self.echo.get("seq"),
                 "user_timestamp": self.echo.get("timestamp")}
+
+
+def _checkable(workspace: Path, rel: str) -> bool:
+    """A regular file inside the workspace: a link out of it (a shared zip's
+    ``notes.md`` -> ``~/.ssh/id_rsa``) is never read, so its content never
+    reaches a problem's message or the agent."""
+    path = workspace / rel
+    try:
+        return path.is_file() and path.resolve().is_relative_to(workspace.resolve())
+    except OSError:
+        return False
 
 
 class _NoTab:
@@ -106,7 +118,7 @@ class TurnChecks:
         await asyncio.sleep(SETTLE_S)
         turn.closed = True
         workspace = self._pneuma.workspace
-        changed = tuple(sorted(p for p in turn.changed if (workspace / p).is_file()))
+        changed = tuple(sorted(p for p in turn.changed if _checkable(workspace, p)))
         if not changed:
             return
         loop = asyncio.get_running_loop()

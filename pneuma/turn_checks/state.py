@@ -70,9 +70,15 @@ class TurnCheckState:
         self._save()
 
     def _save(self) -> None:
-        data = {"version": VERSION, "repair": self.repair, "results": self.results}
+        while True:
+            data = {"version": VERSION, "repair": self.repair, "results": self.results}
+            encoded = json.dumps(data, ensure_ascii=False).encode()
+            # Within what the next start reads: the oldest results go first.
+            if len(encoded) <= MAX_FILE_BYTES or not self.results:
+                break
+            del self.results[: max(1, len(self.results) // 4)]
         try:
-            write_state_bytes(self.path, json.dumps(data, ensure_ascii=False).encode())
+            write_state_bytes(self.path, encoded)
         except (OSError, UnsafeStatePath) as exc:
             log.warning("could not keep the turn checks in %s: %s", self.path, exc)
 

@@ -79,3 +79,32 @@ def test_a_check_gets_the_mode_and_its_budget(tmp_path: Path) -> None:
 
     run_checks_sync([TurnCheck("deck", "c", "C", record)], _request(tmp_path), budget_s=7)
     assert seen == [("deck", 7)]
+
+
+def test_the_kept_results_stay_within_what_the_next_start_reads(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from pneuma.turn_checks import state
+
+    monkeypatch.setattr(state, "MAX_FILE_BYTES", 20_000)
+    kept = state.TurnCheckState(tmp_path)
+    kept.set_repair(False)
+    for n in range(60):
+        kept.keep({"client_msg_id": f"c{n}", "status": "failed", "problems": [{"message": "x" * 900}]})
+    on_disk = (tmp_path / ".pneuma" / "turn-checks.json").read_bytes()
+    assert len(on_disk) <= 20_000
+    again = state.TurnCheckState(tmp_path)
+    assert again.repair is False
+    assert again.results[-1]["client_msg_id"] == "c59" and len(again.results) < 60
+
+
+def test_a_link_out_of_the_workspace_is_never_checked(tmp_path: Path) -> None:
+    from pneuma.turn_checks.feature import _checkable
+
+    workspace = tmp_path / "ws"
+    (workspace / "docs").mkdir(parents=True)
+    (tmp_path / "secret.md").write_text("[x](nowhere.md)\n", encoding="utf-8")
+    (workspace / "leak.md").symlink_to(tmp_path / "secret.md")
+    (workspace / "docs" / "guide.md").write_text("# G\n", encoding="utf-8")
+    (workspace / "inside.md").symlink_to(workspace / "docs" / "guide.md")
+    assert not _checkable(workspace, "leak.md")
+    assert _checkable(workspace, "docs/guide.md") and _checkable(workspace, "inside.md")
+    assert not _checkable(workspace, "docs") and not _checkable(workspace, "gone.md")
