@@ -140,9 +140,17 @@ class TurnChecks:
         kept = {k: v for k, v in message.items() if k != "seq"}
         await asyncio.to_thread(self.state.keep, kept)
         if self._repair_due(turn, message):
+            session = self._pneuma.session
+            conversation = session.conversation_id
+
+            def still_current() -> bool:
+                # Not after a message of the person's, nor in another
+                # conversation (switched to, or a branch of this one).
+                return (self._generation == turn.generation
+                        and session.conversation_id == conversation)
+
             await self.repairs.offer({"ref": message["ref"], **turn.identity()},
-                                     result.problems, result.problem_count,
-                                     lambda: self._generation == turn.generation)
+                                     result.problems, result.problem_count, still_current)
 
     def _repair_due(self, turn: _Turn, message: dict[str, Any]) -> bool:
         return (message["status"] == "failed" and self.state.repair
