@@ -152,7 +152,9 @@ class ConversationRewind:
                 raise ToolError("E_NOT_FOUND", "no such message of yours in this conversation",
                                 details={"clientMsgId": client_msg_id, "timestamp": timestamp_ms})
             entry = session.conversation.get_conversation(parent) if session.conversation else None
-            title = entry.title if entry is not None else ""
+            first = self._run(lambda db: branches.user_messages(db, parent)[0].row)
+            # Back to before the first message: the branch is titled by its own first one.
+            title = entry.title if entry is not None and at.row != first else ""
             branch_id = str(uuid.uuid4())
             count = self._run(lambda db: branches.rows_before(db, parent, at.row))
             first_row = session.reserve_row_ids(count)

@@ -70,7 +70,7 @@ def last_request(fake_api: ThreadedFakeAPI) -> dict[str, Any]:
 
 
 def test_edit_and_resend_forks_the_cli_and_the_old_branch_resumes(
-        pneuma_server: Any, fake_api: ThreadedFakeAPI, open_page: Any) -> None:
+        pneuma_server: Any, fake_api: ThreadedFakeAPI, open_page: Any, shot: Any) -> None:
     fake_api.push(text("Hi! What shall we write?"))
     server = start_with_real_cli(pneuma_server, fake_api, "doc")
     page = open_page(server)
@@ -91,6 +91,7 @@ def test_edit_and_resend_forks_the_cli_and_the_old_branch_resumes(
     expect(box).to_have_value(FIRST)
     fake_api.push(text("Rivers done."))
     box.fill(EDITED)
+    shot(page, "edit-and-resend-1-editing")
     box.press("Enter")
     expect(page.locator(".msg.user .bubble")).to_have_text([EDITED], timeout=TURN)
     expect(results).to_have_count(2, timeout=TURN)  # the greeting, the edited turn
@@ -107,6 +108,7 @@ def test_edit_and_resend_forks_the_cli_and_the_old_branch_resumes(
     # The edited message says where the versions split; back to the old one.
     edited = page.locator(".msg.user").filter(has_text=EDITED)
     expect(edited.locator(".branch-versions")).to_contain_text("2 versions")
+    shot(page, "edit-and-resend-2-versions")
     edited.locator(".branch-show-other").click()
     expect(page.locator(".msg.user .bubble")).to_have_text([FIRST, SECOND, THIRD], timeout=TURN)
     expect(page.locator(".msg.user").filter(has_text=FIRST).locator(".branch-versions")).to_contain_text(

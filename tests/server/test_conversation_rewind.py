@@ -19,6 +19,7 @@ import pytest
 from pneuma.core.backend import AgentEventSink, AgentPoint, BackendOptions, BackendSpec
 from pneuma.testing import FakeAgent
 from tests.server.conftest import Server
+from tests.server.test_conversations import listing as listing_of
 from tests.server.test_conversations import restart, texts
 
 REWIND = "/api/conversation/rewind"
@@ -151,7 +152,7 @@ async def test_a_conversation_rewind_without_text_waits_and_tells_the_agent_once
     tab = await server.tab()
     await three_turns(server, tab)
 
-    status, _ = await rewind(server, clientMsgId="m1")
+    status, answer = await rewind(server, clientMsgId="m1")
     assert status == 200
     switched = await tab.wait_for("conversation_switched")
     assert switched["messages"] == []
@@ -164,6 +165,10 @@ async def test_a_conversation_rewind_without_text_waits_and_tells_the_agent_once
         assert "tides" not in sent
         server.built[-1].reply("ok")
         await tab.wait_for("result")
+    # Back to before the first message: titled by the branch's own first one.
+    listing = await listing_of(tab)
+    assert [(c["id"], c["title"]) for c in listing["conversations"]] == [
+        (answer["branch"], "A deck about rivers")]
 
 
 async def test_refusals(make_server: Any) -> None:

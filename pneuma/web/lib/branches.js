@@ -101,7 +101,7 @@ function EditBox({ item, done }) {
       aria-label=${t('branches.editLabel')} disabled=${working}
       onInput=${(e) => setText(e.currentTarget.value)} onKeyDown=${onKeyDown} />
     <div class="branch-edit-actions">
-      <span class="muted small">${t('branches.editHint')}</span>
+      <span class="muted branch-edit-hint">${t('branches.editHint')}</span>
       <button class="btn" onClick=${done} disabled=${working}>${t('branches.cancel')}</button>
       <button class="btn primary branch-edit-send" onClick=${send} disabled=${working || !text.trim()}>${t('branches.send')}</button>
     </div>
@@ -123,7 +123,7 @@ function Versions({ item }) {
     }
   };
   return html`<div class="branch-versions">
-    <span class="muted small">${t('branches.versions', { count: others.length + 1 })}</span>
+    <span class="muted">${t('branches.versions', { count: others.length + 1 })}</span>
     <span class="sep">·</span>
     <button class="link branch-show-other" disabled=${busy()} title=${busy() ? t('branches.busy') : ''}
       onClick=${show}>${t(others.length > 1 ? 'branches.showAnother' : 'branches.showOther')}</button>
@@ -137,10 +137,13 @@ export function UserBubble({ item }) {
   const [editing, setEditing] = useState(false);
   if (editing) return html`<${EditBox} item=${item} done=${() => setEditing(false)} />`;
   const editable = available && !item.pending && !item.queued && messageKey(item);
-  return html`${item.content && html`<div class="bubble">${item.content}</div>`}
-    ${editable && html`<div class="branch-actions">
-      <button class="link branch-edit-button" disabled=${busy()} title=${busy() ? t('branches.busy') : t('branches.editTitle')}
-        onClick=${() => setEditing(true)}>${t('branches.edit')}</button>
-    </div>`}
+  // The button sits beside the bubble (shown on hover or focus): no line of its own.
+  return html`<div class="branch-row">
+      ${editable && html`<div class="branch-actions">
+        <button class="link branch-edit-button" disabled=${busy()} title=${busy() ? t('branches.busy') : t('branches.editTitle')}
+          onClick=${() => setEditing(true)}>${t('branches.edit')}</button>
+      </div>`}
+      ${item.content && html`<div class="bubble">${item.content}</div>`}
+    </div>
     <${Versions} item=${item} />`;
 }
