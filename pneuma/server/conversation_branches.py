@@ -76,7 +76,6 @@ class UserMessageRow:
 
     row: int
     key: str
-    content: str
 
 
 def message_key(message: dict[str, Any]) -> str:
@@ -128,17 +127,17 @@ def load_point(db: sqlite3.Connection, conversation_id: str, key: str) -> AgentP
 # --- the person's messages --------------------------------------------------------
 
 def user_messages(db: sqlite3.Connection, conversation_id: str) -> list[UserMessageRow]:
-    """The person's messages of one conversation, oldest first."""
+    """The person's messages of one conversation, oldest first (their keys
+    read by SQLite: a long conversation's texts are not decoded here)."""
     found = []
-    for row_id, body in db.execute("SELECT id, body FROM messages WHERE session_id = ?"
-                                   " AND kind = 'user_message' ORDER BY id", (conversation_id,)):
-        try:
-            message = json.loads(body)
-        except (ValueError, TypeError):
-            continue
-        if isinstance(message, dict):
-            found.append(UserMessageRow(row_id, message_key(message),
-                                        str(message.get("content") or "")))
+    rows = db.execute(
+        "SELECT id, json_extract(body, '$.client_msg_id'), json_extract(body, '$.timestamp')"
+        " FROM messages WHERE session_id = ? AND kind = 'user_message' AND json_valid(body)"
+        " ORDER BY id", (conversation_id,))
+    for row_id, client_id, stamp in rows:
+        key = message_key({"client_msg_id": client_id, "timestamp": stamp})
+        if key:
+            found.append(UserMessageRow(row_id, key))
     return found
 
 
@@ -154,13 +153,13 @@ def find_user_message(db: sqlite3.Connection, conversation_id: str, *,
             return message
     if timestamp_ms is None:
         return None
-    # A message with a client id, named by its time: read the bodies' times.
-    for row_id, body in db.execute("SELECT id, body FROM messages WHERE session_id = ?"
-                                   " AND kind = 'user_message' ORDER BY id", (conversation_id,)):
-        message = json.loads(body)
-        stamp = message.get("timestamp") if isinstance(message, dict) else None
+    # A message with a client id, named by its time (as a page holds it).
+    for row_id, client_id, stamp in db.execute(
+            "SELECT id, json_extract(body, '$.client_msg_id'), json_extract(body, '$.timestamp')"
+            " FROM messages WHERE session_id = ? AND kind = 'user_message' AND json_valid(body)"
+            " ORDER BY id", (conversation_id,)):
         if isinstance(stamp, (int, float)) and abs(stamp * 1000 - timestamp_ms) < 1:
-            return UserMessageRow(row_id, message_key(message), str(message.get("content") or ""))
+            return UserMessageRow(row_id, message_key({"client_msg_id": client_id, "timestamp": stamp}))
     return None
 
 
