@@ -581,39 +581,32 @@ class TurnDescribed(_Broadcast):
     warning: NotRequired[str]
 
 
-class TurnChecked(_Broadcast):
-    """What the mode's checks found after a turn (docs/checks.md)."""
-
-    type: Literal["turn_checked"]
+class _OfAUserTurn(_Broadcast):  # the turn, by its user message (docs/checks.md)
     ref: str | None
     client_msg_id: str | None
     user_seq: int | None
     user_timestamp: float | None
+
+
+class TurnChecked(_OfAUserTurn):  # status: passed, failed, error
+    type: Literal["turn_checked"]
     repairTurn: bool
     files: list[str]
     seconds: float
-    status: str  # passed, failed, error
+    status: str
     problems: list[dict[str, Any]]
     problemCount: int
     checks: list[dict[str, Any]]
 
 
-class TurnRepair(_Broadcast):
-    """The repair turn of a failed turn (docs/checks.md, "The repair turn")."""
-
+class TurnRepair(_OfAUserTurn):  # state: pending, waiting, sent, cancelled, superseded, dropped
     type: Literal["turn_repair"]
     id: str
-    state: str  # pending, waiting, sent, cancelled, superseded, dropped
-    ref: str | None
-    client_msg_id: str | None
-    user_seq: int | None
-    user_timestamp: float | None
+    state: str
     seconds: NotRequired[float]
 
 
 class TurnChecksSettings(_Broadcast):
-    """The workspace's "repair" setting changed (docs/checks.md)."""
-
     type: Literal["turn_checks_settings"]
     repair: bool
 
