@@ -42,7 +42,7 @@ def test_a_changed_drawing_gets_what_the_skills_check_reports(tmp_path: Path) ->
     assert (broken.file, broken.line, broken.severity) == ("broken.excalidraw", 2, "error")
     assert broken.message == "broken.excalidraw: not valid JSON: line 2 column 16: Expecting value"
     assert (flow.file, flow.severity, flow.locate) == ("flow.excalidraw", "error",
-                                                       {"file": "flow.excalidraw", "elementId": "label"})
+                                                       {"file": "flow.excalidraw", "elementIds": ["label"]})
     assert "container 'card' does not list it" in flow.message
     assert flow.line == (workspace / "flow.excalidraw").read_text().splitlines().index('      "id": "label",') + 1
     # The same verdict as the script the agent runs.

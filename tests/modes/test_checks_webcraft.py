@@ -99,10 +99,10 @@ def test_a_turn_that_broke_a_page_gets_its_script_error_failed_loads_and_accessi
     assert "shop.html loads data/prices.json, which answers 404 (not in the site)" in messages
 
     image_alt = [p for p in shop_problems if "rule image-alt (critical)" in p.message]
-    assert len(image_alt) == 1 and image_alt[0].locate == {"page": "shop.html", "selector": ".hero"}
+    assert len(image_alt) == 1 and image_alt[0].locate == {"file": "shop.html", "page": "shop.html", "selector": ".hero"}
     assert image_alt[0].line == 5  # where the element is written
     button = [p for p in shop_problems if "rule button-name (critical)" in p.message]
-    assert len(button) == 1 and button[0].locate == {"page": "shop.html", "selector": "button"}
+    assert len(button) == 1 and button[0].locate == {"file": "shop.html", "page": "shop.html", "selector": "button"}
     assert button[0].line == 6
     assert any("rule html-has-lang (serious)" in m for m in messages)
     # Seen at both widths, reported once, without a width.

@@ -76,7 +76,8 @@ def _problems_of(path: str, data: bytes) -> list[Problem]:
     for message, severity in found:
         element = _ELEMENT.match(message)
         line = _line_of_element(text, element.group(1)) if element else None
-        locate = {"file": path, "elementId": element.group(1)} if element else {"file": path}
+        # As the draw describer's changes point at elements (changes.py).
+        locate = {"file": path, "elementIds": [element.group(1)]} if element else {"file": path}
         problems.append(Problem(f"{path}: {message}", file=path, line=line,
                                 severity="error" if severity == "error" else "warning", locate=locate))
     return problems

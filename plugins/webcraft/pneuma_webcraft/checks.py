@@ -303,7 +303,7 @@ def problems_of(reports: Sequence[PageReport], texts: dict[str, str] | None = No
 
     for report in reports:
         page, width = report.page, report.width
-        where = {"page": page}
+        where = {"file": page, "page": page}
         if report.skipped:
             add(("skipped", page), width, Problem(
                 f"{page} was not checked: the check's time was spent on the pages before it",
@@ -334,7 +334,7 @@ def problems_of(reports: Sequence[PageReport], texts: dict[str, str] | None = No
                 f"{page}: accessibility rule {violation['id']} ({violation['impact']}): {violation['help']}"
                 f" — at {selector}" + (f" and {more} more element{'s' if more > 1 else ''}" if more > 0 else ""),
                 file=page, line=_line_of_tag(texts.get(page, ""), violation.get("html") or ""),
-                locate={"page": page, "selector": selector}))
+                locate={"file": page, "page": page, "selector": selector}))
     problems: list[Problem] = []
     for problem, widths in found.values():
         if len(widths) < len(WIDTHS) and problem.file is not None:
