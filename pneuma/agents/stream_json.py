@@ -520,7 +520,7 @@ class StreamJsonBridge:
         if msg.get("error") == "authentication_failed":
             self.report_auth(text_of(message))
         content = message.get("content") or []
-        self.last_uuid = msg.get("uuid") or self.last_uuid
+        self.last_uuid = (msg.get("parent_tool_use_id") is None and msg.get("uuid")) or self.last_uuid
         echo = self.resume_echo
         if echo is not None:
             self.resume_echo = None
@@ -538,6 +538,7 @@ class StreamJsonBridge:
         if not isinstance(content, list):
             return
         parent = msg.get("parent_tool_use_id")
+        self.last_uuid = (parent is None and msg.get("uuid")) or self.last_uuid  # a main-thread row
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 self.sink.emit(
