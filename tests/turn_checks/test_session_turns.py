@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
+from pneuma import hookimpl
+from pneuma.api import CheckRequest, Problem, TurnCheck
 from pneuma.host.registry import get_mode
+from pneuma.testing import register_plugin
 from pneuma.turn_checks.feature import FEATURE_NAME, TurnChecks
 
 RESULT = {"type": "result", "data": {"subtype": "success", "is_error": False}}
@@ -103,3 +107,39 @@ async def test_a_turn_that_changed_nothing_checkable_is_not_badged(make_server, 
     await asyncio.sleep(0.8)
     assert feature.checked == 0
     assert not [m for m in await tab.drain() if m.get("type") == "turn_checked"]
+
+
+class _SlowDocCheck:
+    """A doc check that blocks until released: the next message must not wait for it."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def run(self, request: CheckRequest) -> list[Problem]:
+        self.started.set()
+        self.release.wait(15)
+        return [Problem("slow and unhappy", file=request.changed[0], line=1)]
+
+    @hookimpl
+    def register_turn_checks(self) -> list[TurnCheck]:
+        return [TurnCheck(mode="doc", name="slow", label="Slow", run=self.run)]
+
+
+async def test_a_running_check_never_delays_the_next_message_nor_repairs_after_it(make_server) -> None:
+    slow = _SlowDocCheck()
+    with register_plugin(slow, "slow-doc-check"):
+        server, feature = await _serve(make_server)
+    tab = await server.tab()
+    await _turn_writes(server, tab, "write it", "a.md", "# A\n", 1)
+    assert await asyncio.to_thread(slow.started.wait, 10)
+    started = asyncio.get_running_loop().time()
+    await tab.say("next thing", client_msg_id="c2")
+    await server.backend.wait_call("send_user_message", 2, timeout=5)
+    assert asyncio.get_running_loop().time() - started < 1.0  # not held by the check
+    slow.release.set()
+    checked = await tab.wait_for("turn_checked", timeout=20)
+    assert checked["status"] == "failed" and checked["client_msg_id"] == "c1"
+    await asyncio.sleep(0.6)  # past the repair's countdown: none was offered
+    assert feature.repairs.sent == 0 and feature.repairs.pending is None
+    assert len(server.backend.calls_named("send_user_message")) == 2
