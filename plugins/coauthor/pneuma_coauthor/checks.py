@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
@@ -94,6 +95,7 @@ def build_in_group(copy: Path, timeout: float) -> tuple[str, str]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
+        _wait_until_gone(process.pid)
     try:
         answer = json.loads(out.strip().splitlines()[-1])
         return str(answer["status"]), str(answer["detail"])
@@ -102,6 +104,27 @@ def build_in_group(copy: Path, timeout: float) -> tuple[str, str]:
             return "failed", f"latexmk did not finish within {timeout:.0f} s"
         last = (err.strip().splitlines() or ["no answer"])[-1]
         raise RuntimeError(f"the LaTeX build check failed: {last}") from None
+
+
+def _wait_until_gone(group: int, seconds: float = 2.0) -> None:
+    """Wait (briefly) until no live process of ``group`` is left: a kill
+    is delivered when the process next runs, and the copy they work in is
+    removed next."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and _live_members(group):
+        time.sleep(0.02)
+
+
+def _live_members(group: int) -> bool:
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # "pid (name) state ppid pgrp ...": the name may hold spaces, so split after ")".
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(group) and fields[0] != "Z":
+            return True
+    return False
 
 
 # Run by build_in_group in its own process (``python -c SCRIPT copy timeout``).
