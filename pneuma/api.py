@@ -58,6 +58,10 @@ _EXPORTS: dict[str, str] = {
     "TurnFilesFromMaps": "pneuma.host.turn_changes:TurnFilesFromMaps",
     "describe_files": "pneuma.host.turn_changes:describe_files",
     "text_of": "pneuma.host.turn_changes:text_of",
+    "Hunk": "pneuma.host.line_hunks:Hunk",
+    "changed_hunks": "pneuma.host.line_hunks:changed_hunks",
+    "revert_hunk": "pneuma.host.line_hunks:revert_hunk",
+    "split_lines": "pneuma.host.line_hunks:split_lines",
     # checks after every turn (register_turn_checks)
     "TurnCheck": "pneuma.host.turn_checks:TurnCheck",
     "CheckRequest": "pneuma.host.turn_checks:CheckRequest",
@@ -198,6 +202,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         ExportRequest,
         ExportResult,
     )
+    from pneuma.host.line_hunks import Hunk, changed_hunks, revert_hunk, split_lines
     from pneuma.host.manifest import (
         InitParam,
         ModeManifest,

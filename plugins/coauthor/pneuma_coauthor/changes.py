@@ -21,17 +21,21 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pneuma.api import Change, ChangeDescriber, FileChange, TurnFiles, text_of
-from pneuma_coauthor.line_hunks import (
+from pneuma.api import (
+    Change,
+    ChangeDescriber,
+    FileChange,
     Hunk,
+    TurnFiles,
     changed_hunks,
-    is_blank,
     revert_hunk,
     split_lines,
+    text_of,
 )
 from pneuma_coauthor.outline import (
     Heading,
     heading_label,
+    is_blank,
     numbered_outline,
     paragraph_number,
     reading_order,

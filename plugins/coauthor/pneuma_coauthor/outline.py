@@ -11,7 +11,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from pneuma_coauthor.line_hunks import is_blank, split_lines
+from pneuma.api import split_lines
+
+
+def is_blank(line: str) -> bool:
+    return not line.strip()
+
 
 _LEVELS = {"part": -1, "chapter": 0, "section": 1, "subsection": 2, "subsubsection": 3}
 _HEADING = re.compile(r"^[ \t]*\\(part|chapter|section|subsection|subsubsection)(\*?)[ \t]*(?:\[[^\]]*\])?[ \t]*\{")

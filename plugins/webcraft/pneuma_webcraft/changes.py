@@ -23,8 +23,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from pneuma.api import Change, ChangeDescriber, FileChange, TurnFiles, text_of
-from pneuma_webcraft.line_hunks import Hunk, changed_hunks, revert_hunk, split_lines
+from pneuma.api import (
+    Change,
+    ChangeDescriber,
+    FileChange,
+    Hunk,
+    TurnFiles,
+    changed_hunks,
+    revert_hunk,
+    split_lines,
+    text_of,
+)
 from pneuma_webcraft.page_tree import (
     INLINE,
     Element,

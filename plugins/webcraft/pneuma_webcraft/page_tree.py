@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from pneuma_webcraft.line_hunks import split_lines
+from pneuma.api import split_lines
 
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 # Elements too small to name a change by: the block around them does.

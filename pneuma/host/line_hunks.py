@@ -1,15 +1,16 @@
 """The places where a text file changed in a turn, as line ranges, and how
 to undo one of them alone (issue 28, items 1 and 2).
 
-A turn's change to a page is split into hunks: runs of changed lines
-(neighbouring runs merged when the caller's ``joins`` says the unchanged
-lines between them belong to the same block). Reverting one hunk puts its
+A turn's change to a text file (a page, a paper, a bibliography) is split
+into hunks: runs of changed lines (neighbouring runs merged when the
+caller's ``joins`` says the unchanged lines between them belong to the same
+block). Reverting one hunk puts its
 old lines back in the file as it is now: found at its place when the file
 is still as the turn left it, else by its text and the lines around it, so
 the person's other edits (and the turn's other hunks) stay.
 
-The coauthor mode keeps its own copy of this module: a mode is its own pip
-distribution and imports only ``pneuma.api``.
+On ``pneuma.api`` (``Hunk``, ``changed_hunks``, ``revert_hunk``,
+``split_lines``) for any mode's ``ChangeDescriber``: one copy for every mode.
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ def changed_hunks(before: Sequence[str], after: Sequence[str],
     while (tail < min(len(before), len(after)) - head
            and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]):
         tail += 1
-    matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail], after[head:len(after) - tail],
-                                      autojunk=False)
+    matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail],
+                                      after[head:len(after) - tail], autojunk=False)
     for tag, a1, a2, b1, b2 in matcher.get_opcodes():
         if tag == "equal":
             continue
