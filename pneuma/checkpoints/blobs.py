@@ -23,7 +23,9 @@ import hashlib
 import os
 import re
 import stat
+import threading
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from pneuma.core.files import temp_name
@@ -90,6 +92,13 @@ class BlobStore:
         # adds them up rather than walking every blob).
         self._written = 0
         self._present: set[str] = set()
+        # Blobs this object wrote and has not synced, and those it knows are
+        # on disk (synced here): a rewind syncs the contents of its undo
+        # point before it replaces anything, and skips what is known to be
+        # there (``sync_new`` after each turn makes most of it so).
+        self._unsynced: list[str] = []
+        self._durable: set[str] = set()
+        self._sync_lock = threading.Lock()
 
     def take_written(self) -> int:
         """The bytes ``put`` wrote since the last call."""
@@ -125,6 +134,24 @@ class BlobStore:
         self._seen(digest)
         return True
 
+    def take_unsynced(self) -> list[str]:
+        """The blobs written since the last call (to sync them)."""
+        with self._sync_lock:
+            taken, self._unsynced = self._unsynced, []
+        return taken
+
+    def not_known_durable(self, digests: Iterable[str]) -> list[str]:
+        """Those of ``digests`` not synced by this object (or all of them)."""
+        with self._sync_lock:
+            return [d for d in digests if d not in self._durable]
+
+    def mark_durable(self, digests: Iterable[str]) -> None:
+        """``digests`` were synced, with their folders."""
+        with self._sync_lock:
+            if len(self._durable) >= _PRESENT_KEPT:
+                self._durable.clear()
+            self._durable.update(digests)
+
     def _seen(self, digest: str) -> None:
         if len(self._present) >= _PRESENT_KEPT:
             self._present.clear()
@@ -146,6 +173,8 @@ class BlobStore:
             os.replace(tmp, path)
             self._written += len(stored)
             self._seen(digest)
+            with self._sync_lock:
+                self._unsynced.append(digest)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

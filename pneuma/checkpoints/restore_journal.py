@@ -85,11 +85,21 @@ def write_journal(store: Checkpoints, ident: str, entries: list[Entry]) -> None:
 
 
 def sync_blobs(store: Checkpoints, digests: Iterable[str]) -> None:
-    """fsync each blob and each of their folders, from the kept pool: most
-    were stored turns ago and are already on disk, which costs nothing."""
-    paths = sorted({store.blobs.path(d) for d in digests})
+    """fsync each blob and each of their folders, from the kept pool, but
+    those this process has synced already (``sync_stored`` after each
+    turn): most were stored turns ago and are on disk."""
+    unknown = store.blobs.not_known_durable(set(digests))
+    paths = sorted({store.blobs.path(d) for d in unknown})
     folders = sorted({p.parent for p in paths})
     batch_write.sync_paths([*map(str, paths), *map(str, folders)])
+    store.blobs.mark_durable(unknown)
+
+
+def sync_stored(store: Checkpoints) -> None:
+    """fsync the blobs the store wrote since the last call, with their
+    folders: after a turn's recordings, off the turn's path, so that a
+    rewind later finds its undo point's contents on disk already."""
+    sync_blobs(store, store.blobs.take_unsynced())
 
 
 def finish_later(store: Checkpoints, ident: str, written: Iterable[str],

@@ -23,8 +23,10 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine
+from functools import partial
 from typing import Any, Protocol
 
+from pneuma.checkpoints import batch_write, restore_journal
 from pneuma.checkpoints.baseline import Stats, StatWalker, Stopped, keep, read_first
 from pneuma.checkpoints.described_turns import DescribedTurns, described_json
 from pneuma.checkpoints.model import FileMap
@@ -251,6 +253,9 @@ class CheckpointTurns:
             # The chat shows under the user's message what the turn changed.
             session.emit({"type": "turn_changes", **ended})
             self._describe_soon(ended["ref"])
+        # What the turn's recordings stored, made durable now rather than
+        # by the next rewind while the person waits.
+        batch_write.submit(partial(restore_journal.sync_stored, store))
         # No pruning here: the next turn's job prunes once its message has
         # gone (pruning now would share the CPU with that message's stat walk).
 
