@@ -9,9 +9,9 @@ import pytest
 from pneuma.core.errors import ToolError
 from pneuma.share.model import (
     EMPTY_DATA_ELEMENT,
+    ShareData,
     SharedMessage,
     SharedTurn,
-    ShareData,
     fill_template,
     read_share_file,
 )
