@@ -9,6 +9,13 @@ a page, a line to a scene or a section, a drawing's element moved, a
 comment in a diagram): the edit leaves the artifact sound, so every check
 does its whole work.
 
+The bench's socket sends the messages but never subscribes: a subscribed
+socket is a person's tab to the server, which would ask it (not the
+headless viewer) for the viewer actions a slide check needs, and it runs
+none. The turn's end and its badge are read over HTTP instead
+(``GET /api/session``'s status, ``GET /api/turn-checks``), polled every
+20 ms.
+
 Figures, per mode, medians of ``--runs`` turns:
 
 * **the checks** of the turn, run by the host's runner outside the server
@@ -40,6 +47,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -47,12 +55,12 @@ import aiohttp  # noqa: E402
 from _common import (  # noqa: E402
     HERE,
     READY_PREFIX,
-    browser_tab,
     finish,
     machine_note,
     make_claude_wrapper,
     median,
     pneuma_run_cmd,
+    pneuma_ws_url,
     row,
     stop_process,
     temp_dir,
@@ -113,28 +121,43 @@ async def mode_run(workspace: Path, mode: str, claude_bin: Path
         await stop_process(proc)
 
 
-async def read_until(ws: aiohttp.ClientWebSocketResponse, kind: str, timeout: float) -> dict[str, Any] | None:
-    """The next message of type ``kind`` (frames hold one message a line), or None."""
+POLL_S = 0.02
+
+
+@asynccontextmanager
+async def unsubscribed_tab(ready_url: str) -> AsyncIterator[tuple[aiohttp.ClientWebSocketResponse,
+                                                                   aiohttp.ClientSession, str]]:
+    """A socket on the session that sends messages but never subscribes (so it
+    is no tab of the person's), with an HTTP client for the session's API."""
+    parts = urlsplit(ready_url)
+    query = parse_qs(parts.query)
+    base, token = f"http://{parts.netloc}", query["token"][0]
+    headers = {"Authorization": f"Bearer {token}"}
+    async with aiohttp.ClientSession(headers=headers) as http:
+        async with http.ws_connect(pneuma_ws_url(base, query["session"][0], token),
+                                   max_msg_size=0) as ws:
+            await ws.receive(timeout=10)  # session_init
+            yield ws, http, base
+
+
+async def session_status(http: aiohttp.ClientSession, base: str) -> str:
+    async with http.get(base + "/api/session") as response:
+        info = await response.json()
+    return str((info.get("session") or info).get("status"))
+
+
+async def turn_checked(http: aiohttp.ClientSession, base: str, client_msg_id: str,
+                       timeout: float) -> dict[str, Any] | None:
+    """The turn's kept check result once there (None after ``timeout``)."""
     deadline = time.monotonic() + timeout
-    while (left := deadline - time.monotonic()) > 0:
-        try:
-            msg = await ws.receive(timeout=left)
-        except asyncio.TimeoutError:
-            return None
-        if msg.type != aiohttp.WSMsgType.TEXT:
-            raise RuntimeError(f"socket closed: {msg!r}")
-        for line in msg.data.split("\n"):
-            if f'"type":"{kind}"' in line or f'"type": "{kind}"' in line:
-                return json.loads(line)
+    while time.monotonic() < deadline:
+        async with http.get(base + "/api/turn-checks") as response:
+            listed = await response.json()
+        for result in listed.get("results", []):
+            if result.get("client_msg_id") == client_msg_id:
+                return result  # type: ignore[no-any-return]
+        await asyncio.sleep(POLL_S)
     return None
-
-
-async def quiet(ws: aiohttp.ClientWebSocketResponse, seconds: float = 0.5) -> None:
-    while True:
-        try:
-            await ws.receive(timeout=seconds)
-        except asyncio.TimeoutError:
-            return
 
 
 def direct_checks(mode: str, workspace: Path, changed: list[str]) -> tuple[float | None, dict[str, float], str]:
@@ -163,30 +186,33 @@ async def bench_mode(tmp: Path, mode: str, runs: int, wrapper: Path) -> dict[str
     per_check: dict[str, list[float]] = {}
     statuses: list[str] = []
     badge_wait = BADGE_WAIT_S
-    async with mode_run(workspace, mode, wrapper) as (_proc, url), browser_tab(url) as tab:
-        await quiet(tab)
+    async with mode_run(workspace, mode, wrapper) as (_proc, url), \
+            unsubscribed_tab(url) as (tab, http, base):
         for run in range(1, runs + 1):
+            while await session_status(http, base) != "idle":  # the greeting, if any
+                await asyncio.sleep(POLL_S)
             content = edit((workspace / path).read_text(encoding="utf-8"), run)
             payload = base64.b64encode(json.dumps({path: content}).encode()).decode()
+            msg_id = f"{mode}-{run}"
             t0 = time.monotonic()
-            await tab.send_str(json.dumps({"type": "user_message", "client_msg_id": f"{mode}-{run}",
+            await tab.send_str(json.dumps({"type": "user_message", "client_msg_id": msg_id,
                                            "content": f"Make the small edit. EDIT:{payload}"}))
-            # A greeting's result still on its way is not this turn's: this
-            # turn's result comes once its file holds the edit.
-            while True:
-                if await read_until(tab, "result", 60) is None:
-                    raise RuntimeError(f"{mode}: turn {run} got no result")
-                if (workspace / path).read_text(encoding="utf-8") == content:
-                    break
+            # The turn has ended once its file holds the edit and the session is idle again.
+            while (workspace / path).read_text(encoding="utf-8") != content \
+                    or await session_status(http, base) != "idle":
+                if time.monotonic() - t0 > 60:
+                    raise RuntimeError(f"{mode}: turn {run} did not end")
+                await asyncio.sleep(POLL_S)
             ended = time.monotonic()
             turns.append(ended - t0)
-            checked = await read_until(tab, "turn_checked", badge_wait)
+            checked = await turn_checked(http, base, msg_id, badge_wait)
             if checked is not None:
                 badges.append(time.monotonic() - ended)
                 statuses.append(str(checked.get("status")))
+                if checked.get("status") == "error":
+                    print(f"  {mode}: {checked.get('problems')}", flush=True)
             else:
                 badge_wait = 2.0  # this server sends none: do not wait a budget each run
-            await quiet(tab, 0.3)
             took, each, status = await asyncio.to_thread(direct_checks, mode, workspace, [path])
             if took is not None:
                 checks.append(took)
