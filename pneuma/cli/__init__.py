@@ -528,6 +528,12 @@ def _first_answers(mode: Any, values: dict[str, Any], backend: str) -> Any:
 
 
 @cli.command("open")
+@click.argument("shared_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--workspace", "-w", "into", type=click.Path(path_type=Path), default=None,
+              help="With FILE.html: the new workspace's folder (default: beside the file).")
+@click.option("--turn", type=click.IntRange(0), default=None,
+              help="With FILE.html: the files as of this turn (default: the last).")
+@click.option("--json", "as_json", is_flag=True, help="With FILE.html: say what was made as JSON.")
 @click.option("--port", type=click.IntRange(0, 65535), default=17000, show_default=True,
               help="First port to try; the next free one is used if it is taken (0: any).")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -541,11 +547,19 @@ def _first_answers(mode: Any, values: dict[str, Any], backend: str) -> Any:
 @click.option("--permission-mode",
               type=click.Choice(["default", "acceptEdits", "bypassPermissions", "plan"]),
               default=None, help="Override each mode's agent.permissionMode.")
-def open_command(port: int = 17000, host: str = "127.0.0.1", no_open: bool = False,
+def open_command(shared_file: Path | None = None, into: Path | None = None,
+                 turn: int | None = None, as_json: bool = False,
+                 port: int = 17000, host: str = "127.0.0.1", no_open: bool = False,
                  backend: str = "claude-code", claude_bin: str | None = None,
                  model: str | None = None, permission_mode: str | None = None) -> None:
     """Open the launcher: the modes, your recent workspaces, new ones; one
-    process serves every workspace you open from it."""
+    process serves every workspace you open from it. With FILE.html (a
+    shared file): make a new workspace from it instead (docs/sharing.md)."""
+    if shared_file is not None:
+        from pneuma.cli.open_shared import open_shared_file
+
+        open_shared_file(shared_file, into, turn, backend, as_json)
+        return
     from pneuma.launcher.hosting import AgentDefaults
     from pneuma.launcher.main import LauncherOptions, run_launcher
     from pneuma.startup.runner import find_backend, interrupt_on_stop_signals

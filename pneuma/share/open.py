@@ -1,0 +1,173 @@
+"""``pneuma open FILE.html``: a new workspace from a shared file
+(docs/sharing.md, "Open a shared file").
+
+The files are those of the last turn (or of a chosen one); the mode is
+recorded as ``pneuma init`` records it; the conversation goes into the
+workspace's conversation log as history the person can read but the agent
+never lived: the agent starts a fresh session, and the first message the
+person sends carries a short summary of that history (``imported.py``).
+
+A shared file is untrusted input. Every path in it is checked as the
+sandbox checks an agent's (no absolute path, no ``..``, nothing under
+``.pneuma/``, ``.git/`` or another forbidden folder, nothing that configures
+the agent such as ``.claude/``); every content is inflated no further than
+a bound and checked against its hash; a folder that holds anything is never
+written into.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import uuid
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pneuma.core.errors import ToolError
+from pneuma.core.files import write_in_workspace
+from pneuma.core.sandbox import READ_ONLY_TOP, Sandbox
+from pneuma.share import imported
+from pneuma.share.model import ShareData, content_hash, read_share_file
+
+MAX_FILES = 20_000
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+_MODE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_UNSAFE_NAME = re.compile(r"[^\w\- .]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class OpenedShare:
+    """What ``open_share`` made."""
+
+    workspace: Path
+    mode: str
+    title: str
+    turn: int  # the turn whose files were written (0: before the first)
+    turns: int
+    files: int
+    messages: int
+    conversation_id: str | None
+
+
+def open_share(source: Path, workspace: Path | None = None, turn: int | None = None,
+               backend: str = "claude-code") -> OpenedShare:
+    """Make a new workspace from the shared file ``source`` (E_BAD_ARGS for
+    hostile data, E_CONFLICT for a folder that is not empty)."""
+    data = read_share_file(source)
+    mode = _checked_mode(data.mode)
+    target = workspace if workspace is not None else default_workspace(source, data)
+    tree = data.tree_at(turn)
+    files = unpack_tree(data, tree)
+    _refuse_non_empty(target)
+    target.mkdir(parents=True, exist_ok=True)
+    sandbox = Sandbox(target)
+    for rel, content in files.items():
+        write_in_workspace(sandbox, rel, content)
+    from pneuma.workspace.params import record_mode
+
+    record_mode(target, mode, create=True)
+    conversation_id = None
+    if data.conversation:
+        conversation_id = str(uuid.uuid4())
+        imported.import_conversation(target, conversation_id, data, source_name=source.name,
+                                     backend=backend)
+    chosen = len(data.turns) if turn is None else turn
+    return OpenedShare(workspace=target, mode=mode, title=data.title, turn=chosen,
+                       turns=len(data.turns), files=len(files),
+                       messages=len(data.conversation), conversation_id=conversation_id)
+
+
+def default_workspace(source: Path, data: ShareData) -> Path:
+    """Beside the file, named after its title (else the file's own name)."""
+    name = _UNSAFE_NAME.sub("-", data.title).strip(" .-")[:60] or source.stem
+    return source.resolve().parent / name
+
+
+def _checked_mode(name: str) -> str:
+    if not _MODE_NAME.match(name):
+        raise ToolError("E_BAD_ARGS", "the shared file names no valid mode",
+                        details={"mode": name[:80]})
+    return name
+
+
+def _refuse_non_empty(target: Path) -> None:
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise ToolError("E_CONFLICT", f"{target} exists and is not a folder",
+                        details={"path": str(target)})
+    if target.is_dir() and any(target.iterdir()):
+        raise ToolError("E_CONFLICT", f"{target} is not empty; a shared file opens into a new "
+                        "folder", details={"path": str(target)},
+                        hint="Name an empty or new folder with -w DIR.")
+
+
+def checked_path(rel: str) -> str:
+    """A path from the shared file in canonical form, or E_BAD_ARGS."""
+    try:
+        canonical = Sandbox(Path("/nonexistent-root")).normalize(rel)
+    except ToolError as exc:  # a file's data is what is wrong, whatever the sandbox calls it
+        raise ToolError("E_BAD_ARGS", f"the shared file holds a path that cannot be opened: "
+                        f"{exc.message}", details={"path": str(rel)[:200],
+                                                   "reason": exc.code}) from exc
+    if canonical.split("/", 1)[0] in READ_ONLY_TOP:
+        raise ToolError("E_BAD_ARGS", f"{rel!r} configures the agent; a shared file may not "
+                        "hold it", details={"path": rel[:200], "reason": "agent_config"})
+    return canonical
+
+
+def unpack_tree(data: ShareData, tree: dict[str, str]) -> dict[str, bytes]:
+    """Each file of ``tree``, its path checked and its content inflated
+    within the bounds and checked against its hash."""
+    if len(tree) > MAX_FILES:
+        raise ToolError("E_BAD_ARGS", f"the shared file holds {len(tree)} files; at most "
+                        f"{MAX_FILES} are opened", details={"files": len(tree)})
+    files: dict[str, bytes] = {}
+    total = 0
+    for rel, digest in tree.items():
+        canonical = checked_path(rel)
+        if canonical in files:
+            raise ToolError("E_BAD_ARGS", f"the shared file names {canonical!r} twice",
+                            details={"path": canonical})
+        content = _inflate(data, digest, canonical, MAX_FILE_BYTES)
+        total += len(content)
+        if total > MAX_TOTAL_BYTES:
+            raise ToolError("E_BAD_ARGS", f"the shared file's files come to more than "
+                            f"{MAX_TOTAL_BYTES} bytes", details={"reason": "too_large"})
+        files[canonical] = content
+    _refuse_file_under_file(files)
+    return files
+
+
+def _inflate(data: ShareData, digest: str, rel: str, limit: int) -> bytes:
+    """One content, never inflated past ``limit`` (a small file can hold a
+    huge one compressed)."""
+    packed = data.files.get(digest)
+    if packed is None:
+        raise ToolError("E_BAD_ARGS", f"the shared file lacks the content of {rel!r}",
+                        details={"path": rel, "hash": digest})
+    try:
+        inflater = zlib.decompressobj()
+        content = inflater.decompress(base64.b64decode(packed, validate=True), limit + 1)
+    except (binascii.Error, ValueError, zlib.error) as exc:
+        raise ToolError("E_BAD_ARGS", f"the content of {rel!r} is damaged: {exc}",
+                        details={"path": rel}) from exc
+    if len(content) > limit or inflater.unconsumed_tail:
+        raise ToolError("E_BAD_ARGS", f"{rel!r} is larger than {limit} bytes",
+                        details={"path": rel, "reason": "too_large", "limit": limit})
+    if content_hash(content) != digest:
+        raise ToolError("E_BAD_ARGS", f"the content of {rel!r} does not match its hash",
+                        details={"path": rel, "hash": digest})
+    return content
+
+
+def _refuse_file_under_file(files: dict[str, bytes]) -> None:
+    """``a`` and ``a/b`` cannot both be files."""
+    folders = {rel.rsplit("/", 1)[0] for rel in files if "/" in rel}
+    parents = {"/".join(folder.split("/")[:i + 1])
+               for folder in folders for i in range(folder.count("/") + 1)}
+    clash = sorted(parents & files.keys())
+    if clash:
+        raise ToolError("E_BAD_ARGS", f"the shared file holds {clash[0]!r} both as a file "
+                        "and as a folder", details={"path": clash[0]})

@@ -1,0 +1,176 @@
+"""`pneuma open FILE.html`: a new workspace from a shared file (issue 29,
+item 2; docs/sharing.md, "Open a shared file"): the last turn's files (or a
+chosen turn's), the mode recorded, the conversation kept as history that
+`pneuma run` shows and whose summary reaches the agent once; hostile data
+refused with E_BAD_ARGS and nothing written."""
+
+from __future__ import annotations
+
+import base64
+import json
+import signal
+import tomllib
+import zlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pneuma.cli import cli
+from pneuma.share.model import (
+    EMPTY_DATA_ELEMENT,
+    ShareData,
+    SharedMessage,
+    SharedTurn,
+    ToolCall,
+    content_hash,
+    fill_template,
+)
+from tests.server.follow_up_runs import FakeAgent, Run, Tab
+
+TEMPLATE = f"<!doctype html><title>shared</title>{EMPTY_DATA_ELEMENT}"
+DECK_1 = b"# Hello\n\n---\n\n# Two\n"
+DECK_2 = b"# Hello again\n\n---\n\n# Two\n\n---\n\n# Three\n"
+
+
+def shared_deck() -> ShareData:
+    data = ShareData(mode="slide", title="Launch deck", created_at=1_700_000_000_000)
+    manifest = data.add_content(b'{"slides": ["slides.md"]}\n')
+    one, two = data.add_content(DECK_1), data.add_content(DECK_2)
+    note = data.add_content(b"speaker notes\n")
+    data.turns = [
+        SharedTurn("1", "make a deck", 1_700_000_001_000,
+                   {"slides.md": one, "manifest.json": manifest}),
+        SharedTurn("2", "retitle and add a slide", 1_700_000_002_000,
+                   {"slides.md": two, "manifest.json": manifest, "notes/one.txt": note}),
+    ]
+    data.conversation = [
+        SharedMessage("user", "make a deck", 1_700_000_000_500),
+        SharedMessage("assistant", "I wrote a two-slide deck.", 1_700_000_001_000,
+                      [ToolCall("Write", "slides.md")]),
+        SharedMessage("user", "retitle and add a slide", 1_700_000_001_500),
+        SharedMessage("assistant", "Retitled slide 1 and added slide 3.", 1_700_000_002_000),
+    ]
+    return data
+
+
+def write_share(path: Path, data: ShareData) -> Path:
+    path.write_text(fill_template(TEMPLATE, data), encoding="utf-8")
+    return path
+
+
+def pneuma_open(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["open", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_open_makes_a_workspace_with_the_last_turns_files(tmp_path: Path) -> None:
+    source = write_share(tmp_path / "deck.html", shared_deck())
+    code, out, err = pneuma_open(str(source), "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    workspace = Path(answer["workspace"])
+    assert workspace == tmp_path / "Launch deck"  # beside the file, named after its title
+    assert (answer["turn"], answer["turns"], answer["messages"]) == (2, 2, 4)
+    assert (workspace / "slides.md").read_bytes() == DECK_2
+    assert (workspace / "notes" / "one.txt").read_bytes() == b"speaker notes\n"
+    config = tomllib.loads((workspace / ".pneuma" / "config.toml").read_text())
+    assert config["mode"] == "slide"
+
+
+def test_open_at_a_chosen_turn_and_never_into_a_folder_with_files(tmp_path: Path) -> None:
+    source = write_share(tmp_path / "deck.html", shared_deck())
+    target = tmp_path / "first"
+    code, _, err = pneuma_open(str(source), "-w", str(target), "--turn", "1")
+    assert code == 0, err
+    assert (target / "slides.md").read_bytes() == DECK_1
+    assert not (target / "notes").exists()
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "mine.txt").write_text("keep me")
+    code, _, err = pneuma_open(str(source), "-w", str(taken))
+    assert code == 2 and "E_CONFLICT" in err and "not empty" in err
+    assert sorted(p.name for p in taken.iterdir()) == ["mine.txt"]
+    code, _, err = pneuma_open(str(source), "-w", str(tmp_path / "x"), "--turn", "3")
+    assert code == 2 and "E_BAD_ARGS" in err and "turns 1 to 2" in err
+
+
+def _packed(data: bytes) -> str:
+    return base64.b64encode(zlib.compress(data, 9)).decode("ascii")
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "a/../../b",
+                                  ".pneuma/session.json", ".git/config", "deck/.pneuma/x",
+                                  ".claude/settings.json", "C:/x", "a\\..\\b"])
+def test_hostile_paths_are_refused_and_nothing_is_written(tmp_path: Path, path: str) -> None:
+    data = shared_deck()
+    digest = data.add_content(b"planted\n")
+    data.turns[-1].tree[path] = digest
+    source = write_share(tmp_path / "hostile.html", data)
+    target = tmp_path / "out"
+    code, _, err = pneuma_open(str(source), "-w", str(target))
+    assert code == 2 and "E_BAD_ARGS" in err, err
+    assert not target.exists()
+    assert not (tmp_path / "outside.txt").exists()
+
+
+def test_a_huge_content_is_refused_before_it_is_inflated(tmp_path: Path) -> None:
+    data = shared_deck()
+    bomb = bytes(65 * 1024 * 1024)  # 65 MiB of zeros: about 65 KB compressed
+    digest = content_hash(bomb)
+    data.files[digest] = _packed(bomb)
+    data.turns[-1].tree["big.bin"] = digest
+    source = write_share(tmp_path / "bomb.html", data)
+    assert source.stat().st_size < 1024 * 1024
+    code, _, err = pneuma_open(str(source), "-w", str(tmp_path / "out"))
+    assert code == 2 and "E_BAD_ARGS" in err and "big.bin" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_content_that_does_not_match_its_hash_is_refused(tmp_path: Path) -> None:
+    data = shared_deck()
+    data.files[data.turns[-1].tree["slides.md"]] = _packed(b"something else\n")
+    source = write_share(tmp_path / "forged.html", data)
+    code, _, err = pneuma_open(str(source), "-w", str(tmp_path / "out"))
+    assert code == 2 and "E_BAD_ARGS" in err and "hash" in err
+
+
+def test_a_file_that_is_no_share_is_refused(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("<!doctype html><p>just a page</p>")
+    code, _, err = pneuma_open(str(page), "-w", str(tmp_path / "out"))
+    assert code == 2 and "E_PARSE_FAIL" in err and "not a Pneuma shared file" in err
+
+
+async def test_run_shows_the_history_and_the_agent_gets_its_summary_once(tmp_path: Path) -> None:
+    source = write_share(tmp_path / "deck.html", shared_deck())
+    workspace = tmp_path / "opened"
+    code, _, err = pneuma_open(str(source), "-w", str(workspace))
+    assert code == 0, err
+    agent = FakeAgent(tmp_path / "agent")
+    run = Run(workspace, agent, tmp_path / "home", "run")
+    try:
+        async with Tab(run) as tab:
+            history = await tab.wait_for("message_history")
+            shown = [(m["type"], m.get("content") or m.get("text") or
+                      m["message"]["content"][0]["text"]) for m in history["messages"]
+                     if m["type"] in ("user_message", "assistant", "system_note")]
+            assert shown[0][0] == "system_note" and "deck.html" in shown[0][1]
+            assert shown[1:] == [
+                ("user_message", "make a deck"),
+                ("assistant", "I wrote a two-slide deck.\n\n_Tools: Write: slides.md_"),
+                ("user_message", "retitle and add a slide"),
+                ("assistant", "Retitled slide 1 and added slide 3."),
+            ]
+            await tab.say("now make slide 2 blue")
+            await tab.wait_for("result")
+            await tab.say("and slide 3 red")
+            await tab.wait_for("result", lambda m: m["seq"] > history["last_seq"] + 4)
+    finally:
+        run.stop(signal.SIGTERM)
+    first, second = agent.user_texts()[-2:]
+    assert "<shared-conversation>" in first and "deck.html" in first
+    assert "[person] retitle and add a slide" in first
+    assert "[agent] Retitled slide 1 and added slide 3." in first
+    assert first.endswith("now make slide 2 blue")
+    assert "<shared-conversation>" not in second
