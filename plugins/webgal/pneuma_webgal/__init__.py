@@ -9,8 +9,9 @@ from __future__ import annotations
 from pneuma.api import ModePlugin
 
 plugin = ModePlugin(__name__, routes=".routes:routes", describer=".changes:DESCRIBER",
-                    checks=".checks:CHECKS")
+                    checks=".checks:CHECKS", exporter=".export:EXPORTER")
 register_modes = plugin.register_modes
 register_routes = plugin.register_routes
+register_exporters = plugin.register_exporters
 register_change_describers = plugin.register_change_describers
 register_turn_checks = plugin.register_turn_checks
