@@ -458,6 +458,24 @@ def test_the_agent_looks_zooms_and_navigates_over_http(open_draw: Any) -> None:
     wrong = draw.action("navigate-to", {"file": "nope.excalidraw"})
     assert wrong["success"] is False
     assert "welcome.excalidraw" in wrong["message"] and "diagrams/login-flow.excalidraw" in wrong["message"]
+
+    # navigate-to with a change's locate ({file, elementIds}, what the turn
+    # review's "Show" sends): the drawing opens with those elements selected
+    # and brought into view; an id the drawing no longer has (a removed
+    # element) is named, not an error.
+    answer = draw.action("navigate-to", {"file": "welcome.excalidraw", "elementIds": ["done", "gone"]})
+    assert answer["success"] is True, answer
+    assert answer["data"] == {"file": "welcome.excalidraw", "selected": ["done"], "missing": ["gone"]}
+    assert "gone" in answer["message"]
+    draw.wait("() => window.pneuma.ui.selection?.elements?.length === 1")
+    assert [e["id"] for e in draw.action("describe-view")["data"]["selected"]] == ["done"]
+    view = draw.view()
+    done = draw.scene()["done"]
+    assert view["zoom"] > 1.2  # zoomed in on one shape, as zoom-to-fit does
+    left, top = -view["scrollX"], -view["scrollY"]
+    assert left <= done["x"] and done["x"] + done["width"] <= left + view["width"] / view["zoom"]
+    assert top <= done["y"] and done["y"] + done["height"] <= top + view["height"] / view["zoom"]
+    draw.shot(draw.page, "draw-navigate-change")
     # Looking and moving around is not editing.
     assert draw.writes == []
     draw.assert_local_and_clean()

@@ -177,3 +177,24 @@ export function resolveTargets(api, ids) {
   });
   return { elements: chosen, missing: [...wanted].filter((id) => !found.has(id)) };
 }
+
+/** Bring `elements` into view (animated), zoomed in at most to `maxZoom`. */
+export async function zoomTo(api, elements, maxZoom) {
+  const duration = 300;
+  api.scrollToContent(elements, { fitToViewport: true, viewportZoomFactor: 0.85, maxZoom, minZoom: 0.1, animate: true, duration });
+  await sleep(duration + 80);
+}
+
+/** Select the elements `ids` names and zoom to them (labels come along);
+ * the ids found, in the order given, and those the drawing does not have
+ * (a change that removed them). */
+export async function selectAndZoom(api, ids) {
+  const { elements, missing } = resolveTargets(api, ids);
+  const found = new Set(elements.map((e) => e.id));
+  const selected = [...new Set(ids.map(String))].filter((id) => found.has(id));
+  if (elements.length) {
+    api.updateScene({ appState: { selectedElementIds: Object.fromEntries(selected.map((id) => [id, true])) } });
+    await zoomTo(api, elements, 2);
+  }
+  return { selected, missing };
+}

@@ -15,7 +15,8 @@ import { loadLibrary } from "./library.js";
 import { pinMethods } from "./pins.js";
 import {
   DARK, EXT, blobToDataUrl, chipLabel, compareDrawings, composeFile, contextFor, currentTheme,
-  isDrawing, normalizePath, parseDrawing, pick, resolveTargets, round, selectedItems, sleep, stem, versionOf,
+  isDrawing, normalizePath, parseDrawing, pick, resolveTargets, round, selectAndZoom, selectedItems, sleep, stem,
+  versionOf, zoomTo,
 } from "./drawing.js";
 
 const SAVE_DELAY_MS = 500;
@@ -580,7 +581,19 @@ class DrawViewer {
     }
     if (!this.lib) await loadLibrary();
     if (file !== this.current || !this.api) await this.open(file);
-    return { success: true, message: `Showing ${file}`, data: { file } };
+    if (!Array.isArray(params.elementIds) || !params.elementIds.length) {
+      return { success: true, message: `Showing ${file}`, data: { file } };
+    }
+    return this.showElements(file, params.elementIds);
+  }
+
+  /** A change's "Show" (its locate is {file, elementIds}): those elements selected and in view. */
+  async showElements(file, ids) {
+    const api = await this.whenShowing();
+    const { selected, missing } = await selectAndZoom(api, ids);
+    const message = `Showing ${file}` + (selected.length ? ` with ${selected.length} element(s) selected` : "") +
+      (missing.length ? `; not in it: ${missing.join(", ")}` : "");
+    return { success: true, message, data: { file, selected, ...(missing.length ? { missing } : {}) } };
   }
 
   async actionDescribe() {
@@ -669,16 +682,7 @@ class DrawViewer {
   async actionZoom(params) {
     const { api, elements, missing, failure } = await this.actionTargets(params);
     if (failure) return failure;
-    const duration = 300;
-    api.scrollToContent(elements, {
-      fitToViewport: true,
-      viewportZoomFactor: 0.85,
-      maxZoom: params.elementIds ? 2 : 1,
-      minZoom: 0.1,
-      animate: true,
-      duration,
-    });
-    await sleep(duration + 80);
+    await zoomTo(api, elements, params.elementIds ? 2 : 1);
     const view = await this.actionDescribe();
     return {
       success: true,
