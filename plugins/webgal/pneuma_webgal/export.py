@@ -114,6 +114,7 @@ def _write_zip(output: Path, engine: Path, files: GameFiles, readme: str) -> Non
                     _add_file(archive, name, os.open(path, os.O_RDONLY))
                 else:
                     _add_file(archive, name, files.open(name.removeprefix("game/")))
+        os.chmod(temp, 0o644)  # mkstemp's 0600 would keep the build from a web server's user
         os.replace(temp, output)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
