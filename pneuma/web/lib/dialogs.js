@@ -1,7 +1,7 @@
 // Dialogs over the page: the confirmation a tool, the viewer or a backend
 // asks of the person, with its details and diffs.
 
-import { html, useEffect, useRef } from '../vendor/preact-htm.js';
+import { html, render, useEffect, useRef } from '../vendor/preact-htm.js';
 import { t } from './i18n.js';
 import { shell, store } from './shell-state.js';
 
@@ -57,4 +57,31 @@ export function ConfirmDialog() {
       </div>
     </div>
   </div>`;
+}
+
+/** A dialog of the chat's rendered into a root of its own on <body>:
+ *  ``content(close)`` is what it shows; Escape (caught before the shell's,
+ *  which stops the agent) and ``close`` remove it, then ``onClosed`` runs.
+ *  Rewind's (rewind.js) and a change's revert (turn-review.js) use it. */
+export function openDialogPortal(content, onClosed) {
+  const root = document.createElement('div');
+  root.className = 'rewind-dialog-root';
+  document.body.appendChild(root);
+  // Escape closes it wherever the focus is, from the moment it opens (the
+  // shell's own Escape, which stops the agent, must not see this one).
+  const onEscape = (e) => {
+    if (e.key !== 'Escape') return;
+    e.preventDefault();
+    e.stopPropagation();
+    close();
+  };
+  const close = () => {
+    if (!root.isConnected) return;
+    window.removeEventListener('keydown', onEscape, true);
+    render(null, root);
+    root.remove();
+    if (onClosed) onClosed();
+  };
+  window.addEventListener('keydown', onEscape, true);
+  render(content(close), root);
 }

@@ -22,6 +22,7 @@ import { fetchJson } from './viewer-helpers.js';
 import { t } from './i18n.js';
 import { TurnReview, changeText, describedFrom } from './turn-review.js';
 import { FileDiff } from './file-diff.js';
+import { openDialogPortal } from './dialogs.js';
 
 const turnsByRef = new Map(); // ref -> {ref, clientId, timestamp, changes | null}
 const refByClientId = new Map();
@@ -175,27 +176,10 @@ export function TurnChanges({ item, store }) {
 /** The dialog, rendered into a root of its own on <body> (a portal): the
  *  chat's scrolling list must not clip or move it. */
 export function openRewindDialog(ref, onClosed, turn = null) {
-  const root = document.createElement('div');
-  root.className = 'rewind-dialog-root';
-  document.body.appendChild(root);
-  // Escape closes it wherever the focus is, from the moment it opens (the
-  // shell's own Escape, which stops the agent, must not see this one).
-  const onEscape = (e) => {
-    if (e.key !== 'Escape') return;
-    e.preventDefault();
-    e.stopPropagation();
-    close();
-  };
-  const close = () => {
-    if (!root.isConnected) return;
-    window.removeEventListener('keydown', onEscape, true);
-    render(null, root);
-    root.remove();
-    if (onClosed) onClosed();
-  };
-  window.addEventListener('keydown', onEscape, true);
-  render(html`<${RewindDialog} target=${ref} turn=${turn} close=${close} />`, root);
+  openDialogPortal((close) => html`<${RewindDialog} target=${ref} turn=${turn} close=${close} />`,
+    onClosed);
 }
+
 
 function PlanList({ title, kind, paths }) {
   if (!paths.length) return null;

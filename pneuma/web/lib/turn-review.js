@@ -22,6 +22,7 @@ import { fetchJson } from './viewer-helpers.js';
 import { t, localized } from './i18n.js';
 import { ui } from './shell-state.js';
 import { FileDiff } from './file-diff.js';
+import { openDialogPortal } from './dialogs.js';
 
 const SUMMARY_CHARS = 72; // what fits one line of the chat at its usual width
 const SUMMARY_ITEMS = 3;
@@ -199,24 +200,8 @@ function ChangeItem({ turn, change, running }) {
 // --- the confirmation of a revert that would overwrite files edited since ----
 
 function openRevertDialog({ turn, change, conflicts, onDone, onClosed }) {
-  const root = document.createElement('div');
-  root.className = 'rewind-dialog-root';
-  document.body.appendChild(root);
-  const onEscape = (e) => {
-    if (e.key !== 'Escape') return;
-    e.preventDefault();
-    e.stopPropagation();
-    close();
-  };
-  const close = () => {
-    if (!root.isConnected) return;
-    window.removeEventListener('keydown', onEscape, true);
-    render(null, root);
-    root.remove();
-    if (onClosed) onClosed();
-  };
-  window.addEventListener('keydown', onEscape, true);
-  render(html`<${RevertDialog} turn=${turn} change=${change} conflicts=${conflicts} onDone=${onDone} close=${close} />`, root);
+  openDialogPortal((close) => html`<${RevertDialog} turn=${turn} change=${change}
+    conflicts=${conflicts} onDone=${onDone} close=${close} />`, onClosed);
 }
 
 function RevertDialog({ turn, change, conflicts, onDone, close }) {
