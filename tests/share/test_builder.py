@@ -1,0 +1,98 @@
+"""A shared file holds each turn's files as the checkpoints kept them, the
+conversation without its secrets, and stays under its size cap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pneuma.checkpoints.store import Checkpoints
+from pneuma.core.errors import ToolError
+from pneuma.share.builder import ShareOptions, write_share
+from pneuma.share.model import read_share_file
+from pneuma.testing.slide_session import SLIDE_WATCH, make_slide_session
+
+API_KEY = "sk-ant-api03-Pl4ntedKeyOfTheConversation0123456789"
+SESSION_TOKEN = "session-tok3n-9f8e7d6c5b4a"
+ENV_VALUE = "https://intranet.example/very-private-value"
+
+
+def _watched(files: dict[str, bytes]) -> dict[str, bytes]:
+    test = Checkpoints(Path("/nonexistent"), SLIDE_WATCH).watched
+    return {path: data for path, data in files.items() if test(path)}
+
+
+def test_the_files_at_every_turn_are_what_the_checkpoint_held(tmp_path: Path) -> None:
+    session = make_slide_session(tmp_path / "deck", 4)
+    shared = write_share(session.workspace)
+    data = read_share_file(shared.path)
+    assert [t.ref for t in data.turns] == ["1", "2", "3", "4"]
+    for number, written in enumerate(session.after, start=1):
+        assert data.files_at(number) == _watched(written), f"turn {number}"
+    assert data.files_at(0) == {}  # the deck did not exist before turn 1
+    # Each content once: 5 slides never change but one a turn, plus manifest and theme.
+    unique = {content for files in session.after for content in _watched(files).values()}
+    assert len(data.files) == len(unique)
+    assert data.turns[1].source == "mode"
+    assert [c["where"]["en"] for c in data.turns[1].changes] == ["Slide 2"]
+
+
+def test_no_secret_of_the_conversation_reaches_the_file(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PNEUMA_TEST_PRIVATE_URL", ENV_VALUE)
+    session = make_slide_session(
+        tmp_path / "deck", 2, planted=f"use {API_KEY} with Bearer {SESSION_TOKEN}x",
+        answer_extra=f"I read /home/alice/notes.txt, {SESSION_TOKEN} and {ENV_VALUE}.")
+    (session.workspace / "assets").mkdir(exist_ok=True)
+    (session.workspace / "assets" / "deploy.env").write_text(f"KEY={API_KEY}\n")
+    Checkpoints(session.workspace, SLIDE_WATCH).record("one more", conversation=session.conversation_id)
+    shared = write_share(session.workspace, options=ShareOptions(secrets=[SESSION_TOKEN]))
+    text = shared.path.read_text(encoding="utf-8")
+    for secret in (API_KEY, SESSION_TOKEN, ENV_VALUE, "/home/alice", "secret thoughts",
+                   str(session.workspace)):
+        assert secret not in text, secret
+    data = read_share_file(shared.path)
+    assert "Turn 1: retitle slide 1." in data.conversation[0].text
+    assert "~/notes.txt" in data.conversation[1].text
+    assert data.conversation[1].tools[0].name == "Edit"
+    assert data.conversation[1].tools[0].summary == "slides/s.html"
+    assert {"path": "assets/deploy.env", "reason": "a file that holds keys by custom"} in data.left_out
+
+
+def test_no_chat_and_no_history(tmp_path: Path) -> None:
+    session = make_slide_session(tmp_path / "deck", 3, planted="a remark only the chat has")
+    quiet = read_share_file(write_share(
+        session.workspace, tmp_path / "quiet.html",
+        ShareOptions(chat=False, history=False)).path)
+    assert quiet.conversation == []
+    assert "a remark only the chat has" not in (tmp_path / "quiet.html").read_text()
+    assert [t.ref for t in quiet.turns] == ["3"]
+    assert quiet.start == {}
+    assert quiet.files_at() == _watched(session.after[-1])
+    assert len(quiet.files) == len(_watched(session.after[-1]))
+
+
+def test_over_the_cap_the_error_names_what_is_big_and_the_way_out(tmp_path: Path) -> None:
+    session = make_slide_session(tmp_path / "deck", 2, asset_bytes=400_000)
+    small = write_share(session.workspace, tmp_path / "small.html",
+                        ShareOptions(leave_out=["assets/**"]))
+    assert {"path": "assets/film.bin", "reason": "--leave-out"} in small.left_out
+    cap = small.size + 100_000
+    with pytest.raises(ToolError) as caught:
+        write_share(session.workspace, tmp_path / "big.html", ShareOptions(max_bytes=cap))
+    error = caught.value
+    assert error.code == "E_TOO_LARGE"
+    assert "assets/film.bin" in error.message and "turn 1" in error.message
+    assert "--no-history" in error.message and "--leave-out" in error.message
+    assert not (tmp_path / "big.html").exists()
+    fits = write_share(session.workspace, tmp_path / "fits.html",
+                       ShareOptions(max_bytes=cap, leave_out=["*.bin"]))
+    assert fits.size <= cap
+
+
+def test_a_conversation_the_workspace_does_not_have_is_not_found(tmp_path: Path) -> None:
+    session = make_slide_session(tmp_path / "deck", 1)
+    with pytest.raises(ToolError) as caught:
+        write_share(session.workspace, options=ShareOptions(conversation="nope"))
+    assert caught.value.code == "E_NOT_FOUND"
