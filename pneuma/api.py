@@ -23,7 +23,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-API_VERSION = "1.6.0"
+API_VERSION = "1.7.0"
 """The version of this API (semver); independent of the host's ``__version__``."""
 
 # name -> "module:attribute" where it lives today (an implementation detail).
@@ -50,6 +50,11 @@ _EXPORTS: dict[str, str] = {
     "ExportRequest": "pneuma.host.exporters:ExportRequest",
     "ExportResult": "pneuma.host.exporters:ExportResult",
     "ExportError": "pneuma.host.exporters:ExportError",
+    # publishing a folder of files to a person's target (register_publishers)
+    "Publisher": "pneuma.host.publishers:Publisher",
+    "PublishRequest": "pneuma.host.publishers:PublishRequest",
+    "PublishResult": "pneuma.host.publishers:PublishResult",
+    "PublishError": "pneuma.host.publishers:PublishError",
     # a turn's changes in the mode's terms (register_change_describers)
     "Change": "pneuma.host.turn_changes:Change",
     "ChangeDescriber": "pneuma.host.turn_changes:ChangeDescriber",
@@ -216,6 +221,12 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.host.paths import web_dir as shell_static_dir
+    from pneuma.host.publishers import (
+        Publisher,
+        PublishError,
+        PublishRequest,
+        PublishResult,
+    )
     from pneuma.host.turn_changes import (
         Change,
         ChangeDescriber,

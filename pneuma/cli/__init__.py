@@ -19,6 +19,7 @@ from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
 from pneuma.cli.export import export_command
 from pneuma.cli.new_mode_command import new_mode_command
+from pneuma.cli.publish import publish_command
 from pneuma.cli.share import share_command
 from pneuma.cli.workspace_words import refuse_missing_workspace, refuse_other_mode
 from pneuma.startup.backends import backends
@@ -679,6 +680,7 @@ cli.add_command(conversations)  # pneuma/cli/conversations.py
 cli.add_command(backends)  # pneuma/startup/backends.py
 cli.add_command(export_command)  # pneuma/cli/export.py (each mode's exporter)
 cli.add_command(new_mode_command)  # pneuma/cli/new_mode_command.py
+cli.add_command(publish_command)  # pneuma/cli/publish.py (the person's publish targets)
 cli.add_command(share_command)  # pneuma/cli/share.py (one self-contained HTML file)
 
 

@@ -96,12 +96,16 @@ class Exporter:
 
     ``default_name`` names the output when none is given (without suffix;
     the host puts it under ``W/exports/``); it defaults to the mode's name.
+    ``site_format`` names the format that is the mode's publishable site
+    (``pneuma publish``, pneuma.publish): a ``.zip`` is published unpacked,
+    a ``.html`` file as ``index.html``, a folder's files as they are.
     """
 
     mode: str
     formats: Sequence[ExportFormat]
     export: Callable[[ExportRequest], ExportResult]
     default_name: Callable[[Path], str] | None = None
+    site_format: str | None = None
 
     def format(self, name: str) -> ExportFormat:
         for fmt in self.formats:

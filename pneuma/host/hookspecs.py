@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pneuma.core.backend import BackendSpec
     from pneuma.host.exporters import Exporter
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
+    from pneuma.host.publishers import Publisher
     from pneuma.host.turn_changes import ChangeDescriber
     from pneuma.host.turn_checks import TurnCheck
 
@@ -71,6 +72,21 @@ def register_exporters() -> list[Exporter]:
 
     Every plugin's answer counts (not ``firstresult``): exporters come from
     many packages, and a plugin may export a mode it does not provide.
+    """
+
+
+@hookspec
+def register_publishers() -> list[Publisher]:
+    """Return the publishers this plugin provides, each a
+    ``Publisher(name, label, publish)``.
+
+    A publisher takes a folder of files (the host builds it: the mode's
+    site, a deck's HTML, a shared file) and puts it where the person's
+    target says (``publish.toml`` in their config folder; the target's
+    ``kind`` names the publisher): ``publish(request) -> PublishResult``,
+    ``PublishError`` the one way to say it cannot. Publishers are not per
+    mode. Every plugin's answer counts (not ``firstresult``); the first
+    registered wins a name.
     """
 
 

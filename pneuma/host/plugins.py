@@ -30,6 +30,7 @@ DEFAULT_PLUGINS = (
     "pneuma.annotations.plugin",
     "pneuma.turn_checks.plugin",
     "pneuma.server.branches_plugin",
+    "pneuma.publish.plugin",
     "pneuma.share.imported_plugin",
 )
 

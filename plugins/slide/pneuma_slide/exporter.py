@@ -206,4 +206,5 @@ EXPORTER = Exporter(
     ],
     export=export,
     default_name=_default_name,
+    site_format="html",  # what `pneuma publish` puts on a target
 )

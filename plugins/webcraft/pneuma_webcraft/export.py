@@ -118,4 +118,5 @@ WEBCRAFT_EXPORTER = Exporter(
     ],
     export=export,
     default_name=_default_name,
+    site_format="zip",  # what `pneuma publish` puts on a target
 )
