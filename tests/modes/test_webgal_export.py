@@ -177,3 +177,23 @@ def test_the_zip_is_readable_by_pythons_own_zipfile(seeded: Path, engine: Path, 
     data = (tmp_path / "game.zip").read_bytes()
     assert zipfile.ZipFile(io.BytesIO(data)).testzip() is None
 
+
+
+async def test_the_export_menu_offers_the_build_and_downloads_the_zip(
+        seeded: Path, engine: Path) -> None:  # fmt: skip
+    from pneuma.testing import serve
+
+    async with serve("webgal", seeded, backend="none", watch=False) as server:
+        listed = await (await server.get("/api/export")).json()
+        assert [f["name"] for f in listed["formats"]] == ["web", "script-html", "script-pdf"]
+        assert listed["formats"][0]["label"]["zh-CN"] == "可游玩的网页版（.zip）"
+        response = await server.get("/api/export/web")
+        assert response.status == 200 and response.headers["Content-Type"] == "application/zip"
+        build = zipfile.ZipFile(io.BytesIO(await response.read()))
+        assert build.read("game/scene/start.txt") == (seeded / "game" / "scene" / "start.txt").read_bytes()
+
+        (seeded / "game" / "scene" / "start.txt").unlink()
+        refused = await server.get("/api/export/script-html")
+        error = (await refused.json())["error"]
+        assert (refused.status, error["code"]) == (409, "E_CONFLICT")
+        assert "game/scene/start.txt" in error["message"] and str(seeded) not in error["message"]
