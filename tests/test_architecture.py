@@ -187,6 +187,7 @@ FLOORS: dict[str, int] = {
     "api": 3,
     # backends, each owning its specifics; host features on the session's hooks
     "agents": 4, "editing": 4, "headless_viewer": 4, "turn_checks": 4,
+    "replay": 4,  # a conversation played back turn by turn: a host plugin
     "publish": 4,  # publishing a result: a host plugin (pneuma.publish.plugin)
     "share": 4,  # a shared file: its data, builder, scrubbing, opening (pneuma.share)
     # starting and serving a workspace, for both front ends

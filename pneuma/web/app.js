@@ -27,6 +27,7 @@ import { AgentFollower, FollowNotice, personIsBusy } from './lib/follow.js';
 import { Notifier } from './lib/notify.js';
 import { attachCompare } from './lib/compare.js';
 import { Timeline, timelineReceive } from './lib/timeline.js';
+import { ReplayButton } from './lib/replay.js';
 
 async function onSocketMessage(message) {
   if (!store.receive(message)) return; // a duplicate (seq already applied)
@@ -154,6 +155,7 @@ function App() {
         ${!ui.viewerReady && html`<div class="viewer-loading"><span class="spinner" />${t('layout.loadingViewer')}</div>`}
         <div class="viewer-root" ref=${viewerRef} />
         ${ui.viewerReady && !HEADLESS && html`<${Timeline} host=${() => ui.host} panel=${() => viewerRef.current && viewerRef.current.parentElement} />`}
+        ${ui.viewerReady && !HEADLESS && html`<${ReplayButton} host=${() => ui.host} panel=${() => viewerRef.current && viewerRef.current.parentElement} />`}
         <${AnnotateSwitch} />
       </section>
       ${!appLayout && !chatHidden && html`<${Splitter} width=${width} setWidth=${setWidth} />`}

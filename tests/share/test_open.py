@@ -13,6 +13,7 @@ import tomllib
 import zlib
 from pathlib import Path
 
+import aiohttp
 import pytest
 from click.testing import CliRunner
 
@@ -162,6 +163,15 @@ async def test_run_shows_the_history_and_the_agent_gets_its_summary_once(tmp_pat
                 ("user_message", "retitle and add a slide"),
                 ("assistant", "Retitled slide 1 and added slide 3."),
             ]
+            # Replay lists the imported turns, without checkpoints, and names the file.
+            replay_url = run.ws_url.replace("ws://", "http://").replace(
+                "/ws/browser/", "/api/replay?session=").replace("?token=", "&token=")
+            async with aiohttp.ClientSession() as http, http.get(replay_url) as answer:
+                replay = await answer.json()
+            assert replay["imported"] == "deck.html"
+            assert [(t["text"], t["ref"], t["replies"]) for t in replay["turns"]] == [
+                ("make a deck", None, ["I wrote a two-slide deck.\n\n_Tools: Write: slides.md_"]),
+                ("retitle and add a slide", None, ["Retitled slide 1 and added slide 3."])]
             await tab.say("now make slide 2 blue")
             await tab.wait_for("result")
             await tab.say("and slide 3 red")
