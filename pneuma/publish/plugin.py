@@ -18,3 +18,10 @@ def register_publishers() -> list[Any]:
     from pneuma.publish.git_branch import GIT_PUBLISHER
 
     return [GIT_PUBLISHER, FOLDER_PUBLISHER]
+
+
+@hookimpl
+def register_session_features(pneuma: Any) -> list[Any]:
+    from pneuma.publish.routes import publish_routes
+
+    return publish_routes(pneuma)
