@@ -88,6 +88,12 @@ def test_a_latex_error_is_the_exports_error_with_its_file_and_line(paper: Path, 
     assert str(caught.value) == ("the LaTeX build failed: "
                                  "sections/method.tex:3: Undefined control sequence \\latencyof")
     assert caught.value.code == "E_CONFLICT"  # the Export menu's 409: the paper is what needs fixing
+    # The person's own latexmkrc, which does not ask TeX for file:line errors: the file is still named.
+    (paper / "latexmkrc").write_text("$pdf_mode = 1;\n$out_dir = 'out';\n")
+    with pytest.raises(ExportError) as caught:
+        run(paper, "pdf", tmp_path / "paper.pdf")
+    assert str(caught.value).startswith("the LaTeX build failed: sections/method.tex:3: ")
+    assert (paper / "latexmkrc").read_text() == "$pdf_mode = 1;\n$out_dir = 'out';\n"
     assert not (tmp_path / "paper.pdf").exists() and not (tmp_path / "paper.tar.gz").exists()
     assert not (paper / "build").exists()
 
@@ -98,7 +104,7 @@ def test_the_arxiv_archive_holds_the_sources_and_builds_again_from_them_alone(pa
     (paper / "build" / "stale.aux").write_text("left by an earlier build\n")
     (paper / "notes.tex").write_text("not part of the paper\n")  # never \input: left out
     first = tmp_path / "paper.tar.gz"
-    assert export(paper, "arxiv", first).returncode == 0
+    run(paper, "arxiv", first)
 
     with tarfile.open(first) as archive:
         assert sorted(archive.getnames()) == sorted(PAPER)

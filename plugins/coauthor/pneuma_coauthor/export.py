@@ -89,8 +89,7 @@ def built_paper(workspace: Path, timeout: float | None = None) -> Iterator[Built
         too_big = copy_sources(workspace, copy)
         if too_big:
             raise ExportError(f"the paper cannot be built for export: {too_big}")
-        if not any((copy / name).exists() for name in RC_NAMES):
-            (copy / "latexmkrc").write_text(DEFAULT_RC, encoding="utf-8")
+        _ask_for_file_line_errors(copy)
         try:
             status, detail = build_in_group(copy, seconds)
         except RuntimeError as exc:
@@ -104,6 +103,20 @@ def built_paper(workspace: Path, timeout: float | None = None) -> Iterator[Built
             raise ExportError("the LaTeX build finished without writing main.pdf", code="E_PREVIEW_FAIL",
                               hint="check that the workspace's latexmkrc builds a PDF (for example $pdf_mode = 1)")
         yield Built(copy, out_dir)
+
+
+def _ask_for_file_line_errors(copy: Path) -> None:
+    """Make every TeX run of the copy's build write ``file:line: error``
+    (kpathsea reads ``file_line_error_style`` from the environment, which a
+    latexmkrc, Perl, sets for the commands it runs), so an error names its
+    file even when the person's own latexmkrc does not ask for it. Only the
+    private copy's latexmkrc is changed."""
+    rc = next((copy / name for name in RC_NAMES if (copy / name).is_file()), None)
+    if rc is None:
+        (copy / "latexmkrc").write_text(DEFAULT_RC, encoding="utf-8")
+        return
+    with rc.open("a", encoding="utf-8") as extra:
+        extra.write("\n$ENV{'file_line_error_style'} = 't';\n")
 
 
 def _build_error(detail: str, seconds: float) -> ExportError:
