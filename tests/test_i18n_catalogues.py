@@ -25,7 +25,9 @@ LOCALES = ("en", "zh-CN")
 # browser modules, which translate through the shell's t() (lib/backend-ui.js).
 SOURCES = [WEB / "app.js", WEB / "boot.js", WEB / "launcher.js",
            *sorted((WEB / "lib").glob("*.js")),
-           *sorted((WEB.parent / "agents").glob("*/static/*.js"))]
+           *sorted((WEB.parent / "agents").glob("*/static/*.js")),
+           # the shared file's page (pneuma/share/static/player.js) translates with the shell's t()
+           *sorted((WEB.parent / "share" / "static").glob("*.js"))]
 
 T_CALL = re.compile(r"""\bt\(\s*(['"])([^'"\\]+)\1""")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")

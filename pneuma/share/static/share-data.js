@@ -1,0 +1,69 @@
+// The shared file's data as the player reads it (pneuma/share/model.py is
+// its one definition): which files a point of the timeline holds, which
+// turn a message belongs to, how a change is labelled. Pure functions, so
+// tests/js/share-data.test.mjs runs them under node.
+
+/** The points of the timeline: each turn, or the start alone when there is none. */
+export function timelinePoints(data) {
+  const turns = Array.isArray(data.turns) ? data.turns : [];
+  if (turns.length) return turns.map((turn, index) => ({ index, ref: String(turn.ref), turn }));
+  return [{ index: 0, ref: 'start', turn: { ref: 'start', tree: data.start || {}, changes: [], message: '' } }];
+}
+
+/** The files (path -> content hash) of `side` ("after" or "before") of the point named `ref`. */
+export function treeOf(data, ref, side = 'after') {
+  const points = timelinePoints(data);
+  const at = points.findIndex((point) => point.ref === String(ref));
+  if (at < 0) return null;
+  if (side === 'after') return points[at].turn.tree || {};
+  return at === 0 ? data.start || {} : points[at - 1].turn.tree || {};
+}
+
+/**
+ * The timeline point each message belongs to: a message belongs to the
+ * first turn that ended at or after it was written; a message without a
+ * time, or written after the last turn, to the last point.
+ */
+export function messageTurns(conversation, points) {
+  const ends = points.map((point) => Number(point.turn.at) || 0);
+  return (conversation || []).map((message) => {
+    const at = Number(message.at);
+    if (!Number.isFinite(at) || !message.at) return points.length - 1;
+    const found = ends.findIndex((end) => end >= at);
+    return found < 0 ? points.length - 1 : found;
+  });
+}
+
+/** A label as the data gives it ("x" or {en, zh-CN}) in `locale`. */
+export function labelIn(label, locale) {
+  if (label == null) return '';
+  if (typeof label !== 'object') return String(label);
+  return label[locale] || label[String(locale).split('-')[0]] || label.en || Object.values(label)[0] || '';
+}
+
+/** The file a change names first (to show it), or null. */
+export function changeFile(change) {
+  const locate = (change && change.locate) || {};
+  if (typeof locate.file === 'string' && locate.file) return locate.file;
+  if (typeof locate.path === 'string' && locate.path) return locate.path;
+  const files = (change && change.files) || [];
+  return typeof files[0] === 'string' ? files[0] : null;
+}
+
+/** The route of the session's server a viewer asks for one side of a
+ *  checkpoint (pneuma/server/routes_snapshot.py), parsed; null otherwise. */
+export function parseStateRoute(path) {
+  const match = /^\/api\/checkpoints\/([^/]+)\/state\/(before|after)\/(files|content\/(.+))$/.exec(String(path).split('?')[0]);
+  if (!match) return null;
+  const file = match[4] ? match[4].split('/').map(decodeURIComponent).join('/') : null;
+  return { ref: decodeURIComponent(match[1]), side: match[2], file };
+}
+
+/** Whether `bytes` are UTF-8 text (else the viewer is told the file is binary). */
+export function decodeText(bytes) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}

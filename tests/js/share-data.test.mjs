@@ -1,0 +1,51 @@
+// The shared file's player: which files a point shows, where each message
+// belongs, how a viewer's request for a checkpoint is read (pneuma/share/static/share-data.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  timelinePoints, treeOf, messageTurns, labelIn, changeFile, parseStateRoute, decodeText,
+} from '../../pneuma/share/static/share-data.js';
+
+const data = {
+  start: { 'a.md': 'h0' },
+  turns: [
+    { ref: '1', at: 100, tree: { 'a.md': 'h1' }, changes: [] },
+    { ref: '2', at: 200, tree: { 'a.md': 'h2', 'b.md': 'h3' }, changes: [] },
+  ],
+};
+
+test('a point shows the files its turn left; its before side the turn before', () => {
+  assert.deepEqual(treeOf(data, '2', 'after'), { 'a.md': 'h2', 'b.md': 'h3' });
+  assert.deepEqual(treeOf(data, '2', 'before'), { 'a.md': 'h1' });
+  assert.deepEqual(treeOf(data, '1', 'before'), { 'a.md': 'h0' });
+  assert.equal(treeOf(data, '9'), null);
+});
+
+test('without turns the timeline has the start alone', () => {
+  const points = timelinePoints({ start: { 'x.md': 'h' }, turns: [] });
+  assert.equal(points.length, 1);
+  assert.deepEqual(treeOf({ start: { 'x.md': 'h' }, turns: [] }, 'start'), { 'x.md': 'h' });
+});
+
+test('a message belongs to the first turn that ended after it', () => {
+  const points = timelinePoints(data);
+  const turns = messageTurns([{ at: 50 }, { at: 100 }, { at: 150 }, { at: 900 }, { at: null }], points);
+  assert.deepEqual(turns, [0, 0, 1, 1, 1]);
+});
+
+test('labels follow the locale, then English', () => {
+  assert.equal(labelIn({ en: 'Slide 3', 'zh-CN': '第 3 页' }, 'zh-CN'), '第 3 页');
+  assert.equal(labelIn({ en: 'Slide 3' }, 'zh-CN'), 'Slide 3');
+  assert.equal(labelIn('plain', 'en'), 'plain');
+  assert.equal(changeFile({ locate: { file: 'slides/03.html' }, files: ['manifest.json'] }), 'slides/03.html');
+  assert.equal(changeFile({ locate: null, files: ['a.md'] }), 'a.md');
+});
+
+test('the snapshot routes a viewer asks for are read back, encoded paths included', () => {
+  assert.deepEqual(parseStateRoute('/api/checkpoints/3/state/after/files'), { ref: '3', side: 'after', file: null });
+  assert.deepEqual(parseStateRoute('/api/checkpoints/3/state/before/content/assets/a%20b.png?v=1'),
+    { ref: '3', side: 'before', file: 'assets/a b.png' });
+  assert.equal(parseStateRoute('/api/files'), null);
+  assert.equal(decodeText(new Uint8Array([0xff, 0xfe, 0x00])), null);
+  assert.equal(decodeText(new TextEncoder().encode('中文')), '中文');
+});
