@@ -32,6 +32,7 @@ DEFAULT_PLUGINS = (
     "pneuma.server.branches_plugin",
     "pneuma.publish.plugin",
     "pneuma.share.imported_plugin",
+    "pneuma.share.plugin",
     "pneuma.replay.plugin",
 )
 

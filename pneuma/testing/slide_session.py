@@ -45,8 +45,10 @@ def make_slide_session(workspace: Path, turns: int, *, slides: int = 5,
     state = workspace / ".pneuma"
     state.mkdir(exist_ok=True)
     conversation_id = str(uuid.uuid4())
+    # As `pneuma run` leaves it: the next run resumes this conversation.
     (state / "session.json").write_text(json.dumps(
-        {"mode": "slide", "conversationId": conversation_id}), encoding="utf-8")
+        {"sessionId": conversation_id, "agentSessionId": None, "mode": "slide",
+         "backend": "claude-code", "lastSeq": turns * 3 + 1}), encoding="utf-8")
     store = Checkpoints(workspace, SLIDE_WATCH)
     session = SlideSession(workspace, conversation_id)
     log = ConversationLog.open(state)

@@ -10,7 +10,9 @@ def open_export_menu(page: Any) -> list[str]:
     """Open the shell's Export menu; the formats it lists."""
     page.click(".export-btn")
     page.wait_for_selector(".export-menu .menu-pop")
-    return page.eval_on_selector_all(".export-menu .menu-item", "els => els.map(e => e.dataset.format)")
+    # The mode's formats (the host's own entries, such as "Share as file", have no data-format).
+    return page.eval_on_selector_all(".export-menu .menu-item[data-format]",
+                                     "els => els.map(e => e.dataset.format)")
 
 
 def download_export(page: Any, export_format: str, timeout: float = 120_000) -> Any:

@@ -1,15 +1,20 @@
 // The shell's Export menu: the formats the served mode's exporter offers
 // (GET /api/export, from the `register_exporters` hook), each a download
 // (GET /api/export/<format>; the file is also kept under the workspace's
-// exports/). Hidden when the mode exports nothing.
+// exports/). "Share as file" (GET /api/share/file, pneuma/share/routes.py)
+// is the host's own entry, there for every mode (docs/sharing.md).
 
 import { html, useState, useEffect, useRef } from '../vendor/preact-htm.js';
 import { fetchJson } from './viewer-helpers.js';
 import { t, localized } from './i18n.js';
 import { useDismiss } from './dismiss.js';
+import { PublishEntries } from './publish-menu.js';
 
-async function download(format) {
-  const response = await fetch(`/api/export/${encodeURIComponent(format)}`, { credentials: 'same-origin' });
+// The host's entries, after the mode's formats.
+const SHARE_FILE = { name: 'share-file', url: '/api/share/file', host: true };
+
+async function download(format, address = `/api/export/${encodeURIComponent(format)}`) {
+  const response = await fetch(address, { credentials: 'same-origin' });
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     try {
@@ -59,17 +64,18 @@ export function ExportMenu() {
       .catch((error) => console.error('pneuma: listing the export formats failed', error));
   }, []);
   useDismiss(ref, open, () => setOpen(false));
-  if (!formats.length) return null;
   const run = async (format) => {
     setBusy(format.name);
-    setNote({ tone: 'busy', text: t('export.running', { format: localized(format.label) || format.name }) });
+    setNote({ tone: 'busy', text: format.host ? t('shareFile.running')
+      : t('export.running', { format: localized(format.label) || format.name }) });
     try {
-      const { saved, leftOut } = await download(format.name);
+      const { saved, leftOut } = await download(format.name, format.url);
       setNote(leftOut.length
         ? { tone: 'warn', text: t('export.partial', { path: saved }), lines: leftOut }
-        : { tone: 'ok', text: t('export.done', { path: saved }) });
+        : { tone: 'ok', text: t(format.host ? 'shareFile.done' : 'export.done', { path: saved }) });
     } catch (error) {
-      setNote({ tone: 'bad', text: t('export.failed', { message: error.message || String(error) }) });
+      const message = error.message || String(error);
+      setNote({ tone: 'bad', text: t(format.host ? 'shareFile.failed' : 'export.failed', { message }) });
     } finally {
       setBusy(null);
     }
@@ -83,6 +89,10 @@ export function ExportMenu() {
       ${formats.map((f) => html`<button role="menuitem" class="menu-item" data-format=${f.name}
           disabled=${busy != null} onClick=${() => run(f)}>
         <span>${localized(f.label) || f.name}</span><span class="muted">${f.suffix || t('export.folder')}</span></button>`)}
+      <button role="menuitem" class="menu-item" data-entry=${SHARE_FILE.name} title=${t('shareFile.title')}
+          disabled=${busy != null} onClick=${() => run(SHARE_FILE)}>
+        <span>${t('shareFile.menu')}</span><span class="muted">${t('shareFile.suffix')}</span></button>
+      <${PublishEntries} busy=${busy} setBusy=${setBusy} />
       ${note && html`<div class=${`export-note ${note.tone}`} role="status">${note.text}
         ${note.lines && html`<ul class="export-left-out">${note.lines.map((line) => html`<li>${line}</li>`)}</ul>`}
       </div>`}
