@@ -27,10 +27,25 @@ test('without turns the timeline has the start alone', () => {
   assert.deepEqual(treeOf({ start: { 'x.md': 'h' }, turns: [] }, 'start'), { 'x.md': 'h' });
 });
 
-test('a message belongs to the first turn that ended after it', () => {
+test("a person's message starts the turn that names it; an answer belongs to its message's turn", () => {
+  const points = timelinePoints({ turns: [
+    { ref: '1', at: 100, message: 'Make a deck…', tree: {} },
+    { ref: '2', at: 200, message: 'Retitle slide 2', tree: {} },
+  ] });
+  const conversation = [
+    { role: 'user', text: 'Make a deck about  tea', at: 9999 },
+    { role: 'assistant', text: 'Done', at: 9999 },
+    { role: 'user', text: 'Retitle slide 2', at: 1 },
+    { role: 'assistant', text: 'Done', at: 1 },
+  ];
+  assert.deepEqual(messageTurns(conversation, points), [0, 0, 1, 1]);
+});
+
+test('a message no turn names goes by its time', () => {
   const points = timelinePoints(data);
-  const turns = messageTurns([{ at: 50 }, { at: 100 }, { at: 150 }, { at: 900 }, { at: null }], points);
-  assert.deepEqual(turns, [0, 0, 1, 1, 1]);
+  const turns = messageTurns([{ role: 'user', text: 'x', at: 50 }, { role: 'assistant', at: 60 },
+    { role: 'user', text: 'y', at: 150 }, { role: 'user', text: 'z', at: 900 }], points);
+  assert.deepEqual(turns, [0, 0, 1, 1]);
 });
 
 test('labels follow the locale, then English', () => {

@@ -19,18 +19,42 @@ export function treeOf(data, ref, side = 'after') {
   return at === 0 ? data.start || {} : points[at - 1].turn.tree || {};
 }
 
+function plain(text) {
+  return String(text || '').replace(/…$/, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Whether a turn's message (the checkpoint's, perhaps shortened with "…") is the person's `text`. */
+function sameMessage(turnMessage, text) {
+  const short = plain(turnMessage);
+  return short !== '' && plain(text).startsWith(short);
+}
+
 /**
- * The timeline point each message belongs to: a message belongs to the
- * first turn that ended at or after it was written; a message without a
- * time, or written after the last turn, to the last point.
+ * The timeline point each message belongs to. A message of the person
+ * starts the next turn whose message is that message (a checkpoint keeps
+ * the text it was recorded with); one no turn names falls back to its time
+ * (the first turn that ended at or after it). Every other message belongs
+ * to the turn of the person's message before it.
  */
 export function messageTurns(conversation, points) {
   const ends = points.map((point) => Number(point.turn.at) || 0);
-  return (conversation || []).map((message) => {
+  const byTime = (message) => {
     const at = Number(message.at);
-    if (!Number.isFinite(at) || !message.at) return points.length - 1;
-    const found = ends.findIndex((end) => end >= at);
-    return found < 0 ? points.length - 1 : found;
+    if (!Number.isFinite(at) || !message.at) return -1;
+    return ends.findIndex((end) => end >= at);
+  };
+  let current = 0;
+  let next = 0; // the first turn no message of the person has claimed yet
+  return (conversation || []).map((message) => {
+    if (message.role === 'user') {
+      const named = points.findIndex((point, index) => index >= next && sameMessage(point.turn.message, message.text));
+      const found = named >= 0 ? named : byTime(message);
+      if (found >= 0) {
+        current = found;
+        next = found + 1;
+      }
+    }
+    return Math.min(current, points.length - 1);
   });
 }
 
