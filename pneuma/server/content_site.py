@@ -80,8 +80,15 @@ from pneuma.core.sandbox import Sandbox
 from pneuma.core.state_files import read_state_bytes, write_state_bytes
 from pneuma.server.errors import error_response
 from pneuma.server.routes_files import write_span
+from pneuma.server.routes_snapshot import session_store
+from pneuma.server.snapshot_site import (
+    SNAPSHOT_PREFIX,
+    read_snapshot_file,
+    split_snapshot_path,
+)
 
 if TYPE_CHECKING:
+    from pneuma.checkpoints import Checkpoints
     from pneuma.server.handle import Pneuma
 
 log = logging.getLogger(__name__)
@@ -172,12 +179,15 @@ class ContentSite:
                  document_sandbox: str | None = None,
                  cookie_prefix: str = COOKIE_PREFIX,
                  redirect_token: bool = True,
-                 keep_server_alive: Callable[[], float] | None = None) -> None:
+                 keep_server_alive: Callable[[], float] | None = None,
+                 checkpoints: Callable[[], Checkpoints] | None = None) -> None:
         """``workspace_at``: (URL prefix ending in ``/``, workspace folder)
         served there, or None. ``document_sandbox``: the ``sandbox``
         directive given to workspace files (they run in an opaque origin if
         opened as a page). ``keep_server_alive``: the seconds between
-        touches of the Pneuma server while this site has open connections."""
+        touches of the Pneuma server while this site has open connections.
+        ``checkpoints``: the session's checkpoint store, whose states are
+        served under ``/__pneuma__/snapshot/`` (snapshot_site.py)."""
         self.sandbox = sandbox
         self._api_url = api_url
         self._main_token = main_token
@@ -187,6 +197,7 @@ class ContentSite:
         self._cookie_prefix = cookie_prefix
         self._redirect_token = redirect_token
         self._keep_alive_every = keep_server_alive
+        self._checkpoints = checkpoints
         self._keepalive: asyncio.Task[None] | None = None
         # The page's storage (localStorage, IndexedDB) belongs to its origin:
         # the same workspace gets the same port whenever it is free.
@@ -206,6 +217,7 @@ class ContentSite:
         """A site over ``pneuma``'s workspace that lives as long as its server;
         ``name`` keys the remembered port (``.pneuma/<name>-site.json``, or
         ``.pneuma/<port_file>``); ``options`` are the constructor's."""
+        options.setdefault("checkpoints", lambda: session_store(pneuma.session.hooks))
         site = cls(pneuma.sandbox, lambda: pneuma.api_url, pneuma.token,
                    port_file=pneuma.workspace / ".pneuma" / (port_file or f"{name}-site.json"),
                    **options)
@@ -440,6 +452,8 @@ class ContentSite:
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         prefix, folder = self._mount or ("/", "")
         url_rel = request.match_info["path"]
+        if url_rel.startswith(SNAPSHOT_PREFIX):
+            return await self._serve_snapshot(url_rel[len(SNAPSHOT_PREFIX):])
         if url_rel.startswith(ASSET_PREFIX):
             return self._asset(url_rel[len(ASSET_PREFIX):])
         rel = f"{folder.strip('/')}/{url_rel}" if folder.strip("/") else url_rel
@@ -481,6 +495,33 @@ class ContentSite:
                 await write_span(response, handle.fileno(), start, end)
             await response.write_eof()
             return response
+
+    async def _serve_snapshot(self, rest: str) -> web.Response:
+        """A checkpoint's file (snapshot_site.py), answered as a live one is."""
+        prefix, folder = self._mount or ("/", "")
+        if self._checkpoints is None:
+            raise ToolError("E_UNAVAILABLE", "this site serves no checkpoints",
+                            details={"reason": "no_checkpoints"})
+        ref, side, page_rel = split_snapshot_path(rest)
+        rel = f"{folder.strip('/')}/{page_rel}" if folder.strip("/") else page_rel
+        if rel == "" or rel.endswith("/"):
+            rel += "index.html"
+        if is_hidden(rel):
+            raise _no_file(rel)
+        try:
+            data = await asyncio.to_thread(read_snapshot_file, self._checkpoints(), ref, side, rel)
+        except ToolError as error:
+            if error.code == "E_NOT_FOUND" and "path" in error.details:
+                # A file the state lacks answers as a live file that is not there.
+                raise _no_file(rel) from None
+            raise
+        if data is None:  # a folder's page: its relative URLs must resolve inside it
+            raise web.HTTPFound(prefix + SNAPSHOT_PREFIX + quote(rest) + "/")
+        headers = {**self._headers(document_sandbox=self._document_sandbox),
+                   "Content-Type": content_type(rel)}
+        if rel.lower().endswith((".html", ".htm")) and self._inject:
+            data = inject_into_head(data, self._inject)
+        return web.Response(body=data, headers=headers)
 
     def _real_rel(self, rel: str) -> str:
         """Where the fd walk lands for ``rel`` (symlinks resolved; '' for

@@ -165,13 +165,19 @@ def file_list(store: Checkpoints, state: State, is_text: Any) -> list[dict[str, 
     return rows
 
 
-def _store(request: web.Request) -> Checkpoints:
-    turns = turn_listener.subscribed(request.app[SESSION].hooks)
+def session_store(hooks: Any) -> Checkpoints:
+    """The checkpoint store of the session whose hooks are ``hooks``
+    (E_UNAVAILABLE for a session that keeps none)."""
+    turns = turn_listener.subscribed(hooks)
     store = turns.store if turns is not None else None
     if store is None:
         raise ToolError("E_UNAVAILABLE", "this server keeps no checkpoints (it saves nothing "
                         "in the workspace)", details={"reason": "no_checkpoints"})
     return store
+
+
+def _store(request: web.Request) -> Checkpoints:
+    return session_store(request.app[SESSION].hooks)
 
 
 @ROUTES.get("/api/checkpoints/{ref}/state/{side}/files")

@@ -21,6 +21,9 @@ import { t, getLocale, onLocaleChange } from './i18n.js';
 
 // How long a side may take to draw before it counts as drawn anyway.
 const RENDER_WAIT_MS = 8000;
+// Where a content site serves a checkpoint's pages (webcraft's viewer frames
+// them from there when given ctx.snapshot): those are not the live site.
+const SNAPSHOT_PATH = '/__pneuma__/snapshot/';
 
 function encodePath(path) {
   return String(path).split('/').map(encodeURIComponent).join('/');
@@ -158,12 +161,15 @@ export class SnapshotViewer {
     }
   }
 
-  /** Whether a frame of the viewer shows a page of another origin (the content site). */
+  /** Whether a frame of the viewer shows a live page of another origin (the
+   *  content site), not the checkpoint's pages the site serves under
+   *  /__pneuma__/snapshot/ (pneuma/server/snapshot_site.py). */
   showsLiveSite() {
     return [...this.element.querySelectorAll('iframe[src]')].some((frame) => {
       try {
         const url = new URL(frame.getAttribute('src'), location.href);
-        return /^https?:$/.test(url.protocol) && url.origin !== location.origin;
+        return /^https?:$/.test(url.protocol) && url.origin !== location.origin
+          && !url.pathname.startsWith(SNAPSHOT_PATH);
       } catch {
         return false;
       }

@@ -78,7 +78,12 @@ function resolveRef(from, ref) {
 }
 
 const escapeAttr = (s) => String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-const pageUrl = (site, page) => `${site.origin}/${page.split("/").map(encodeURIComponent).join("/")}?token=${encodeURIComponent(site.token)}`;
+// Where on the content site the shown files are: the workspace now (its
+// root), or a checkpoint's side for Compare and the timeline (ctx.snapshot;
+// pneuma/server/snapshot_site.py), with the same isolation.
+const siteRoot = (snapshot) => (snapshot ? `__pneuma__/snapshot/${encodeURIComponent(snapshot.ref)}/${encodeURIComponent(snapshot.side)}/` : "");
+const pageUrl = (site, page, root = "") =>
+  `${site.origin}/${root}${page.split("/").map(encodeURIComponent).join("/")}?token=${encodeURIComponent(site.token)}`;
 
 // --- one preview frame ----------------------------------------------------------------
 
@@ -142,7 +147,7 @@ class PreviewFrame {
   load(site, key, page, config) {
     if (key !== this.key) return false;
     const iframe = this.createIframe({ ...config, frame: key, parentOrigin: location.origin });
-    iframe.src = pageUrl(site, page);
+    iframe.src = pageUrl(site, page, this.viewer.root);
     if (!this.iframe) {
       iframe.className = "webcraft-frame";
       this.iframe = iframe;
@@ -217,6 +222,7 @@ class WebcraftViewer {
     this.t = translator(() => ctx.locale || "en");
     this.files = ctx.files || [];
     this.site = null; // the content site: {origin, token}
+    this.root = siteRoot(ctx.snapshot); // where on it the files shown are
     this.page = null;
     this.viewport = "desktop";
     this.pick = false;
