@@ -45,6 +45,13 @@ def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+def engine_font() -> bool:
+    from pneuma_webgal.engine import engine_dir
+
+    engine = engine_dir()
+    return engine is not None and any((engine / "assets").glob("SourceHanSerifCN-*.ttf"))
+
+
 def export(workspace: Path, fmt: str, output: Path) -> str:
     """`pneuma export` of the workspace; its output (the summary line)."""
     done = CliRunner().invoke(cli, ["export", "--mode", "webgal", "-w", str(workspace), "--format", fmt, "-o", str(output)])
@@ -162,6 +169,10 @@ def test_the_script_as_pdf_holds_the_lines(seeded: Path, tmp_path: Path) -> None
     text = " ".join(text.split())
     assert "6:40 in the evening. The sunset had turned the rails orange." in text
     assert "Are you waiting for the last train too?" in text
+    # A Chinese game prints in Chinese on a machine without Chinese fonts:
+    # the PDF borrows the engine's own (when the engine is set up).
+    if engine_font():
+        assert "美绪" in text and "结束" in text
 
 
 def test_export_list_names_the_webgal_formats(seeded: Path) -> None:

@@ -154,21 +154,29 @@ def _warnings(files: GameFiles) -> list[str]:
 
 
 def export_script(request: ExportRequest) -> ExportResult:
-    from .script_page import script_page
+    from .script_page import fallback_font_css, script_page
 
     game = _require_start_scene(request.workspace)
     scenes = scene_files(game)
-    page = script_page(game, scenes, str(request.params.get("language") or ""))
+    language = str(request.params.get("language") or "")
     if request.format == "script-html":
-        request.output.write_text(page, encoding="utf-8")
+        request.output.write_text(script_page(game, scenes, language), encoding="utf-8")
     else:
         from pneuma.api import html_to_pdf
 
+        page = script_page(game, scenes, language, font_css=fallback_font_css(_engine_cjk_font()))
         with tempfile.TemporaryDirectory(prefix="pneuma-webgal-script-") as scratch:
             html_file = Path(scratch) / "script.html"
             html_file.write_text(page, encoding="utf-8")
             html_to_pdf(html_file, request.output, name="the script", items=max(1, len(scenes)))
     return ExportResult(files=[request.output], summary=f"{len(scenes)} scenes")
+
+
+def _engine_cjk_font() -> Path | None:
+    """The engine's Source Han Serif, if the engine is set up."""
+    engine = engine_dir()
+    fonts = sorted((engine / "assets").glob("SourceHanSerifCN-*.ttf")) if engine else []
+    return fonts[0].resolve() if fonts else None
 
 
 def export(request: ExportRequest) -> ExportResult:

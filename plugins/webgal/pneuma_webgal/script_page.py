@@ -31,7 +31,8 @@ _WORDS = {
 }
 
 _CSS = """
-body { font: 16px/1.6 system-ui, "Noto Sans CJK SC", "Source Han Sans SC", sans-serif; color: #1d1d1f;
+body { font: 16px/1.6 system-ui, "Noto Sans CJK SC", "Source Han Sans SC", sans-serif, "Pneuma CJK";
+  color: #1d1d1f;
   max-width: 44rem; margin: 0 auto; padding: 2rem 1.25rem; }
 h1 { font-size: 1.9rem; margin: 0 0 .4rem; } h2 { font-size: 1.35rem; border-bottom: 1px solid #ddd;
   padding-bottom: .25rem; margin-top: 2.5rem; }
@@ -119,8 +120,19 @@ class _SceneWriter:
                 f"<h2>{self.words['scene']}: {html.escape(self.scene)}</h2>\n{body}\n</section>")
 
 
-def script_page(game: Path, scenes: list[str], language: str) -> str:
-    """The page: the game's name, the list of scenes, then every scene."""
+def fallback_font_css(font: Path | None) -> str:
+    """``@font-face`` for "Pneuma CJK", the last font of the page's list: for
+    the PDF, the engine's own Chinese font, so a Chinese game prints as
+    Chinese on a machine that has no Chinese font (Chromium takes only the
+    glyphs the page uses into the PDF)."""
+    if font is None:
+        return ""
+    return f'@font-face {{ font-family: "Pneuma CJK"; src: url("{font.as_uri()}"); }}\n'
+
+
+def script_page(game: Path, scenes: list[str], language: str, *, font_css: str = "") -> str:
+    """The page: the game's name, the list of scenes, then every scene;
+    ``font_css`` goes first in its stylesheet."""
     lang = "zh-CN" if language.lower().startswith("zh") else "en"
     words = _WORDS[lang]
     title = read_config(game).get("Game_name") or game.parent.name
@@ -132,6 +144,6 @@ def script_page(game: Path, scenes: list[str], language: str) -> str:
     return ('<!doctype html>\n<html lang="' + lang + '"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<meta name="generator" content="Pneuma webgal script export">'
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>"
+            f"<title>{html.escape(title)}</title><style>{font_css}{_CSS}</style></head>\n<body>"
             f"<h1>{html.escape(title)}</h1><nav><h3>{words['contents']}</h3><ol>{contents}</ol></nav>\n"
             + "\n".join(sections) + "\n</body></html>\n")
