@@ -441,6 +441,24 @@ async def _path_field(request: web.Request, what: str) -> str:
     return raw
 
 
+@ROUTES.post("/api/workspaces/from-share")
+async def workspace_from_share(request: web.Request) -> web.Response:
+    """A shared file dropped on the page, made a new workspace and served
+    (pneuma/launcher/shared_file.py)."""
+    from pneuma.launcher.shared_file import dropped_share_folder, read_dropped_share
+    from pneuma.share.open import open_share_data
+
+    state = request.app[LAUNCHER]
+    data, name = await read_dropped_share(request)
+    mode = _mode(data.mode)
+    path = dropped_share_folder(request.query.get("path"), data, name)
+    refuse_foreign_folder(path)
+    backend = state.hosting.defaults.backend
+    await asyncio.get_running_loop().run_in_executor(
+        None, lambda: open_share_data(data, name, path, None, backend=backend))
+    return await _serve(state, path, mode, None)
+
+
 @ROUTES.post("/api/workspaces/forget")
 async def forget_workspace(request: web.Request) -> web.Response:
     state = request.app[LAUNCHER]

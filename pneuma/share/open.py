@@ -57,8 +57,14 @@ def open_share(source: Path, workspace: Path | None = None, turn: int | None = N
     """Make a new workspace from the shared file ``source`` (E_BAD_ARGS for
     hostile data, E_CONFLICT for a folder that is not empty)."""
     data = read_share_file(source)
-    mode = _checked_mode(data.mode)
     target = workspace if workspace is not None else default_workspace(source, data)
+    return open_share_data(data, source.name, target, turn, backend=backend)
+
+
+def open_share_data(data: ShareData, source_name: str, target: Path, turn: int | None = None,
+                    backend: str = "claude-code") -> OpenedShare:
+    """``open_share`` for a shared file already read (the launcher's drop)."""
+    mode = _checked_mode(data.mode)
     tree = data.tree_at(turn)
     files = unpack_tree(data, tree)
     _refuse_non_empty(target)
@@ -72,7 +78,7 @@ def open_share(source: Path, workspace: Path | None = None, turn: int | None = N
     conversation_id = None
     if data.conversation:
         conversation_id = str(uuid.uuid4())
-        imported.import_conversation(target, conversation_id, data, source_name=source.name,
+        imported.import_conversation(target, conversation_id, data, source_name=source_name,
                                      backend=backend)
     chosen = len(data.turns) if turn is None else turn
     return OpenedShare(workspace=target, mode=mode, title=data.title, turn=chosen,
@@ -82,8 +88,12 @@ def open_share(source: Path, workspace: Path | None = None, turn: int | None = N
 
 def default_workspace(source: Path, data: ShareData) -> Path:
     """Beside the file, named after its title (else the file's own name)."""
-    name = _UNSAFE_NAME.sub("-", data.title).strip(" .-")[:60] or source.stem
-    return source.resolve().parent / name
+    return source.resolve().parent / folder_name(data, source.stem)
+
+
+def folder_name(data: ShareData, fallback: str) -> str:
+    """A folder's name for the shared file's work: its title, made safe."""
+    return _UNSAFE_NAME.sub("-", data.title).strip(" .-")[:60] or fallback
 
 
 def _checked_mode(name: str) -> str:

@@ -414,6 +414,78 @@ function NewWorkspaceDialog({ mode, backends, launcherBackend, onClose, onOpened
   </div>`;
 }
 
+// --- a shared file dropped on the page (docs/sharing.md, "Open a shared file") ---
+
+/** What a shared file says of itself (its data element), or null for any other file. */
+function sharedFileSummary(text) {
+  const match = /<script type="application\/json" id="pneuma-share">([\s\S]*?)<\/script>/.exec(text);
+  if (!match) return null;
+  try {
+    const data = JSON.parse(match[1]);
+    if (!data || typeof data !== 'object' || typeof data.mode !== 'string') return null;
+    return { title: String(data.title || ''), mode: data.mode,
+      turns: Array.isArray(data.turns) ? data.turns.length : 0,
+      messages: Array.isArray(data.conversation) ? data.conversation.length : 0 };
+  } catch {
+    return null;
+  }
+}
+
+async function openDropped(file, folder) {
+  const query = new URLSearchParams({ name: file.name });
+  if (folder.trim()) query.set('path', folder.trim());
+  const response = await fetch(`/api/workspaces/from-share?${query}`, {
+    method: 'POST', headers: { 'Content-Type': 'text/html' }, body: file,
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, data && data.error);
+  return data;
+}
+
+function SharedFileDialog({ dropped, modes, onClose, onOpened }) {
+  const { file, summary } = dropped;
+  const [folder, setFolder] = useState('');
+  const [problem, setProblem] = useState(null);
+  const [submitting, setSubmitting] = useState(false);
+  async function submit(event) {
+    event.preventDefault();
+    setSubmitting(true);
+    setProblem(null);
+    try {
+      onOpened(await openDropped(file, folder));
+    } catch (error) {
+      setSubmitting(false);
+      setProblem(explainError(error, modeLabel(modes, summary.mode)));
+    }
+  }
+  return html`<div class="ln-backdrop" onMouseDown=${(e) => { if (e.target === e.currentTarget && !submitting) onClose(); }}>
+    <div class="ln-dialog ln-shared-dialog" role="dialog" aria-modal="true" aria-labelledby="ln-shared-h">
+      <form onSubmit=${submit} novalidate>
+        <h2 id="ln-shared-h">${t('launcher.shared.title', { name: file.name })}</h2>
+        <p class="muted ln-shared-about">${t('launcher.shared.about', { title: summary.title || file.name,
+          mode: modeLabel(modes, summary.mode), turns: summary.turns, messages: summary.messages })}</p>
+        <div class="ln-field">
+          <label for="ln-shared-folder">${t('launcher.new.folder')}</label>
+          <input id="ln-shared-folder" value=${folder} spellcheck="false" autocomplete="off"
+            placeholder=${t('launcher.shared.folderDefault')} onInput=${(e) => setFolder(e.target.value)} />
+          <span class="ln-help">${t('launcher.shared.folderHint')}</span>
+        </div>
+        ${problem && html`<div class="ln-problem" role="alert">${problem}</div>`}
+        <div class="ln-dialog-actions">
+          <button type="button" class="ln-btn" onClick=${onClose} disabled=${submitting}>${t('launcher.new.cancel')}</button>
+          <button type="submit" class="ln-btn ln-btn-primary ln-shared-open" disabled=${submitting}>
+            ${submitting ? t('launcher.new.starting') : t('launcher.shared.open')}</button>
+        </div>
+      </form>
+    </div>
+  </div>`;
+}
+
 function Launcher() {
   const [, setLocaleTick] = useState(0);
   const [info, setInfo] = useState(null);
@@ -426,6 +498,7 @@ function Launcher() {
   const [busy, setBusy] = useState(null);
   const [notice, setNotice] = useState(null);
   const [reopen, setReopen] = useState(REOPEN);
+  const [dropped, setDropped] = useState(null); // {file, summary}: a shared file dropped on the page
   const queryRef = useRef(query);
   queryRef.current = query;
 
@@ -488,6 +561,27 @@ function Launcher() {
   function go(answer) {
     window.location.assign(answer.url);
   }
+
+  // A shared file dropped anywhere on the page: offer to open it as a new workspace.
+  useEffect(() => {
+    const onDragOver = (event) => {
+      if (event.dataTransfer && [...event.dataTransfer.types].includes('Files')) event.preventDefault();
+    };
+    const onDrop = async (event) => {
+      const file = event.dataTransfer && event.dataTransfer.files[0];
+      if (!file) return;
+      event.preventDefault();
+      const summary = /\.html?$/i.test(file.name) ? sharedFileSummary(await file.text()) : null;
+      if (summary) setDropped({ file, summary });
+      else setNotice(t('launcher.shared.notShared', { name: file.name }));
+    };
+    window.addEventListener('dragover', onDragOver);
+    window.addEventListener('drop', onDrop);
+    return () => {
+      window.removeEventListener('dragover', onDragOver);
+      window.removeEventListener('drop', onDrop);
+    };
+  }, []);
 
   async function open(workspace) {
     setBusy(workspace.path);
@@ -552,6 +646,8 @@ function Launcher() {
     </main>
     ${dialog && html`<${NewWorkspaceDialog} mode=${dialog} backends=${info ? info.backends || [] : []} launcherBackend=${info && info.backend}
       onClose=${() => setDialog(null)} onOpened=${go} />`}
+    ${dropped && html`<${SharedFileDialog} dropped=${dropped} modes=${gallery.modes}
+      onClose=${() => setDropped(null)} onOpened=${go} />`}
   </div>`;
 }
 
