@@ -72,30 +72,31 @@ def test_the_pdf_is_the_paper_and_the_workspace_gets_nothing_else(paper: Path) -
     assert {k: v for k, v in after.items() if k in before} == before  # no build/, nothing touched
 
 
-@LATEXMK
-def test_a_latex_error_is_the_exports_error_with_its_file_and_line(paper: Path, tmp_path: Path) -> None:
+def plant_error(paper: Path) -> None:
     method = paper / "sections" / "method.tex"
     lines = method.read_text().splitlines()
     lines.insert(2, r"We measure \latencyof{the viewer}.")
     method.write_text("\n".join(lines) + "\n")
+
+
+@LATEXMK
+def test_a_latex_error_is_the_exports_error_with_its_file_and_line(paper: Path, tmp_path: Path) -> None:
+    plant_error(paper)
     done = export(paper, "pdf", tmp_path / "paper.pdf")
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("pneuma: error: the LaTeX build failed: "
                            "sections/method.tex:3: Undefined control sequence \\latencyof"), line
-    with pytest.raises(ExportError) as caught:
-        run(paper, "arxiv", tmp_path / "paper.tar.gz")
-    assert str(caught.value) == ("the LaTeX build failed: "
-                                 "sections/method.tex:3: Undefined control sequence \\latencyof")
-    assert caught.value.code == "E_CONFLICT"  # the Export menu's 409: the paper is what needs fixing
     # The person's own latexmkrc, which does not ask TeX for file:line errors: the file is still named.
     (paper / "latexmkrc").write_text("$pdf_mode = 1;\n$out_dir = 'out';\n")
     with pytest.raises(ExportError) as caught:
         run(paper, "pdf", tmp_path / "paper.pdf")
-    assert str(caught.value).startswith("the LaTeX build failed: sections/method.tex:3: ")
+    assert str(caught.value) == ("the LaTeX build failed: "
+                                 "sections/method.tex:3: Undefined control sequence \\latencyof")
+    assert caught.value.code == "E_CONFLICT"  # the Export menu's 409: the paper is what needs fixing
     assert (paper / "latexmkrc").read_text() == "$pdf_mode = 1;\n$out_dir = 'out';\n"
-    assert not (tmp_path / "paper.pdf").exists() and not (tmp_path / "paper.tar.gz").exists()
-    assert not (paper / "build").exists()
+    assert not (tmp_path / "paper.pdf").exists()
+    assert not (paper / "build").exists() and not (paper / "out").exists()
 
 
 @LATEXMK
@@ -121,6 +122,24 @@ def test_the_arxiv_archive_holds_the_sources_and_builds_again_from_them_alone(pa
     assert not (unpacked / "main.blg").exists()
     text = pdf_text(unpacked / "main.pdf")
     assert TITLE in text and "(Engelbart, 1962)" in text
+
+
+@LATEXMK
+async def test_the_export_menu_offers_both_and_shows_the_latex_error(paper: Path) -> None:
+    from pneuma.testing import serve
+
+    plant_error(paper)
+    async with serve("coauthor", paper, backend="none", watch=False) as server:
+        offered = await (await server.get("/api/export")).json()
+        assert [(f["name"], f["label"]["en"]) for f in offered["formats"]] == [
+            ("pdf", "PDF (the paper, built with LaTeX)"),
+            ("arxiv", "arXiv source archive (.tex, .bib, figures, .bbl)")]
+        response = await server.get("/api/export/arxiv")
+        error = (await response.json())["error"]
+    assert (response.status, error["code"]) == (409, "E_CONFLICT")
+    assert error["message"] == ("cannot export arxiv: the LaTeX build failed: "
+                                "sections/method.tex:3: Undefined control sequence \\latencyof")
+    assert list((paper / "exports").iterdir()) == []  # the folder the host made for it, left empty
 
 
 def run(workspace: Path, fmt: str, output: Path) -> None:

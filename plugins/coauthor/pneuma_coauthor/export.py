@@ -22,7 +22,7 @@ import re
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -150,9 +150,7 @@ def _where_and_what(problem: Problem, detail: str) -> str:
 
 def export_pdf(request: ExportRequest) -> ExportResult:
     with built_paper(request.workspace) as built:
-        tmp = request.output.with_name(request.output.name + ".tmp")
-        shutil.copyfile(built.pdf, tmp)
-        tmp.replace(request.output)
+        _write_whole(request.output, lambda tmp: shutil.copyfile(built.pdf, tmp))
     size = request.output.stat().st_size
     return ExportResult([request.output], summary=f"the paper as PDF ({max(1, size // 1024)} KiB)")
 
@@ -160,12 +158,21 @@ def export_pdf(request: ExportRequest) -> ExportResult:
 def export_arxiv(request: ExportRequest) -> ExportResult:
     with built_paper(request.workspace) as built:
         members, warnings = arxiv_members(built)
-        tmp = request.output.with_name(request.output.name + ".tmp")
-        write_tar_gz(tmp, members)
-        tmp.replace(request.output)
+        _write_whole(request.output, lambda tmp: write_tar_gz(tmp, members))
     figures = sum(1 for name in members if not name.endswith((".tex", ".bib", ".bbl", ".sty", ".cls", ".bst")))
     return ExportResult([request.output], warnings,
                         f"{len(members)} files for arXiv ({figures} figure(s), with main.bbl)")
+
+
+def _write_whole(output: Path, write: Callable[[Path], object]) -> None:
+    """Write through a temporary file beside ``output``, so an export that
+    fails halfway leaves neither a broken output nor the temporary file."""
+    tmp = output.with_name(output.name + ".tmp")
+    try:
+        write(tmp)
+        tmp.replace(output)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def arxiv_members(built: Built) -> tuple[dict[str, Path], list[str]]:
