@@ -25,7 +25,8 @@ from _common import machine_note, print_rows  # noqa: E402
 
 BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher",
               "export", "stream_paint", "diagram_render", "edit_round_trip", "headless_viewer",
-              "checkpoints", "turnsoak", "describe", "compare", "checks"]
+              "checkpoints", "turnsoak", "describe", "compare", "checks",
+              "share"]
 TIMEOUT = 180
 # 200 turns on a 200 MiB workspace, a shadow git beside it (bench_checkpoints.py --budget).
 TIMEOUTS = {"checkpoints": 600}
