@@ -93,8 +93,12 @@ def _entry(name: str) -> zipfile.ZipInfo:
 
 
 def _add_file(archive: zipfile.ZipFile, name: str, fd: int) -> None:
-    with os.fdopen(fd, "rb") as source, archive.open(_entry(name), "w", force_zip64=True) as target:
-        shutil.copyfileobj(source, target, 1 << 20)
+    with os.fdopen(fd, "rb") as source:
+        info = _entry(name)
+        # Its size known up front, the entry takes zip64 fields only when it needs them.
+        info.file_size = os.fstat(source.fileno()).st_size
+        with archive.open(info, "w") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
 
 
 def _write_zip(output: Path, engine: Path, files: GameFiles, readme: str) -> None:
