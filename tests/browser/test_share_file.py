@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from pneuma.share import inline
+from pneuma.share.model import ShareData, SharedTurn
 from pneuma.testing.slide_session import make_slide_session
 
 API_KEY = "sk-ant-api03-Pl4ntedInTheChat-0123456789abcdefXYZ"
@@ -41,10 +43,9 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"path": output, "session": session}
 
 
-@pytest.fixture(scope="module")
-def offline_page(browser: Any, shared: dict[str, Any]) -> Iterator[Any]:
+def open_offline(browser: Any, path: Path) -> tuple[Any, Any]:
     """The file from file://, offline, every other request aborted and listed."""
-    url = shared["path"].resolve().as_uri()
+    url = path.resolve().as_uri()
     context = browser.new_context(offline=True, viewport={"width": 1280, "height": 820})
     asked: list[str] = []
 
@@ -65,6 +66,12 @@ def offline_page(browser: Any, shared: dict[str, Any]) -> Iterator[Any]:
     page.wait_for_selector("#share-root[data-state=ready]", timeout=20_000)
     page.asked = asked
     page.errors = errors
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def offline_page(browser: Any, shared: dict[str, Any]) -> Iterator[Any]:
+    context, page = open_offline(browser, shared["path"])
     yield page
     context.close()
 
@@ -119,3 +126,41 @@ def test_the_file_holds_no_token_key_or_home_path(shared: dict[str, Any]) -> Non
     for secret in (API_KEY, SESSION_TOKEN, "/home/alice", str(shared["session"].workspace),
                    str(Path.home()) + "/"):
         assert secret not in text, secret
+
+
+SITE = {
+    "index.html": '<!doctype html><html><head><link rel="stylesheet" href="css/site.css"></head>'
+                  '<body><h1>Lumen</h1><img id="logo" src="img/dot.svg" alt="">'
+                  '<script src="js/app.js"></script></body></html>',
+    "css/site.css": "h1 { color: rgb(91, 78, 240); }",
+    "js/app.js": "document.body.dataset.ran = 'yes';"
+                 "try { document.body.dataset.parent = String(window.parent.document.title); }"
+                 "catch (error) { document.body.dataset.parent = 'refused'; }",
+    "img/dot.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle r="4" cx="4" cy="4"/></svg>',
+}
+
+
+def test_a_site_s_page_runs_its_script_in_a_frame_that_cannot_reach_the_file(
+        browser: Any, tmp_path: Path) -> None:
+    data = ShareData(mode="webcraft", title="Site", created_at=1)
+    tree = {path: data.add_content(text.encode()) for path, text in SITE.items()}
+    data.turns = [SharedTurn("1", "make a site", 10, tree)]
+    path = tmp_path / "site-share.html"
+    path.write_text(inline.page("webcraft", data), encoding="utf-8")
+    context, page = open_offline(browser, path)
+    try:
+        frame = page.locator(".share-stage iframe.webcraft-frame")
+        sandbox = frame.get_attribute("sandbox").split()
+        assert "allow-scripts" in sandbox and "allow-same-origin" not in sandbox
+        body = page.frame_locator(".share-stage iframe.webcraft-frame").locator("body")
+        heading = page.frame_locator(".share-stage iframe.webcraft-frame").locator("h1")
+        assert heading.inner_text() == "Lumen"
+        assert heading.evaluate("h => getComputedStyle(h).color") == "rgb(91, 78, 240)"
+        assert page.frame_locator(".share-stage iframe.webcraft-frame").locator("#logo") \
+            .evaluate("img => img.complete && img.naturalWidth") == 8
+        # The workspace's script ran, with an origin of its own: the file's page is out of its reach.
+        assert body.get_attribute("data-ran") == "yes"
+        assert body.get_attribute("data-parent") == "refused"
+        assert set(page.asked) == {page.url}
+    finally:
+        context.close()

@@ -64,3 +64,26 @@ test('the snapshot routes a viewer asks for are read back, encoded paths include
   assert.equal(decodeText(new Uint8Array([0xff, 0xfe, 0x00])), null);
   assert.equal(decodeText(new TextEncoder().encode('中文')), '中文');
 });
+
+test("a site page's links resolve inside the point, never above it", async () => {
+  const { resolvePath, snapshotPage, SITE_ORIGIN } = await import('../../pneuma/share/static/site-pages.js');
+  assert.equal(resolvePath('blog/post.html', '../css/site.css?v=2'), 'css/site.css');
+  assert.equal(resolvePath('index.html', './img/a%20b.png'), 'img/a b.png');
+  assert.equal(resolvePath('index.html', '/js/app.js'), 'js/app.js');
+  assert.equal(resolvePath('index.html', '../../etc/passwd'), null);
+  assert.equal(resolvePath('index.html', 'https://example.com/x.css'), null);
+  assert.deepEqual(snapshotPage(`${SITE_ORIGIN}/__pneuma__/snapshot/4/after/about.html?token=`),
+    { ref: '4', side: 'after', page: 'about.html' });
+  assert.equal(snapshotPage('https://elsewhere.example/__pneuma__/snapshot/4/after/a.html'), null);
+});
+
+test("a frame's image is pointed at its blob only when it names a file of the point", async () => {
+  const { pathUnder, mapCss } = await import('../../pneuma/share/static/frame-assets.js');
+  const base = 'file:///api/checkpoints/2/state/after/content/';
+  assert.equal(pathUnder(`${base}assets/logo%201.svg?x`, base), 'assets/logo 1.svg');
+  assert.equal(pathUnder('file:///etc/passwd', base), null);
+  const urls = new Map([['assets/bg.png', 'blob:null/1']]);
+  const resolve = (ref) => new URL(ref, base).href;
+  assert.equal(mapCss('a{background:url("assets/bg.png")} b{background:url(other.png)}', resolve, urls, base),
+    'a{background:url("blob:null/1")} b{background:url(other.png)}');
+});

@@ -36,15 +36,34 @@
 
   // A module sets a stylesheet's or a script's address from its own
   // (new URL("./viewer.css", import.meta.url)): point it at the blob.
+  // A frame asked to load a page of the content site (a site-like mode's
+  // preview) shows the document the player puts together instead, as
+  // srcdoc, never with allow-same-origin (site-pages.js).
+  var frameSources = []; // (url) => HTML | null, registered by the player
   var setAttribute = Element.prototype.setAttribute;
+  function frameDocument(frame, value) {
+    for (var i = 0; i < frameSources.length; i += 1) {
+      var html = frameSources[i](String(value));
+      if (html != null) {
+        var sandbox = frame.getAttribute('sandbox');
+        var tokens = (sandbox == null ? 'allow-scripts' : sandbox).split(/\s+/)
+          .filter(function keep(token) { return token && token !== 'allow-same-origin'; });
+        setAttribute.call(frame, 'sandbox', tokens.join(' '));
+        frame.srcdoc = html;
+        return true;
+      }
+    }
+    return false;
+  }
   Element.prototype.setAttribute = function setMapped(name, value) {
     var lower = String(name).toLowerCase();
+    if (lower === 'src' && this instanceof HTMLIFrameElement && frameDocument(this, value)) return undefined;
     if ((lower === 'href' || lower === 'src') && String(value).indexOf(SCHEME) === 0) {
       value = assetUrl(value) || value;
     }
     return setAttribute.call(this, name, value);
   };
-  [[HTMLLinkElement, 'href'], [HTMLScriptElement, 'src']].forEach(function patch(pair) {
+  [[HTMLLinkElement, 'href'], [HTMLScriptElement, 'src'], [HTMLIFrameElement, 'src']].forEach(function patch(pair) {
     var proto = pair[0].prototype;
     var descriptor = Object.getOwnPropertyDescriptor(proto, pair[1]);
     if (!descriptor || !descriptor.set) return;
@@ -53,6 +72,7 @@
       enumerable: descriptor.enumerable,
       get: descriptor.get,
       set: function setMapped(value) {
+        if (this instanceof HTMLIFrameElement && frameDocument(this, value)) return;
         var mapped = String(value).indexOf(SCHEME) === 0 ? assetUrl(value) : null;
         descriptor.set.call(this, mapped || value);
       },
@@ -84,6 +104,7 @@
   window.pneumaShare = {
     assetUrl: assetUrl,
     addRoute: function addRoute(route) { routes.push(route); },
+    addFrameSource: function addFrameSource(source) { frameSources.push(source); },
     jsonResponse: jsonResponse,
   };
 

@@ -9,10 +9,12 @@
 // answers the few fetches a viewer makes from the page itself.
 
 import { h } from '/static/lib/viewer-helpers.js';
-import { SnapshotViewer } from '/static/lib/compare.js';
+import { SnapshotViewer, stateUrl } from '/static/lib/compare.js';
 import { renderMarkdown } from '/static/lib/markdown.js';
 import { initI18n, t, getLocale, setLocale, onLocaleChange, localized, LOCALES, LOCALE_NAMES } from '/static/lib/i18n.js';
-import { timelinePoints, treeOf, messageTurns, labelIn, changeFile, parseStateRoute, decodeText } from './share-data.js';
+import { timelinePoints, treeOf, messageTurns, labelIn, changeFile, parseStateRoute, decodeText, typeOf } from './share-data.js';
+import { mapFrameAssets } from './frame-assets.js';
+import { SITE_ORIGIN, snapshotPage, inlinePage } from './site-pages.js';
 
 const share = window.pneumaShare;
 const data = JSON.parse(document.getElementById('pneuma-share').textContent || '{}');
@@ -22,7 +24,7 @@ const points = timelinePoints(data);
 // ---- The files, unpacked on demand ------------------------------------------
 
 const unpacked = new Map(); // content hash -> Promise<Uint8Array>
-const blobUrls = new Map(); // content hash -> blob: URL
+const blobUrls = new Map(); // content hash and type -> blob: URL
 
 function unpack(hash) {
   if (!unpacked.has(hash)) {
@@ -37,9 +39,10 @@ function unpack(hash) {
   return unpacked.get(hash);
 }
 
-async function blobUrl(hash) {
-  if (!blobUrls.has(hash)) blobUrls.set(hash, URL.createObjectURL(new Blob([await unpack(hash)])));
-  return blobUrls.get(hash);
+async function blobUrl(hash, type) {
+  const key = `${hash} ${type}`;
+  if (!blobUrls.has(key)) blobUrls.set(key, URL.createObjectURL(new Blob([await unpack(hash)], { type })));
+  return blobUrls.get(key);
 }
 
 /** A side of a point as GET /api/checkpoints/{ref}/state/{side}/files answers it. */
@@ -62,7 +65,19 @@ share.addRoute((path) => {
   if (!route.file) return fileList(tree).then((files) => share.jsonResponse(200, { ref: route.ref, side: route.side, files }));
   const hash = tree[route.file];
   if (!hash) return share.jsonResponse(404, { code: 'E_NOT_FOUND', message: `${route.file} is not in this point` });
-  return unpack(hash).then((bytes) => new Response(new Blob([bytes])));
+  return unpack(hash).then((bytes) => new Response(new Blob([bytes], { type: typeOf(route.file) })));
+});
+
+// A site-like mode's viewer asks where the content site is (GET
+// /api/<mode>/site, webcraft's) and loads its snapshot pages from there: the
+// stand-in origin is never reached, each page is put together from the
+// point's files (site-pages.js) and shown in its frame by boot.js.
+let pointFiles = new Map(); // the shown point's files: path -> {bytes, text}
+share.addRoute((path) => (path.split('?')[0] === `/api/${data.mode}/site`
+  ? share.jsonResponse(200, { origin: SITE_ORIGIN, token: '' }) : null));
+share.addFrameSource((url) => {
+  const page = snapshotPage(url);
+  return page ? inlinePage(page.page, pointFiles, typeOf) : null;
 });
 
 // ---- The artifact ------------------------------------------------------------
@@ -128,6 +143,7 @@ const els = {
 
 let current = points.length - 1;
 let viewer = null;
+let stopAssets = () => {};
 let showing = 0; // which show() is the latest, so an older one gives way
 
 function layout() {
@@ -234,6 +250,16 @@ function renderTurn() {
   if (last) last.scrollIntoView({ block: 'nearest' });
 }
 
+/** The file the work last touched by point `index`: its own first change, else the latest before it. */
+function lastChangedFile(index) {
+  for (let at = index; at >= 0; at -= 1) {
+    const tree = points[index].turn.tree || {};
+    const file = (points[at].turn.changes || []).map(changeFile).find((path) => path && path in tree);
+    if (file) return file;
+  }
+  return null;
+}
+
 /** Show point `index`: the viewer over its files, its changes, the chat up to it. */
 async function go(index) {
   const next = Math.max(0, Math.min(points.length - 1, index));
@@ -248,16 +274,24 @@ async function show() {
   const point = points[current];
   const tree = point.turn.tree || {};
   const urls = new Map();
-  await Promise.all(Object.entries(tree).map(async ([path, hash]) => urls.set(path, await blobUrl(hash))));
+  const files = new Map();
+  await Promise.all(Object.entries(tree).map(async ([path, hash]) => {
+    const bytes = await unpack(hash);
+    files.set(path, { bytes, text: decodeText(bytes) });
+    urls.set(path, await blobUrl(hash, typeOf(path)));
+  }));
   if (mine !== showing) return;
+  pointFiles = files;
+  stopAssets();
   if (viewer) viewer.destroy();
   root.dataset.turn = String(current + 1);
   els.stage.dataset.state = 'loading';
   viewer = new SharedSnapshot({ host, ref: point.ref, side: 'after', element: els.stage, urls });
+  stopAssets = mapFrameAssets(els.stage, urls, new URL(`${stateUrl(point.ref, 'after')}/content/`, location.href).href);
   await viewer.start();
   if (mine !== showing) return;
-  const first = (point.turn.changes || []).map(changeFile).find(Boolean);
-  if (first) await viewer.reveal(first);
+  const shown = lastChangedFile(current);
+  if (shown) await viewer.reveal(shown);
   root.dataset.state = els.stage.dataset.state === 'error' ? 'error' : 'ready';
 }
 

@@ -83,6 +83,21 @@ export function parseStateRoute(path) {
   return { ref: decodeURIComponent(match[1]), side: match[2], file };
 }
 
+const TYPES = {
+  svg: 'image/svg+xml', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif',
+  webp: 'image/webp', avif: 'image/avif', ico: 'image/x-icon', css: 'text/css', html: 'text/html',
+  htm: 'text/html', js: 'text/javascript', mjs: 'text/javascript', json: 'application/json',
+  pdf: 'application/pdf', mp3: 'audio/mpeg', ogg: 'audio/ogg', wav: 'audio/wav', mp4: 'video/mp4',
+  webm: 'video/webm', woff: 'font/woff', woff2: 'font/woff2', ttf: 'font/ttf', otf: 'font/otf',
+  txt: 'text/plain', md: 'text/markdown',
+};
+
+/** The media type a file's blob is given (an <img> of an SVG needs it). */
+export function typeOf(path) {
+  const ext = String(path).split('/').pop().split('.').pop().toLowerCase();
+  return TYPES[ext] || 'application/octet-stream';
+}
+
 /** Whether `bytes` are UTF-8 text (else the viewer is told the file is binary). */
 export function decodeText(bytes) {
   try {
