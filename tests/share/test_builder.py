@@ -96,3 +96,24 @@ def test_a_conversation_the_workspace_does_not_have_is_not_found(tmp_path: Path)
     with pytest.raises(ToolError) as caught:
         write_share(session.workspace, options=ShareOptions(conversation="nope"))
     assert caught.value.code == "E_NOT_FOUND"
+
+
+def test_pneuma_s_own_files_and_the_agent_s_instructions_never_go(tmp_path: Path) -> None:
+    """A mode that watches everything: still no .pneuma/, CLAUDE.md, .claude/,
+    .mcp.json, earlier exports or key files in the shared file."""
+    workspace = tmp_path / "site"
+    (workspace / ".claude").mkdir(parents=True)
+    (workspace / "exports").mkdir()
+    for path, text in {"index.html": "<h1>Hi</h1>", "CLAUDE.md": "instructions",
+                       ".claude/settings.json": "{}", ".mcp.json": "{}", "AGENTS.md": "x",
+                       "exports/old-share.html": "old", "id_rsa": "KEY"}.items():
+        (workspace / path).write_text(text, encoding="utf-8")
+    store = Checkpoints(workspace, ["**/*"])
+    store.record("make the page")
+    (workspace / "index.html").write_text("<h1>Hello</h1>", encoding="utf-8")
+    store.turn_ended()
+    data = read_share_file(write_share(workspace, tmp_path / "s.html",
+                                       ShareOptions(mode="webcraft")).path)
+    assert data.files_at() == {"index.html": b"<h1>Hello</h1>"}
+    assert data.files_at(0) == {"index.html": b"<h1>Hi</h1>"}
+    assert [entry["path"] for entry in data.left_out] == ["id_rsa"]

@@ -33,7 +33,7 @@ _SEPARATORS = st.sampled_from([" ", "\n", "=", ":", "\"", "'", "(", ")", ",", "`
 _AROUND = st.text(alphabet=string.ascii_letters + " .,:;()\n\"'", max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(before=_AROUND, left=_SEPARATORS, secret=_SECRETS, right=_SEPARATORS, after=_AROUND)
 def test_a_key_or_token_of_a_known_shape_never_survives(before: str, left: str, secret: str,
                                                          right: str, after: str) -> None:
@@ -42,7 +42,7 @@ def test_a_key_or_token_of_a_known_shape_never_survives(before: str, left: str, 
     assert secret[-12:] not in scrubbed
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(credential=_word(_ALNUM + "._-", 8, 60), name=st.sampled_from(
     ["Authorization: Bearer ", "api_key=", "ANTHROPIC_API_KEY=", "token: ", "password=",
      "--token="]))
@@ -53,7 +53,7 @@ def test_a_named_credential_loses_its_value_and_keeps_its_name(credential: str,
     assert REDACTED in scrubbed
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(value=_word(_ALNUM + "/+=", 9, 50), before=_AROUND, after=_AROUND)
 def test_an_environment_value_and_the_session_token_never_survive(value: str, before: str,
                                                                   after: str) -> None:
@@ -64,7 +64,7 @@ def test_an_environment_value_and_the_session_token_never_survive(value: str, be
     assert "tok3n-of-the-session" not in scrubbed
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(name=_word(string.ascii_lowercase + string.digits + "._-", 1, 20),
        rest=_word(string.ascii_lowercase + "/", 0, 30),
        prefix=st.sampled_from(["/home/", "/Users/", "C:\\Users\\", "C:\\\\Users\\\\"]))
@@ -75,7 +75,7 @@ def test_a_home_folder_becomes_a_tilde(name: str, rest: str, prefix: str) -> Non
     assert "~" in scrubbed
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(text=st.text(alphabet=string.ascii_lowercase + " .,\n", max_size=200))
 def test_ordinary_text_is_left_as_it_is_and_scrubbing_twice_changes_nothing(text: str) -> None:
     scrub = Scrubber()
