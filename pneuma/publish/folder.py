@@ -163,8 +163,9 @@ def publish_to_folder(request: PublishRequest) -> PublishResult:
     url = request.target.get("url")
     url = url if isinstance(url, str) and url else root.as_uri() + "/"
     changed = bool(write or remove)
-    summary = (f"published {len(new)} files to {root} ({len(write)} written, {len(remove)} removed)"
-               if changed else f"nothing changed: {root} already holds these {len(new)} files")
+    files = f"{len(new)} file{'' if len(new) == 1 else 's'}"
+    summary = (f"published {files} to {root} ({len(write)} written, {len(remove)} removed)"
+               if changed else f"nothing changed: {root} already holds these {files}")
     return PublishResult(summary=summary, url=url, changed=changed, warnings=warnings)
 
 

@@ -3,9 +3,10 @@
     GET  /api/publish            {"targets": [{"name", "kind", "label", "url"}],
                                   "site": the format published by default or null,
                                   "problem": {"code", "message"} when publish.toml is unusable}
-    POST /api/publish/{target}   publish the mode's site (body, optional:
-                                 {"message": "…"}) → {"summary", "changed",
-                                 "commit", "url", "what", "warnings"}
+    POST /api/publish/{target}   publish the mode's site, or with {"what": "share"}
+                                 the shared file of the conversation shown (body,
+                                 optional: {"what", "message"}) → {"summary",
+                                 "changed", "commit", "url", "what", "warnings"}
 
 The page only ever names a target: where it points (a remote, a folder) is
 read from the person's own ``publish.toml`` here, so no page can make
@@ -41,19 +42,25 @@ def _answer(exc: PublishError, target: str, workspace: Path) -> ToolError:
                      details={"target": target}, hint=exc.hint)
 
 
-async def _message(request: web.Request) -> str | None:
+async def _asked(request: web.Request) -> tuple[bool, str | None]:
+    """(publish the shared file, the message) from the optional body."""
     if not request.can_read_body:
-        return None
+        return False, None
     body = await read_bounded_json(request, MAX_BODY_BYTES,
                                    too_large=f"the body is over {MAX_BODY_BYTES} bytes",
-                                   not_json='the body must be JSON: {"message": "…"}')
-    message = body.get("message") if isinstance(body, dict) else None
-    if message is None:
-        return None
-    if not isinstance(message, str) or not message.strip() or len(message) > MAX_MESSAGE_CHARS:
+                                   not_json='the body must be JSON: {"what": "site", "message": "…"}')
+    if not isinstance(body, dict):
+        raise ToolError("E_BAD_ARGS", "the body must be a JSON object")
+    what = body.get("what", "site")
+    if what not in ("site", "share"):
+        raise ToolError("E_BAD_ARGS", "'what' must be \"site\" or \"share\"",
+                        details={"field": "what"})
+    message = body.get("message")
+    if message is not None and (not isinstance(message, str) or not message.strip()
+                                or len(message) > MAX_MESSAGE_CHARS):
         raise ToolError("E_BAD_ARGS", f"'message' must be text of 1 to {MAX_MESSAGE_CHARS} "
                         "characters", details={"field": "message"})
-    return message
+    return what == "share", message
 
 
 def publish_routes(pneuma: Any) -> list[web.RouteDef]:
@@ -78,7 +85,7 @@ def publish_routes(pneuma: Any) -> list[web.RouteDef]:
 
     async def publish(request: web.Request) -> web.Response:
         name = request.match_info["target"]
-        message = await _message(request)
+        share, message = await _asked(request)
         if running.locked():
             raise ToolError("E_CONFLICT", "a publish is under way; wait for it to finish",
                             details={"target": name})
@@ -87,7 +94,8 @@ def publish_routes(pneuma: Any) -> list[web.RouteDef]:
             try:
                 done: Published = await asyncio.to_thread(
                     publish_workspace, get_plugin_manager(), workspace, pneuma.mode.name, name,
-                    message=message, params=dict(pneuma.params))
+                    share=share, message=message, params=dict(pneuma.params),
+                    conversation=pneuma.session.conversation_id, secrets=[pneuma.token])
             except PublishError as exc:
                 raise _answer(exc, name, workspace) from None
             except OSError as exc:

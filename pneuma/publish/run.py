@@ -5,7 +5,7 @@ the folder to publish built in a temporary folder, handed over, removed."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,9 +49,11 @@ def find_target(name: str, path: Path | None = None) -> Target:
 def publish_workspace(pm: pluggy.PluginManager, workspace: Path, mode: str, target_name: str, *,
                       format_name: str | None = None, share: bool = False,
                       message: str | None = None, params: Mapping[str, Any] | None = None,
-                      targets_path: Path | None = None) -> Published:
-    """Build what the workspace publishes and publish it to the target;
-    ``PublishError`` says in one line why not."""
+                      targets_path: Path | None = None, conversation: str | None = None,
+                      secrets: Sequence[str] = ()) -> Published:
+    """Build what the workspace publishes (its site, ``format_name``, or with
+    ``share`` the shared file of ``conversation``, ``secrets`` scrubbed) and
+    publish it to the target; ``PublishError`` says in one line why not."""
     target = find_target(target_name, targets_path)
     publishers = all_publishers(pm)
     publisher = publishers.get(target.kind)
@@ -64,7 +66,8 @@ def publish_workspace(pm: pluggy.PluginManager, workspace: Path, mode: str, targ
         folder = Path(tmp) / "site"
         built: BuiltSource
         if share:
-            built = build_share(workspace, folder)
+            built = build_share(workspace, folder, mode=mode, conversation=conversation,
+                                secrets=secrets)
         else:
             exporter = all_exporters(pm).get(mode)
             chosen = choose_format(exporter, mode, format_name)

@@ -17,15 +17,14 @@ from __future__ import annotations
 import shutil
 import stat
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pneuma.core.errors import ToolError
 from pneuma.host.exporters import Exporter, ExportError
 from pneuma.host.publishers import PublishError
-
-SHARE = "share"
 
 
 @dataclass(frozen=True)
@@ -105,13 +104,17 @@ def _unzip(archive: Path, into: Path) -> None:
                 shutil.copyfileobj(source, sink)
 
 
-def build_share(workspace: Path, into: Path) -> BuiltSource:
-    """The workspace as one shared file, ``index.html`` in ``into``."""
-    try:
-        from pneuma.share.builder import build_share_file  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        raise PublishError("this Pneuma cannot build a shared file yet",
-                           code="E_UNAVAILABLE") from None
+def build_share(workspace: Path, into: Path, *, mode: str | None = None,
+                conversation: str | None = None, secrets: Sequence[str] = ()) -> BuiltSource:
+    """The workspace as one shared file (pneuma.share.builder), ``index.html``
+    in ``into``: the artifact, its turns and the conversation, scrubbed."""
+    from pneuma.share.builder import ShareOptions, write_share
+
     into.mkdir()
-    build_share_file(workspace, into / "index.html")
-    return BuiltSource(into, "the shared file")
+    options = ShareOptions(conversation=conversation, mode=mode or None, secrets=list(secrets))
+    try:
+        shared = write_share(workspace, into / "index.html", options)
+    except ToolError as exc:
+        raise PublishError(f"cannot build the shared file: {exc.message}", code=exc.code,
+                           hint=exc.hint) from None
+    return BuiltSource(into, f"the shared file ({shared.turns} turns, {shared.size} bytes)")

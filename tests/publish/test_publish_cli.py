@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from pneuma.api import Publisher, PublishRequest, PublishResult, hookimpl
 from pneuma.cli import cli
 from pneuma.host.registry import get_mode
+from pneuma.share.model import read_share_file
 from pneuma.testing import register_plugin
 from pneuma.workspace.params import init_workspace
 from tests.publish.conftest import branch_commits, branch_files
@@ -97,6 +98,18 @@ def test_a_mode_without_a_site_asks_for_a_format(tmp_path, git_home):
     _targets(git_home, f'[targets.www]\nkind = "folder"\npath = "{tmp_path / "www"}"\n')
     result = CliRunner().invoke(cli, ["publish", "-w", str(drawing), "--to", "www"])
     assert result.exit_code == 2 and "--format" in result.output and "svg" in result.output
+
+
+def test_share_publishes_the_shared_file_as_the_index(tmp_path, git_home):
+    docs = _workspace(tmp_path / "docs", "doc")
+    out = tmp_path / "www"
+    _targets(git_home, f'[targets.www]\nkind = "folder"\npath = "{out}"\n')
+    result = CliRunner().invoke(cli, ["publish", "-w", str(docs), "--to", "www", "--share"])
+    assert result.exit_code == 0, result.output
+    shared = read_share_file(out / "index.html")
+    assert shared.mode == "doc"
+    assert shared.files_at() == {rel: (docs / rel).read_bytes() for rel in shared.files_at()}
+    assert "README.md" in shared.files_at() or any(p.endswith(".md") for p in shared.files_at())
 
 
 class ProbePublisher:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pneuma.share.model import read_share_file
 from pneuma.testing.server import serve
 from tests.publish.conftest import branch_commits, branch_files
 
@@ -56,3 +57,19 @@ async def test_a_broken_targets_file_is_said_in_the_listing(tmp_path, git_home):
         listed = await (await server.get("/api/publish")).json()
         assert listed["targets"] == [] and listed["problem"]["code"] == "E_BAD_ARGS"
         assert "publish.toml" in listed["problem"]["message"]
+
+
+async def test_a_mode_without_a_site_publishes_the_shared_file(tmp_path, git_home):
+    out = tmp_path / "www"
+    _targets(git_home, f'[targets.www]\nkind = "folder"\npath = "{out}"\n')
+    async with serve("doc", tmp_path / "docs") as server:
+        listed = await (await server.get("/api/publish")).json()
+        assert listed["site"] is None
+        response = await server.post("/api/publish/www", json={"what": "share"})
+        assert response.status == 200, await response.text()
+        assert (await response.json())["changed"]
+        page = (out / "index.html").read_text()
+        assert read_share_file(out / "index.html").mode == "doc"
+        assert server.token not in page
+        wrong = await server.post("/api/publish/www", json={"what": "elsewhere"})
+        assert (await wrong.json())["error"]["code"] == "E_BAD_ARGS"

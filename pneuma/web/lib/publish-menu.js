@@ -1,8 +1,9 @@
 // The Export menu's "Publish" entries (docs/sharing.md, "Publish"): one per
 // target in the person's own publish.toml (GET /api/publish), each putting
 // the served workspace's site there (POST /api/publish/<target>). The page
-// names a target only; where it points is read on the server. Nothing is
-// listed when the mode names no site to publish.
+// names a target only; where it points is read on the server. A mode that
+// names no site to publish publishes the shared file of the conversation
+// shown (docs/sharing.md, "Share as one file") as index.html.
 
 import { html, useState, useEffect } from '../vendor/preact-htm.js';
 import { fetchJson } from './viewer-helpers.js';
@@ -26,12 +27,13 @@ export function PublishEntries({ busy, setBusy }) {
     fetchJson('/api/publish').then(setListing)
       .catch((error) => console.error('pneuma: listing the publish targets failed', error));
   }, []);
-  if (!listing || !listing.site) return null;
+  if (!listing) return null;
+  const what = listing.site ? 'site' : 'share';
   const run = async (target) => {
     setBusy(`publish:${target.name}`);
     setNote({ tone: 'busy', text: t('publish.running', { target: target.name }) });
     try {
-      const answer = await fetchJson(`/api/publish/${encodeURIComponent(target.name)}`, { method: 'POST', json: {} });
+      const answer = await fetchJson(`/api/publish/${encodeURIComponent(target.name)}`, { method: 'POST', json: { what } });
       setNote(doneNote(target.name, answer));
     } catch (error) {
       setNote({ tone: 'bad', text: t('publish.failed', { message: error.message || String(error) }),
@@ -44,7 +46,8 @@ export function PublishEntries({ busy, setBusy }) {
   return html`<div class="publish-entries" role="group" aria-label=${t('publish.heading')}>
     <div class="publish-heading">${t('publish.heading')}</div>
     ${targets.map((target) => html`<button role="menuitem" class="menu-item" data-publish=${target.name}
-        title=${t('publish.itemTitle', { target: target.name, kind: localized(target.label) || target.kind })}
+        title=${t(what === 'site' ? 'publish.itemTitle' : 'publish.shareTitle',
+          { target: target.name, kind: localized(target.label) || target.kind })}
         disabled=${busy != null} onClick=${() => run(target)}>
       <span>${target.name}</span><span class="muted">${localized(target.label) || target.kind}</span></button>`)}
     ${!targets.length && html`<div class="export-note">${listing.problem
