@@ -27,7 +27,7 @@ from typing import Any
 
 from pneuma.core.errors import ToolError
 from pneuma.host.registry import get_mode
-from pneuma.share.model import ShareData, fill_template
+from pneuma.share.model import ShareData, fill_template, pack_content
 
 SCHEME = "pneuma-share:"
 STATIC_DIR = Path(__file__).parent / "static"
@@ -68,6 +68,12 @@ class Gathered:
 
     def to_json(self) -> dict[str, dict[str, str]]:
         return {SCHEME + address: entry for address, entry in self.entries.items()}
+
+    def packed(self) -> dict[str, dict[str, str]]:
+        """As the page holds them: each text zlib-compressed, in base64
+        (boot.js inflates them with the browser's DecompressionStream)."""
+        return {SCHEME + address: {"type": entry["type"], "z": pack_content(entry["text"].encode("utf-8"))}
+                for address, entry in self.entries.items()}
 
 
 class PageFiles:
@@ -198,7 +204,7 @@ def page(mode: str, data: ShareData) -> str:
         raise ToolError("E_INTERNAL", "the share page's boot script or style ends its element early")
     if not data.viewer:
         data.viewer = viewer_info(mode)
-    modules = json.dumps(gather(mode).to_json(), ensure_ascii=False, separators=(",", ":"))
+    modules = json.dumps(gather(mode).packed(), separators=(",", ":"))
     filled_modules = MODULES_SLOT.replace("></script>", ">" + _script_safe(modules) + "</script>")
     text = (template.replace("{{csp}}", CSP)
             .replace(STYLE_SLOT, style)

@@ -6,7 +6,7 @@
 // few things a module asks the server for are answered from the page
 // itself: the catalogues, the preferences, and whatever the player
 // registers (a checkpoint's files). Nothing here reaches the network.
-(function boot() {
+(async function boot() {
   'use strict';
   var SCHEME = 'pneuma-share:';
   var TYPES = { module: 'text/javascript', script: 'text/javascript', style: 'text/css',
@@ -21,10 +21,23 @@
     if (object instanceof Blob) blobs.set(url, object);
     return url;
   };
-  Object.keys(modules).forEach(function add(address) {
+  // Each file is zlib-compressed in base64 (pneuma/share/inline.py).
+  function inflate(packed, type) {
+    var binary = atob(packed);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+    return new Response(stream).arrayBuffer().then(function typed(buffer) {
+      return new Blob([buffer], { type: type });
+    });
+  }
+  var addresses = Object.keys(modules);
+  var inflated = await Promise.all(addresses.map(function one(address) {
     var entry = modules[address];
-    var url = URL.createObjectURL(new Blob([entry.text], { type: TYPES[entry.type] || 'text/plain' }));
-    assets.set(address, url);
+    return inflate(entry.z, TYPES[entry.type] || 'text/plain');
+  }));
+  addresses.forEach(function add(address, index) {
+    assets.set(address, URL.createObjectURL(inflated[index]));
   });
 
   /** The blob: URL of a file of the page named by its address (or its server path). */
