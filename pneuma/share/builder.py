@@ -94,7 +94,7 @@ def build_share(workspace: Path, options: ShareOptions | None = None) -> ShareDa
     if mode is None:
         raise ToolError("E_BAD_ARGS", f"{workspace} has not been run with a mode yet",
                         hint="Run it once with `pneuma run --mode MODE -w DIR`.")
-    store = Checkpoints.open_existing(workspace)
+    store = _store_of(workspace, mode)
     conversation_id, title = chosen_conversation(workspace, options.conversation)
     data = ShareData(mode=mode, title=title or workspace.name,
                      created_at=int(time.time() * 1000), conversation_id=conversation_id)
@@ -114,6 +114,21 @@ def build_share(workspace: Path, options: ShareOptions | None = None) -> ShareDa
         data.conversation = shared_messages(logged_messages(workspace, conversation_id), scrub)
     data.left_out = kept.left_out()
     return data
+
+
+def _store_of(workspace: Path, mode: str) -> Checkpoints:
+    """The checkpoint store, watching what its newest checkpoint watched;
+    without checkpoints, what the mode watches (when it is installed)."""
+    store = Checkpoints.open_existing(workspace)
+    if store.checkpoints():
+        return store
+    try:
+        from pneuma.host.registry import get_mode
+
+        viewer = get_mode(mode).manifest.viewer
+    except LookupError:  # a mode not installed here: everything but the never-shared
+        return store
+    return Checkpoints(workspace, viewer.watch_patterns, viewer.ignore_patterns)
 
 
 def _scrubber(workspace: Path, secrets: list[str]) -> Callable[[str], str]:

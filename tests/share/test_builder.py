@@ -117,3 +117,14 @@ def test_pneuma_s_own_files_and_the_agent_s_instructions_never_go(tmp_path: Path
     assert data.files_at() == {"index.html": b"<h1>Hello</h1>"}
     assert data.files_at(0) == {"index.html": b"<h1>Hi</h1>"}
     assert [entry["path"] for entry in data.left_out] == ["id_rsa"]
+
+
+def test_a_workspace_without_turns_is_shared_as_the_mode_watches_it_now(tmp_path: Path) -> None:
+    workspace = tmp_path / "notes"
+    workspace.mkdir()
+    (workspace / "raw-data.csv").write_text("a,b\n1,2\n")  # not a file the doc mode shows
+    (workspace / "intro.md").write_text("# Intro\n")
+    data = read_share_file(write_share(workspace, tmp_path / "n.html",
+                                       ShareOptions(mode="doc")).path)
+    assert data.turns == [] and data.conversation == []
+    assert data.files_at() == {"intro.md": b"# Intro\n"}
