@@ -133,7 +133,7 @@ def _build_error(detail: str, seconds: float) -> ExportError:
 def _where_and_what(problem: Problem, detail: str) -> str:
     """``file:line: message`` (as compilers write it), with the control
     sequence TeX did not know when that is the error."""
-    message = problem.message
+    message = problem.message.removeprefix("the LaTeX build failed: ")  # said once, by the caller
     if problem.line is not None and ": " in message:
         message = message.split(": ", 1)[1]
     if message.startswith("Undefined control sequence"):
