@@ -40,11 +40,12 @@ NOTE_CODE = "shared_history"
 
 
 def import_conversation(workspace: Path, conversation_id: str, data: ShareData, *,
-                        source_name: str, backend: str) -> int:
+                        source_name: str, backend: str, refs: list[str] | None = None) -> int:
     """Write ``data``'s conversation into ``workspace``'s log as the
     conversation ``conversation_id`` and make it the one `pneuma run`
-    resumes; returns the last seq used."""
-    rows = history_rows(data, source_name)
+    resumes; ``refs``: the checkpoints recorded for its turns, in order
+    (pneuma/share/history.py). Returns the last seq used."""
+    rows = history_rows(data, source_name, turn_refs(data, refs or []))
     log = ConversationLog.open(workspace / STATE_DIR)
     try:
         log.import_messages(conversation_id, rows)
@@ -63,8 +64,34 @@ def import_conversation(workspace: Path, conversation_id: str, data: ShareData, 
     return last_seq
 
 
-def history_rows(data: ShareData, source_name: str) -> list[tuple[int, str | None, str, str]]:
-    """The log's rows (seq, message id, kind, text): a note, then each message."""
+def turn_refs(data: ShareData, refs: list[str]) -> dict[int, str]:
+    """Which message of the conversation (by index) each turn's checkpoint
+    belongs to: the person's messages in order, each turn to the first one
+    its message begins (a checkpoint keeps a message's first words); in
+    order of the person's messages when that does not place them all."""
+    users = [i for i, m in enumerate(data.conversation) if m.role == "user"]
+    placed: dict[int, str] = {}
+    turn = 0
+    for index in users:
+        if turn >= len(refs):
+            break
+        wanted = data.turns[turn].message.rstrip("…").strip()[:60] if turn < len(data.turns) else ""
+        if wanted and not data.conversation[index].text.strip().startswith(wanted):
+            continue
+        placed[index] = refs[turn]
+        turn += 1
+    if len(placed) < min(len(refs), len(users)):
+        placed = dict(zip(users, refs, strict=False))
+    return placed
+
+
+def history_rows(data: ShareData, source_name: str, refs: dict[int, str] | None = None
+                 ) -> list[tuple[int, str | None, str, str]]:
+    """The log's rows (seq, message id, kind, text): a note, then each
+    message, a person's followed by its turn's checkpoint when it has one
+    (the ``turn_checkpoint`` a served turn logs: Rewind, Compare and Replay
+    find the turn's checkpoint by it)."""
+    refs = refs or {}
     first_at = next((m.at for m in data.conversation if m.at), None)
     note = {"type": "system_note", "code": NOTE_CODE, "seq": 1,
             "text": f"History from the shared file {source_name}: read-only. Your agent starts "
@@ -80,6 +107,11 @@ def history_rows(data: ShareData, source_name: str) -> list[tuple[int, str | Non
             if stamp is not None:
                 body["timestamp"] = stamp
             rows.append((seq, None, "user_message", _text(body)))
+            if index in refs:
+                mark = {"type": "turn_checkpoint", "ref": refs[index], "seq": seq + 1,
+                        "client_msg_id": body["client_msg_id"], "user_seq": seq,
+                        "user_timestamp": stamp}
+                rows.append((seq + 1, None, "turn_checkpoint", _text(mark)))
         elif message.role == "assistant":
             message_id = f"shared-{index}"
             text = message.text

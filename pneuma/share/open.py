@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pneuma.core.errors import ToolError
-from pneuma.core.files import write_in_workspace
 from pneuma.core.sandbox import READ_ONLY_TOP, Sandbox
 from pneuma.share import imported
+from pneuma.share.history import write_turns
 from pneuma.share.model import ShareData, content_hash, read_share_file
 
 MAX_FILES = 20_000
@@ -65,24 +65,23 @@ def open_share_data(data: ShareData, source_name: str, target: Path, turn: int |
                     backend: str = "claude-code") -> OpenedShare:
     """``open_share`` for a shared file already read (the launcher's drop)."""
     mode = _checked_mode(data.mode)
-    tree = data.tree_at(turn)
-    files = unpack_tree(data, tree)
+    data.tree_at(turn)  # a turn the file has
+    chosen = len(data.turns) if turn is None else turn
+    unpacker = _Unpacker(data)
+    trees = [unpacker.tree(data.start)] + [unpacker.tree(t.tree) for t in data.turns[:chosen]]
     _refuse_non_empty(target)
     target.mkdir(parents=True, exist_ok=True)
-    sandbox = Sandbox(target)
-    for rel, content in files.items():
-        write_in_workspace(sandbox, rel, content)
+    conversation_id = str(uuid.uuid4()) if data.conversation else None
+    refs = write_turns(target, mode, [t.message for t in data.turns[:chosen]], trees,
+                       conversation_id)
     from pneuma.workspace.params import record_mode
 
     record_mode(target, mode, create=True)
-    conversation_id = None
-    if data.conversation:
-        conversation_id = str(uuid.uuid4())
+    if conversation_id is not None:
         imported.import_conversation(target, conversation_id, data, source_name=source_name,
-                                     backend=backend)
-    chosen = len(data.turns) if turn is None else turn
+                                     backend=backend, refs=refs)
     return OpenedShare(workspace=target, mode=mode, title=data.title, turn=chosen,
-                       turns=len(data.turns), files=len(files),
+                       turns=len(data.turns), files=len(trees[-1]),
                        messages=len(data.conversation), conversation_id=conversation_id)
 
 
@@ -127,27 +126,39 @@ def checked_path(rel: str) -> str:
     return canonical
 
 
-def unpack_tree(data: ShareData, tree: dict[str, str]) -> dict[str, bytes]:
-    """Each file of ``tree``, its path checked and its content inflated
-    within the bounds and checked against its hash."""
-    if len(tree) > MAX_FILES:
-        raise ToolError("E_BAD_ARGS", f"the shared file holds {len(tree)} files; at most "
-                        f"{MAX_FILES} are opened", details={"files": len(tree)})
-    files: dict[str, bytes] = {}
-    total = 0
-    for rel, digest in tree.items():
-        canonical = checked_path(rel)
-        if canonical in files:
-            raise ToolError("E_BAD_ARGS", f"the shared file names {canonical!r} twice",
-                            details={"path": canonical})
-        content = _inflate(data, digest, canonical, MAX_FILE_BYTES)
-        total += len(content)
-        if total > MAX_TOTAL_BYTES:
-            raise ToolError("E_BAD_ARGS", f"the shared file's files come to more than "
-                            f"{MAX_TOTAL_BYTES} bytes", details={"reason": "too_large"})
-        files[canonical] = content
-    _refuse_file_under_file(files)
-    return files
+class _Unpacker:
+    """Each tree's files, their paths checked and each content inflated
+    once (a content many turns hold counts once towards the bounds)."""
+
+    def __init__(self, data: ShareData) -> None:
+        self._data = data
+        self._contents: dict[str, bytes] = {}
+        self._total = 0
+
+    def tree(self, tree: dict[str, str]) -> dict[str, bytes]:
+        if len(tree) > MAX_FILES:
+            raise ToolError("E_BAD_ARGS", f"the shared file holds {len(tree)} files; at most "
+                            f"{MAX_FILES} are opened", details={"files": len(tree)})
+        files: dict[str, bytes] = {}
+        for rel, digest in tree.items():
+            canonical = checked_path(rel)
+            if canonical in files:
+                raise ToolError("E_BAD_ARGS", f"the shared file names {canonical!r} twice",
+                                details={"path": canonical})
+            files[canonical] = self._content(digest, canonical)
+        _refuse_file_under_file(files)
+        return files
+
+    def _content(self, digest: str, rel: str) -> bytes:
+        found = self._contents.get(digest)
+        if found is None:
+            found = _inflate(self._data, digest, rel, MAX_FILE_BYTES)
+            self._total += len(found)
+            if self._total > MAX_TOTAL_BYTES:
+                raise ToolError("E_BAD_ARGS", f"the shared file's files come to more than "
+                                f"{MAX_TOTAL_BYTES} bytes", details={"reason": "too_large"})
+            self._contents[digest] = found
+        return found
 
 
 def _inflate(data: ShareData, digest: str, rel: str, limit: int) -> bytes:

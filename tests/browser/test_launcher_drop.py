@@ -43,6 +43,6 @@ def test_a_shared_file_dropped_on_the_launcher_opens_as_a_new_workspace(browser,
         expect(users.first).to_contain_text("make a deck")
         expect(page.locator(".chat")).to_contain_text("Retitled slide 1 and added slide 3.")
         workspace = served.home / "Pneuma" / "Launch deck"
-        assert (workspace / "slides.md").read_bytes() == DECK_2
+        assert (workspace / "slides" / "01-deck.html").read_bytes() == DECK_2
     finally:
         page.context.close()

@@ -25,7 +25,7 @@ async def test_a_dropped_share_becomes_a_served_workspace(launcher) -> None:
     assert status == 200, answer
     workspace = launcher.home / "Pneuma" / "Launch deck"  # named after the title
     assert answer["servedBy"] == "launcher" and answer["path"] == str(workspace)
-    assert (workspace / "slides.md").read_bytes() == DECK_2
+    assert (workspace / "slides" / "01-deck.html").read_bytes() == DECK_2
     session = launcher.state.hosting.sessions()[0].runner.app[SESSION]
     assert session.conversation is not None
     rows = session.conversation.tail(session.conversation_id, 1 << 20).messages

@@ -30,25 +30,25 @@ from pneuma.share.model import (
 from tests.server.follow_up_runs import FakeAgent, Run, Tab
 
 TEMPLATE = f"<!doctype html><title>shared</title>{EMPTY_DATA_ELEMENT}"
-DECK_1 = b"# Hello\n\n---\n\n# Two\n"
-DECK_2 = b"# Hello again\n\n---\n\n# Two\n\n---\n\n# Three\n"
+DECK_1 = b'<section class="slide"><h2>Hello</h2></section>\n'
+DECK_2 = b'<section class="slide"><h2>Hello again</h2></section>\n'
 
 
 def shared_deck() -> ShareData:
     data = ShareData(mode="slide", title="Launch deck", created_at=1_700_000_000_000)
-    manifest = data.add_content(b'{"slides": ["slides.md"]}\n')
+    manifest = data.add_content(b'{"slides": [{"file": "slides/01-deck.html"}]}\n')
     one, two = data.add_content(DECK_1), data.add_content(DECK_2)
     note = data.add_content(b"speaker notes\n")
     data.turns = [
         SharedTurn("1", "make a deck", 1_700_000_001_000,
-                   {"slides.md": one, "manifest.json": manifest}),
+                   {"slides/01-deck.html": one, "manifest.json": manifest}),
         SharedTurn("2", "retitle and add a slide", 1_700_000_002_000,
-                   {"slides.md": two, "manifest.json": manifest, "notes/one.txt": note}),
+                   {"slides/01-deck.html": two, "manifest.json": manifest, "assets/notes.txt": note}),
     ]
     data.conversation = [
         SharedMessage("user", "make a deck", 1_700_000_000_500),
         SharedMessage("assistant", "I wrote a two-slide deck.", 1_700_000_001_000,
-                      [ToolCall("Write", "slides.md")]),
+                      [ToolCall("Write", "slides/01-deck.html")]),
         SharedMessage("user", "retitle and add a slide", 1_700_000_001_500),
         SharedMessage("assistant", "Retitled slide 1 and added slide 3.", 1_700_000_002_000),
     ]
@@ -73,8 +73,8 @@ def test_open_makes_a_workspace_with_the_last_turns_files(tmp_path: Path) -> Non
     workspace = Path(answer["workspace"])
     assert workspace == tmp_path / "Launch deck"  # beside the file, named after its title
     assert (answer["turn"], answer["turns"], answer["messages"]) == (2, 2, 4)
-    assert (workspace / "slides.md").read_bytes() == DECK_2
-    assert (workspace / "notes" / "one.txt").read_bytes() == b"speaker notes\n"
+    assert (workspace / "slides" / "01-deck.html").read_bytes() == DECK_2
+    assert (workspace / "assets" / "notes.txt").read_bytes() == b"speaker notes\n"
     config = tomllib.loads((workspace / ".pneuma" / "config.toml").read_text())
     assert config["mode"] == "slide"
 
@@ -84,8 +84,8 @@ def test_open_at_a_chosen_turn_and_never_into_a_folder_with_files(tmp_path: Path
     target = tmp_path / "first"
     code, _, err = pneuma_open(str(source), "-w", str(target), "--turn", "1")
     assert code == 0, err
-    assert (target / "slides.md").read_bytes() == DECK_1
-    assert not (target / "notes").exists()
+    assert (target / "slides" / "01-deck.html").read_bytes() == DECK_1
+    assert not (target / "assets").exists()
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "mine.txt").write_text("keep me")
@@ -130,7 +130,7 @@ def test_a_huge_content_is_refused_before_it_is_inflated(tmp_path: Path) -> None
 
 def test_a_content_that_does_not_match_its_hash_is_refused(tmp_path: Path) -> None:
     data = shared_deck()
-    data.files[data.turns[-1].tree["slides.md"]] = _packed(b"something else\n")
+    data.files[data.turns[-1].tree["slides/01-deck.html"]] = _packed(b"something else\n")
     source = write_share(tmp_path / "forged.html", data)
     code, _, err = pneuma_open(str(source), "-w", str(tmp_path / "out"))
     assert code == 2 and "E_BAD_ARGS" in err and "hash" in err
@@ -159,19 +159,25 @@ async def test_run_shows_the_history_and_the_agent_gets_its_summary_once(tmp_pat
             assert shown[0][0] == "system_note" and "deck.html" in shown[0][1]
             assert shown[1:] == [
                 ("user_message", "make a deck"),
-                ("assistant", "I wrote a two-slide deck.\n\n_Tools: Write: slides.md_"),
+                ("assistant", "I wrote a two-slide deck.\n\n_Tools: Write: slides/01-deck.html_"),
                 ("user_message", "retitle and add a slide"),
                 ("assistant", "Retitled slide 1 and added slide 3."),
             ]
-            # Replay lists the imported turns, without checkpoints, and names the file.
+            # Replay lists the imported turns, each with its checkpoint, and names the file.
             replay_url = run.ws_url.replace("ws://", "http://").replace(
                 "/ws/browser/", "/api/replay?session=").replace("?token=", "&token=")
             async with aiohttp.ClientSession() as http, http.get(replay_url) as answer:
                 replay = await answer.json()
             assert replay["imported"] == "deck.html"
             assert [(t["text"], t["ref"], t["replies"]) for t in replay["turns"]] == [
-                ("make a deck", None, ["I wrote a two-slide deck.\n\n_Tools: Write: slides.md_"]),
-                ("retitle and add a slide", None, ["Retitled slide 1 and added slide 3."])]
+                ("make a deck", "1", ["I wrote a two-slide deck.\n\n_Tools: Write: slides/01-deck.html_"]),
+                ("retitle and add a slide", "2", ["Retitled slide 1 and added slide 3."])]
+            # Each turn is the workspace's own checkpoint: what it left, read from the store.
+            for ref, deck in (("1", DECK_1), ("2", DECK_2)):
+                async with aiohttp.ClientSession() as http, http.get(replay_url.replace(
+                        "/api/replay?", f"/api/checkpoints/{ref}/state/after/content/"
+                        "slides/01-deck.html?")) as answer:
+                    assert await answer.read() == deck
             await tab.say("now make slide 2 blue")
             await tab.wait_for("result")
             await tab.say("and slide 3 red")
