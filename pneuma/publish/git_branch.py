@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -86,16 +87,25 @@ class _Git:
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         command = ["git", f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}", *args]
         try:
-            done = subprocess.run(command, env=self.env, stdin=subprocess.DEVNULL,
-                                  capture_output=True, text=True, timeout=self.timeout)
+            # A group of its own: on a timeout, git's helpers (ssh, the
+            # credential helper, git-remote-https) go with it.
+            process = subprocess.Popen(command, env=self.env, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True, start_new_session=True)
         except FileNotFoundError:
             raise PublishError("git is not installed", code="E_UNAVAILABLE",
                                hint="install git and publish again") from None
-        except subprocess.TimeoutExpired:
-            raise PublishError(f"git {args[0]} did not finish within {self.timeout:g} s",
-                               code="E_TIMEOUT",
-                               hint="check the remote is reachable, or raise the target's "
-                                    "timeout") from None
+        with process:
+            try:
+                stdout, stderr = process.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                raise PublishError(f"git {args[0]} did not finish within {self.timeout:g} s",
+                                   code="E_TIMEOUT",
+                                   hint="check the remote is reachable, or raise the target's "
+                                        "timeout") from None
+        done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
         if check and done.returncode != 0:
             raise _failure(args[0], done.stderr)
         return done
@@ -159,12 +169,14 @@ def publish_to_git(request: PublishRequest) -> PublishResult:
             previous = git.run("rev-parse", f"refs/published/{branch}").stdout.strip()
             git.run("update-ref", ref, previous)
             git.run("read-tree", ref)
-        git.run("add", "-A", "--", ".")
+        # --force: exactly the folder's files, whatever an ignore file of the
+        # folder's or the person's global excludes would leave out.
+        git.run("add", "-A", "--force", "--", ".")
         if previous is not None and git.run("diff", "--cached", "--quiet", check=False).returncode == 0:
             return _result(request, remote, branch, previous, changed=False)
         git.run("commit", "-q", "--no-verify", "-m", request.message)
         commit = git.run("rev-parse", "HEAD").stdout.strip()
-        git.run("push", "-q", "--", remote, f"{ref}:{ref}")
+        git.run("push", "-q", "--no-verify", "--", remote, f"{ref}:{ref}")
         return _result(request, remote, branch, commit, changed=True)
 
 

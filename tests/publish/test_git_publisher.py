@@ -5,6 +5,7 @@ commit; a failure is one line with no credential in it."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,35 @@ def branch_commits_or_none(remote: Path) -> list[str] | None:
     done = subprocess.run(["git", "--git-dir", str(remote), "rev-list", "gh-pages"],
                           capture_output=True, text=True)
     return done.stdout.split() if done.returncode == 0 else None
+
+
+def test_a_remote_that_never_answers_stops_at_the_timeout_and_leaves_nothing_running(
+        tmp_path, git_home, monkeypatch):
+    marker = f"{time.time() % 1000:.4f}"  # names this test's stand-in ssh among the processes
+    monkeypatch.setenv("GIT_SSH_COMMAND", f"sleep 300.{marker.replace('.', '')} #")
+    site = _site(tmp_path / "site", {"index.html": "x"})
+    started = time.monotonic()
+    with pytest.raises(PublishError) as caught:
+        publish_to_git(PublishRequest(site, {"name": "site", "kind": "git", "timeout": 1,
+                                             "remote": "ssh://127.0.0.1/ada/site.git"}, "x"))
+    assert caught.value.code == "E_TIMEOUT" and "1 s" in str(caught.value)
+    assert time.monotonic() - started < 20
+    assert not [p for p in Path("/proc").glob("[0-9]*/cmdline")
+                if f"300.{marker.replace('.', '')}".encode() in _read(p)]
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def test_an_ignore_file_in_the_folder_does_not_leave_files_out(tmp_path, bare_remote):
+    site = _site(tmp_path / "site", {"index.html": "x", ".gitignore": "*.js\n", "app.js": "1"})
+    publish_to_git(PublishRequest(site, _target(bare_remote), "x"))
+    assert set(branch_files(bare_remote, "gh-pages", tmp_path / "clone")) == {
+        "index.html", ".gitignore", "app.js"}
 
 
 def test_a_branch_that_could_be_an_option_is_refused(tmp_path, bare_remote):
