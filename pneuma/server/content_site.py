@@ -453,7 +453,7 @@ class ContentSite:
         prefix, folder = self._mount or ("/", "")
         url_rel = request.match_info["path"]
         if url_rel.startswith(SNAPSHOT_PREFIX):
-            return await self._serve_snapshot(url_rel[len(SNAPSHOT_PREFIX):])
+            return await self.serve_snapshot(url_rel[len(SNAPSHOT_PREFIX):])
         if url_rel.startswith(ASSET_PREFIX):
             return self._asset(url_rel[len(ASSET_PREFIX):])
         rel = f"{folder.strip('/')}/{url_rel}" if folder.strip("/") else url_rel
@@ -496,8 +496,10 @@ class ContentSite:
             await response.write_eof()
             return response
 
-    async def _serve_snapshot(self, rest: str) -> web.Response:
-        """A checkpoint's file (snapshot_site.py), answered as a live one is."""
+    async def serve_snapshot(self, rest: str) -> web.Response:
+        """A checkpoint's file (snapshot_site.py), answered as a live one is:
+        ``rest`` is ``{ref}/{side}/{path}``, ``path`` under where the
+        workspace is served (a mode's own route may answer with it)."""
         prefix, folder = self._mount or ("/", "")
         if self._checkpoints is None:
             raise ToolError("E_UNAVAILABLE", "this site serves no checkpoints",

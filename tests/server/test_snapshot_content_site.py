@@ -102,3 +102,43 @@ async def test_a_checkpoints_pages_are_served_with_the_live_pages_isolation(  # 
         async with stranger.get(f"{origin}{SNAPSHOT}/1/after/index.html?token={server.token}") as refused:
             assert refused.status == 401
     await server.close()
+
+
+async def test_the_webgal_engine_plays_a_checkpoints_game(make_server, pm, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    monkeypatch.setenv(LOAD_PLUGINS_ENV, "slide,webgal")
+    reset_plugin_manager()
+    server = await make_server(mode=get_mode("webgal"))
+    scene = server.workspace / "game" / "scene" / "start.txt"
+    original = scene.read_text(encoding="utf-8")
+    tab = await server.tab()
+    await tab.say("add a line", client_msg_id="c1")
+    await tab.wait_for("turn_checkpoint")
+    await server.backend.wait_call("send_user_message")
+    scene.write_text(original + ":A line of the turn;\n", encoding="utf-8")
+    server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
+    await tab.wait_for("turn_changes")
+    scene.write_text(original + ":A line by hand;\n", encoding="utf-8")
+
+    status = await (await server.get("/api/webgal/status")).json()
+    origin, token = status["engine"]["origin"], status["url"].split("token=")[1].split("#")[0]
+    # The preview page frames the engine over the checkpoint's game.
+    relay = await server.get("/webgal/?snapshot=1/after")
+    assert relay.status == 200
+    assert f"{origin}/webgal/snapshot/1/after/?token=" in await relay.text()
+    wrong = await server.get("/webgal/?snapshot=../../etc")
+    assert wrong.status == 400 and await error_code(wrong) == "E_BAD_ARGS"
+    async with browser() as client:
+        async with client.get(f"{origin}/webgal/game/scene/start.txt?token={token}") as live:
+            assert "A line by hand" in await live.text()
+            live_headers = {name: live.headers[name] for name in SAME_HEADERS}
+        for side, expected in (("before", original), ("after", original + ":A line of the turn;\n")):
+            async with client.get(f"{origin}/webgal/snapshot/1/{side}/game/scene/start.txt?token={token}") as played:
+                assert played.status == 200 and await played.text() == expected
+                assert {name: played.headers[name] for name in SAME_HEADERS} == live_headers
+        async with client.get(f"{origin}/webgal/snapshot/1/after/?token={token}") as engine:
+            assert engine.status in (200, 503)  # 503: the engine is not built here
+            if engine.status == 200:
+                assert "_pneuma/launcher.js" in await engine.text()
+        async with client.get(f"{origin}/webgal/snapshot/1/after/game/%2E%2E/CLAUDE.md?token={token}") as hidden:
+            assert hidden.status == 404
+    await server.close()

@@ -61,10 +61,12 @@ def engine_site(pneuma: Pneuma) -> ContentSite:
 
 
 def page_url(site: ContentSite, scene: str | None = None, line: int | None = None, *,
-             hostname: str | None = None) -> str:
+             hostname: str | None = None, snapshot: str | None = None) -> str:
     """The engine page, with the site's own token (so the URL opens in any
-    browser) and the scene and line to jump to in the fragment."""
-    return preview_url(site.origin(hostname), scene, line, token=site.token)
+    browser) and the scene and line to jump to in the fragment;
+    ``snapshot`` (``{ref}/{side}``): the engine over that checkpoint's game."""
+    url = preview_url(site.origin(hostname), scene, line, token=site.token)
+    return url.replace("/webgal/", f"/webgal/snapshot/{snapshot}/", 1) if snapshot else url
 
 
 def engine_headers(site: ContentSite, extra: dict[str, Any] | None = None) -> dict[str, str]:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import re
 from collections.abc import Awaitable, Callable
 from html import escape as html_escape
 from pathlib import Path
@@ -73,6 +74,8 @@ _TEXT_TYPES = {".txt": "text/plain", ".json": "application/json", ".css": "text/
                ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html"}
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 IMMUTABLE = "public, max-age=31536000, immutable"
+SNAPSHOT_PAGE = "/webgal/snapshot/{ref}/{side}/"
+SNAPSHOT_PARAM = re.compile(r"[A-Za-z0-9]{1,40}/(?:before|after)")
 
 
 def _json(body: Any, status: int = 200) -> web.Response:
@@ -145,7 +148,12 @@ def routes(pneuma: Pneuma) -> list[web.RouteDef]:
         # The engine frame is named as this page was opened (localhost or
         # 127.0.0.1), so that it is same-site with it and keeps its cookie.
         hostname = request.host.rpartition(":")[0] or request.host
-        html, policy = relay_page(page_url(site, hostname=hostname), site.origin(hostname))
+        snapshot = request.query.get("snapshot")
+        if snapshot is not None and not SNAPSHOT_PARAM.fullmatch(snapshot):
+            raise ToolError("E_BAD_ARGS", f"snapshot={snapshot!r} is not {{ref}}/{{before|after}}",
+                            details={"field": "snapshot"})
+        html, policy = relay_page(page_url(site, hostname=hostname, snapshot=snapshot),
+                                  site.origin(hostname))
         return web.Response(text=html, content_type="text/html",
                             headers={"Cache-Control": "no-store",
                                      "Content-Security-Policy": policy})
@@ -233,10 +241,21 @@ def engine_routes(pneuma: Pneuma, site: ContentSite, sync: WebgalSync) -> list[w
         return _file_response(target, rel, IMMUTABLE if target.parent == root / "assets"
                               else "no-cache", headers=engine_headers(site))
 
+    async def snapshot_game(request: web.Request) -> web.StreamResponse:
+        info = request.match_info
+        return await site.serve_snapshot(f"{info['ref']}/{info['side']}/{info['path']}")
+
     # The page's routes first: /webgal/index.html is the page, not an engine file.
+    # Under /webgal/snapshot/{ref}/{side}/ the same engine plays a checkpoint's
+    # game/ (Compare and the timeline; pneuma/server/snapshot_site.py).
     return [
         web.get("/", redirect),
         *_page_routes(redirect, index, sync),
         web.get("/webgal/_pneuma/launcher.js", launcher),
+        web.get(SNAPSHOT_PAGE, index),
+        web.get(SNAPSHOT_PAGE + "index.html", index),
+        web.get(SNAPSHOT_PAGE + "_pneuma/launcher.js", launcher),
+        web.get(SNAPSHOT_PAGE + "game/{path:.*}", snapshot_game),
+        web.get(SNAPSHOT_PAGE + "{path:.+}", engine_file),
         web.get("/webgal/{path:.+}", engine_file),
     ]

@@ -222,7 +222,7 @@ class WebgalViewer {
     this.sceneList = h("nav", { class: "wg-scenes" });
     this.frame = h("iframe", {
       class: "wg-frame",
-      src: "/webgal/",
+      src: this.pagePath(),
       allow: "autoplay; fullscreen",
     });
     this.frame.addEventListener("load", () => this.attachFrame());
@@ -547,10 +547,21 @@ class WebgalViewer {
     if (!before || before.scene !== state.scene || before.line !== state.line) this.markLines();
   }
 
-  /** Jump every running game (this frame included) via the server. */
+  /** The preview page: the game now, or a checkpoint's (ctx.snapshot: Compare, the timeline). */
+  pagePath() {
+    const snap = this.ctx.snapshot;
+    return snap ? `/webgal/?snapshot=${encodeURIComponent(snap.ref)}/${encodeURIComponent(snap.side)}` : "/webgal/";
+  }
+
+  /** Jump every running game (this frame included) via the server; a snapshot's only its own. */
   async jump(scene, line = 1, { wait = 0, dedupe = false } = {}) {
     this.cursor = line;
     this.markLines();
+    const own = this.ctx.snapshot && this.frameApi();
+    if (own) {
+      own.jump(scene, line);
+      return { scene, line, delivered: 1, landed: false, local: true };
+    }
     const { ok, status, data } = await postJson("/api/webgal/jump", { scene, line, wait, dedupe });
     if (!ok) {
       const message = (data && data.error && data.error.message) || `HTTP ${status}`;
@@ -569,7 +580,7 @@ class WebgalViewer {
     const hash = target && target.scene ? `#scene=${encodeURIComponent(target.scene).replace(/%2F/g, "/")}&line=${target.line || 1}` : "";
     this.frameState = null;
     this.showStatus(() => this.t("game.restarting"));
-    this.frame.src = `/webgal/?r=${Date.now()}${hash}`;
+    this.frame.src = `${this.pagePath()}${this.pagePath().includes("?") ? "&" : "?"}r=${Date.now()}${hash}`;
   }
 
   scheduleResync(changes) {
