@@ -79,6 +79,14 @@ share.addFrameSource((url) => {
   const page = snapshotPage(url);
   return page ? inlinePage(page.page, pointFiles, typeOf) : null;
 });
+// Any other page a viewer frames lives on a server (the WebGAL engine's
+// site): say so in the frame rather than leave the browser's broken-page icon.
+share.addFrameSource((url) => {
+  if (!url || /^(blob:|data:|about:|javascript:)/i.test(url)) return null;
+  const style = 'font:14px/1.5 system-ui,sans-serif;color:#6b6b76;display:grid;place-items:center;height:100vh;margin:0;padding:0 24px;text-align:center';
+  const text = t('sharePage.notInFile').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
+  return `<!doctype html><html><body style="${style}"><p>${text}</p></body></html>`;
+});
 
 // ---- The artifact ------------------------------------------------------------
 
