@@ -71,6 +71,24 @@ def test_a_deck_is_published_as_its_html_export_into_a_folder(tmp_path, git_home
     assert out.as_uri() in result.output
 
 
+def test_a_webgal_game_is_published_as_its_playable_build(tmp_path, git_home, monkeypatch):
+    engine = tmp_path / "engine"  # a stand-in for the pinned engine's dist/
+    (engine / "assets").mkdir(parents=True)
+    (engine / "index.html").write_text('<script type="module" src="./assets/e.js"></script>')
+    (engine / "assets" / "e.js").write_text("console.log('engine')")
+    monkeypatch.setenv("PNEUMA_WEBGAL_ENGINE_DIR", str(engine))
+    game = _workspace(tmp_path / "game", "webgal")
+    out = tmp_path / "www"
+    _targets(git_home, f'[targets.www]\nkind = "folder"\npath = "{out}"\n')
+    result = CliRunner().invoke(cli, ["publish", "-w", str(game), "--to", "www"])
+    assert result.exit_code == 0, result.output
+    assert (out / "index.html").read_text() == (engine / "index.html").read_text()
+    start = game / "game" / "scene" / "start.txt"
+    assert (out / "game" / "scene" / "start.txt").read_text() == start.read_text()
+    again = CliRunner().invoke(cli, ["publish", "-w", str(game), "--to", "www"])
+    assert "nothing changed" in again.output
+
+
 def test_list_shows_the_targets_and_never_a_password(tmp_path, git_home):
     _targets(git_home, '[targets.pages]\nkind = "git"\n'
                        'remote = "https://ada:tok3n@git.example.org/ada/site.git"\n'

@@ -203,4 +203,5 @@ EXPORTER = Exporter(
     ],
     export=export,
     default_name=default_name,
+    site_format="web",  # `pneuma publish` puts the playable build on a target
 )
