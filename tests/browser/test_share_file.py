@@ -43,10 +43,10 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"path": output, "session": session}
 
 
-def open_offline(browser: Any, path: Path) -> tuple[Any, Any]:
+def open_offline(browser: Any, path: Path, locale: str = "en-US") -> tuple[Any, Any]:
     """The file from file://, offline, every other request aborted and listed."""
     url = path.resolve().as_uri()
-    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 820})
+    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 820}, locale=locale)
     asked: list[str] = []
 
     def only_the_file(route: Any) -> None:
@@ -147,8 +147,10 @@ def test_a_site_s_page_runs_its_script_in_a_frame_that_cannot_reach_the_file(
     data.turns = [SharedTurn("1", "make a site", 10, tree)]
     path = tmp_path / "site-share.html"
     path.write_text(inline.page("webcraft", data), encoding="utf-8")
-    context, page = open_offline(browser, path)
+    # A browser asking for Chinese gets the page's words in Chinese.
+    context, page = open_offline(browser, path, locale="zh-CN")
     try:
+        assert page.locator(".share-turn-label").inner_text() == "第 1 轮，共 1 轮"
         frame = page.locator(".share-stage iframe.webcraft-frame")
         sandbox = frame.get_attribute("sandbox").split()
         assert "allow-scripts" in sandbox and "allow-same-origin" not in sandbox
