@@ -91,7 +91,7 @@ def test_replay_plays_seeks_pauses_and_continues_from_a_turn(pneuma_server, fake
     panel.locator(".replay-continue").click()
     dialog = page.locator(".rewind-dialog")
     expect(dialog).to_have_attribute("data-target", "2")
-    dialog.locator('.rewind-choice-item[data-choice="both"] input').check()
+    expect(dialog.locator('.rewind-choice-item[data-choice="both"] input')).to_be_checked()
     dialog.locator(".rewind-confirm").click()
     expect(dialog).to_have_count(0, timeout=TURN)
     assert HEADINGS[0] in (server.workspace / CHANGED).read_text()

@@ -158,6 +158,7 @@ function ReplayPanel({ host, close, initialSpeed }) {
     if (point.ref) {
       setPlaying(false);
       openRewindDialog(point.ref, () => {}, { clientId: point.clientId, timestamp: point.timestamp });
+      chooseBoth();
       return undefined;
     }
     // A turn without a checkpoint: the conversation alone goes back.
@@ -204,6 +205,17 @@ function ReplayPanel({ host, close, initialSpeed }) {
       <${Transcript} turns=${turns} index=${index} />
     </div>
   </div>`;
+}
+
+/** Continuing from a turn takes the conversation back as well as the
+ *  files: the rewind dialog opens on "Both" (the person may still pick one). */
+function chooseBoth(tries = 30) {
+  const choice = document.querySelector('.rewind-dialog .rewind-choice-item[data-choice="both"] input');
+  if (choice && !choice.disabled) {
+    if (!choice.checked) choice.click();
+    return;
+  }
+  if (tries > 0) requestAnimationFrame(() => chooseBoth(tries - 1));
 }
 
 /** The "Replay" button over the viewer (app.js). */
