@@ -220,6 +220,10 @@ def _tree(data: ShareData, files: FileMap, read: Callable[[str, str], bytes], ke
         if entry.hash is None:
             kept.leave_out(path, f"not kept by the checkpoints ({entry.skipped or 'skipped'})")
             continue
+        if entry.hash in data.files:
+            # The store's hash is the content's SHA-256, the file's key: read each content once.
+            tree[path] = entry.hash
+            continue
         content = _content(read, entry.hash, path, store)
         if content is None:
             kept.leave_out(path, "its content is no longer stored")
