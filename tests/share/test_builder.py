@@ -128,3 +128,14 @@ def test_a_workspace_without_turns_is_shared_as_the_mode_watches_it_now(tmp_path
                                        ShareOptions(mode="doc")).path)
     assert data.turns == [] and data.conversation == []
     assert data.files_at() == {"intro.md": b"# Intro\n"}
+
+
+def test_only_the_shared_conversation_s_turns_are_on_the_timeline(tmp_path: Path) -> None:
+    session = make_slide_session(tmp_path / "deck", 2)
+    store = Checkpoints(session.workspace, SLIDE_WATCH)
+    store.record("a turn of another conversation", conversation="another")
+    (session.workspace / "theme.css").write_text(".slide { color: red; }\n")
+    store.turn_ended()
+    data = read_share_file(write_share(session.workspace, tmp_path / "s.html").path)
+    assert [t.ref for t in data.turns] == ["1", "2"]
+    assert data.conversation_id == session.conversation_id
