@@ -1,7 +1,8 @@
 """A shared file dropped on the launcher's page in real Chromium (issue 29,
 item 2): the page offers "Open as a new workspace", naming the work, its
 mode and its turns; opened, the workspace's page shows the shared
-conversation as its history and its files are the last turn's. Another
+conversation as its history, its files are the last turn's, and Replay
+draws each shared turn from the workspace's own checkpoints. Another
 file dropped is said not to be a shared file."""
 
 from __future__ import annotations
@@ -42,6 +43,19 @@ def test_a_shared_file_dropped_on_the_launcher_opens_as_a_new_workspace(browser,
         expect(users).to_have_count(2, timeout=15_000)
         expect(users.first).to_contain_text("make a deck")
         expect(page.locator(".chat")).to_contain_text("Retitled slide 1 and added slide 3.")
+        # Its turns are the workspace's own checkpoints: Replay draws each one.
+        page.locator(".replay-open").click()
+        panel = page.locator(".replay-panel")
+        expect(panel.locator(".replay-note")).to_contain_text("deck.html")
+        panel.locator(".replay-play").click()  # pause on turn 1
+        for turn, heading in ((1, "Hello"), (2, "Hello again")):
+            panel.locator(".replay-seek").fill(str(turn))
+            frame = page.locator(f'.replay-frame[data-ready="true"][data-turn="{turn}"]')
+            expect(frame).to_have_count(1, timeout=15_000)
+            page.wait_for_function(
+                "(h) => [...document.querySelectorAll('.replay-frame[data-ready=\"true\"] iframe')]"
+                ".some((f) => f.contentDocument && f.contentDocument.body"
+                " && f.contentDocument.body.innerText.trim() === h)", arg=heading, timeout=15_000)
         workspace = served.home / "Pneuma" / "Launch deck"
         assert (workspace / "slides" / "01-deck.html").read_bytes() == DECK_2
     finally:
