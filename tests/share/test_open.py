@@ -190,3 +190,27 @@ async def test_run_shows_the_history_and_the_agent_gets_its_summary_once(tmp_pat
     assert "[agent] Retitled slide 1 and added slide 3." in first
     assert first.endswith("now make slide 2 blue")
     assert "<shared-conversation>" not in second
+
+
+def _files(workspace: Path) -> dict[str, bytes]:
+    return {p.relative_to(workspace).as_posix(): p.read_bytes() for p in sorted(workspace.rglob("*"))
+            if p.is_file() and ".pneuma" not in p.relative_to(workspace).parts}
+
+
+def test_a_shared_session_opens_as_it_was_at_its_last_turn_and_at_any_turn(tmp_path: Path) -> None:
+    """The round trip: `pneuma share` of a 5-turn slide session, then `pneuma open`."""
+    from pneuma.checkpoints import Checkpoints
+    from pneuma.share.builder import write_share
+    from pneuma.testing.slide_session import make_slide_session
+
+    session = make_slide_session(tmp_path / "made", 5)
+    shared = write_share(tmp_path / "made", tmp_path / "talk.html")
+    code, out, err = pneuma_open(str(shared.path), "-w", str(tmp_path / "last"), "--json")
+    assert code == 0, err
+    assert json.loads(out)["turns"] == 5
+    assert _files(tmp_path / "last") == session.after[-1]
+    refs = [c.ref for c, _ in Checkpoints(tmp_path / "last").history()]
+    assert refs == ["1", "2", "3", "4", "5"]  # every turn, the workspace's own checkpoint
+    code, _, err = pneuma_open(str(shared.path), "-w", str(tmp_path / "second"), "--turn", "2")
+    assert code == 0, err
+    assert _files(tmp_path / "second") == session.after[1]
