@@ -18,6 +18,7 @@ gathered file is rewritten to that absolute address, and
 
 from __future__ import annotations
 
+import hashlib
 import json
 import posixpath
 import re
@@ -27,7 +28,12 @@ from typing import Any
 
 from pneuma.core.errors import ToolError
 from pneuma.host.registry import get_mode
-from pneuma.share.model import ShareData, fill_template, pack_content
+from pneuma.share.model import (
+    ShareData,
+    data_json_for_html,
+    fill_template,
+    pack_content,
+)
 
 SCHEME = "pneuma-share:"
 STATIC_DIR = Path(__file__).parent / "static"
@@ -40,8 +46,11 @@ MODULES_SLOT = f'<script type="application/json" id="{MODULES_ELEMENT_ID}"></scr
 BOOT_SLOT = "/*pneuma-share-boot*/"
 CATALOGUES = ("en", "zh-CN")
 
-# No fetch, no outside origin: the page reads only what it holds.
-CSP = ("default-src 'none'; script-src 'unsafe-inline' blob:; "
+# No fetch, no outside origin: the page reads only what it holds. Scripts:
+# the boot script and what it loads from blobs, by the page's nonce, never
+# markup's inline script or handler (as the shell's own policy,
+# pneuma/server/csp.py, keeps workspace markup from running as the page).
+CSP = ("default-src 'none'; script-src 'nonce-{nonce}' blob:; "
        "style-src 'unsafe-inline' blob: data:; img-src data: blob:; font-src data: blob:; "
        "media-src data: blob:; connect-src 'none'; frame-src blob: data:; worker-src blob:; "
        "form-action 'none'")
@@ -206,7 +215,11 @@ def page(mode: str, data: ShareData) -> str:
         data.viewer = viewer_info(mode)
     modules = json.dumps(gather(mode).packed(), separators=(",", ":"))
     filled_modules = MODULES_SLOT.replace("></script>", ">" + _script_safe(modules) + "</script>")
-    text = (template.replace("{{csp}}", CSP)
+    # Derived from everything the page holds: the same work gives the same
+    # file, and no content can know the nonce of the page it ends up in.
+    nonce = hashlib.sha256((modules + data_json_for_html(data)).encode("utf-8")).hexdigest()[:32]
+    text = (template.replace("{{csp}}", CSP.format(nonce=nonce))
+            .replace("{{nonce}}", nonce)
             .replace(STYLE_SLOT, style)
             .replace(BOOT_SLOT, boot)
             .replace(MODULES_SLOT, filled_modules))

@@ -118,6 +118,11 @@ def test_the_page_fetches_nothing_and_its_data_reads_back() -> None:
     directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
     assert directives["default-src"] == "'none'"
     assert directives["connect-src"] == "'none'"
+    # No inline script but the boot script, by the page's nonce.
+    nonce = directives["script-src"].split()[0]
+    assert re.fullmatch(r"'nonce-[0-9a-f]{32}'", nonce) and "unsafe-inline" not in directives["script-src"]
+    assert parser.scripts[-1].get("nonce") == nonce[7:-1]
+    assert inline.page("slide", sample()) == html  # the same work, the same file
     assert "http" not in policy and "'self'" not in policy
     back = parse_share_html(html)
     assert back.conversation[0].text.startswith("</script>")

@@ -11,6 +11,9 @@
   var SCHEME = 'pneuma-share:';
   var TYPES = { module: 'text/javascript', script: 'text/javascript', style: 'text/css',
     json: 'application/json', text: 'text/plain' };
+  // The page's nonce (its policy allows no other inline script): the import
+  // map below needs it, and site-pages.js gives it to a page's scripts.
+  var nonce = document.currentScript ? document.currentScript.nonce : '';
   var holder = document.getElementById('pneuma-share-modules');
   var modules = JSON.parse((holder && holder.textContent) || '{}');
   var blobs = new Map(); // blob: URL -> Blob, so a fetch of one is answered
@@ -119,6 +122,7 @@
     addRoute: function addRoute(route) { routes.push(route); },
     addFrameSource: function addFrameSource(source) { frameSources.push(source); },
     jsonResponse: jsonResponse,
+    nonce: nonce,
   };
 
   var imports = {};
@@ -128,6 +132,7 @@
   });
   var importMap = document.createElement('script');
   importMap.type = 'importmap';
+  importMap.nonce = nonce;
   importMap.textContent = JSON.stringify({ imports: imports });
   document.head.append(importMap);
   var player = document.createElement('script');

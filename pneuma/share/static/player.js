@@ -77,7 +77,7 @@ share.addRoute((path) => (path.split('?')[0] === `/api/${data.mode}/site`
   ? share.jsonResponse(200, { origin: SITE_ORIGIN, token: '' }) : null));
 share.addFrameSource((url) => {
   const page = snapshotPage(url);
-  return page ? inlinePage(page.page, pointFiles, typeOf) : null;
+  return page ? inlinePage(page.page, pointFiles, typeOf, share.nonce) : null;
 });
 // Any other page a viewer frames lives on a server (the WebGAL engine's
 // site): say so in the frame rather than leave the browser's broken-page icon.

@@ -52,7 +52,7 @@ function dataUrl(bytes, type) {
  * {path -> {bytes, text}} (text null for a binary file), `typeOf(path)` a
  * file's media type.
  */
-export function inlinePage(page, files, typeOf) {
+export function inlinePage(page, files, typeOf, nonce = '') {
   const entry = files.get(page);
   if (!entry || entry.text == null) return null;
   const asData = (from, ref) => {
@@ -79,6 +79,9 @@ export function inlinePage(page, files, typeOf) {
     script.removeAttribute('src');
     script.textContent = file.text.replace(/<\/script/gi, '<\\/script');
   }
+  // The frame's srcdoc is held to the file's policy: the page's scripts run
+  // by its nonce (with an opaque origin); its inline handlers do not.
+  for (const script of doc.querySelectorAll('script')) if (nonce) script.setAttribute('nonce', nonce);
   for (const el of doc.querySelectorAll('img[src], source[src], video[src], audio[src], video[poster], input[src]')) {
     for (const name of ['src', 'poster']) {
       const url = el.hasAttribute(name) && asData(page, el.getAttribute(name));
