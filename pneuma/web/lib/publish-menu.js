@@ -50,9 +50,9 @@ export function PublishEntries({ busy, setBusy }) {
           { target: target.name, kind: localized(target.label) || target.kind })}
         disabled=${busy != null} onClick=${() => run(target)}>
       <span>${target.name}</span><span class="muted">${localized(target.label) || target.kind}</span></button>`)}
-    ${!targets.length && html`<div class="export-note">${listing.problem
+    ${!targets.length && html`<div class="publish-note">${listing.problem
       ? t('publish.problem', { message: listing.problem.message }) : t('publish.none')}</div>`}
-    ${note && html`<div class=${`export-note publish-note ${note.tone}`} role="status">${note.text}
+    ${note && html`<div class=${`publish-note ${note.tone}`} role="status">${note.text}
       ${note.url && html` ${t('publish.seeAt')} ${WEB_URL.test(note.url)
         ? html`<a href=${note.url} target="_blank" rel="noopener noreferrer">${note.url}</a>` : note.url}`}
       ${note.lines && note.lines.length > 0 && html`<ul class="export-left-out">${note.lines.map((line) => html`<li>${line}</li>`)}</ul>`}
