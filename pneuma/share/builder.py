@@ -66,6 +66,9 @@ class ShareOptions:
     """What ``pneuma share`` was asked for."""
 
     conversation: str | None = None
+    # Shared when ``conversation`` is None and the workspace has it (the one
+    # a page shows: a new one has no message yet, then the newest goes).
+    preferred_conversation: str | None = None
     chat: bool = True
     history: bool = True
     leave_out: list[str] = field(default_factory=list)
@@ -95,7 +98,8 @@ def build_share(workspace: Path, options: ShareOptions | None = None) -> ShareDa
         raise ToolError("E_BAD_ARGS", f"{workspace} has not been run with a mode yet",
                         hint="Run it once with `pneuma run --mode MODE -w DIR`.")
     store = _store_of(workspace, mode)
-    conversation_id, title = chosen_conversation(workspace, options.conversation)
+    conversation_id, title = chosen_conversation(workspace, options.conversation,
+                                                 options.preferred_conversation)
     data = ShareData(mode=mode, title=title or workspace.name,
                      created_at=int(time.time() * 1000), conversation_id=conversation_id)
     kept = _Kept(options.leave_out)

@@ -27,15 +27,20 @@ _SUMMARY_FIELDS = ("file_path", "path", "notebook_path", "command", "cmd", "patt
                    "query", "description", "prompt", "selector", "name")
 
 
-def chosen_conversation(workspace: Path, wanted: str | None) -> tuple[str | None, str]:
-    """The id and title of conversation ``wanted`` (None: the most recently
-    updated); (None, "") for a workspace without conversations. E_NOT_FOUND
-    for an id the workspace does not have."""
+def chosen_conversation(workspace: Path, wanted: str | None,
+                        preferred: str | None = None) -> tuple[str | None, str]:
+    """The id and title of conversation ``wanted`` (None: ``preferred`` if
+    the workspace has it, else the most recently updated); (None, "") for a
+    workspace without conversations. E_NOT_FOUND for a ``wanted`` id the
+    workspace does not have."""
     try:
         found = read_conversations(workspace, previews=False)
     except (sqlite3.Error, OSError) as exc:
         raise ToolError("E_IO", f"cannot read the conversations of {workspace}: {exc}") from exc
     if wanted is None:
+        for conversation in found:
+            if conversation.id == preferred:
+                return conversation.id, conversation.title
         return (found[0].id, found[0].title) if found else (None, "")
     for conversation in found:
         if conversation.id == wanted:

@@ -26,8 +26,8 @@ PATH = "/api/share/file"
 def share_routes(pneuma: Any) -> list[web.RouteDef]:
     async def share_file(request: web.Request) -> web.StreamResponse:
         workspace = pneuma.workspace.resolve()
-        options = ShareOptions(conversation=request.query.get("conversation")
-                               or pneuma.session.conversation_id,
+        options = ShareOptions(conversation=request.query.get("conversation") or None,
+                               preferred_conversation=pneuma.session.conversation_id,
                                secrets=[pneuma.token], mode=pneuma.mode.name)
         try:
             shared: Shared = await asyncio.to_thread(write_share, workspace, None, options)
