@@ -116,6 +116,10 @@ def test_choosing_turn_2_shows_turn_2_s_slides_and_what_it_changed(offline_page:
     tools = messages.nth(1).locator("details.share-tools")
     assert tools.get_attribute("open") is None
     assert "1 tool call" in tools.locator("summary").inner_text()
+    # A message leads to its turn.
+    messages.nth(4).locator(".share-msg-turn").click()
+    page.wait_for_selector("#share-root[data-state=ready][data-turn='3']")
+    assert "Slide 3, turn 3" in slide_titles(page)
     assert set(page.asked) == {page.url}
     assert page.errors == []
 

@@ -216,15 +216,21 @@ function renderChat() {
       ? h('details', { class: 'share-tools' }, h('summary', { class: 'share-tools-summary' }),
         h('ul', {}, message.tools.map((tool) => h('li', {}, h('code', { text: tool.name || '' }), ' ', tool.summary || ''))))
       : null;
-    els.chat.append(h('li', { class: 'share-msg', 'data-role': message.role, 'data-turn': String(turns[index] + 1),
+    const turn = turns[index];
+    els.chat.append(h('li', { class: 'share-msg', 'data-role': message.role, 'data-turn': String(turn + 1),
       'data-count': String((message.tools || []).length) },
-    h('div', { class: 'share-msg-role' }), body, tools));
+    h('div', { class: 'share-msg-head' }, h('span', { class: 'share-msg-role' }),
+      h('button', { type: 'button', class: 'share-msg-turn', onclick: () => go(turn) })),
+    body, tools));
   });
 }
 
 function renderChatLabels() {
   for (const item of els.chat.querySelectorAll('.share-msg')) {
     item.querySelector('.share-msg-role').textContent = item.dataset.role === 'user' ? t('sharePage.person') : t('sharePage.agent');
+    const turnButton = item.querySelector('.share-msg-turn');
+    turnButton.textContent = t('sharePage.turn', { turn: item.dataset.turn });
+    turnButton.title = t('sharePage.showTurn', { turn: item.dataset.turn });
     const summary = item.querySelector('.share-tools-summary');
     if (summary) summary.textContent = t('sharePage.tools', { count: Number(item.dataset.count) });
   }
