@@ -298,6 +298,8 @@ async function show() {
   pointFiles = files;
   stopAssets();
   if (viewer) viewer.destroy();
+  // "ready" again only once this point is drawn (tests and a person's wait alike).
+  root.dataset.state = 'loading';
   root.dataset.turn = String(current + 1);
   els.stage.dataset.state = 'loading';
   viewer = new SharedSnapshot({ host, ref: point.ref, side: 'after', element: els.stage, urls });
