@@ -562,6 +562,8 @@ def open_command(shared_file: Path | None = None, into: Path | None = None,
 
         open_shared_file(shared_file, into, turn, backend, as_json)
         return
+    if into is not None or turn is not None or as_json:
+        _fail("-w, --turn and --json go with a shared file: pneuma open FILE.html", 2)
     from pneuma.launcher.hosting import AgentDefaults
     from pneuma.launcher.main import LauncherOptions, run_launcher
     from pneuma.startup.runner import find_backend, interrupt_on_stop_signals

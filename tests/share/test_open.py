@@ -94,6 +94,8 @@ def test_open_at_a_chosen_turn_and_never_into_a_folder_with_files(tmp_path: Path
     assert sorted(p.name for p in taken.iterdir()) == ["mine.txt"]
     code, _, err = pneuma_open(str(source), "-w", str(tmp_path / "x"), "--turn", "3")
     assert code == 2 and "E_BAD_ARGS" in err and "turns 1 to 2" in err
+    code, _, err = pneuma_open("-w", str(tmp_path / "y"), "--turn", "1")  # no file: no launcher
+    assert code == 2 and "go with a shared file" in err and not (tmp_path / "y").exists()
 
 
 def _packed(data: bytes) -> str:
