@@ -357,7 +357,8 @@ class SocketSession:
         def answered() -> bool:
             # The newest message but the session's own record of what the
             # turn changed (it follows the result, from a worker thread).
-            said = [m for m in self.session.history if m["type"] != "turn_changes"]
+            said = [m for m in self.session.history
+                    if m["type"] not in ("turn_changes", "turn_described", "turn_checked")]
             return (self.session.status == "idle" and bool(said) and said[-1]["type"] == "result"
                     and said[-1]["data"]["result"] == marker)
 

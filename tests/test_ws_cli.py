@@ -160,7 +160,8 @@ async def test_a_replayed_cli_turn_reaches_the_browser_mapped_and_in_order(serve
     mapped = tab.received[tab.received.index(next(m for m in tab.received
                                                   if m["type"] == "session_update")):]
     # The session's own record of the turn's checkpoint is not a CLI line.
-    mapped = [m for m in mapped if m["type"] not in ("turn_checkpoint", "turn_changes")]
+    mapped = [m for m in mapped if m["type"] not in ("turn_checkpoint", "turn_changes",
+                                                   "turn_described", "turn_checked")]
 
     assert [m["type"] for m in mapped] == expected_browser_types(stdout)
     seqs = [m["seq"] for m in mapped]
