@@ -100,7 +100,10 @@ def build_share(workspace: Path, options: ShareOptions | None = None) -> ShareDa
     store = _store_of(workspace, mode)
     conversation_id, title = chosen_conversation(workspace, options.conversation,
                                                  options.preferred_conversation)
-    data = ShareData(mode=mode, title=title or workspace.name,
+    scrub = _scrubber(workspace, options.secrets)
+    # A conversation's title is its first message's first words: the chat's.
+    title = scrub(title) if options.chat and title else workspace.name
+    data = ShareData(mode=mode, title=title,
                      created_at=int(time.time() * 1000), conversation_id=conversation_id)
     kept = _Kept(options.leave_out)
     turns = _turns_of(store, conversation_id)
@@ -110,7 +113,6 @@ def build_share(workspace: Path, options: ShareOptions | None = None) -> ShareDa
         _add_turns(data, store, turns, mode, kept, with_start=options.history)
     else:
         data.start = _current_tree(data, store, kept)
-    scrub = _scrubber(workspace, options.secrets)
     for turn in data.turns:
         # A turn's first words are the person's: they go where the chat goes.
         turn.message = scrub(turn.message) if options.chat else ""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pneuma.checkpoints.store import Checkpoints
 from pneuma.server.conversation_log import ConversationLog
+from pneuma.server.conversations import title_from
 
 SLIDE_WATCH = ["manifest.json", "theme.css", "slides/**/*.html", "assets/**/*"]
 
@@ -75,6 +76,9 @@ def make_slide_session(workspace: Path, turns: int, *, slides: int = 5,
                     {"type": "text", "text": f"Done with turn {turn}. {answer_extra}".strip()},
                 ]}})))
         log.import_messages(conversation_id, rows)
+        # Titled by the person's first message, as a served session titles it.
+        log.update_conversation(conversation_id, title=title_from(json.loads(rows[0][3])["content"])
+                                if rows else "")
     finally:
         log.close()
     return session
