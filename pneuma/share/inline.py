@@ -41,7 +41,7 @@ WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 PLAYER = "/share/player.js"
 MODULES_ELEMENT_ID = "pneuma-share-modules"
 # Where the template takes the page's parts.
-STYLE_SLOT = "/*pneuma-share-style*/"
+PAGE_STYLE = "/share/page.css"
 MODULES_SLOT = f'<script type="application/json" id="{MODULES_ELEMENT_ID}"></script>'
 BOOT_SLOT = "/*pneuma-share-boot*/"
 CATALOGUES = ("en", "zh-CN")
@@ -208,19 +208,20 @@ def page(mode: str, data: ShareData) -> str:
     stylesheet, the boot script and ``data`` put in."""
     template = (STATIC_DIR / "template.html").read_text(encoding="utf-8")
     boot = (STATIC_DIR / "boot.js").read_text(encoding="utf-8")
-    style = page_style()
-    if "</script" in boot.lower() or "</style" in style.lower():
-        raise ToolError("E_INTERNAL", "the share page's boot script or style ends its element early")
+    if "</script" in boot.lower():
+        raise ToolError("E_INTERNAL", "the share page's boot script ends its element early")
     if not data.viewer:
         data.viewer = viewer_info(mode)
-    modules = json.dumps(gather(mode).packed(), separators=(",", ":"))
+    gathered = gather(mode)
+    # The stylesheet travels compressed with the modules; boot.js links it.
+    gathered.entries[PAGE_STYLE] = {"type": "style", "text": page_style()}
+    modules = json.dumps(gathered.packed(), separators=(",", ":"))
     filled_modules = MODULES_SLOT.replace("></script>", ">" + _script_safe(modules) + "</script>")
     # Derived from everything the page holds: the same work gives the same
     # file, and no content can know the nonce of the page it ends up in.
     nonce = hashlib.sha256((modules + data_json_for_html(data)).encode("utf-8")).hexdigest()[:32]
     text = (template.replace("{{csp}}", CSP.format(nonce=nonce))
             .replace("{{nonce}}", nonce)
-            .replace(STYLE_SLOT, style)
             .replace(BOOT_SLOT, boot)
             .replace(MODULES_SLOT, filled_modules))
     return fill_template(text, data)

@@ -135,6 +135,15 @@
   importMap.nonce = nonce;
   importMap.textContent = JSON.stringify({ imports: imports });
   document.head.append(importMap);
+  // The page's stylesheet (the shell's, Compare's, the player's) before the player draws.
+  var style = document.createElement('link');
+  style.rel = 'stylesheet';
+  style.href = assets.get(SCHEME + '/share/page.css');
+  await new Promise(function loaded(resolve) {
+    style.onload = resolve;
+    style.onerror = resolve;
+    document.head.append(style);
+  });
   var player = document.createElement('script');
   player.type = 'module';
   player.src = assets.get(SCHEME + '/share/player.js');
