@@ -100,7 +100,7 @@ def test_the_deck_renders_from_file_with_the_network_off(offline_page: Any) -> N
 
 def test_choosing_turn_2_shows_turn_2_s_slides_and_what_it_changed(offline_page: Any) -> None:
     page = offline_page
-    page.locator(".share-tick[data-turn='2']").click()
+    page.locator(".share-slider").fill("2")  # scrub the timeline back to turn 2
     page.wait_for_selector("#share-root[data-state=ready][data-turn='2']")
     assert slide_titles(page) == ["Slide 1, turn 1", "Slide 2, turn 2", "Slide 3", "Slide 4", "Slide 5"]
     stage = page.frame_locator(".share-stage iframe.pns-frame--stage").locator("h1")
