@@ -3,9 +3,10 @@
 A shared file goes to people who do not run Pneuma, so the conversation and
 the tool summaries in it lose what the person would not hand over: API keys
 and tokens (by their well-known shapes), a ``Bearer`` credential, JWTs, the
-value after ``api_key=`` / ``token:`` / ``password=``, the session's token,
-any value of the process environment that appears (longer than 8
-characters, or of a variable whose name says it is a secret), and the home
+value after ``api_key=`` / ``token:`` / ``password=``, a URL's user and
+password, the session's token, any value of the process environment that
+appears (longer than 8 characters, or of a variable whose name says it is
+a secret), and the home
 folder in an absolute path (``/home/ana/x`` becomes ``~/x``).
 
 The artifact's own files are not scrubbed: they are the work, shown as they
@@ -47,8 +48,10 @@ _TOKEN_SHAPES = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
                re.S),
 ]
-# "Bearer <credential>", "api_key=<value>", "token: <value>": the name stays.
+# "Bearer <credential>", "api_key=<value>", "token: <value>", a URL's
+# "user:password@": the name stays.
 _NAMED_VALUES = [
+    re.compile(r"(\b[a-z][a-z0-9+.-]*://)(?!\[redacted\])[^/\s:@]+:[^/\s@]+(?=@)", re.I),
     re.compile(r"(\b(?:Bearer|Basic|Token)\s+)[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"""(\b[\w-]*(?:api[_-]?key|token|secret|passw(?:or)?d|auth)["']?\s*[=:]\s*["']?)"""
                r"""(?!\[redacted\])[^\s"'&,;]{4,}""", re.I),

@@ -84,6 +84,12 @@ def test_ordinary_text_is_left_as_it_is_and_scrubbing_twice_changes_nothing(text
     assert scrub(once) == once
 
 
+def test_a_url_s_user_and_password_go_and_its_host_stays() -> None:
+    scrubbed = Scrubber()("git push https://ana:hunter2secret@git.example/deck.git main")
+    assert "hunter2secret" not in scrubbed and "ana:" not in scrubbed
+    assert "https://[redacted]@git.example/deck.git" in scrubbed
+
+
 def test_root_s_home_and_a_path_merely_named_root() -> None:
     scrub = Scrubber()
     assert scrub("cat /root/.bashrc") == "cat ~/.bashrc"
