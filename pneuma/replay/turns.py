@@ -17,6 +17,7 @@ from typing import Any
 
 TEXT_LIMIT = 20_000  # of one message as Replay shows it; the chat has the whole of it
 TOOLS_LIMIT = 50  # tool names kept per turn
+CHANGES_LIMIT = 20  # of a turn's changes in the mode's terms (docs/checkpoints.md)
 
 
 @dataclass(slots=True)
@@ -30,20 +31,23 @@ class ReplayTurn:
     ref: str | None = None
     replies: list[str] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
+    changes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "text": self.text, "clientMsgId": self.client_msg_id,
                 "timestamp": self.timestamp, "ref": self.ref, "replies": self.replies,
-                "tools": self.tools}
+                "tools": self.tools, "changes": self.changes}
 
 
 _ROWS = """
 SELECT kind,
        json_extract(body, '$.content'), json_extract(body, '$.client_msg_id'),
        json_extract(body, '$.timestamp'), json_extract(body, '$.ref'),
-       json_extract(body, '$.user_timestamp'), json_extract(body, '$.message.content')
+       json_extract(body, '$.user_timestamp'), json_extract(body, '$.message.content'),
+       json_extract(body, '$.changes')
   FROM messages
- WHERE session_id = ? AND kind IN ('user_message', 'assistant', 'turn_checkpoint')
+ WHERE session_id = ? AND kind IN ('user_message', 'assistant', 'turn_checkpoint',
+                                   'turn_described')
        AND json_valid(body)
  ORDER BY id
 """
@@ -51,12 +55,18 @@ SELECT kind,
 
 def conversation_turns(db: sqlite3.Connection, conversation_id: str) -> list[ReplayTurn]:
     """The turns of ``conversation_id``, oldest first, each with its
-    checkpoint's ref when one was recorded."""
+    checkpoint's ref when one was recorded, and what it changed in the
+    mode's terms when that was described (``turn_described``)."""
     turns: list[ReplayTurn] = []
     by_client: dict[str, ReplayTurn] = {}
     by_time: dict[float, ReplayTurn] = {}
-    for kind, content, client_id, stamp, ref, user_stamp, blocks in db.execute(
+    described: dict[str, list[dict[str, Any]]] = {}
+    for kind, content, client_id, stamp, ref, user_stamp, blocks, changes in db.execute(
             _ROWS, (conversation_id,)):
+        if kind == "turn_described":
+            if isinstance(ref, str):
+                described[ref] = _changes(changes)
+            continue
         if kind == "user_message":
             turn = ReplayTurn(len(turns) + 1, _cut(content if isinstance(content, str) else ""),
                               client_id if isinstance(client_id, str) else None,
@@ -74,7 +84,21 @@ def conversation_turns(db: sqlite3.Connection, conversation_id: str) -> list[Rep
                 found.ref = ref
         elif kind == "assistant" and turns:
             _add_reply(turns[-1], blocks)
+    for turn in turns:
+        if turn.ref is not None:
+            turn.changes = described.get(turn.ref, [])
     return turns
+
+
+def _changes(text: Any) -> list[dict[str, Any]]:
+    """A described turn's changes as Replay lists them: where and what."""
+    try:
+        parsed = json.loads(text) if isinstance(text, str) else []
+    except ValueError:
+        return []
+    return [{"where": c.get("where"), "what": c.get("what")}
+            for c in (parsed if isinstance(parsed, list) else [])[:CHANGES_LIMIT]
+            if isinstance(c, dict)]
 
 
 def _add_reply(turn: ReplayTurn, blocks: Any) -> None:

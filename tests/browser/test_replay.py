@@ -1,5 +1,6 @@
 """Replay in Chromium against `pneuma run --mode slide` with the fake CLI
-(issue 29, item 3): a 3-turn session played back shows turn 1's deck, then
+(issue 29, item 3): a 3-turn session played back shows turn 1's deck (and
+what it changed, in slides), then
 turn 2's by itself; the slider seeks to turn 3; paused, it stays where it
 is; the conversation beside it holds the turns up to the one shown and no
 later one; "Continue from here" on turn 1 goes back, files and
@@ -71,6 +72,8 @@ def test_replay_plays_seeks_pauses_and_continues_from_a_turn(pneuma_server, fake
     panel = page.locator(".replay-panel")
     expect(panel).to_have_attribute("data-playing", "true")
     shows_turn(page, 1)  # each turn stays 2 s at 1x
+    # What the turn changed, in the mode's terms, under its message.
+    expect(page.locator('.replay-turn[data-turn="1"] .replay-changes')).to_contain_text("Slide 3")
     expect(panel).to_have_attribute("data-turn", "2", timeout=TURN)  # by itself: it plays
     panel.locator(".replay-play").click()  # pause
     expect(panel).to_have_attribute("data-playing", "false")

@@ -16,6 +16,7 @@ import { t } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
 import { SnapshotViewer, keepSessionStorage } from './compare.js';
 import { openRewindDialog } from './rewind.js';
+import { changeText } from './turn-review.js';
 import { SPEEDS, continuePoint, drawnTurn, nextTurn, turnDelay } from './replay-steps.js';
 
 let openPanel = null; // {close}
@@ -71,6 +72,8 @@ function Transcript({ turns, index }) {
         class=${`replay-turn${i === index ? ' current' : ''}`} data-turn=${turn.index}>
       <div class="replay-user"><span class="replay-who">${t('replay.you')}</span>${turn.text}</div>
       ${turn.replies.map((reply) => html`<div class="replay-reply md" dangerouslySetInnerHTML=${{ __html: renderMarkdown(reply) }} />`)}
+      ${turn.changes && turn.changes.length > 0 && html`<ul class="replay-changes" aria-label=${t('replay.changes')}>
+        ${turn.changes.map((change) => html`<li>${changeText(change)}</li>`)}</ul>`}
       ${turn.tools.length > 0 && html`<div class="replay-tools">${t('replay.tools', { tools: [...new Set(turn.tools)].join(', ') })}</div>`}
     </li>`)}
   </ol>`;
