@@ -4,6 +4,7 @@ conversation without its secrets, and stays under its size cap."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,3 +141,23 @@ def test_only_the_shared_conversation_s_turns_are_on_the_timeline(tmp_path: Path
     data = read_share_file(write_share(session.workspace, tmp_path / "s.html").path)
     assert [t.ref for t in data.turns] == ["1", "2"]
     assert data.conversation_id == session.conversation_id
+
+
+def test_the_agent_s_messages_of_a_turn_are_one_and_a_subagent_s_stay_out() -> None:
+    from pneuma.share.conversation import shared_messages
+
+    def said(text: str, parent: str | None = None,
+             tool: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        blocks = [{"type": "text", "text": text}] + ([tool] if tool else [])
+        return "assistant", {"type": "assistant", "parent_tool_use_id": parent,
+                             "message": {"content": blocks}}
+
+    rows = [("user_message", {"content": "make it", "timestamp": 2.5}),
+            said("Looking.", tool={"type": "tool_use", "name": "Bash",
+                                   "input": {"command": "ls -la\n  slides"}}),
+            said("inner work of a subagent", parent="tu_1"),
+            said("Done.")]
+    shared = shared_messages(rows, lambda text: text)
+    assert [(m.role, m.text, m.at) for m in shared] == [
+        ("user", "make it", 2500), ("assistant", "Looking.\n\nDone.", 2500)]
+    assert [(t.name, t.summary) for t in shared[1].tools] == [("Bash", "ls -la slides")]
