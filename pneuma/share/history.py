@@ -6,7 +6,9 @@ Rewind and Replay work on the opened workspace as on one made here."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pneuma.checkpoints import Checkpoints
 from pneuma.core.files import write_in_workspace
@@ -15,12 +17,20 @@ from pneuma.core.sandbox import Sandbox
 Files = dict[str, bytes]
 
 
+@dataclass(frozen=True)
+class RecordedTurn:
+    """One shared turn recorded in the new workspace's checkpoint store."""
+
+    ref: str
+    files_changed: dict[str, Any]  # as a served turn's ``turn_changes`` says it
+
+
 def write_turns(target: Path, mode_name: str, messages: list[str], trees: list[Files],
-                conversation_id: str | None) -> list[str]:
+                conversation_id: str | None) -> list[RecordedTurn]:
     """Write ``trees[0]`` (the files before the first turn), then each next
-    tree as turn ``messages[i]`` of the conversation; answer the turns'
-    checkpoint refs (none when the mode is not installed here: then only
-    the last tree is written)."""
+    tree as turn ``messages[i]`` of the conversation; answer the turns
+    recorded (none when the mode is not installed here: then only the last
+    tree is written)."""
     sandbox = Sandbox(target)
     watch = _watch(mode_name)
     if watch is None:
@@ -28,12 +38,13 @@ def write_turns(target: Path, mode_name: str, messages: list[str], trees: list[F
         return []
     _apply(sandbox, {}, trees[0])
     store = Checkpoints(target, *watch)
-    refs = []
+    recorded = []
     for before, after, message in zip(trees, trees[1:], messages, strict=False):
-        refs.append(store.record(message, conversation=conversation_id).ref)
+        ref = store.record(message, conversation=conversation_id).ref
         _apply(sandbox, before, after)
         store.turn_ended()
-    return refs
+        recorded.append(RecordedTurn(ref, store.changes_of(ref).to_json()))
+    return recorded
 
 
 def _apply(sandbox: Sandbox, before: Files, after: Files) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 from pneuma.server.conversation_log import ConversationLog
 from pneuma.server.conversation_rewind import RECAP_CHARS
 from pneuma.server.persistence import STATE_DIR, save_session
+from pneuma.share.history import RecordedTurn
 from pneuma.share.model import ShareData
 
 SCHEMA = """
@@ -40,12 +41,15 @@ NOTE_CODE = "shared_history"
 
 
 def import_conversation(workspace: Path, conversation_id: str, data: ShareData, *,
-                        source_name: str, backend: str, refs: list[str] | None = None) -> int:
+                        source_name: str, backend: str,
+                        recorded: list[RecordedTurn] | None = None) -> int:
     """Write ``data``'s conversation into ``workspace``'s log as the
     conversation ``conversation_id`` and make it the one `pneuma run`
-    resumes; ``refs``: the checkpoints recorded for its turns, in order
+    resumes; ``recorded``: the checkpoints recorded for its turns, in order
     (pneuma/share/history.py). Returns the last seq used."""
-    rows = history_rows(data, source_name, turn_refs(data, refs or []))
+    recorded = recorded or []
+    rows = history_rows(data, source_name, turn_refs(data, [r.ref for r in recorded]),
+                        {r.ref: (i, r) for i, r in enumerate(recorded)})
     log = ConversationLog.open(workspace / STATE_DIR)
     try:
         log.import_messages(conversation_id, rows)
@@ -85,13 +89,16 @@ def turn_refs(data: ShareData, refs: list[str]) -> dict[int, str]:
     return placed
 
 
-def history_rows(data: ShareData, source_name: str, refs: dict[int, str] | None = None
+def history_rows(data: ShareData, source_name: str, refs: dict[int, str] | None = None,
+                 turns: dict[str, tuple[int, RecordedTurn]] | None = None
                  ) -> list[tuple[int, str | None, str, str]]:
     """The log's rows (seq, message id, kind, text): a note, then each
-    message, a person's followed by its turn's checkpoint when it has one
-    (the ``turn_checkpoint`` a served turn logs: Rewind, Compare and Replay
-    find the turn's checkpoint by it)."""
-    refs = refs or {}
+    message, a person's followed by what a served turn logs for it: its
+    checkpoint (``turn_checkpoint``: Rewind, Compare and Replay find the
+    turn's checkpoint by it), the files it changed (``turn_changes``: the
+    chat's "N files changed") and, as the shared file described it, its
+    changes in the mode's terms (``turn_described``)."""
+    refs, turns = refs or {}, turns or {}
     first_at = next((m.at for m in data.conversation if m.at), None)
     note = {"type": "system_note", "code": NOTE_CODE, "seq": 1,
             "text": f"History from the shared file {source_name}: read-only. Your agent starts "
@@ -108,10 +115,7 @@ def history_rows(data: ShareData, source_name: str, refs: dict[int, str] | None 
                 body["timestamp"] = stamp
             rows.append((seq, None, "user_message", _text(body)))
             if index in refs:
-                mark = {"type": "turn_checkpoint", "ref": refs[index], "seq": seq + 1,
-                        "client_msg_id": body["client_msg_id"], "user_seq": seq,
-                        "user_timestamp": stamp}
-                rows.append((seq + 1, None, "turn_checkpoint", _text(mark)))
+                rows.extend(_turn_rows(len(rows) + 1, refs[index], body, turns, data))
         elif message.role == "assistant":
             message_id = f"shared-{index}"
             text = message.text
@@ -125,6 +129,30 @@ def history_rows(data: ShareData, source_name: str, refs: dict[int, str] | None 
             if stamp is not None:
                 body["timestamp"] = stamp
             rows.append((seq, message_id, "assistant", _text(body)))
+    return rows
+
+
+def _turn_rows(seq: int, ref: str, message: dict[str, Any],
+               turns: dict[str, tuple[int, RecordedTurn]], data: ShareData
+               ) -> list[tuple[int, str | None, str, str]]:
+    mark = {"type": "turn_checkpoint", "ref": ref, "seq": seq,
+            "client_msg_id": message["client_msg_id"], "user_seq": seq - 1,
+            "user_timestamp": message.get("timestamp")}
+    rows: list[tuple[int, str | None, str, str]] = [(seq, None, "turn_checkpoint", _text(mark))]
+    found = turns.get(ref)
+    if found is None:
+        return rows
+    position, recorded = found
+    changed = {"type": "turn_changes", "ref": ref, "changes": recorded.files_changed,
+               "seq": seq + 1}
+    rows.append((seq + 1, None, "turn_changes", _text(changed)))
+    shared = data.turns[position] if position < len(data.turns) else None
+    described = [c for c in (shared.changes if shared else [])
+                 if isinstance(c, dict) and isinstance(c.get("id"), str)]
+    if shared is not None and described:
+        told = {"type": "turn_described", "ref": ref, "source": shared.source,
+                "changes": described, "seq": seq + 2}
+        rows.append((seq + 2, None, "turn_described", _text(told)))
     return rows
 
 

@@ -72,14 +72,14 @@ def open_share_data(data: ShareData, source_name: str, target: Path, turn: int |
     _refuse_non_empty(target)
     target.mkdir(parents=True, exist_ok=True)
     conversation_id = str(uuid.uuid4()) if data.conversation else None
-    refs = write_turns(target, mode, [t.message for t in data.turns[:chosen]], trees,
-                       conversation_id)
+    recorded = write_turns(target, mode, [t.message for t in data.turns[:chosen]], trees,
+                           conversation_id)
     from pneuma.workspace.params import record_mode
 
     record_mode(target, mode, create=True)
     if conversation_id is not None:
         imported.import_conversation(target, conversation_id, data, source_name=source_name,
-                                     backend=backend, refs=refs)
+                                     backend=backend, recorded=recorded)
     return OpenedShare(workspace=target, mode=mode, title=data.title, turn=chosen,
                        turns=len(data.turns), files=len(trees[-1]),
                        messages=len(data.conversation), conversation_id=conversation_id)

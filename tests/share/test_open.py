@@ -43,7 +43,10 @@ def shared_deck() -> ShareData:
         SharedTurn("1", "make a deck", 1_700_000_001_000,
                    {"slides/01-deck.html": one, "manifest.json": manifest}),
         SharedTurn("2", "retitle and add a slide", 1_700_000_002_000,
-                   {"slides/01-deck.html": two, "manifest.json": manifest, "assets/notes.txt": note}),
+                   {"slides/01-deck.html": two, "manifest.json": manifest, "assets/notes.txt": note},
+                   [{"id": "slide:slides/01-deck.html:retitled", "where": "Slide 1",
+                     "what": "title changed", "kind": "retitled", "files": ["slides/01-deck.html"],
+                     "locate": {"file": "slides/01-deck.html"}, "revertible": True}], "mode"),
     ]
     data.conversation = [
         SharedMessage("user", "make a deck", 1_700_000_000_500),
@@ -159,6 +162,13 @@ async def test_run_shows_the_history_and_the_agent_gets_its_summary_once(tmp_pat
                       m["message"]["content"][0]["text"]) for m in history["messages"]
                      if m["type"] in ("user_message", "assistant", "system_note")]
             assert shown[0][0] == "system_note" and "deck.html" in shown[0][1]
+            # Each turn as a served turn logs it: its checkpoint, its files, its changes.
+            logged = {(m["type"], m["ref"]): m for m in history["messages"] if "ref" in m}
+            assert logged[("turn_checkpoint", "2")]["client_msg_id"] == "shared-2"
+            assert logged[("turn_changes", "2")]["changes"]["added"] == ["assets/notes.txt"]
+            assert logged[("turn_changes", "2")]["changes"]["modified"] == ["slides/01-deck.html"]
+            assert logged[("turn_described", "2")]["changes"][0]["what"] == "title changed"
+            assert ("turn_described", "1") not in logged  # the file described no change of it
             assert shown[1:] == [
                 ("user_message", "make a deck"),
                 ("assistant", "I wrote a two-slide deck.\n\n_Tools: Write: slides/01-deck.html_"),
@@ -174,6 +184,7 @@ async def test_run_shows_the_history_and_the_agent_gets_its_summary_once(tmp_pat
             assert [(t["text"], t["ref"], t["replies"]) for t in replay["turns"]] == [
                 ("make a deck", "1", ["I wrote a two-slide deck.\n\n_Tools: Write: slides/01-deck.html_"]),
                 ("retitle and add a slide", "2", ["Retitled slide 1 and added slide 3."])]
+            assert replay["turns"][1]["changes"] == [{"where": "Slide 1", "what": "title changed"}]
             # Each turn is the workspace's own checkpoint: what it left, read from the store.
             for ref, deck in (("1", DECK_1), ("2", DECK_2)):
                 async with aiohttp.ClientSession() as http, http.get(replay_url.replace(
