@@ -14,7 +14,8 @@
   ``fake_claude.log``; ``fake_claude.stdin()`` reads the log back.
 * ``open_page(server)``: a fresh browser context and page on the server's
   URL, waiting until the shell is connected. ``page.console_errors`` lists
-  console errors and uncaught exceptions.
+  console errors and uncaught exceptions. A WebGAL engine in it draws at
+  most ten frames a second (tests/browser/webgal_engine.py).
 * ``shot(page, name)``: saves a screenshot under ``$PNEUMA_SCREENSHOTS``
   (default ``<tmp>/pneuma-screenshots``) and returns its path; look at them.
 
@@ -48,6 +49,7 @@ from tests.browser.browser_helpers import (
     read_first_line,
     skip_without_a_browser,
 )
+from tests.browser.webgal_engine import cap_engine_frame_rate
 
 FAKE_CLI = REPO / "tests" / "fakes" / "fake_claude.py"
 READY_TIMEOUT = 20.0
@@ -262,6 +264,10 @@ def open_page(browser: Any) -> Iterator[Callable[..., Any]]:
             **({"locale": locale} if locale else {}),
         )
         contexts.append(context)
+        # A WebGAL game in this context draws at most ten frames a second:
+        # at 60 in software it takes a core from both test workers
+        # (tests/browser/webgal_engine.py).
+        cap_engine_frame_rate(context)
         context.on("page", _poll_without_eval)
         page = context.new_page()
         _poll_without_eval(page)

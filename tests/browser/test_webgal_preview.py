@@ -16,7 +16,10 @@ Chromium runs with --disable-gpu, so the engine's 2560×1440 WebGL stage is
 drawn in software and is slow here: the waits are generous on purpose, and
 the tests boot no more games than what they check needs (one engine page
 for playing and jumping; none for the write confirmation, the shell's): a
-game open in a page keeps a core busy.
+game open in a page keeps a core busy. Every game they open draws at most
+ten frames a second (open_page's contexts, and the one the headless
+preview's test makes: tests/browser/webgal_engine.py says why that leaves
+what they check alone).
 """
 
 from __future__ import annotations
@@ -31,6 +34,12 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.browser.webgal_engine import (
+    ENGINE_FPS,
+    cap_engine_frame_rate,
+    engine_frame_rate,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "plugins" / "webgal" / "pneuma_webgal" / "static" / "engine" / "index.html"
@@ -154,6 +163,7 @@ def test_engine_plays_the_seed_game_from_the_workspace_and_a_jump_lands_on_the_l
         pneuma_server: Any, open_page: Any, shot: Any) -> None:  # fmt: skip
     server = pneuma_server("webgal", backend="none")
     page, foreign = engine_page(server, open_page)
+    assert engine_frame_rate(page) == ENGINE_FPS  # the cap took hold
 
     # The engine's own landing screen, then the title with the game's buttons
     # (in the project's language, zh-CN by default) over the game's title.png.
@@ -422,7 +432,7 @@ def test_preview_scene_without_pneuma_run_opens_in_a_browser(browser: Any, tmp_p
         # The engine's own site and its own token: the URL cannot drive the server.
         assert result["url"] == f"{engine_url}#scene=station_en.txt&line=10"
         assert origin != server.url and server.token not in result["url"]
-        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        context = cap_engine_frame_rate(browser.new_context(viewport={"width": 1280, "height": 720}))
         foreign = watch_requests(context, server.url, origin)
         page = context.new_page()
         page.goto(result["url"])
