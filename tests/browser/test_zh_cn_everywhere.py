@@ -93,33 +93,10 @@ def test_the_chinese_page_has_no_english_ui_words(pneuma_server: Any, open_page:
     where = [text for text in texts if english_in([text], mode)]
     assert not words, f"{mode}: English words {sorted(set(words))} in the Chinese page: {where}"
     assert not [e for e in page.console_errors if "pageerror" in e], page.console_errors
-
-
-def test_manifest_texts_follow_the_page_language(pneuma_server: Any, open_page: Any) -> None:
-    # The header's mode name and the shortcut buttons with their tooltips.
-    page = open_chinese(pneuma_server, open_page, "draw")
-    expect(page.locator(".topbar .mode-name")).to_have_text("绘图")
-    tidy = page.locator(".command[data-command='tidy-up']")
-    expect(tidy).to_have_text("整理布局")
-    expect(tidy).to_have_attribute("title", "对齐网格、均匀间距，不改变图的内容")
-    expect(page).to_have_title(re.compile("绘图"))
-    page.locator(".lang-btn[data-locale='en']").click()
-    expect(page.locator(".topbar .mode-name")).to_have_text("Drawing")
-    expect(tidy).to_have_text("Tidy up")
-    expect(tidy).to_have_attribute("title", re.compile("^Snap to the grid"))
-
-
-def test_the_browser_helper_picks_a_localized_text_like_python(pneuma_server: Any, open_page: Any) -> None:
-    # pneuma/web/lib/i18n.js `localized`: exact, same language, English, first
-    # (tests/test_manifest_locales.py checks `localize` on the same cases).
-    page = open_chinese(pneuma_server, open_page, "webgal")
-    picked = page.evaluate("""async () => {
-      const { localized } = await import('/static/lib/i18n.js');
-      const text = { en: 'Slides', 'zh-CN': '幻灯片' };
-      return [localized(text), localized(text, 'zh'), localized(text, 'zh-TW'), localized(text, 'fr'),
-              localized({ de: 'Folien', ja: 'スライド' }, 'fr'), localized('Slides', 'zh-CN'), localized(null)];
-    }""")
-    assert picked == ["幻灯片", "幻灯片", "幻灯片", "Slides", "Folien", "Slides", ""]
+    if mode in SWITCHED:
+        # The same page then follows a switch of language (one server and
+        # one page per mode: each is seconds on a busy machine).
+        the_viewer_follows_a_switch_of_language(page, mode)
 
 
 # A label of each viewer, in Chinese, then English after the switch.
@@ -132,9 +109,7 @@ SWITCHED = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("mode", list(SWITCHED))
-def test_the_viewer_follows_a_switch_of_language(pneuma_server: Any, open_page: Any, mode: str) -> None:
-    page = open_chinese(pneuma_server, open_page, mode)
+def the_viewer_follows_a_switch_of_language(page: Any, mode: str) -> None:
     selector, where, chinese, english = SWITCHED[mode]
     label = page.locator(selector).first
 
@@ -153,14 +128,44 @@ def test_the_viewer_follows_a_switch_of_language(pneuma_server: Any, open_page: 
     expect_label(chinese)
 
 
-def test_excalidraw_labels_draw_chinese_glyphs(pneuma_server: Any, open_page: Any) -> None:
+def test_manifest_texts_follow_the_page_language(pneuma_server: Any, open_page: Any) -> None:
+    # The header's mode name and the shortcut buttons with their tooltips,
+    # and (on the same drawing page) Excalidraw's own labels.
+    page = open_chinese(pneuma_server, open_page, "draw")
+    expect(page.locator(".topbar .mode-name")).to_have_text("绘图")
+    tidy = page.locator(".command[data-command='tidy-up']")
+    expect(tidy).to_have_text("整理布局")
+    expect(tidy).to_have_attribute("title", "对齐网格、均匀间距，不改变图的内容")
+    expect(page).to_have_title(re.compile("绘图"))
+    excalidraw_labels_draw_chinese_glyphs(page)
+    page.locator(".lang-btn[data-locale='en']").click()
+    expect(page.locator(".topbar .mode-name")).to_have_text("Drawing")
+    expect(tidy).to_have_text("Tidy up")
+    expect(tidy).to_have_attribute("title", re.compile("^Snap to the grid"))
+
+
+def excalidraw_labels_draw_chinese_glyphs(page: Any) -> None:
     # Excalidraw's own labels follow the page (its langCode) and fall back on
     # the shell's CJK font: no empty boxes on a machine without CJK fonts.
-    page = open_chinese(pneuma_server, open_page, "draw")
     library = ".excalidraw .sidebar-trigger"
     expect(page.locator(library)).to_contain_text("素材库", timeout=10_000)
     drawn = page.evaluate(GLYPH_RENDERING, {"selectors": [library], "sample": "素材库"})[library]
     assert drawn["inked"] and drawn["differsFromTofu"] and drawn["charsDiffer"], drawn
+
+
+def test_the_browser_helper_picks_a_localized_text_like_python(pneuma_server: Any, open_page: Any) -> None:
+    # pneuma/web/lib/i18n.js `localized`: exact, same language, English, first
+    # (tests/test_manifest_locales.py checks `localize` on the same cases).
+    # The doc mode: the helper is the shell's, and a lighter viewer than a
+    # game engine drawn in software leaves the machine to the other tests.
+    page = open_chinese(pneuma_server, open_page, "doc")
+    picked = page.evaluate("""async () => {
+      const { localized } = await import('/static/lib/i18n.js');
+      const text = { en: 'Slides', 'zh-CN': '幻灯片' };
+      return [localized(text), localized(text, 'zh'), localized(text, 'zh-TW'), localized(text, 'fr'),
+              localized({ de: 'Folien', ja: 'スライド' }, 'fr'), localized('Slides', 'zh-CN'), localized(null)];
+    }""")
+    assert picked == ["幻灯片", "幻灯片", "幻灯片", "Slides", "Folien", "Slides", ""]
 
 
 # Task content (intent, plan, patch, thread details) is what people and the
