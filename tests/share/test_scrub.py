@@ -39,7 +39,10 @@ def test_a_key_or_token_of_a_known_shape_never_survives(before: str, left: str, 
                                                          right: str, after: str) -> None:
     scrubbed = Scrubber()(before + left + secret + right + after)
     assert secret not in scrubbed
-    assert secret[-12:] not in scrubbed
+    # No piece of it is left either (the text around may hold the same
+    # characters by chance: "AAAAAAAAAAAA" after a key ending so).
+    tail = secret[-12:]
+    assert scrubbed.count(tail) <= (before + after).count(tail)
 
 
 @settings(max_examples=80, deadline=None)
