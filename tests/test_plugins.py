@@ -557,4 +557,8 @@ def test_a_new_manager_never_inherits_the_modes_of_a_dropped_one(fake_site, monk
         assert get_mode("extra", wide).name == "extra"
         del wide
         gc.collect()
-    assert reused, "the interpreter never reused an id: the case this test guards did not arise"
+    if not reused:
+        # Other objects took the freed slot every time (a run where more is
+        # alive): the case this test guards did not arise, so it says so
+        # rather than pass or fail on it.
+        pytest.skip("the interpreter never reused a manager's id in this run")
