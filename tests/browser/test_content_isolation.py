@@ -18,6 +18,9 @@ from typing import Any
 import pytest
 
 HOST = "window.pneuma.ui.host"
+WEBGAL_GAME_BOOTED = ("() => { const f = document.querySelector('.wg-frame');"
+                      " const w = f && f.contentWindow; const api = w && w.pneumaWebgal;"
+                      " return !!(api && api.state.scene === 'start.txt'); }")
 
 # The script records how its write went in the document title, so the test
 # can tell "it ran and was refused" from "it never ran".
@@ -130,7 +133,12 @@ def test_every_viewer_works_under_the_shell_policy(mode: str, pneuma_server: Any
     server = pneuma_server(mode, backend="none")
     page = open_page(server, viewport={"width": 1400, "height": 860})
     page.wait_for_function(f"{HOST} && {HOST}.instance && {HOST}.module", timeout=20_000)
-    time.sleep(2.0)  # late work: fonts, images, the engine's first frame
+    # Late work, waited for rather than slept through: the game booted in
+    # the engine's frame, every font and picture fetched, the fonts in use.
+    if mode == "webgal":
+        page.wait_for_function(WEBGAL_GAME_BOOTED, timeout=90_000)
+    page.wait_for_load_state("networkidle")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
     refused = [e for e in page.console_errors
                if "Content Security Policy" in e or "unsafe-eval" in e or "sandboxed" in e]
     assert refused == []
