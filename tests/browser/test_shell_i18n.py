@@ -89,6 +89,7 @@ def test_a_chinese_browser_gets_the_shell_in_chinese_and_can_switch(
     wait_greeting(page)
     expect_chinese(page)
     shot(page, "shell-zh-CN")
+    no_english_is_left_in_the_chinese_chrome(page)
 
     page.locator(".lang-btn[data-locale='en']").click()
     expect_english(page)
@@ -104,11 +105,8 @@ def test_a_chinese_browser_gets_the_shell_in_chinese_and_can_switch(
     assert page.console_errors == []
 
 
-def test_no_english_is_left_in_the_chinese_chrome(pneuma_server, fake_claude, open_in_locale):
-    server = pneuma_server("slide", claude_bin=fake_claude.bin)
-    page = open_in_locale(server, "zh-CN")
-    wait_greeting(page)
-    expect_chinese(page)
+def no_english_is_left_in_the_chinese_chrome(page: Any) -> None:
+    # (On the page of the test above: one server and page for both.)
     # The model menu's items and the custom id field are chrome too.
     page.locator(".model-btn").click()
     expect(page.locator(".menu-pop")).to_be_visible()
@@ -116,6 +114,8 @@ def test_no_english_is_left_in_the_chinese_chrome(pneuma_server, fake_claude, op
     assert any("模型" in text for text in texts), texts  # the scan does see the header
     words = english_words(texts)
     assert not words, f"English words {words} in the Chinese page: {texts}"
+    page.keyboard.press("Escape")
+    expect(page.locator(".menu-pop")).to_have_count(0)
 
 
 def test_an_english_browser_keeps_the_english_shell(pneuma_server, fake_claude, open_in_locale):
