@@ -43,15 +43,21 @@ def turn_rewriting_every_file(root: Path) -> tuple[Checkpoints, dict[str, str]]:
 
 
 @pytest.fixture
-def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """What every os.fsync made (from any thread) synced, by path."""
+def fsyncs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """What every os.fsync made (from any thread) synced in this test's
+    folder, by path: another test's work still finishing in this process
+    (its contents synced after its turn, its rewind settled) is not this
+    rewind's."""
     made: list[str] = []
     lock = threading.Lock()
     real = os.fsync
+    mine = str(tmp_path)
 
     def counted(fd: int) -> None:
-        with lock:
-            made.append(os.readlink(f"/proc/self/fd/{fd}"))
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        if path == mine or path.startswith(mine + "/"):
+            with lock:
+                made.append(path)
         real(fd)
 
     monkeypatch.setattr(os, "fsync", counted)
