@@ -48,9 +48,11 @@ async def talk(server):
         "content": [{"type": "tool_use", "id": "t1", "name": "Write", "input": {}}]}})
     server.backend.emit({"type": "result", "data": {"subtype": "success", "is_error": False}})
     server.session.set_agent_session_id("cli-session-42")
-    # The end of the turn is recorded in a worker thread; its changes come after.
+    # The end of the turn is recorded in a worker thread; its changes come
+    # after, then the turn in the mode's terms (from a thread of its own).
     for _ in range(500):
-        if any(m["type"] == "turn_changes" for m in server.session.history):
+        kinds = {m["type"] for m in server.session.history}
+        if {"turn_changes", "turn_described"} <= kinds:
             break
         await asyncio.sleep(0.01)
     return tab
