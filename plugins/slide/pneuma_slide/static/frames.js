@@ -46,7 +46,9 @@ export class SlideFrame {
     const shown = this.shown;
     if (doc && shown && shown.width === width && shown.height === height) {
       if (shown.theme !== want.theme) doc.getElementById("pneuma-theme").textContent = want.theme;
-      if (shown.fragment !== want.fragment || shown.file !== want.file) {
+      // `edited`: the person's edit in place changed the body since it was
+      // painted, so even the fragment painted last (an undo's) is new to it.
+      if (shown.fragment !== want.fragment || shown.file !== want.file || shown.edited) {
         doc.body.innerHTML = want.fragment;
         doc.documentElement.scrollTop = 0;
         doc.body.scrollTop = 0;

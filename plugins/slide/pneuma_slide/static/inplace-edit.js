@@ -130,6 +130,10 @@ export const editingInPlace = {
       el.textContent = edit.before;
     }
     this.renderStage();
+    // The body now shows the saved text, not the fragment painted last: the
+    // next paint writes the body even if its fragment is that one (an undo
+    // whose file change came together with the save's).
+    if (answer && answer.ok !== false && this.stageFrame.shown) this.stageFrame.shown.edited = true;
   },
 
   /**
