@@ -98,3 +98,17 @@ class ToolError(Exception):
 
     def __repr__(self) -> str:
         return f"ToolError({self.code}, {self.message!r})"
+
+
+class CodedError(RuntimeError):
+    """A failure said in one line with the error code the browser gets and
+    a hint (``E_CONFLICT`` unless told otherwise): what an exporter or a
+    publisher raises (pneuma.host.exporters, pneuma.host.publishers)."""
+
+    def __init__(self, message: str, *, code: ErrorCode = "E_CONFLICT",
+                 hint: str | None = None) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.hint = hint

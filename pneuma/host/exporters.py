@@ -19,10 +19,10 @@ from typing import Any
 
 import pluggy
 
-from pneuma.core.errors import ERROR_CODES, ErrorCode
+from pneuma.core.errors import CodedError
 
 
-class ExportError(RuntimeError):
+class ExportError(CodedError):
     """The workspace cannot be exported in that format; the message says why
     in one line (it is shown as ``pneuma: error: <message>``).
 
@@ -34,13 +34,6 @@ class ExportError(RuntimeError):
     when it did not finish. ``hint`` says what to do about it.
     """
 
-    def __init__(self, message: str, *, code: ErrorCode = "E_CONFLICT",
-                 hint: str | None = None) -> None:
-        if code not in ERROR_CODES:
-            raise ValueError(f"unknown error code {code!r}")
-        super().__init__(message)
-        self.code: ErrorCode = code
-        self.hint = hint
 
 
 @dataclass(frozen=True)

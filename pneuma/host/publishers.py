@@ -22,10 +22,10 @@ from typing import Any
 
 import pluggy
 
-from pneuma.core.errors import ERROR_CODES, ErrorCode
+from pneuma.core.errors import CodedError
 
 
-class PublishError(RuntimeError):
+class PublishError(CodedError):
     """The folder cannot be published to that target; the message says why
     in one line (the remote unreachable, the push rejected, a file in the
     way). ``code`` is what the browser gets (docs/errors.md): ``E_CONFLICT``
@@ -34,13 +34,6 @@ class PublishError(RuntimeError):
     ``E_TIMEOUT`` when it did not answer in time, ``E_BAD_ARGS`` when the
     target's configuration is wrong. ``hint`` says what to do about it."""
 
-    def __init__(self, message: str, *, code: ErrorCode = "E_CONFLICT",
-                 hint: str | None = None) -> None:
-        if code not in ERROR_CODES:
-            raise ValueError(f"unknown error code {code!r}")
-        super().__init__(message)
-        self.code: ErrorCode = code
-        self.hint = hint
 
 
 @dataclass(frozen=True)
