@@ -26,6 +26,22 @@ test('htmlTextNodes lists visible text in order with offsets, skipping script, s
   assert.deepEqual(nodes[4].parents, ['html', 'body', 'p', 'b']);
 });
 
+test('htmlTextNodes reads tag soup as the tree builder does: dropped tags join text, implied closes split it', () => {
+  // The second <li> closes the first, so the last </li> closes nothing and is dropped: "0" and "0" are one node.
+  const soup = '<body><li><li>a</li>0</li>0</body>';
+  assert.deepEqual(htmlTextNodes(soup).map((n) => n.text), ['a', '00']);
+  const joined = htmlTextNodes(soup)[1];
+  assert.equal(joined.raw, '0</li>0');
+  assert.equal(replaceHtmlText(soup, 1, 'zz'), '<body><li><li>a</li>zz</body>');
+  // <div> closes the open <p>; the <b> it took along opens again around "y".
+  const reopened = htmlTextNodes('<p><b>x<div>y</div></b>z</p>');
+  assert.deepEqual(reopened.map((n) => [n.text, n.parents]), [['x', ['p', 'b']], ['y', ['div', 'b']], ['z', []]]);
+  // A stray </span> after a block, a second <body>: dropped, the text goes on.
+  assert.deepEqual(htmlTextNodes('<div>a</span>b<body>c</div>').map((n) => n.text), ['abc']);
+  // A lone </p> makes an empty <p>: the text splits there.
+  assert.deepEqual(htmlTextNodes('a</p>b').map((n) => n.text), ['a', 'b']);
+});
+
 test('replaceHtmlText changes only that text node, escaped, keeping its whitespace', () => {
   const source = '<section>\n  <h2>Old title</h2>\n  <p>Keep <em>me</em></p>\n</section>\n';
   const out = replaceHtmlText(source, 0, 'New <title> & more');

@@ -122,27 +122,238 @@ function tagEnd(source, at) {
   return source.length;
 }
 
+// What HTML's tree builder does with a tag decides where text nodes begin
+// and end: a tag it drops (an end tag with nothing open to close, a second
+// <body>) leaves the text on both sides as one DOM node, and some start tags
+// close open elements first (<li> closes an open <li>, <div> an open <p>).
+// The rules below are the specification's for those cases (its "in body"
+// insertion mode), enough for the pages people and agents write; tables,
+// forms and the adoption agency's re-parenting of misnested formatting
+// elements are approximated.
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+// Start tags that close an open <p> ("close a p element").
+const CLOSES_P = new Set(['address', 'article', 'aside', 'blockquote', 'center', 'details', 'dialog', 'dir',
+  'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'header', 'hgroup', 'main', 'menu', 'nav', 'ol',
+  'p', 'search', 'section', 'summary', 'ul', 'pre', 'listing', 'form', 'table', 'hr', 'li', 'dd', 'dt',
+  'plaintext', 'xmp', ...HEADINGS]);
+// End tags closed only when an element of that name is in scope, and dropped otherwise.
+const SCOPED_END = new Set(['address', 'article', 'aside', 'blockquote', 'button', 'center', 'details',
+  'dialog', 'dir', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'header', 'hgroup', 'listing',
+  'main', 'menu', 'nav', 'ol', 'pre', 'search', 'section', 'summary', 'ul', 'form', 'applet', 'marquee',
+  'object', 'dd', 'dt']);
+const SCOPE_LIMIT = new Set(['applet', 'caption', 'html', 'table', 'td', 'th', 'marquee', 'object', 'template']);
+const SPECIAL = new Set([...SCOPED_END, ...HEADINGS, ...SCOPE_LIMIT, 'area', 'base', 'basefont', 'bgsound',
+  'body', 'br', 'col', 'colgroup', 'embed', 'frame', 'frameset', 'head', 'hr', 'iframe', 'img', 'input',
+  'keygen', 'li', 'link', 'meta', 'noembed', 'noframes', 'noscript', 'p', 'param', 'plaintext', 'script',
+  'select', 'source', 'style', 'tbody', 'textarea', 'tfoot', 'thead', 'title', 'tr', 'track', 'wbr', 'xmp']);
+const FORMATTING = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike',
+  'strong', 'tt', 'u']);
+// Elements whose content is one text run with no tags (RCDATA: references are decoded).
+const RCDATA = new Set(['title', 'textarea']);
+
+// The open elements and the formatting elements to reopen, as the tree
+// builder keeps them: elements are `{name}` objects so that an element in
+// both lists is recognisably the same one.
+class OpenElements {
+  constructor() {
+    this.open = [];
+    this.formatting = []; // "the list of active formatting elements" (no markers)
+  }
+
+  names() {
+    return this.open.map((element) => element.name);
+  }
+
+  has(name) {
+    return this.open.some((element) => element.name === name);
+  }
+
+  current() {
+    return this.open.length ? this.open[this.open.length - 1].name : '';
+  }
+
+  // Where an element `match` accepts is in scope (the last one), or -1.
+  inScope(match, extraLimits = []) {
+    for (let at = this.open.length - 1; at >= 0; at -= 1) {
+      const name = this.open[at].name;
+      if (match(name)) return at;
+      if (SCOPE_LIMIT.has(name) || extraLimits.includes(name)) return -1;
+    }
+    return -1;
+  }
+
+  push(name) {
+    const element = { name };
+    this.open.push(element);
+    if (FORMATTING.has(name)) this.formatting.push(element);
+  }
+
+  popTo(length) {
+    this.open.length = Math.max(0, length);
+  }
+
+  // Formatting elements an implied close took off the stack open again
+  // around what comes next ("reconstruct the active formatting elements").
+  // True when it opened any: an element was inserted, so text splits.
+  reopen() {
+    let from = this.formatting.length;
+    while (from > 0 && !this.open.includes(this.formatting[from - 1])) from -= 1;
+    if (from === this.formatting.length) return false;
+    for (let at = from; at < this.formatting.length; at += 1) {
+      const clone = { name: this.formatting[at].name };
+      this.formatting[at] = clone;
+      this.open.push(clone);
+    }
+    return true;
+  }
+
+  // An end tag of a formatting element ("the adoption agency algorithm",
+  // approximated: the elements end up closed as it closes them, not
+  // re-parented as it re-parents them). False when the tag is dropped.
+  endFormatting(name) {
+    let entry = -1;
+    for (let at = this.formatting.length - 1; at >= 0; at -= 1) {
+      if (this.formatting[at].name === name) { entry = at; break; }
+    }
+    if (entry < 0) return this.endOther(name);
+    const element = this.formatting[entry];
+    const at = this.open.indexOf(element);
+    if (at < 0) {
+      this.formatting.splice(entry, 1);
+      return false;
+    }
+    if (this.inScope((n) => n === name) < 0 || this.inScope(() => false) >= 0) return false;
+    if (this.open.slice(at + 1).some((e) => e.name !== name && SCOPE_LIMIT.has(e.name))) return false;
+    this.formatting.splice(entry, 1);
+    let lastBlock = -1;
+    for (let below = at + 1; below < this.open.length; below += 1) {
+      if (SPECIAL.has(this.open[below].name)) lastBlock = below;
+    }
+    if (lastBlock < 0) {
+      this.popTo(at);
+    } else {
+      const kept = this.open.slice(at + 1, lastBlock + 1)
+        .filter((e) => SPECIAL.has(e.name) || this.formatting.includes(e));
+      this.open = [...this.open.slice(0, at), ...kept];
+    }
+    return true;
+  }
+
+  // "Any other end tag": closes the nearest open element of that name
+  // unless a special element comes first. False when the tag is dropped.
+  endOther(name) {
+    for (let at = this.open.length - 1; at >= 0; at -= 1) {
+      if (this.open[at].name === name) {
+        this.popTo(at);
+        return true;
+      }
+      if (SPECIAL.has(this.open[at].name)) return false;
+    }
+    return false;
+  }
+
+  // What a start tag closes before it opens.
+  closeForStart(name) {
+    if (CLOSES_P.has(name)) {
+      const p = this.inScope((n) => n === 'p', ['button']);
+      if (p >= 0) this.popTo(p);
+    }
+    if (name === 'li' || name === 'dd' || name === 'dt') {
+      const same = name === 'li' ? ['li'] : ['dd', 'dt'];
+      for (let at = this.open.length - 1; at >= 0; at -= 1) {
+        const open = this.open[at].name;
+        if (same.includes(open)) { this.popTo(at); break; }
+        if (SPECIAL.has(open) && !['address', 'div', 'p'].includes(open)) break;
+      }
+    }
+    if (HEADINGS.has(name) && HEADINGS.has(this.current())) this.popTo(this.open.length - 1);
+    if (name === 'a') {
+      const a = this.formatting.findLast((element) => element.name === 'a');
+      if (a) {
+        this.endFormatting('a');
+        const left = this.open.indexOf(a);
+        if (left >= 0) this.open.splice(left, 1);
+        const listed = this.formatting.indexOf(a);
+        if (listed >= 0) this.formatting.splice(listed, 1);
+      }
+    }
+  }
+
+  // What an end tag does. False when the tree builder drops it (the text
+  // around it stays one node).
+  end(name) {
+    if (name === 'body' || name === 'html') return false;
+    if (name === 'br') return true; // </br> is read as <br>
+    if (name === 'p') {
+      const p = this.inScope((n) => n === 'p', ['button']);
+      if (p >= 0) this.popTo(p);
+      return true; // a lone </p> makes an empty <p>: a new node either way
+    }
+    let at = -2;
+    if (name === 'li') at = this.inScope((n) => n === 'li', ['ol', 'ul']);
+    else if (HEADINGS.has(name)) at = this.inScope((n) => HEADINGS.has(n));
+    else if (SCOPED_END.has(name)) at = this.inScope((n) => n === name);
+    else if (FORMATTING.has(name)) return this.endFormatting(name);
+    else return this.endOther(name);
+    if (at < 0) return false;
+    this.popTo(at);
+    return true;
+  }
+}
+
+// Tags that may come before the body begins.
+const HEAD_CONTENT = new Set(['html', 'head', 'body', 'base', 'link', 'meta', 'title', 'style', 'script',
+  'noscript', 'template']);
+
+// Start tags after which the tree builder reopens formatting elements
+// (the others close a <p> and open a block, or are raw text).
+const NO_REOPEN = new Set([...CLOSES_P, 'html', 'body', 'head', 'script', 'style', 'title', 'textarea']);
+
 /**
  * The text nodes of an HTML source, in document order:
  * `[{index, start, end, raw, text, parents}]`, where `source.slice(start, end)`
- * is `raw`, `text` is it decoded, and `parents` the names of the open
- * elements around it (outermost first). Script and style content, comments,
- * doctypes and whitespace-only runs are skipped. A viewer finds the n-th
- * non-blank text node of its rendered page (same filter) at index n; comparing
- * `text` with the node's own text tells it the two agree.
+ * is `raw`, `text` is the node's text (its references decoded; a tag the
+ * parser drops inside `raw` is not part of it), and `parents` the names of
+ * the open elements around it (outermost first). Script and style content,
+ * comments, doctypes and whitespace-only runs are skipped. A viewer finds the
+ * n-th non-blank text node of its rendered page (same filter) at index n;
+ * comparing `text` with the node's own text tells it the two agree.
  */
 export function htmlTextNodes(source) {
   const nodes = [];
-  const open = [];
+  const tree = new OpenElements();
+  // The pieces of the text node being read: [start, end) runs of source.
+  let pieces = [];
+  let parents = [];
   let textStart = 0;
   let i = 0;
-  const flush = (end) => {
-    if (end > textStart) {
-      const raw = source.slice(textStart, end);
-      const text = decodeHtmlText(raw);
-      // Blank as a DOM walker sees it: a run of &nbsp; is blank too.
-      if (/\S/.test(text)) nodes.push({ index: nodes.length, start: textStart, end, raw, text, parents: [...open] });
+  // Whether the body has begun (implied by text or a tag that belongs in it,
+  // when the source has no <body>).
+  let inBody = false;
+  const keep = (end) => {
+    if (end <= textStart) return;
+    if (/\S/.test(source.slice(textStart, end))) inBody = true;
+    if (!pieces.length) {
+      tree.reopen();
+      parents = tree.names();
     }
+    pieces.push([textStart, end]);
+    textStart = end;
+  };
+  const flush = (end) => {
+    keep(end);
+    if (pieces.length) {
+      const start = pieces[0][0];
+      const last = pieces[pieces.length - 1][1];
+      const text = pieces.map(([from, to]) => decodeHtmlText(source.slice(from, to))).join('');
+      // Blank as a DOM walker sees it: a run of &nbsp; is blank too.
+      if (/\S/.test(text)) nodes.push({ index: nodes.length, start, end: last, raw: source.slice(start, last), text, parents });
+    }
+    pieces = [];
+  };
+  const skipTo = (after) => {
+    textStart = after;
+    i = after;
   };
   while (i < source.length) {
     const lt = source.indexOf('<', i);
@@ -158,30 +369,36 @@ export function htmlTextNodes(source) {
       after = tagEnd(source, lt);
       const name = /^<([A-Za-z][^\s/>]*)/.exec(source.slice(lt, after))[1].toLowerCase();
       const selfClosing = source[after - 2] === '/';
-      if (RAW_TEXT.has(name)) {
-        flush(lt);
+      if ((name === 'html' || name === 'body' || name === 'head') && (tree.has(name) || inBody)) {
+        keep(lt); // a second <html> or <body> only adds attributes; a late <head> is dropped
+        skipTo(after);
+        continue;
+      }
+      if (!HEAD_CONTENT.has(name)) inBody = true;
+      flush(lt);
+      tree.closeForStart(name);
+      if (!NO_REOPEN.has(name)) tree.reopen();
+      if (RAW_TEXT.has(name) || RCDATA.has(name)) {
         const closing = new RegExp(`</${name}[\\s/>]`, 'i');
         const found = closing.exec(source.slice(after));
-        after = found ? tagEnd(source, after + found.index) : source.length;
-        textStart = after;
-        i = after;
+        const contentEnd = found ? after + found.index : source.length;
+        const raw = source.slice(after, contentEnd);
+        const text = decodeHtmlText(raw);
+        if (RCDATA.has(name) && /\S/.test(text)) {
+          nodes.push({ index: nodes.length, start: after, end: contentEnd, raw, text, parents: [...tree.names(), name] });
+        }
+        skipTo(found ? tagEnd(source, contentEnd) : source.length);
         continue;
       }
-      if (!VOID.has(name) && !selfClosing) {
-        flush(lt);
-        open.push(name);
-        textStart = after;
-        i = after;
-        continue;
-      }
+      if (!VOID.has(name) && !selfClosing) tree.push(name);
+      skipTo(after);
+      continue;
     } else if (next === '/' && /[A-Za-z]/.test(source[lt + 2] || '')) {
       after = tagEnd(source, lt);
       const name = /^<\/([A-Za-z][^\s/>]*)/.exec(source.slice(lt, after))[1].toLowerCase();
-      flush(lt);
-      const at = open.lastIndexOf(name);
-      if (at >= 0) open.length = at;
-      textStart = after;
-      i = after;
+      keep(lt); // the text before the tag is in place before the tag is read
+      if (tree.end(name)) flush(lt); // else dropped: the text goes on after it
+      skipTo(after);
       continue;
     }
     if (after < 0) {
@@ -189,8 +406,7 @@ export function htmlTextNodes(source) {
       continue;
     }
     flush(lt);
-    textStart = after;
-    i = after;
+    skipTo(after);
   }
   flush(source.length);
   return nodes;
