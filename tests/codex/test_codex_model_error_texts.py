@@ -98,3 +98,21 @@ def test_a_429_codex_stopped_retrying_is_its_status_not_codexs_summary() -> None
                                        {"responseTooManyFailedAttempts": {"httpStatusCode": 429}}),
                                 None)
     assert final == f"The model API answered HTTP 429 Too Many Requests ({URL}). Codex ended the turn."
+
+
+def test_a_400_whose_log_line_comes_after_the_notification_still_has_its_status() -> None:
+    """On a busy machine Codex's stderr is read after the error notification
+    on stdout: the backend waits a little for the answer's log line."""
+    body = '{"error": {"message": "bad input", "type": "invalid_request_error", "code": null}}'
+    answer_400 = strip_ansi(ANSWER_500).replace("status=500 Internal Server Error", "status=400 Bad Request")
+
+    async def late_line() -> str:
+        trouble = ModelTrouble()
+        error = notice(body, "badRequest")
+        assert trouble.cause(error).status is None  # what the notification alone says
+        asyncio.get_running_loop().call_later(0.05, trouble.note_stderr, answer_400)
+        await trouble.answer_logged(wait=2)
+        return trouble.final_error(error, None)
+
+    assert asyncio.run(late_line()) == (f"The model API answered HTTP 400 Bad Request: bad input ({URL}). "
+                                        "Codex ended the turn.")

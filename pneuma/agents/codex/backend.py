@@ -448,7 +448,7 @@ class CodexBackend:
         elif method == "error" and params.get("willRetry"):
             return self._announce_retry(params.get("error") or {})
         elif method == "error":
-            self._report_error(params.get("error") or {})
+            return self._report_error(params.get("error") or {})
         elif method == "serverRequest/resolved":
             for request_id, (pending, _item) in list(self._approvals.items()):
                 if pending == params.get("requestId"):
@@ -469,9 +469,14 @@ class CodexBackend:
             self._told_unreachable = True
             log.warning("%s; it keeps trying, and the page shows each try.", cause.said(endpoint))
 
-    def _report_error(self, error: dict[str, Any]) -> None:
+    async def _report_error(self, error: dict[str, Any]) -> None:
         info = error.get("codexErrorInfo")
         cause = self._trouble.cause(error)
+        if cause.status is None and not cause.unreachable and info != "unauthorized":
+            # The messages after this one wait (the peer awaits us), so the
+            # turn's result still comes after its error.
+            await self._trouble.answer_logged()
+            cause = self._trouble.cause(error)
         if info == "unauthorized" or cause.status in (401, 403):
             # As the Claude Code backend does: say what to do, not only what failed.
             message = str(error.get("message") or "Codex reported an error")

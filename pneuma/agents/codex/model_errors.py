@@ -111,11 +111,13 @@ class ModelTrouble:
     def __init__(self) -> None:
         self._delays: deque[float] = deque()
         self._delay_seen = asyncio.Event()
+        self._answer_seen = asyncio.Event()
         self.last_answer: HttpAnswer | None = None
 
     def new_turn(self) -> None:
         self._delays.clear()
         self._delay_seen.clear()
+        self._answer_seen.clear()
         self.last_answer = None
 
     def note_stderr(self, line: str) -> bool:
@@ -123,6 +125,7 @@ class ModelTrouble:
         ours (an HTTP answer, whose headers stay out of the page)."""
         if (match := _ANSWER.search(line)):
             self.last_answer = HttpAnswer(int(match.group(2)), match.group(3).strip(), match.group(1))
+            self._answer_seen.set()
             return True
         match = _RETRY_IN.search(line) or _RETRY_DELAY.search(line)
         if match:
@@ -140,6 +143,16 @@ class ModelTrouble:
             except TimeoutError:
                 return None
         return self._delays.popleft() if self._delays else None
+
+    async def answer_logged(self, wait: float = DELAY_WAIT) -> None:
+        """Wait (a little) for the log line of the answer that failed: it is
+        written before the notification, but on a busy machine its pipe can
+        be read after it, and without it a 400's status is not known."""
+        if self.last_answer is None:
+            try:
+                await asyncio.wait_for(self._answer_seen.wait(), wait)
+            except TimeoutError:
+                pass
 
     def cause(self, error: dict[str, Any]) -> Cause:
         info = error.get("codexErrorInfo")
