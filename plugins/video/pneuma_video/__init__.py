@@ -1,0 +1,10 @@
+"""The video mode for Pneuma: a composition (``video.json``) of HTML/CSS/JS
+scenes on one timeline whose time the host drives, played in the page,
+captured frame by frame and exported through ffmpeg."""
+
+from __future__ import annotations
+
+from pneuma.api import ModePlugin
+
+plugin = ModePlugin(__name__)
+register_modes = plugin.register_modes
