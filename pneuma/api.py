@@ -145,6 +145,12 @@ _EXPORTS: dict[str, str] = {
     "LLMSettings": "pneuma.llm.settings:LLMSettings",
     "GatewayError": "pneuma.llm.gateway:GatewayError",
     "ToolCallResult": "pneuma.llm.gateway:ToolCallResult",
+    # the gateway's image side: an OpenAI-compatible images endpoint (since 1.8.0)
+    "ImageGateway": "pneuma.llm.images:ImageGateway",
+    "ImageSettings": "pneuma.llm.image_settings:ImageSettings",
+    "GeneratedImage": "pneuma.llm.images:GeneratedImage",
+    "load_image_settings": "pneuma.llm.image_settings:load_image_settings",
+    "image_format": "pneuma.llm.images:image_format",
     # the host's one file watcher, for a mode's own command outside `pneuma run`
     "watch_workspace": "pneuma.server.watcher:watch_workspace",
     "FileFilter": "pneuma.core.file_filter:FileFilter",
@@ -238,6 +244,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     )
     from pneuma.host.turn_checks import CheckPage, CheckRequest, Problem, TurnCheck
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
+    from pneuma.llm.image_settings import ImageSettings, load_image_settings
+    from pneuma.llm.images import GeneratedImage, ImageGateway, image_format
     from pneuma.llm.settings import LLMSettings
     from pneuma.server.config import ServerConfig
     from pneuma.server.content_site import ContentSite
