@@ -96,8 +96,11 @@ def seed_files(mode: LoadedMode) -> list[tuple[Path, str]]:
     return pairs
 
 
-def seed_workspace(mode: LoadedMode, workspace: Path) -> InitResult:
-    """Copy the mode's seed files into an empty workspace; never overwrite."""
+def seed_workspace(mode: LoadedMode, workspace: Path,
+                   params: Mapping[str, Any] | None = None) -> InitResult:
+    """Copy the mode's seed files into an empty workspace; never overwrite.
+    Text seeds get the init params filled in as the skill's files do
+    (docs/modes.md, "Params"): a print document starts on the paper asked for."""
     result = InitResult()
     workspace.mkdir(parents=True, exist_ok=True)
     if has_content(mode, workspace):
@@ -105,17 +108,24 @@ def seed_workspace(mode: LoadedMode, workspace: Path) -> InitResult:
     # Half a seed would be "content": the rest would never be copied.
     with interrupts_deferred():
         for source, target_rel in seed_files(mode):
-            _copy_new(source, workspace, target_rel, result)
+            _copy_new(source, workspace, target_rel, result, params or {})
     return result
 
 
-def _copy_new(source: Path, workspace: Path, target_rel: str, result: InitResult) -> None:
+def _copy_new(source: Path, workspace: Path, target_rel: str, result: InitResult,
+              params: Mapping[str, Any]) -> None:
     target = workspace / target_rel
     if os.path.lexists(target):  # a link, even a dangling one, is never written through
         result.skipped.append(target_rel)
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
+    from pneuma.workspace.skill import TEMPLATED_SUFFIXES, _render_skill_file
+
+    if params and source.suffix.lower() in TEMPLATED_SUFFIXES:
+        # the skill's own rule: a file that is not UTF-8 text is copied as it is
+        target.write_bytes(_render_skill_file(source, params))
+    else:
+        shutil.copyfile(source, target)
     result.seeded.append(Path(target_rel).as_posix())
 
 
@@ -289,6 +299,6 @@ def init_workspace(
     # Params first: a bad or missing one must fail before anything is copied.
     params = resolve_params(mode, workspace, provided, prompt=prompt)
     record_mode(workspace, mode.name, create=record)
-    result = seed_workspace(mode, workspace) if with_seeds else InitResult()
+    result = seed_workspace(mode, workspace, params) if with_seeds else InitResult()
     result.params = params
     return result
