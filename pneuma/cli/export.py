@@ -56,8 +56,11 @@ def _format_lines(exporter: Exporter) -> list[str]:
 @click.option("--list", "list_formats", is_flag=True,
               help="List the formats the mode offers and exit.")
 @click.option("--json", "as_json", is_flag=True, help="With --list: the formats as JSON.")
+@click.option("--param", "extra", multiple=True, metavar="NAME=VALUE",
+              help="An option of the format, over the workspace's params (the video mode's "
+                   "png: --param time=2.5).")
 def export_command(mode_name: str | None, workspace: Path, fmt: str | None, output: Path | None,
-                   list_formats: bool, as_json: bool) -> None:
+                   list_formats: bool, as_json: bool, extra: tuple[str, ...]) -> None:
     """Export the workspace in a format its mode offers (PDF, HTML, PNG, PPTX, …)."""
     from pneuma.host.plugins import get_plugin_manager
 
@@ -91,7 +94,8 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
     except ExportError as exc:
         _fail(str(exc), 2)
     try:
-        result = exporter.run(workspace, fmt, output, _stored_params(workspace, mode_name))
+        params = {**_stored_params(workspace, mode_name), **_given_params(extra)}
+        result = exporter.run(workspace, fmt, output, params, progress=_Progress())
     except ExportError as exc:
         parked = [] if asked or exc.code != "E_CONFLICT" else _parked_modes(workspace, exporters)
         if parked:
@@ -118,6 +122,30 @@ def export_command(mode_name: str | None, workspace: Path, fmt: str | None, outp
     click.echo(f"[pneuma] exported {what} to {where}", err=True)
     for path in result.files:
         click.echo(str(path))
+
+
+class _Progress:
+    """A long export's progress on standard error, "[pneuma] frame 120/240":
+    about ten lines for the whole export, and the last one."""
+
+    def __init__(self) -> None:
+        self.shown = -1
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        step = done * 10 // total if total > 0 else 0
+        if step != self.shown or done == total:
+            self.shown = step
+            click.echo(f"[pneuma] {what or f'{done}/{total}'}", err=True)
+
+
+def _given_params(extra: tuple[str, ...]) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for item in extra:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            _fail(f"--param takes NAME=VALUE, not {item!r}", 2)
+        params[name.strip()] = value
+    return params
 
 
 def _refuse_unknown_mode(mode_name: str) -> None:

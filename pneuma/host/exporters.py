@@ -55,16 +55,32 @@ class ExportFormat:
         return self.suffix == ""
 
 
+ExportProgress = Callable[[int, int, str], None]
+"""``progress(done, total, what)``: how far a long export is ("frame 120/240")."""
+
+
 @dataclass(frozen=True)
 class ExportRequest:
     """What to export: the workspace (absolute), the format's name, where to
     write (a file, or a directory when the format's suffix is ``""``; its
-    parent exists) and the mode's init params stored for the workspace."""
+    parent exists) and the mode's init params stored for the workspace.
+
+    ``progress`` (since API 1.8.0), when the caller gives one, is told how
+    far an export that takes seconds is: ``pneuma export`` prints it, the
+    Export menu shows it. It may raise ``ExportError`` to stop the export
+    (the person closed the page): the exporter lets it through, after
+    removing what it had half written."""
 
     workspace: Path
     format: str
     output: Path
     params: Mapping[str, Any] = field(default_factory=dict)
+    progress: ExportProgress | None = field(default=None, compare=False)
+
+    def report(self, done: int, total: int, what: str = "") -> None:
+        """Tell the caller how far the export is (nothing when it did not ask)."""
+        if self.progress is not None:
+            self.progress(done, total, what)
 
 
 @dataclass
@@ -114,7 +130,8 @@ class Exporter:
         return workspace / "exports" / (f"{slug}-{fmt.name}" if fmt.is_directory else slug + fmt.suffix)
 
     def run(self, workspace: Path, format_name: str, output: Path | None = None,
-            params: Mapping[str, Any] | None = None) -> ExportResult:
+            params: Mapping[str, Any] | None = None,
+            progress: ExportProgress | None = None) -> ExportResult:
         """Check the format, resolve the output, export; ``ExportError`` when it cannot."""
         fmt = self.format(format_name)
         workspace = Path(workspace).resolve()
@@ -127,7 +144,7 @@ class Exporter:
             if target.is_dir():
                 raise ExportError(f"{target} is a directory; give a file name ending in {fmt.suffix}")
             target.parent.mkdir(parents=True, exist_ok=True)
-        return self.export(ExportRequest(workspace, fmt.name, target, dict(params or {})))
+        return self.export(ExportRequest(workspace, fmt.name, target, dict(params or {}), progress))
 
 
 def all_exporters(pm: pluggy.PluginManager) -> dict[str, Exporter]:

@@ -6,5 +6,6 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__)
+plugin = ModePlugin(__name__, exporter=".export:EXPORTER")
 register_modes = plugin.register_modes
+register_exporters = plugin.register_exporters
