@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__)
+plugin = ModePlugin(__name__, routes=".routes:illustrate_routes")
 register_modes = plugin.register_modes
+register_routes = plugin.register_routes
 register_exporters = plugin.register_exporters
 register_turn_checks = plugin.register_turn_checks
 register_change_describers = plugin.register_change_describers
