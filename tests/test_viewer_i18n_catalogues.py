@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
-MODES = ("coauthor", "diagram", "doc", "draw", "slide", "webcraft", "webgal")
+MODES = ("coauthor", "diagram", "doc", "draw", "illustrate", "slide", "webcraft", "webgal")
 # The code that may name a catalogue key: the viewer and the modules it is
 # split into (every .js beside it but its catalogue), slide-doc.js included
 # (its manifest errors carry an errorKey).
@@ -39,6 +39,7 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
     "diagram": ("pins.js", "label-edit.js"),
     "webgal": ("pins.js",),
     "webcraft": ("annotate.js", "edit-in-place.js"),
+    "illustrate": ("board.js", "choices.js", "pins.js", "report.js"),
 }
 LOCALES = ("en", "zh-CN")
 

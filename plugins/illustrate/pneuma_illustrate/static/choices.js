@@ -1,0 +1,101 @@
+// The person's marks (pick, reject, star, comment) written to choices.json,
+// and which of them the agent has not been told of yet.
+//
+// Writes go through ctx.editFile (POST /api/edits, base-SHA checked): a
+// write over a choices.json that changed meanwhile is a conflict the shell
+// shows, never a silent loss, and the agent's next message names the file
+// as hand-edited (docs/viewer-contract.md, "Edit in place"). Marks are
+// written one at a time, each over the text the previous one left, so quick
+// clicks do not conflict with each other. A choices.json that does not
+// exist yet is created with ctx.writeFile.
+
+import { CHOICES_FILE, markChanges, normalizeMark, readChoices, writeChoices } from "./board.js";
+
+const SEEN_KEY = "pneuma-illustrate-seen:"; // + the page's path: one baseline per session tab
+
+export class ChoicesWriter {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.queue = Promise.resolve();
+    this.text = readChoices(ctx.files).text; // the file's text as last known (disk or our write)
+    this.overrides = {}; // marks made here, shown at once, until the file says the same
+  }
+
+  /** The file changed on disk (its text as the snapshot has it). */
+  fileChanged(files) {
+    this.text = readChoices(files).text;
+  }
+
+  /** The marks to show: the file's, with what is being written over them. */
+  marks(files) {
+    return { ...readChoices(files).choices, ...this.overrides };
+  }
+
+  /** Set one image's mark (fields of {status, starred, comment}); resolves
+   * to {ok, message?}. */
+  set(id, fields, files) {
+    const mark = { ...normalizeMark(this.marks(files)[id]), ...fields };
+    this.overrides[id] = mark;
+    const run = () => this.write(id, mark);
+    const done = this.queue.then(run, run);
+    this.queue = done.catch(() => {});
+    return done;
+  }
+
+  async write(id, mark) {
+    const base = this.text;
+    const next = writeChoices(base, { [id]: mark });
+    let answer;
+    if (base === null) {
+      answer = await this.ctx.writeFile(CHOICES_FILE, next).then(() => ({ ok: true, written: next }),
+        (error) => ({ ok: false, message: error.message, code: error.code }));
+    } else {
+      answer = await this.ctx.editFile(CHOICES_FILE, next, { base });
+    }
+    if (answer && answer.ok) {
+      this.text = answer.written ?? next;
+    } else if (answer && typeof answer.current === "string") {
+      this.text = answer.current; // the person kept the file's version: show it
+    }
+    if (this.overrides[id] === mark) delete this.overrides[id];
+    return { ok: Boolean(answer && answer.ok), message: answer?.message || "" };
+  }
+
+  /** Resolves when every mark made so far is written. */
+  settled() {
+    return this.queue;
+  }
+}
+
+/** The marks the agent was last told of (or saw on disk when the page
+ * opened), kept per tab across a reload so a reload does not tell again. */
+export class SeenMarks {
+  constructor(files, storageKey) {
+    this.key = SEEN_KEY + storageKey;
+    this.seen = this.load() ?? readChoices(files).choices;
+  }
+
+  load() {
+    try {
+      const raw = sessionStorage.getItem(this.key);
+      return raw ? JSON.parse(raw) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** What changed since the agent last saw the marks. */
+  pending(current) {
+    return markChanges(this.seen, current);
+  }
+
+  /** The agent has been told of `current`. */
+  delivered(current) {
+    this.seen = JSON.parse(JSON.stringify(current));
+    try {
+      sessionStorage.setItem(this.key, JSON.stringify(this.seen));
+    } catch {
+      // storage full or refused: the baseline lives in memory for this page
+    }
+  }
+}
