@@ -49,7 +49,12 @@ MAX_FILE_BYTES = 1024 * 1024
 
 class PrintFileError(ValueError):
     """``print.json`` is missing or does not say a document; the message
-    says what is wrong in one line, naming the field."""
+    says what is wrong in one line, naming the field; ``line`` is where
+    in the file when the JSON itself is broken."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ def parse_document(data: bytes | str) -> PrintDocument:
         raise PrintFileError(f"{PRINT_JSON} is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise PrintFileError(f"{PRINT_JSON} is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                             f"column {exc.colno}") from None
+                             f"column {exc.colno}", line=exc.lineno) from None
     if not isinstance(raw, dict):
         raise PrintFileError(f"{PRINT_JSON} must hold a JSON object")
     paper, width, height = _paper(raw.get("paper", DEFAULT_PAPER))
