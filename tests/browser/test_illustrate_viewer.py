@@ -1,0 +1,213 @@
+"""The illustrate mode's viewer (plugins/illustrate/pneuma_illustrate/static/)
+in the real shell and Debian's Chromium, on the seeded board (a lighthouse
+row of three variants, a fox row of two).
+
+One `pneuma run --mode illustrate --backend none` and one page serve the
+module. What the person sees is read from the DOM, viewer actions are asked
+over HTTP as the agent asks them, the marks are read back from choices.json
+on disk, and the text the next message carries is the shell's own
+`host.context()` (what it sends as `viewer_context`). That a pick reaches
+the real agent's request is tests/browser/test_illustrate_agent_turn.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import struct
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import api_call, viewer_answer
+from tests.browser.module_run import module_page, module_run, pins_loaded, stored_pins
+
+HOST = "window.pneuma.ui.host"
+SEED_IMAGE = Path(__file__).resolve().parents[2] / "plugins/illustrate/pneuma_illustrate/seeds/images/fox-1.png"
+
+
+@pytest.fixture(scope="module")
+def board(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
+    with module_run(tmp_path_factory.mktemp("illustrate"), "illustrate") as server:
+        with module_page(browser, server.url) as page:
+            page.wait_for_selector(".il-card", timeout=15_000)
+            page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.showPins")
+            pins_loaded(page)
+            yield server, page
+
+
+def no_status_route(server: Any, errors: list[str]) -> bool:
+    """The only error is the 404 of the provider's status route, which the
+    host does not serve yet (the viewer then says nothing about the provider)."""
+    return api_call(server, "GET", "/api/illustrate/status")[0] == 404 and errors == [
+        "Failed to load resource: the server responded with a status of 404 (Not Found)"]
+
+
+def card(page: Any, image: str) -> Any:
+    return page.locator(f".il-card[data-image-id='{image}']")
+
+
+def choices_on_disk(workspace: Path, expected: dict[str, Any], timeout: float = 10) -> dict[str, Any]:
+    """choices.json once it holds `expected` (or after `timeout`)."""
+    path = workspace / "choices.json"
+    deadline = time.monotonic() + timeout
+    while True:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data == expected or time.monotonic() > deadline:
+            return dict(data)
+        time.sleep(0.05)
+
+
+def test_rows_of_variants_and_an_image_s_record(board: tuple[Any, Any]) -> None:
+    server, page = board
+    rows = page.eval_on_selector_all(
+        ".il-row", "rs => rs.map(r => [r.dataset.rowId, [...r.querySelectorAll('.il-card')].map(c => c.dataset.imageId)])")
+    assert rows == [["lighthouse", ["lighthouse-1", "lighthouse-2", "lighthouse-3"]], ["fox", ["fox-1", "fox-2"]]]
+    expect(page.locator(".il-row[data-row-id=lighthouse] .il-row-prompt")).to_contain_text("rocky coast at dusk")
+    # the variants of a row sit side by side, each a drawn picture
+    tops = [card(page, f"lighthouse-{n}").bounding_box()["y"] for n in (1, 2, 3)]
+    assert max(tops) - min(tops) < 2
+    assert page.eval_on_selector(".il-card[data-image-id='fox-2'] img", "i => i.complete && i.naturalWidth") == 320
+    # a click opens the large view with the record and the chain it was made from
+    card(page, "lighthouse-3").locator(".il-thumb").click()
+    detail = page.locator(".il-detail[data-image-id='lighthouse-3']")
+    expect(detail.locator(".il-record")).to_contain_text("1203")  # its seed
+    expect(detail.locator(".il-record")).to_contain_text("night")  # its own prompt, not the row's
+    expect(detail.locator(".il-parent")).to_have_text(["lighthouse-2"])
+    detail.locator(".il-parent").click()
+    expect(page.locator(".il-detail[data-image-id='lighthouse-2']")).to_be_visible()
+    # the click is the selection the next message carries
+    context = page.evaluate(f"() => {HOST}.context()")
+    assert 'image="lighthouse-2" row="lighthouse" file="images/lighthouse-2.png"' in context, context
+    view = viewer_answer(server, "describe-view")["data"]
+    assert [r["id"] for r in view["rows"]] == ["lighthouse", "fox"]
+    assert (view["open"], view["selected"], view["problems"]) == ("lighthouse-2", "lighthouse-2", [])
+    assert page.console_errors == [] or no_status_route(server, page.console_errors)
+
+
+def test_marks_go_to_choices_json_and_to_the_next_message(board: tuple[Any, Any]) -> None:
+    server, page = board
+    page.evaluate(f"() => {HOST}.context()")  # what was pending before is told
+    card(page, "lighthouse-1").locator(".il-pick").click()
+    card(page, "lighthouse-1").locator(".il-star").click()
+    card(page, "fox-2").locator(".il-reject").click()
+    card(page, "fox-1").locator(".il-thumb").click()
+    box = page.locator(".il-detail[data-image-id='fox-1'] .il-comment-input")
+    box.fill("Warmer light, and make the book red")
+    page.locator(".il-detail .il-save-comment").click()
+    expected: dict[str, dict[str, Any]] = {
+        "lighthouse-1": {"status": "picked", "starred": True, "comment": ""},
+        "fox-2": {"status": "rejected", "starred": False, "comment": ""},
+        "fox-1": {"status": None, "starred": False, "comment": "Warmer light, and make the book red"},
+    }
+    assert choices_on_disk(server.workspace, expected) == expected
+    expect(card(page, "lighthouse-1")).to_have_attribute("data-status", "picked")
+    expect(card(page, "lighthouse-1")).to_have_attribute("data-starred", "true")
+    expect(card(page, "fox-1").locator(".il-comment")).to_have_text("Warmer light, and make the book red")
+    expect(page.locator(".il-pending")).to_have_attribute("data-pending", "4")
+    # the next message names each mark once; the one after names none again
+    context = page.evaluate(f"() => {HOST}.context()")
+    for line in ("- picked lighthouse-1", "- starred lighthouse-1", "- rejected fox-2",
+                 '- comment on fox-1: "Warmer light, and make the book red"'):
+        assert line in context, context
+    assert "since your last turn" not in page.evaluate(f"() => {HOST}.context()")
+    expect(page.locator(".il-pending")).to_have_count(0)
+    choices = viewer_answer(server, "get-choices")["data"]["choices"]
+    assert choices["fox-2"]["status"] == "rejected" and choices["fox-2"]["row"] == "fox"
+    assert choices["lighthouse-1"]["prompt"].startswith("A lighthouse")
+
+    # the agent rewrites board.json (rows swapped, a title changed): the marks stay
+    board_file = server.workspace / "board.json"
+    data = json.loads(board_file.read_text(encoding="utf-8"))
+    data["rows"].reverse()
+    data["rows"][0]["title"] = "Fox, reading"
+    board_file.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    expect(page.locator(".il-row").first).to_have_attribute("data-row-id", "fox")
+    expect(card(page, "fox-2")).to_have_attribute("data-status", "rejected")
+    expect(card(page, "lighthouse-1")).to_have_attribute("data-status", "picked")
+    view = viewer_answer(server, "describe-view")["data"]
+    assert (view["picked"], view["rejected"], view["starred"]) == (["lighthouse-1"], ["fox-2"], ["lighthouse-1"])
+
+    # a pick undone is written as such, the other marks kept
+    card(page, "lighthouse-1").locator(".il-pick").click()
+    expected["lighthouse-1"]["status"] = None
+    assert choices_on_disk(server.workspace, expected) == expected
+    assert "- no longer picked lighthouse-1" in page.evaluate(f"() => {HOST}.context()")
+
+
+def test_navigate_to_an_image_the_tool_is_still_writing(board: tuple[Any, Any]) -> None:
+    server, page = board
+    ws = server.workspace
+    assert viewer_answer(server, "navigate-to", {"image": "nowhere-1"})["success"] is False
+    # the tool's files land a moment after the agent asks to see them
+    record = {"id": "fox-3", "prompt": "A fox reading at night", "model": "m", "provider": "p",
+              "size": "320x320", "seed": 5, "parent": "fox-1", "row": "fox",
+              "created": "2026-01-05T11:00:00Z", "revised_prompt": None}
+    (ws / "images" / "fox-3.json").write_text(json.dumps(record), encoding="utf-8")
+    shutil.copy(SEED_IMAGE, ws / "images" / "fox-3.png")
+    data = json.loads((ws / "board.json").read_text(encoding="utf-8"))
+    next(r for r in data["rows"] if r["id"] == "fox")["images"].append("fox-3")
+    (ws / "board.json").write_text(json.dumps(data), encoding="utf-8")
+    answer = viewer_answer(server, "navigate-to", {"image": "fox-3"})
+    assert answer["success"] and answer["data"] == {"image": "fox-3", "row": "fox"}, answer
+    detail = page.locator(".il-detail[data-image-id='fox-3']")
+    expect(detail.locator(".il-parent")).to_have_text(["fox-1"])
+    expect(card(page, "fox-3")).to_be_in_viewport()
+    answer = viewer_answer(server, "navigate-to", {"row": "lighthouse"})
+    assert answer["data"]["images"] == ["lighthouse-1", "lighthouse-2", "lighthouse-3"]
+    # an image no row lists is still shown, under its own heading
+    shutil.copy(SEED_IMAGE, ws / "images" / "stray.png")
+    expect(page.locator(".il-row[data-row-id=''] .il-card[data-image-id='stray']")).to_be_visible()
+    view = viewer_answer(server, "describe-view")["data"]
+    assert view["rows"][-1]["onBoard"] is False
+
+
+def png_size(data_url: str) -> tuple[int, int]:
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    width, height = struct.unpack(">II", raw[16:24])
+    return width, height
+
+
+def test_a_pin_on_an_image_and_a_read_only_snapshot(board: tuple[Any, Any]) -> None:
+    server, page = board
+    page.locator(".annotate-toggle").click()
+    card(page, "lighthouse-2").locator(".il-thumb").click()
+    comment = page.locator(".pin-box textarea")
+    comment.fill("Too dark")
+    comment.press("Enter")
+    stored = stored_pins(server, 1)
+    assert stored[0]["selection"]["id"] == "lighthouse-2" and stored[0]["comment"] == "Too dark"
+    expect(card(page, "lighthouse-2").locator(".il-pin")).to_have_text("1")
+    image = page.evaluate(f"(s) => {HOST}.instance.capturePin({{id: 'x', number: 1, selection: s}})",
+                          stored[0]["selection"])
+    assert png_size(image) == (320, 320)
+    page.locator(".pin-remove").click()
+    page.locator(".annotate-toggle").click()
+    expect(page.locator(".il-pin")).to_have_count(0)
+
+    # Compare and the timeline mount the viewer again over a checkpoint's files, read-only
+    marks = page.evaluate(f"""async () => {{
+        const module = {HOST}.module;
+        const el = document.createElement('div');
+        document.body.append(el);
+        const files = {HOST}.files.map((f) => f.path === 'choices.json'
+            ? {{...f, content: JSON.stringify({{'fox-1': {{status: 'picked', starred: true, comment: 'old'}}}})}} : f);
+        const ctx = {{readOnly: true, snapshot: {{ref: 1, side: 'before'}}, files, locale: 'en',
+            contentUrl: (p) => '/content/' + p, baseUrl: '/content/', setSelection() {{}}, onLocaleChange: () => () => {{}} }};
+        const viewer = await module.mount(el, ctx);
+        const out = {{buttons: el.querySelectorAll('.il-marks button, .il-ask button').length,
+            picked: [...el.querySelectorAll('.il-card[data-status=picked]')].map((c) => c.dataset.imageId),
+            comment: el.querySelector('.il-card[data-image-id=fox-1] .il-comment').textContent}};
+        viewer.destroy();
+        el.remove();
+        return out;
+    }}""")
+    assert marks == {"buttons": 0, "picked": ["fox-1"], "comment": "old"}
+    # the live mount still writes: its marks were not taken over by the snapshot
+    expect(card(page, "lighthouse-2").locator(".il-pick")).to_be_visible()
