@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from pneuma_illustrate.export import EXPORTER
 from pypdf import PdfReader
 
 from pneuma.api import ExportError
 from pneuma.testing import make_workspace
-from pneuma_illustrate.export import EXPORTER
 
 
 @pytest.fixture
