@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, exporter=".export:EXPORTER")
+plugin = ModePlugin(__name__, exporter=".export:EXPORTER", routes=".routes:video_routes")
 register_modes = plugin.register_modes
+register_routes = plugin.register_routes
 register_exporters = plugin.register_exporters

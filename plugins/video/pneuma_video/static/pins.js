@@ -1,0 +1,90 @@
+// Review pins at a time (the "annotate" capability) and edit in place of a
+// scene's text (the "edit" capability), for the player (viewer.js).
+// A pin is the person's pick at a frame: a tick on the timeline at its
+// time, and a numbered marker on the stage while its scene is on screen.
+// An edit made on the paused stage is written to the scene's file through
+// ctx.editFile, changing only that text node (source-edit.js).
+
+import { h } from "/static/lib/viewer-helpers.js";
+import { htmlTextNodes, replaceHtmlText } from "/static/lib/source-edit.js";
+import { sceneAtFrame } from "./composition.js";
+
+const MARKER_LIMIT = 100;
+
+export const pinMethods = {
+  showPins(pins) {
+    this.pins = (Array.isArray(pins) ? pins : []).filter((pin) => pin && pin.selection && typeof pin.selection === "object");
+    this.controls.drawTicks(this.pins);
+    this.drawPins();
+  },
+
+  drawPins() {
+    if (!this.composition) return;
+    const { scene } = sceneAtFrame(this.composition, this.frame);
+    const markers = (this.pins || []).filter((pin) => pin.selection.scene === scene.id && pin.selection.box)
+      .slice(0, MARKER_LIMIT)
+      .map((pin) => h("span", {
+        class: "video-pin-marker", "data-pin": String(pin.number), "data-status": pin.status || "open",
+        style: `left:${Number(pin.selection.box.x) || 0}px;top:${Number(pin.selection.box.y) || 0}px`,
+      }, String(pin.number)));
+    this.pinLayer.replaceChildren(...markers);
+  },
+
+  async revealPin(pin) {
+    const selection = pin && pin.selection;
+    if (!selection || !this.composition || !Number.isFinite(Number(selection.frame))) return false;
+    this.pause();
+    await this.goTo(Number(selection.frame));
+    const frame = this.frames.get(selection.scene);
+    if (frame) frame.mark(selection.selector);
+    return true;
+  },
+};
+
+export const editMethods = {
+  say(key, params = {}) {
+    this.notice.hidden = false;
+    this.notice.textContent = this.t(key, params);
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = setTimeout(() => { this.notice.hidden = true; }, 6000);
+  },
+
+  editStarted() {
+    this.pause();
+    this.editing = true;
+    this.stageWrap.setAttribute("data-pneuma-busy", "edit");
+  },
+
+  async edited(frame, message) {
+    try {
+      if (message.cancelled || message.newText === message.oldText) return;
+      await this.writeEdit(frame.scene.file, Number(message.index), String(message.oldText), String(message.newText));
+    } finally {
+      this.editing = false;
+      this.stageWrap.removeAttribute("data-pneuma-busy");
+      const deferred = this.deferred;
+      this.deferred = null;
+      if (deferred) this.load(deferred);
+    }
+  },
+
+  async writeEdit(path, index, oldText, newText) {
+    const source = this.fileText(path);
+    const node = source === null ? null : htmlTextNodes(source)[index];
+    if (!node || node.text !== oldText) {
+      // The text on the stage is not the file's (the scene's script wrote it): nothing to map it to.
+      this.say("edit.unmapped");
+      this.drawn = null;
+      this.load(this.ctx.files);
+      return;
+    }
+    if (!newText.trim()) {
+      this.say("edit.empty");
+      this.drawn = null;
+      this.load(this.ctx.files);
+      return;
+    }
+    const answer = await this.ctx.editFile(path, replaceHtmlText(source, index, newText), { base: source });
+    if (!answer || !answer.ok) this.say("edit.failed", { message: (answer && answer.message) || "" });
+  },
+};
