@@ -50,6 +50,7 @@ export const MESSAGES = {
     "detail.noRecord": "This image has no record beside it ({path}).",
     "pending.note": "Marks your next message tells the agent of: {count}",
     "provider.title": "No image provider is configured",
+    "provider.problemTitle": "The image provider cannot be used",
     "provider.body": "The agent cannot make new images until one is set: {what}"
   },
   "zh-CN": {
@@ -93,6 +94,7 @@ export const MESSAGES = {
     "detail.noRecord": "这张图片旁边没有记录文件（{path}）。",
     "pending.note": "下一条消息会告诉智能体的标记：{count} 个",
     "provider.title": "尚未配置图片生成服务",
+    "provider.problemTitle": "图片生成服务无法使用",
     "provider.body": "配置之前智能体无法生成新图片：{what}"
   }
 };

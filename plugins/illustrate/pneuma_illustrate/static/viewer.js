@@ -21,7 +21,7 @@ import { describeView, getChoices } from "./report.js";
 
 const MODE = "illustrate";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
-const STATUS_URL = "/api/illustrate/status"; // the image provider's state (the mode's route)
+const STATUS_URL = "/api/illustrate/provider"; // {ready, problem, what_to_set}: the mode's route (routes.py)
 const NAV_WAIT_MS = 2500; // navigate-to right after the tool wrote: the files may still be arriving
 
 const stylesheet = sharedStylesheet(CSS_URL, { "data-pneuma-illustrate": "" });
@@ -45,7 +45,7 @@ class IllustrateViewer {
     this.selected = null; // the selected image's id
     this.pins = [];
     this.notice = "";
-    this.provider = null; // {configured, what_to_set} from the mode's route
+    this.provider = null; // {configured, ready, problem, what_to_set} from the mode's route
     this.waiters = [];
     this.writer = this.readOnly ? null : new ChoicesWriter(ctx);
     this.seen = this.readOnly ? null : new SeenMarks(ctx.files, location.pathname);
@@ -138,10 +138,13 @@ class IllustrateViewer {
     const count = this.readOnly ? 0 : this.pendingCount();
     if (count) parts.push(h("p", { class: "il-pending", "data-pending": String(count), text: t("pending.note", { count }) }));
     if (this.notice) parts.push(h("p", { class: "il-problem", role: "alert", text: this.notice }));
-    if (this.provider && this.provider.configured === false) {
+    if (this.provider && this.provider.ready === false) {
+      // The problem and what to set are the host's own words (English, as
+      // the terminal says them): names of variables and files.
       parts.push(h("div", { class: "il-provider", role: "status" },
-        h("strong", { text: t("provider.title") }),
-        h("p", { text: t("provider.body", { what: String(this.provider.what_to_set || "") }) })));
+        h("strong", { text: t(this.provider.configured ? "provider.problemTitle" : "provider.title") }),
+        h("p", { text: t("provider.body", { what: String(this.provider.what_to_set || "") }) }),
+        this.provider.problem ? h("p", { class: "il-provider-problem", text: String(this.provider.problem) }) : null));
     }
     this.header.replaceChildren(...parts);
   }
@@ -287,8 +290,8 @@ class IllustrateViewer {
     this.select(id, true);
     const where = row ? ` in row "${row}"` : "";
     const message = kind === "vary"
-      ? `Vary image ${id}: make two variants with generate_image (parent "${id}")${where}, keeping what I marked and following my comment on it.`
-      : `Regenerate image ${id}: call generate_image again with its prompt and parent "${id}"${where}, with a new seed.`;
+      ? `Vary image ${id}${where}: make two variants with vary_image (id "${id}", n 2), keeping what I marked and following my comment on it.`
+      : `Regenerate image ${id}${where}: call vary_image with id "${id}" and same_seed true.`;
     this.ctx.sendMessage(message);
   }
 
