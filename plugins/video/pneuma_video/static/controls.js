@@ -64,7 +64,7 @@ export class PlayerControls {
     const player = this.player;
     const c = player.composition;
     this.playButton.textContent = player.playing ? "❚❚" : "▶";
-    const playLabel = player.t(player.playing ? "controls.pause" : "controls.play");
+    const playLabel = player.playing ? player.t("controls.pause") : player.t("controls.play");
     this.playButton.title = playLabel;
     this.playButton.setAttribute("aria-label", playLabel);
     this.playButton.dataset.playing = player.playing ? "1" : "0";

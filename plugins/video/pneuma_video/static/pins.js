@@ -42,9 +42,9 @@ export const pinMethods = {
 };
 
 export const editMethods = {
-  say(key, params = {}) {
+  say(text) {
     this.notice.hidden = false;
-    this.notice.textContent = this.t(key, params);
+    this.notice.textContent = text;
     clearTimeout(this.noticeTimer);
     this.noticeTimer = setTimeout(() => { this.notice.hidden = true; }, 6000);
   },
@@ -73,18 +73,18 @@ export const editMethods = {
     const node = source === null ? null : htmlTextNodes(source)[index];
     if (!node || node.text !== oldText) {
       // The text on the stage is not the file's (the scene's script wrote it): nothing to map it to.
-      this.say("edit.unmapped");
+      this.say(this.t("edit.unmapped"));
       this.drawn = null;
       this.load(this.ctx.files);
       return;
     }
     if (!newText.trim()) {
-      this.say("edit.empty");
+      this.say(this.t("edit.empty"));
       this.drawn = null;
       this.load(this.ctx.files);
       return;
     }
     const answer = await this.ctx.editFile(path, replaceHtmlText(source, index, newText), { base: source });
-    if (!answer || !answer.ok) this.say("edit.failed", { message: (answer && answer.message) || "" });
+    if (!answer || !answer.ok) this.say(this.t("edit.failed", { message: (answer && answer.message) || "" }));
   },
 };

@@ -92,7 +92,8 @@ export class VideoPlayer {
     const problem = this.problem;
     this.errorBox.hidden = !problem;
     if (problem) {
-      this.errorBox.replaceChildren(h("strong", { text: this.t(problem.key) }), h("code", { text: problem.message }));
+      const title = problem.key === "error.missing" ? this.t("error.missing") : this.t("error.invalid");
+      this.errorBox.replaceChildren(h("strong", { text: title }), h("code", { text: problem.message }));
     }
   }
 
