@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, routes=".routes:illustrate_routes", exporter=".export:EXPORTER")
+plugin = ModePlugin(__name__, routes=".routes:illustrate_routes", exporter=".export:EXPORTER",
+                    checks=".checks:CHECKS", describer=".changes:DESCRIBER")
 register_modes = plugin.register_modes
 register_routes = plugin.register_routes
 register_exporters = plugin.register_exporters
