@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
-MODES = ("coauthor", "diagram", "doc", "draw", "illustrate", "slide", "video", "webcraft", "webgal")
+MODES = ("coauthor", "diagram", "doc", "draw", "illustrate", "print", "slide", "video", "webcraft", "webgal")
 # The code that may name a catalogue key: the viewer and the modules it is
 # split into (every .js beside it but its catalogue), slide-doc.js included
 # (its manifest errors carry an errorKey).
@@ -40,6 +40,7 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
     "webgal": ("pins.js",),
     "webcraft": ("annotate.js", "edit-in-place.js"),
     "illustrate": ("board.js", "choices.js", "pins.js", "report.js"),
+    "print": ("sheet.js", "actions.js", "pins.js", "edit.js"),
     "video": ("controls.js", "actions.js", "pins.js", "scene-frame.js", "composition.js"),
 }
 LOCALES = ("en", "zh-CN")

@@ -1,0 +1,160 @@
+"""The print mode's viewer (plugins/print/pneuma_print/static/viewer.js) in
+the real shell, in Debian's Chromium: one `pneuma run --mode print` on the
+seeded A4 report serves the whole module. What the person sees is read from
+the page, viewer actions are asked over HTTP as the agent asks them, files
+are changed on disk as the agent changes them, and edits made in the page
+are read back from the disk.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import GLYPH_RENDERING, assert_drawn_as_glyphs, viewer_answer
+from tests.browser.module_run import module_page, module_run
+
+REPO = Path(__file__).resolve().parents[2]
+CJK_FONT = REPO / "pneuma" / "web" / "vendor" / "cjk-font" / "noto-sans-sc.css"
+HOST = "window.pneuma.ui.host"
+A4 = (210.0, 297.0)
+
+
+@pytest.fixture(scope="module")
+def printed(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
+    with module_run(tmp_path_factory.mktemp("print-viewer"), "print") as server:
+        with module_page(browser, server.url, viewport={"width": 1300, "height": 900}) as page:
+            page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.sheets.length === 3"
+                                   " && {HOST}.instance.sheets.every((s) => s.fit)".replace("{HOST}", HOST))
+            yield server, page
+
+
+def frame_of(page: Any, number: int) -> Any:
+    return page.frame_locator(f".pnp-sheet[data-page='{number}'] iframe")
+
+
+def test_pages_are_drawn_at_the_papers_aspect_with_their_numbers(printed: tuple[Any, Any], shot: Any) -> None:
+    server, page = printed
+    sheets = page.locator(".pnp-sheet .pnp-paper")
+    expect(sheets).to_have_count(3)
+    for i in range(3):
+        box = sheets.nth(i).bounding_box()
+        assert abs(box["height"] / box["width"] - A4[1] / A4[0]) < 0.01, box
+    # the numbers as the export prints them: the cover has none, then 2 and 3
+    numbers = page.eval_on_selector_all(".pnp-number", "els => els.map((e) => e.textContent)")
+    assert numbers == ["", "2", "3"]
+    expect(page.locator(".pnp-paper-label")).to_have_text("A4")
+    expect(frame_of(page, 2).locator("h1")).to_have_text("The year in numbers")
+    expect(page.locator(".pnp-sheet.is-overflowing")).to_have_count(0)
+    shot(page, "print-seed")
+    assert page.console_errors == []
+
+
+def test_a_page_made_too_long_is_flagged_and_reported_to_the_agent(printed: tuple[Any, Any], shot: Any) -> None:
+    server, page = printed
+    path = server.workspace / "pages" / "02-the-year.html"
+    original = path.read_text(encoding="utf-8")
+    filler = "<p>Another paragraph the page has no room for, written to push the content past its box.</p>\n" * 30
+    path.write_text(original + filler, encoding="utf-8")
+    try:
+        flag = page.locator(".pnp-sheet[data-page='2'] .pnp-flag")
+        expect(flag).to_be_visible(timeout=10_000)
+        text = flag.inner_text()
+        assert text.startswith("Overflows by ") and text.endswith(" mm"), text
+        mm = float(text.split()[2])
+        assert mm > 20, text
+        expect(page.locator(".pnp-item[data-page='2']")).to_have_class("pnp-item is-overflowing")
+        shot(page, "print-overflow")
+        report = viewer_answer(server, "check-overflow")
+        assert report["success"] and report["data"]["overflowing"] == [2], report
+        facts = viewer_answer(server, "get-page", {"page": "2"})["data"]
+        assert facts["overflows"] and abs(facts["overflow_mm"]["bottom"] - mm) < 0.15 and facts["fill_percent"] > 100
+        assert "Another paragraph" in facts["text"] and {"level": 2, "text": "Harvest by bed group"} in facts["headings"]
+    finally:
+        path.write_text(original, encoding="utf-8")
+    expect(page.locator(".pnp-sheet[data-page='2'] .pnp-flag")).to_be_hidden(timeout=10_000)
+    assert viewer_answer(server, "check-overflow")["data"]["overflowing"] == []
+
+
+def test_a_click_points_at_an_element_for_the_agent(printed: tuple[Any, Any]) -> None:
+    server, page = printed
+    frame_of(page, 2).locator("table.data tbody tr:nth-child(2) td").first.click()
+    selection = page.evaluate(f"() => {{ const s = {HOST}.instance.selection; return {{page: s.page, file: s.file, ...s.info}}; }}")
+    assert selection["page"] == 2 and selection["file"] == "pages/02-the-year.html"
+    assert selection["text"] == "River edge" and selection["tag"] == "td"
+    context = page.evaluate(f"(s) => {HOST}.module.extractContext(s, {HOST}.instance.ctx.files)",
+                            {"file": selection["file"], "page": 2, "tag": "td", "selector": selection["selector"],
+                             "text": selection["text"], "classes": []})
+    assert context.startswith('<viewer-context mode="print" file="pages/02-the-year.html" page="2">')
+    assert 'Page 2 of 3: "The year in numbers" (A4)' in context and '<td> "River edge"' in context
+    # the selector finds the element in the page as the file holds it
+    assert frame_of(page, 2).locator(selection["selector"]).inner_text() == "River edge"
+    view = viewer_answer(server, "describe-view")["data"]
+    assert view["selection"]["text"] == "River edge" and view["paper"] == "A4"
+    frame_of(page, 2).locator("table.data tbody tr:nth-child(2) td").first.click()  # a second click lets go
+    assert page.evaluate(f"() => {HOST}.instance.selection") is None
+
+
+def on_disk(path: Path, expected: str) -> str:
+    deadline = time.monotonic() + 10
+    while path.read_text(encoding="utf-8") != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return path.read_text(encoding="utf-8")
+
+
+def test_text_edited_in_place_changes_only_those_bytes_on_disk(printed: tuple[Any, Any]) -> None:
+    server, page = printed
+    path = server.workspace / "pages" / "02-the-year.html"
+    before = path.read_text(encoding="utf-8")
+    heading = frame_of(page, 2).locator("h2").nth(1)
+    expect(heading).to_have_text("Volunteer hours by season")
+    heading.dblclick()
+    expect(heading).to_have_attribute("contenteditable", "plaintext-only")
+    page.keyboard.type("Hours given, season by season")
+    page.keyboard.press("Enter")
+    expected = before.replace("Volunteer hours by season", "Hours given, season by season")
+    assert on_disk(path, expected) == expected
+    expect(heading).to_have_text("Hours given, season by season")
+    path.write_text(before, encoding="utf-8")
+    expect(heading).to_have_text("Volunteer hours by season")
+
+
+# GLYPH_RENDERING run on a page's own document (its frame runs no script of
+# its own: the parent's code reads and draws in it).
+IN_FRAME = GLYPH_RENDERING.replace(
+    "async ({selectors, sample}) => {",
+    "async ({selectors, sample, frame}) => { const document = window.document.querySelector(frame).contentDocument;", 1)
+
+
+@pytest.mark.skipif(not CJK_FONT.exists(), reason="the shell's CJK font is not set up (scripts/build-web)")
+def test_chinese_is_drawn_as_glyphs_without_a_system_cjk_font(printed: tuple[Any, Any], shot: Any) -> None:
+    server, page = printed
+    assert viewer_answer(server, "navigate-to", {"page": "3"})["success"]
+    expect(frame_of(page, 3).locator("h1")).to_have_text("致邻居们")
+    parts = ("article h1", "article p:nth-of-type(2)")
+    result = page.evaluate(IN_FRAME, {"selectors": list(parts), "sample": "邻居", "frame": ".pnp-sheet[data-page='3'] iframe"})
+    assert_drawn_as_glyphs(result, parts, "邻居", where="the print viewer")
+    width = frame_of(page, 3).locator("article h1").evaluate("(el) => el.getBoundingClientRect().width")
+    assert width > 0
+    shot(page, "print-chinese")
+
+
+def test_navigate_and_zoom_as_the_agent_asks(printed: tuple[Any, Any]) -> None:
+    server, page = printed
+    answer = viewer_answer(server, "navigate-to", {"page": "pages/02-the-year.html"})
+    assert answer["success"] and "page 2 of 3" in answer["message"] and "fits its content box" in answer["message"]
+    expect(page.locator(".pnp-counter")).to_have_text("Page 2 of 3")
+    assert viewer_answer(server, "describe-view")["data"]["page"] == 2
+    width = page.locator(".pnp-sheet[data-page='1']").bounding_box()["width"]
+    assert viewer_answer(server, "ui:zoom", {"zoom": "50"})["success"]
+    half = page.locator(".pnp-sheet[data-page='1']").bounding_box()["width"]
+    assert abs(half - 210 / 25.4 * 96 * 0.5) < 1, (width, half)
+    bad = viewer_answer(server, "navigate-to", {"page": "9"})
+    assert not bad["success"] and "from 1 to 3" in bad["message"]
+    assert viewer_answer(server, "ui:zoom", {"zoom": "fit-width"})["success"]
+    assert page.console_errors == []
