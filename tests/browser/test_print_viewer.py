@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import GLYPH_RENDERING, assert_drawn_as_glyphs, viewer_answer
+from tests.browser.browser_helpers import (
+    GLYPH_RENDERING,
+    assert_drawn_as_glyphs,
+    viewer_answer,
+)
 from tests.browser.module_run import module_page, module_run
 
 REPO = Path(__file__).resolve().parents[2]
