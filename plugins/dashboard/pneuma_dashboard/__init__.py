@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pneuma.api import ModePlugin
 
-plugin = ModePlugin(__name__, checks=".checks:CHECKS", describer=".changes:DESCRIBER")
+plugin = ModePlugin(__name__, exporter=".export:EXPORTER", checks=".checks:CHECKS",
+                    describer=".changes:DESCRIBER")
 register_modes = plugin.register_modes
 register_exporters = plugin.register_exporters
 register_turn_checks = plugin.register_turn_checks
