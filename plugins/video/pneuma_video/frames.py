@@ -8,10 +8,10 @@ CDP's ``Page.captureScreenshot`` takes the picture (measured in
 benchmarks/bench_video_export.py).
 
 The page lives on a private origin that exists only inside the browser: the
-scene's document is served at the scene file's own path (so ``../assets/x.png``
-in ``scenes/01.html`` is the workspace's ``assets/x.png``, as when the file is
-opened), the workspace's files are answered from disk (never outside it),
-and every other request is refused: nothing leaves the machine.
+scene's document has the workspace's root as its base, as the player's
+stage has (routes.py: ``assets/logo.png`` in any scene is the workspace's
+``assets/logo.png``), the workspace's files are answered from disk (never
+outside it), and every other request is refused: nothing leaves the machine.
 
 The scene's fragment starts on the document's first line, right after the
 runtime's tag, so a line Chromium reports is the line in the scene's file.
@@ -36,6 +36,7 @@ from pneuma_video.composition import Composition, Scene
 
 ORIGIN = "http://pneuma-video.localhost"
 RUNTIME_PATH = "/__pneuma-video/runtime.js"
+SCENE_PATH = "/__pneuma-video/scene.html"
 RUNTIME_FILE = Path(__file__).resolve().parent / "static" / "runtime.js"
 SEEK_TIMEOUT_S = 15.0  # one frame; a scene whose onFrame never returns is named, not waited on
 LOAD_TIMEOUT_S = 20.0
@@ -64,7 +65,8 @@ def scene_document(composition: Composition, scene: Scene, fragment: str) -> str
              f"body{{position:relative;width:{composition.width}px;height:{composition.height}px;"
              f"background:{html.escape(composition.background, quote=False)}}}</style>")
     # one line up to <body>: the fragment's lines are the document's lines
-    return f'<!doctype html><html><head><meta charset="utf-8">{style}{runtime}</head><body>{fragment}</body></html>'
+    return (f'<!doctype html><html><head><meta charset="utf-8"><base href="/">{style}{runtime}</head>'
+            f"<body>{fragment}</body></html>")
 
 
 def _inside(workspace: Path, url_path: str) -> Path | None:
@@ -114,11 +116,12 @@ class FramePage:
         except (OSError, UnicodeDecodeError) as exc:
             raise ExportError(f"{scene.label()}: cannot read {scene.file}: {exc}",
                               hint="Fix the scene's file entry in video.json") from None
-        path = "/" + scene.file
+        path = SCENE_PATH
         self.documents = {path: scene_document(self.composition, scene, fragment)}
         self.errors = []
         try:
-            await asyncio.wait_for(self.page.goto(ORIGIN + path, wait_until="load"), LOAD_TIMEOUT_S)
+            await asyncio.wait_for(self.page.goto(f"{ORIGIN}{path}?scene={scene.index}", wait_until="load"),
+                                   LOAD_TIMEOUT_S)
         except TimeoutError:
             raise ExportError(f"{scene.label()} ({scene.file}) did not load within {LOAD_TIMEOUT_S:g} s",
                               code="E_TIMEOUT", hint="A script in the scene never ends; fix it") from None
