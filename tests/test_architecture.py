@@ -288,7 +288,7 @@ import re as _citations_re  # noqa: E402 (kept with the test that uses it)
 
 SEED_CITATION = _citations_re.compile(
     r"§|\bADR-\d|\badr-002\b|\bagent-runtime\b|\bcoauthor-v0\b|\bviewer-contract-v2\b"
-    r"|\bwebgal-tool-contracts\b|\bpneuma-upstream\b|\breference README\b|\bseed:\s|\bseed §",
+    r"|\bwebgal-tool-contracts\b|\bpneuma-upstream\b|\breference README\b|\bseed:\s(?!int\b)|\bseed §",
     _citations_re.IGNORECASE,
 )
 # A docs/ path as code names it: not the tail of a URL or of another path.

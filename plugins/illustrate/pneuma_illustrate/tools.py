@@ -9,7 +9,7 @@ written before it, so a failed call leaves the workspace as it was.
 
 When the endpoint takes a seed, each image gets a seed of its own (one
 request per image), so its record regenerates exactly that image;
-OpenAI's own endpoint has no seed, and its records keep ``seed: null``.
+OpenAI's own endpoint has no seed, and its records keep a null seed.
 """
 
 from __future__ import annotations
