@@ -1,0 +1,281 @@
+"""The video mode's player (plugins/video/pneuma_video/static/viewer.js;
+docs/video.md) in Debian's Chromium, on the seeded three-scene composition.
+
+One `pneuma run --mode video` (no agent) and one page serve the player tests:
+what the person sees is read from the page and from inside the scenes'
+sandboxed frames (Playwright reaches an opaque-origin frame), viewer actions
+are asked over HTTP as the agent asks them, files are edited on disk as the
+agent edits them. The last test runs the REAL Claude Code CLI against the fake
+Anthropic API for one turn that edits a scene (issue 30, "Done when").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import send, viewer_answer
+from tests.browser.module_run import module_page, module_run, pins_loaded, stored_pins
+from tests.browser.test_agent_viewer_actions import (
+    TURN,
+    ThreadedFakeAPI,
+    bash,
+    fake_api,  # noqa: F401 (the fixture)
+    start_with_real_cli,
+)
+from tests.e2e.pneuma_run import CLAUDE_BIN
+from tests.fakes.anthropic_api import text
+from tests.loopback import fail_unless_loopback_only
+
+HOST = "window.pneuma.ui.host"
+PLAYER = f"{HOST}.instance.viewer"
+CURRENT = ".video-scene-frame.current"
+FPS = 30
+TOTAL = 240  # 2.5 s + 3.5 s + 2 s at 30 fps
+OUTRO = 180  # the outro's first frame
+
+
+def playhead(page: Any) -> int:
+    """The frame the stage has drawn (set once the scene answered the seek)."""
+    return int(page.get_attribute(".video-stage", "data-frame") or -1)
+
+
+def drawn(page: Any, frame: int) -> None:
+    page.wait_for_function(
+        f"(n) => document.querySelector('.video-stage').dataset.frame === String(n) && !{PLAYER}.drawLoop", arg=frame)
+
+
+def click_in_scene(page: Any, selector: str, *, count: int = 1) -> None:
+    """Click the middle of `selector` in the scene on show, as the person
+    does: the stage is scaled to fit, so its frame's own coordinates are too."""
+    frame = page.locator(CURRENT).bounding_box()
+    box = page.frame_locator(CURRENT).locator(selector).evaluate(
+        "e => { const r = e.getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; }")
+    scale = frame["width"] / 1280
+    page.mouse.click(frame["x"] + box["x"] * scale, frame["y"] + box["y"] * scale, click_count=count)
+
+
+def scene_text(page: Any, selector: str) -> str:
+    return str(page.frame_locator(CURRENT).locator(selector).inner_text())
+
+
+@pytest.fixture(scope="module")
+def video(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
+    with module_run(tmp_path_factory.mktemp("video-player"), "video") as server:
+        with module_page(browser, server.url, viewport={"width": 1400, "height": 900}) as page:
+            page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.viewer")
+            drawn(page, 0)
+            pins_loaded(page)
+            yield server, page
+
+
+def test_play_runs_at_real_speed_and_every_motion_follows_the_player_s_time(video: tuple[Any, Any]) -> None:
+    server, page = video
+    expect(page.locator(".video-block")).to_have_count(3)
+    assert page.locator(".video-block").all_inner_texts() == ["Title", "Growth", "Outro"]
+    expect(page.locator(".video-frame")).to_have_text(f"Frame 0 / {TOTAL}")
+    expect(page.locator(".video-time")).to_have_text("0.00 s / 8.00 s")
+    assert scene_text(page, "h1") == "Made with Pneuma"
+
+    started = time.monotonic()
+    page.locator(".video-play").click()
+    page.wait_for_function(f"() => {PLAYER}.frame >= {FPS}")
+    took = time.monotonic() - started
+    page.locator(".video-play").click()  # pause
+    assert took >= 0.9, f"a second of video played in {took:.2f} s of wall time"
+    stopped = page.evaluate(f"() => {PLAYER}.frame")
+    assert page.evaluate(f"() => {PLAYER}.playing") is False
+    assert FPS <= stopped < TOTAL
+    expect(page.locator(".video-frame")).to_have_text(f"Frame {stopped} / {TOTAL}")
+
+    # A CSS animation is at the player's time: the title rises from 0.2 s.
+    viewer_answer(server, "navigate-to", {"time": 0.1})
+    assert page.frame_locator(CURRENT).locator("h1").evaluate("e => getComputedStyle(e).opacity") == "0"
+    viewer_answer(server, "navigate-to", {"time": 1.5})
+    assert page.frame_locator(CURRENT).locator("h1").evaluate("e => getComputedStyle(e).opacity") == "1"
+    # An onFrame animation is at the scene's time: the counter at 2.0 s into
+    # "growth" is 1280 × easeOut((2.0 − 0.3) / 2.2), whatever came before.
+    shown = viewer_answer(server, "navigate-to", {"scene": "growth", "time": 2})
+    assert shown["data"]["frame"] == 75 + 60 and shown["data"]["scene"] == "growth", shown
+    assert shown["message"].startswith("Showing 4.5 s (frame 135), scene 2 “Growth”"), shown
+    expected = round(1280 * (1 - (1 - 1.7 / 2.2) ** 3))
+    assert scene_text(page, "#total") == str(expected)
+    viewer_answer(server, "navigate-to", {"time": 7})
+    viewer_answer(server, "navigate-to", {"scene": "growth", "time": 2})
+    assert scene_text(page, "#total") == str(expected)
+    assert page.console_errors == []
+
+
+def test_scrubbing_and_frame_steps_land_on_exact_frames(video: tuple[Any, Any]) -> None:
+    server, page = video
+    blocks = page.locator(".video-blocks").bounding_box()
+    y = blocks["y"] + blocks["height"] / 2
+    page.mouse.click(blocks["x"] + blocks["width"] * 120 / (TOTAL - 1), y)
+    drawn(page, 120)
+    expect(page.locator(".video-time")).to_have_text("4.00 s / 8.00 s")
+    # a drag scrubs through and stops where the pointer stops
+    page.mouse.move(blocks["x"] + 5, y)
+    page.mouse.down()
+    page.mouse.move(blocks["x"] + blocks["width"] * 0.5, y, steps=8)
+    page.mouse.move(blocks["x"] + blocks["width"] * 200 / (TOTAL - 1), y, steps=4)
+    page.mouse.up()
+    drawn(page, 200)
+    assert page.get_attribute(".video-stage", "data-scene") == "outro"
+
+    page.locator(".video-player").focus()
+    for key, frame in (("ArrowRight", 201), ("Shift+ArrowRight", 231), ("ArrowLeft", 230),
+                       ("Shift+ArrowRight", TOTAL - 1), ("Shift+ArrowLeft", TOTAL - 1 - FPS), ("Home", 0)):
+        page.keyboard.press(key)
+        drawn(page, frame)
+        expect(page.locator(".video-frame")).to_have_text(f"Frame {frame} / {TOTAL}")
+    # keys pressed with the stage focused (inside the scene's frame) work too
+    page.frame_locator(CURRENT).locator("body").press("ArrowRight")
+    drawn(page, 1)
+    view = viewer_answer(server, "describe-view")["data"]
+    assert view["playhead"] == {"time": 0.033, "frame": 1, "scene": "intro", "sceneTitle": "Title",
+                                "file": "scenes/01-intro.html", "sceneTime": 0.033}
+    assert (view["width"], view["height"], view["fps"], view["totalFrames"], view["duration"]) == (
+        1280, 720, 30, TOTAL, 8)
+    assert [(s["id"], s["start"], s["frames"]) for s in view["scenes"]] == [
+        ("intro", 0, 75), ("growth", 2.5, 105), ("outro", 6, 60)]
+    assert view["playing"] is False
+
+
+def test_a_scene_saved_on_disk_reloads_alone_and_keeps_the_playhead(video: tuple[Any, Any]) -> None:
+    server, page = video
+    viewer_answer(server, "navigate-to", {"scene": "outro", "time": 1})
+    drawn(page, OUTRO + FPS)
+    page.evaluate("() => document.querySelectorAll('.video-scene-frame').forEach((f) => { f.dataset.old = '1'; })")
+    outro = server.workspace / "scenes" / "03-outro.html"
+    original = outro.read_text(encoding="utf-8")
+    try:
+        outro.write_text(original.replace("Your turn: tell the agent what to make", "Saved on disk"), encoding="utf-8")
+        expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Saved on disk", timeout=10_000)
+        drawn(page, OUTRO + FPS)
+        old = page.eval_on_selector_all(".video-scene-frame", "fs => fs.map((f) => [f.dataset.scene, !!f.dataset.old])")
+        assert sorted(old) == [["growth", True], ["intro", True], ["outro", False]]
+    finally:
+        outro.write_text(original, encoding="utf-8")
+        expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Your turn: tell the agent what to make")
+
+
+def test_a_click_on_the_stage_points_at_the_element_at_that_time(video: tuple[Any, Any]) -> None:
+    server, page = video
+    viewer_answer(server, "navigate-to", {"scene": "outro", "time": 1.5})
+    drawn(page, OUTRO + 45)
+    click_in_scene(page, "p")
+    page.wait_for_function(f"() => {PLAYER}.selection !== null")
+    selection = page.evaluate(f"() => {PLAYER}.selection")
+    assert {k: selection[k] for k in ("file", "scene", "time", "frame", "sceneTime", "selector", "tag", "text")} == {
+        "file": "scenes/03-outro.html", "scene": "outro", "time": 7.5, "frame": OUTRO + 45, "sceneTime": 1.5,
+        "selector": "section.outro > p", "tag": "p", "text": "轮到你了：告诉智能体你想做什么"}
+    context = page.evaluate(f"(s) => {HOST}.module.extractContext(s)", selection)
+    assert context == ('<viewer-context mode="video" file="scenes/03-outro.html" scene="outro" time="7.5" '
+                       'scene-time="1.5" frame="225" selector="section.outro &gt; p" tag="p">'
+                       "轮到你了：告诉智能体你想做什么</viewer-context>")
+    expect(page.locator(".ctx-chip")).to_contain_text("Outro · 7.50 s · p")
+    assert viewer_answer(server, "describe-view")["data"]["selection"]["selector"] == "section.outro > p"
+
+    # Annotate: a click makes a pin at that time, a tick on the timeline and a marker on the stage.
+    page.locator(".annotate-toggle").click()
+    click_in_scene(page, "h2")
+    comment = page.locator(".pin-box textarea")
+    comment.fill("Shorter")
+    comment.press("Enter")
+    (pin,) = stored_pins(server, 1, placed=False)
+    assert (pin["selection"]["selector"], pin["selection"]["frame"]) == ("section.outro > h2", OUTRO + 45)
+    expect(page.locator(".video-pin-tick")).to_have_text("1")
+    expect(page.locator(".video-pin-marker")).to_have_text("1")
+    viewer_answer(server, "navigate-to", {"time": 0})
+    expect(page.locator(".video-pin-marker")).to_have_count(0)  # another scene
+    page.evaluate(f"(p) => {HOST}.instance.revealPin(p)", pin)
+    drawn(page, OUTRO + 45)
+    expect(page.locator(".video-pin-marker")).to_have_text("1")
+    page.locator(".pin-remove").click()
+    page.locator(".annotate-toggle").click()
+    expect(page.locator(".video-pin-tick")).to_have_count(0)
+    assert page.console_errors == []
+
+
+def test_text_edited_on_the_stage_is_written_to_the_scene_file(video: tuple[Any, Any]) -> None:
+    server, page = video
+    viewer_answer(server, "navigate-to", {"scene": "outro", "time": 1.5})
+    drawn(page, OUTRO + 45)
+    outro = server.workspace / "scenes" / "03-outro.html"
+    original = outro.read_text(encoding="utf-8")
+    heading = page.frame_locator(CURRENT).locator("h2")
+    click_in_scene(page, "h2", count=2)
+    expect(heading).to_have_attribute("contenteditable", "plaintext-only")
+    heading.press("Control+A")
+    heading.press_sequentially("Now you <try>")
+    heading.press("Enter")
+    expected = original.replace("Your turn: tell the agent what to make", "Now you &lt;try&gt;")
+    deadline = time.monotonic() + 10
+    while outro.read_text(encoding="utf-8") != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert outro.read_text(encoding="utf-8") == expected  # that text only, escaped
+    expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Now you <try>")
+    drawn(page, OUTRO + 45)  # the playhead stayed
+    outro.write_text(original, encoding="utf-8")
+    expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Your turn: tell the agent what to make")
+
+
+# --- the real Claude Code CLI ------------------------------------------------------
+
+
+@pytest.fixture
+def loopback_only_network() -> None:
+    fail_unless_loopback_only("the video turn test", "tests/browser/test_video_player.py")
+
+
+def user_texts(fake_api: ThreadedFakeAPI) -> list[str]:
+    """The text of every block the person's side sent the model, oldest first."""
+    requests = fake_api._on_loop(lambda: fake_api.api.conversation_requests())
+    return [block["text"] if isinstance(block, dict) else str(block)
+            for request in requests for message in request["messages"] if message["role"] == "user"
+            for block in (message["content"] if isinstance(message["content"], list) else [message["content"]])
+            if not isinstance(block, dict) or block.get("type") == "text"]
+
+
+NEW_OUTRO = "Made by you, frame by frame"
+RETITLE = (f"python3 -c \"p='scenes/03-outro.html'; s=open(p).read(); "
+           f"open(p, 'w').write(s.replace('Your turn: tell the agent what to make', '{NEW_OUTRO}'))\"")
+
+
+@pytest.mark.skipif(CLAUDE_BIN is None, reason="the real Claude Code CLI is not installed: "
+                    "pip install claude-agent-sdk==0.2.187")
+def test_the_agent_edits_the_scene_the_person_pointed_at_and_the_player_shows_it(
+        loopback_only_network: None, pneuma_server: Any, fake_api: ThreadedFakeAPI,  # noqa: F811
+        open_page: Any, shot: Any) -> None:
+    fake_api.push(text("Hi! A starter video of about eight seconds is playing."))
+    server = start_with_real_cli(pneuma_server, fake_api, "video")
+    page = open_page(server, viewport={"width": 1400, "height": 900})
+    page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.viewer")
+    expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the greeting turn
+    viewer_answer(server, "navigate-to", {"scene": "outro", "time": 1.5})
+    click_in_scene(page, "h2")
+    page.wait_for_function(f"() => {PLAYER}.selection !== null")
+
+    fake_api.push(text("Changing the outro's line."), bash(RETITLE, "Rewrite the outro's heading"))
+    fake_api.push(text("The outro now says it."))
+    send(page, "Make this line say that the person made it")
+    expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
+    assert fake_api.pending() == 0
+
+    # The agent got the element the person pointed at, with its scene and time.
+    said = [text for text in user_texts(fake_api) if "Make this line say" in text]
+    assert said, "the person's message did not reach the model"
+    assert ('<viewer-context mode="video" file="scenes/03-outro.html" scene="outro" time="7.5" scene-time="1.5" '
+            'frame="225" selector="section.outro &gt; h2" tag="h2">Your turn: tell the agent what to make'
+            '</viewer-context>') in said[-1], said[-1]
+    # The file changed on disk and the player shows it, at the same time.
+    assert NEW_OUTRO in (server.workspace / "scenes" / "03-outro.html").read_text(encoding="utf-8")
+    expect(page.frame_locator(CURRENT).locator("h2")).to_have_text(NEW_OUTRO, timeout=10_000)
+    assert page.get_attribute(".video-stage", "data-frame") == str(OUTRO + 45)
+    shot(page, "video-agent-turn")
+    assert page.console_errors == []
+
