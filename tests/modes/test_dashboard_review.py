@@ -90,3 +90,34 @@ def test_a_board_that_stops_parsing_and_edited_rows_are_said_plainly() -> None:
     said = [(c["where"]["en"], c["what"]["en"], c["locate"]) for c in _describe(before, after)]
     assert said == [("Board", "changed (not valid JSON, line 17)", {"file": "dashboard.json", "line": 17}),
                     ("data/sales.csv", "1 rows changed", {"file": "data/sales.csv"})]
+
+
+def test_each_tile_change_is_reverted_alone_keeping_the_rest_of_the_file() -> None:
+    before = _seed_files()
+    text = before["dashboard.json"].decode()
+    # the turn: "Units sold" moved, "About" retitled, "All rows" removed, a tile added
+    after_text = (text.replace('"x": 8, "y": 0, "w": 4, "h": 2,', '"x": 8, "y": 10, "w": 4, "h": 2,')
+                  .replace('"About this board"', '"Read me"'))
+    start = after_text.index(',\n    {\n      "id": "latest-rows"')
+    end = after_text.index("\n  ]\n}")
+    after_text = (after_text[:start] + ',\n    {"id": "note", "type": "markdown", "title": "Note", '
+                  '"x": 0, "y": 12, "w": 4, "h": 2, "text": "hi"}' + after_text[end:])
+    after = {**before, "dashboard.json": after_text.encode()}
+    describer = all_describers(get_plugin_manager())["dashboard"]
+    changes = {c.id: c for c in describer.describe(TurnFilesFromMaps(before, after))}
+    assert set(changes) == {"tile:about", "tile:total-units", "tile:latest-rows", "tile:note"}
+    files = TurnFilesFromMaps(before, after)
+    current = {"dashboard.json": after["dashboard.json"]}
+
+    def reverted(change_id: str) -> str:
+        assert describer.revert is not None
+        return describer.revert(files, changes[change_id], current)["dashboard.json"].decode()
+
+    moved_back = reverted("tile:total-units")
+    assert moved_back == after_text.replace('"x": 8, "y": 10, "w": 4, "h": 2,', '"x": 8, "y": 0, "w": 4, "h": 2,')
+    assert reverted("tile:about") == after_text.replace('"Read me"', '"About this board"')
+    assert '"id": "note"' not in reverted("tile:note")
+    json.loads(reverted("tile:note"))
+    restored = json.loads(reverted("tile:latest-rows"))
+    assert [t["id"] for t in restored["tiles"]][-2:] == ["latest-rows", "note"]
+    assert restored["tiles"][-2] == json.loads(text)["tiles"][-1]

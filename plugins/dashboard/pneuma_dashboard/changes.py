@@ -5,22 +5,20 @@ one per data file ("data/sales.csv: 12 rows added"). ``locate`` is what
 the viewer's ``navigate-to`` takes: the tile, and for a data file the first
 tile that reads it.
 
-A change to a tile is reverted as the whole board file (the host's
-default): tile edits of one turn are rarely independent (a tile added
-moves the others down).
+A tile's change is reverted on its own, in the file's text
+(tile_revert.py); a data file's as the file.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pneuma.api import Change, ChangeDescriber, FileChange, TurnFiles, text_of
 from pneuma_dashboard.board import BOARD_FILE, Board, Tile, read_board
 from pneuma_dashboard.data import SUFFIXES, DataTable, parse_data
+from pneuma_dashboard.tile_revert import change_id, revert
 
-_UNSAFE_ID = re.compile(r"[^A-Za-z0-9:._/@#=+-]")
 # What a tile holds besides its place, and how a change of it is said.
 _CONTENT: dict[str, tuple[str, str]] = {
     "spec": ("spec changed", "图表定义修改"),
@@ -34,10 +32,6 @@ _CONTENT: dict[str, tuple[str, str]] = {
     "label": ("label changed", "标签修改"),
     "type": ("type changed", "类型修改"),
 }
-
-
-def _id(*parts: str) -> str:
-    return _UNSAFE_ID.sub("_", ":".join(parts))[:200]
 
 
 def _quoted(text: str) -> str:
@@ -86,7 +80,7 @@ def board_changes(item: FileChange, before: Board | None, after: Board | None) -
         if change is not None:
             changes.append(change)
     new_ids = {t.id for t in after.tiles}
-    changes.extend(Change(id=_id("tile", t.id), where=_tile_where(t), what={"en": "removed", "zh-CN": "删除"},
+    changes.extend(Change(id=change_id("tile", t.id), where=_tile_where(t), what={"en": "removed", "zh-CN": "删除"},
                           kind="removed", files=files, locate={"file": BOARD_FILE})
                    for t in before.tiles if t.id not in new_ids)
     return changes
@@ -94,9 +88,9 @@ def board_changes(item: FileChange, before: Board | None, after: Board | None) -
 
 def _tile_change(before: Tile | None, after: Tile) -> Change | None:
     locate = {"file": BOARD_FILE, "tile": after.id}
-    change_id = _id("tile", after.id)
+    tile_change_id = change_id("tile", after.id)
     if before is None:
-        return Change(id=change_id, where=_tile_where(after), kind="added", files=(BOARD_FILE,), locate=locate,
+        return Change(id=tile_change_id, where=_tile_where(after), kind="added", files=(BOARD_FILE,), locate=locate,
                       what={"en": f"added ({after.type}, {after.w}×{after.h} at {after.x},{after.y})",
                             "zh-CN": f"新增（{after.type}，{after.w}×{after.h}，位于 {after.x},{after.y}）"})
     said: list[tuple[str, str]] = []
@@ -112,7 +106,7 @@ def _tile_change(before: Tile | None, after: Tile) -> Change | None:
     if not said:
         return None
     only_layout = (moved or resized) and len(said) == moved + resized
-    return Change(id=change_id, where=_tile_where(after), kind="moved" if only_layout else "changed",
+    return Change(id=tile_change_id, where=_tile_where(after), kind="moved" if only_layout else "changed",
                   files=(BOARD_FILE,), locate=locate,
                   what={"en": " · ".join(en for en, _ in said), "zh-CN": " · ".join(zh for _, zh in said)})
 
@@ -124,7 +118,7 @@ def data_change(item: FileChange, files: TurnFiles, readers: Mapping[str, str]) 
     where = {"en": path, "zh-CN": path}
     locate: dict[str, Any] = {"file": path, **({"tile": readers[path]} if path in readers else {})}
     if item.status == "deleted":
-        return Change(id=_id("data", path), where=where, what={"en": "removed", "zh-CN": "删除"}, kind="removed",
+        return Change(id=change_id("data", path), where=where, what={"en": "removed", "zh-CN": "删除"}, kind="removed",
                       files=(path,))
     after = _table(path, files.after(path))
     before = _table(path, files.before(path)) if item.status == "modified" else None
@@ -135,7 +129,7 @@ def data_change(item: FileChange, files: TurnFiles, readers: Mapping[str, str]) 
                 if item.status == "added" else {"en": "readable again", "zh-CN": "恢复可读"})
     else:
         what = _table_difference(before, after)
-    return Change(id=_id("data", path), where=where, what=what,
+    return Change(id=change_id("data", path), where=where, what=what,
                   kind="added" if item.status == "added" else "changed", files=(path,), locate=locate)
 
 
@@ -194,4 +188,4 @@ def describe(files: TurnFiles) -> Sequence[Change]:
     return changes
 
 
-DESCRIBER = ChangeDescriber(mode="dashboard", describe=describe)
+DESCRIBER = ChangeDescriber(mode="dashboard", describe=describe, revert=revert)
