@@ -82,9 +82,11 @@ def test_a_file_over_the_limit_names_its_size_and_is_never_read_whole(tmp_path: 
 
 
 def test_paths_go_through_the_sandbox_and_other_formats_are_named(tmp_path: Path) -> None:
-    sandbox = _workspace(tmp_path, {"data/x.xlsx": b"PK", "data/latin.csv": "a\nd\xe9j\xe0\n".encode("latin-1")})
+    sandbox = _workspace(tmp_path, {"data/x.xlsx": b"PK", "data/latin.csv": "a\nd\xe9j\xe0\n".encode("latin-1"),
+                                    "data/t.parquet": b"PAR1"})
     for path, code in (("../etc/passwd.csv", "E_DENY_PATH"), ("data/missing.csv", "E_NOT_FOUND"),
-                       ("data/x.xlsx", "E_UNSUPPORTED"), ("data/latin.csv", "E_ENCODING")):
+                       ("data/x.xlsx", "E_UNSUPPORTED"), ("data/latin.csv", "E_ENCODING"),
+                       ("data/t.parquet", "E_UNSUPPORTED")):
         with pytest.raises(ToolError) as refused:
             load_data(sandbox, path)
         assert refused.value.code == code, path

@@ -88,6 +88,11 @@ def load_data(sandbox: Sandbox, path: str) -> DataTable:
     E_ENCODING, E_PARSE_FAIL, E_UNSUPPORTED (another format)."""
     canonical = sandbox.normalize(path)
     suffix = os.path.splitext(canonical)[1].lower()
+    if suffix == ".parquet":
+        # No small pinned Parquet reader here (docs/dashboard.md, "Data formats")
+        raise ToolError("E_UNSUPPORTED", f"{canonical}: Parquet files are not read by the dashboard yet",
+                        details={"path": canonical},
+                        hint="Write the rows as CSV (a header row) or JSON (an array of row objects) under data/")
     if suffix not in SUFFIXES:
         raise ToolError("E_UNSUPPORTED", f"{canonical}: the dashboard reads {' and '.join(SUFFIXES)} data files, "
                         f"not {suffix or 'files without a suffix'}",
