@@ -21,7 +21,7 @@ from tests.browser.browser_helpers import (
     assert_drawn_as_glyphs,
     viewer_answer,
 )
-from tests.browser.module_run import module_page, module_run
+from tests.browser.module_run import module_page, module_run, pins_loaded, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 CJK_FONT = REPO / "pneuma" / "web" / "vendor" / "cjk-font" / "noto-sans-sc.css"
@@ -76,7 +76,7 @@ def test_a_page_made_too_long_is_flagged_and_reported_to_the_agent(printed: tupl
         shot(page, "print-overflow")
         report = viewer_answer(server, "check-overflow")
         assert report["success"] and report["data"]["overflowing"] == [2], report
-        facts = viewer_answer(server, "get-page", {"page": "2"})["data"]
+        facts = viewer_answer(server, "get-page", {"page": 2})["data"]
         assert facts["overflows"] and abs(facts["overflow_mm"]["bottom"] - mm) < 0.15 and facts["fill_percent"] > 100
         assert "Another paragraph" in facts["text"] and {"level": 2, "text": "Harvest by bed group"} in facts["headings"]
     finally:
@@ -138,7 +138,7 @@ IN_FRAME = GLYPH_RENDERING.replace(
 @pytest.mark.skipif(not CJK_FONT.exists(), reason="the shell's CJK font is not set up (scripts/build-web)")
 def test_chinese_is_drawn_as_glyphs_without_a_system_cjk_font(printed: tuple[Any, Any], shot: Any) -> None:
     server, page = printed
-    assert viewer_answer(server, "navigate-to", {"page": "3"})["success"]
+    assert viewer_answer(server, "navigate-to", {"page": 3})["success"]
     expect(frame_of(page, 3).locator("h1")).to_have_text("致邻居们")
     parts = ("article h1", "article p:nth-of-type(2)")
     result = page.evaluate(IN_FRAME, {"selectors": list(parts), "sample": "邻居", "frame": ".pnp-sheet[data-page='3'] iframe"})
@@ -150,7 +150,7 @@ def test_chinese_is_drawn_as_glyphs_without_a_system_cjk_font(printed: tuple[Any
 
 def test_navigate_and_zoom_as_the_agent_asks(printed: tuple[Any, Any]) -> None:
     server, page = printed
-    answer = viewer_answer(server, "navigate-to", {"page": "pages/02-the-year.html"})
+    answer = viewer_answer(server, "navigate-to", {"file": "pages/02-the-year.html"})
     assert answer["success"] and "page 2 of 3" in answer["message"] and "fits its content box" in answer["message"]
     expect(page.locator(".pnp-counter")).to_have_text("Page 2 of 3")
     assert viewer_answer(server, "describe-view")["data"]["page"] == 2
@@ -158,7 +158,33 @@ def test_navigate_and_zoom_as_the_agent_asks(printed: tuple[Any, Any]) -> None:
     assert viewer_answer(server, "ui:zoom", {"zoom": "50"})["success"]
     half = page.locator(".pnp-sheet[data-page='1']").bounding_box()["width"]
     assert abs(half - 210 / 25.4 * 96 * 0.5) < 1, (width, half)
-    bad = viewer_answer(server, "navigate-to", {"page": "9"})
+    # a change's "Show" carries the page's number from its turn: the file wins when they disagree
+    moved = viewer_answer(server, "navigate-to", {"page": 1, "file": "pages/03-neighbours.html"})
+    assert moved["data"]["page"] == 3
+    bad = viewer_answer(server, "navigate-to", {"page": 9})
     assert not bad["success"] and "from 1 to 3" in bad["message"]
     assert viewer_answer(server, "ui:zoom", {"zoom": "fit-width"})["success"]
     assert page.console_errors == []
+
+
+def test_a_review_pin_sits_on_its_element_and_knows_its_place(printed: tuple[Any, Any]) -> None:
+    server, page = printed
+    assert page.evaluate(f"() => {HOST}.module.capabilities") == ["annotate", "edit", "follow"]
+    pins_loaded(page)
+    page.locator(".annotate-toggle").click()
+    target = frame_of(page, 2).locator("p.lede")
+    target.click()
+    stored_pins(server, 1, commented=False)
+    comment = page.locator(".pin-box textarea")
+    comment.fill("Shorter, please")
+    comment.press("Enter")
+    marker = page.locator(".pnp-sheet[data-page='2'] .pnp-pin")
+    expect(marker).to_have_text("1")
+    lede, pin = target.bounding_box(), marker.bounding_box()
+    assert abs(pin["x"] + pin["width"] / 2 - lede["x"]) < 3 and abs(pin["y"] + pin["height"] / 2 - lede["y"]) < 3
+    stored = stored_pins(server, 1)[0]
+    assert (stored["selection"]["file"], stored["selection"]["page"]) == ("pages/02-the-year.html", 2)
+    assert stored["place"].startswith('<p class="lede"') and "wet spring" in stored["place"]
+    page.locator(".pin-remove").click()
+    expect(marker).to_have_count(0)
+    page.locator(".annotate-toggle").click()

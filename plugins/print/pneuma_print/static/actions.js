@@ -48,10 +48,17 @@ export const agentActions = {
     return withContents ? { ...facts, ...pageContents(sheet.doc) } : facts;
   },
 
+  /** The page `params` names: its file when print.json still lists it (a
+   * change's locate may carry a number from before pages moved), else its number. */
+  pageIndex(params) {
+    const byFile = params.file ? this.indexOf(params.file) : -1;
+    return byFile >= 0 || params.page === undefined || params.page === null ? byFile : this.indexOf(params.page);
+  },
+
   async navigateTo(params) {
     if (!this.doc) return this.noDocument();
-    const index = this.indexOf(params.page ?? params.file);
-    if (index < 0) return this.badPage(params.page ?? params.file);
+    const index = this.pageIndex(params);
+    if (index < 0) return this.badPage(params.file ?? params.page);
     this.go(index);
     const facts = await this.pageFacts(index, false);
     const fit = facts.overflows ? this.overflowLine(this.sheets[index]) : "fits its content box";
@@ -60,8 +67,8 @@ export const agentActions = {
 
   async getPage(params) {
     if (!this.doc) return this.noDocument();
-    const given = params.page ?? params.file;
-    const index = given === undefined || given === null || given === "" ? this.current : this.indexOf(given);
+    const given = params.file ?? params.page;
+    const index = given === undefined || given === null || given === "" ? this.current : this.pageIndex(params);
     if (index < 0) return this.badPage(given);
     const facts = await this.pageFacts(index, true);
     const fit = facts.overflows ? this.overflowLine(this.sheets[index]) : "fits its content box";
