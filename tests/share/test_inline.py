@@ -21,7 +21,7 @@ import pytest
 from pneuma.share import inline
 from pneuma.share.model import ShareData, SharedMessage, SharedTurn, parse_share_html
 
-MODES = ("slide", "doc", "draw", "diagram", "webcraft", "webgal", "coauthor", "illustrate")
+MODES = ("slide", "doc", "draw", "diagram", "webcraft", "webgal", "coauthor", "illustrate", "video", "print")
 # Relative or absolute specifiers of static and dynamic imports.
 IMPORTS = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])((?:\.{1,2}/|/)[^"'\n]*)\1""")
 
