@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
-MODES = ("coauthor", "diagram", "doc", "draw", "illustrate", "print", "slide", "video", "webcraft", "webgal")
+MODES = ("coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "print", "slide", "video", "webcraft", "webgal")
 # The code that may name a catalogue key: the viewer and the modules it is
 # split into (every .js beside it but its catalogue), slide-doc.js included
 # (its manifest errors carry an errorKey).
@@ -37,6 +37,7 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
     "doc": ("markdown.js", "context.js", "doc-edit.js", "doc-pins.js"),
     "draw": ("drawing.js", "library.js", "pins.js"),
     "diagram": ("pins.js", "label-edit.js"),
+    "dashboard": ("actions.js", "board.js", "data.js", "grid-drag.js", "pins.js", "selection.js", "tiles.js"),
     "webgal": ("pins.js",),
     "webcraft": ("annotate.js", "edit-in-place.js"),
     "illustrate": ("board.js", "choices.js", "pins.js", "report.js"),

@@ -1,0 +1,166 @@
+// The rows of a data file as the tiles draw them: CSV typed as vega's own
+// loader types it ({type: "csv", parse: "auto"}: numbers, booleans and
+// dates become values of their kind), JSON as an array of row objects
+// (docs/dashboard.md, "Data formats"). A file too large to arrive with the
+// content_update (over 2 MB) is fetched from the host's content route.
+
+const PARQUET_READER = "PneumaParquet"; // a global a Parquet bundle may define
+
+export class DataError extends Error {}
+
+/** The records of CSV `text` (RFC 4180: quoted fields, "" inside quotes,
+ * CRLF or LF) as arrays of strings. d3-dsv, which vega's own CSV reader
+ * uses, builds its row objects with `new Function`, which the page's
+ * script-src policy refuses; so the page splits CSV itself and lets vega
+ * type the values. */
+export function csvRecords(text) {
+  const records = [];
+  let record = [];
+  let field = "";
+  let quoted = false;
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte-order mark is not part of the first name
+  for (; i < text.length; i += 1) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"' && field === "") quoted = true;
+    else if (c === ",") {
+      record.push(field);
+      field = "";
+    } else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text[i + 1] === "\n") i += 1;
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = "";
+    } else field += c;
+  }
+  if (quoted) throw new DataError("a quoted field is not closed");
+  if (field !== "" || record.length) {
+    record.push(field);
+    records.push(record);
+  }
+  return records.filter((r) => r.length > 1 || r[0] !== "");
+}
+
+/** CSV rows as objects of strings keyed by the header's names. */
+function csvObjects(text) {
+  const [header, ...records] = csvRecords(text);
+  if (!header) return [];
+  return records.map((record) => Object.fromEntries(header.map((name, i) => [name, record[i] ?? ""])));
+}
+
+/** The text (or bytes, for Parquet) of workspace file `path`. */
+async function fileBody(path, files, ctx, binary) {
+  const file = files.find((f) => f.path === path && !f.deleted);
+  if (!file) throw new DataError(`${path} is not in the workspace`);
+  if (!binary && typeof file.content === "string") return file.content;
+  const response = await fetch(ctx.contentUrl(path), { credentials: "same-origin" });
+  if (!response.ok) throw new DataError(`${path} could not be read (${response.status})`);
+  return binary ? response.arrayBuffer() : response.text();
+}
+
+function jsonRows(path, text) {
+  let rows;
+  try {
+    rows = JSON.parse(text);
+  } catch (e) {
+    throw new DataError(`${path} is not valid JSON: ${e.message}`);
+  }
+  if (!Array.isArray(rows) || rows.some((r) => !r || typeof r !== "object" || Array.isArray(r))) {
+    throw new DataError(`${path} must be a JSON array of row objects`);
+  }
+  return rows;
+}
+
+async function parquetRows(path, bytes) {
+  const reader = globalThis[PARQUET_READER];
+  if (!reader?.readRows) throw new DataError(`${path}: Parquet files are not read in the page; use CSV or JSON`);
+  return reader.readRows(bytes);
+}
+
+/** `[rows]` of `path`; throws a DataError naming the file and the reason. */
+export async function loadRows(path, files, ctx, vega) {
+  const suffix = (/\.[^./]+$/.exec(path)?.[0] || "").toLowerCase();
+  if (!path.startsWith("data/")) throw new DataError(`${path}: data files live under data/`);
+  if (suffix === ".csv") {
+    const text = await fileBody(path, files, ctx, false);
+    try {
+      return vega.read(csvObjects(text), { type: "json", parse: "auto" });
+    } catch (e) {
+      throw new DataError(`${path} could not be read as CSV: ${e.message}`);
+    }
+  }
+  if (suffix === ".json") return jsonRows(path, await fileBody(path, files, ctx, false));
+  if (suffix === ".parquet") return parquetRows(path, await fileBody(path, files, ctx, true));
+  throw new DataError(`${path}: ${suffix || "a file without a suffix"} is not a data format here (CSV, JSON, Parquet)`);
+}
+
+/** Rows of every data file the board names, loaded once each per content:
+ * a data file that did not change keeps its rows across redraws. */
+export class DataCache {
+  constructor(ctx, vega) {
+    this.ctx = ctx;
+    this.vega = vega;
+    this.entries = new Map(); // path → {stamp, promise}
+  }
+
+  stampOf(path, files) {
+    const file = files.find((f) => f.path === path && !f.deleted);
+    if (!file) return "missing";
+    return typeof file.content === "string" ? file.content : `${file.mtime ?? ""}:${this.ctx.contentUrl(path)}`;
+  }
+
+  /** Resolves to {rows} or {error}. */
+  rows(path, files) {
+    const stamp = this.stampOf(path, files);
+    const hit = this.entries.get(path);
+    if (hit && hit.stamp === stamp) return hit.promise;
+    const promise = loadRows(path, files, this.ctx, this.vega)
+      .then((rows) => ({ rows }), (error) => ({ error: error.message || String(error) }));
+    this.entries.set(path, { stamp, promise });
+    return promise;
+  }
+}
+
+function numbers(rows, field) {
+  return rows.map((r) => r[field]).filter((v) => typeof v === "number" && Number.isFinite(v));
+}
+
+/** The value of a number tile over `rows`. */
+export function aggregate(rows, field, how) {
+  if (how === "count") return field ? rows.filter((r) => r[field] != null && r[field] !== "").length : rows.length;
+  if (how === "last") return rows.length ? rows[rows.length - 1][field] : null;
+  const values = numbers(rows, field);
+  if (!values.length) return null;
+  if (how === "sum") return values.reduce((a, b) => a + b, 0);
+  if (how === "mean") return values.reduce((a, b) => a + b, 0) / values.length;
+  if (how === "min") return Math.min(...values);
+  if (how === "max") return Math.max(...values);
+  return null;
+}
+
+/** A cell or datum value as a person reads it (dates as YYYY-MM-DD). */
+export function plainValue(value) {
+  if (value instanceof Date) {
+    const iso = value.toISOString();
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso;
+  }
+  if (value === null || value === undefined) return "";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+/** A row or datum as plain JSON fields, without vega's internal ones. */
+export function plainFields(datum, limit = 24) {
+  const out = {};
+  for (const key of Object.keys(datum || {}).slice(0, limit)) {
+    const value = datum[key];
+    if (typeof value === "function") continue;
+    out[key] = value instanceof Date ? plainValue(value) : value;
+  }
+  return out;
+}

@@ -1,0 +1,177 @@
+"""The dashboard viewer (plugins/dashboard/pneuma_dashboard/static/viewer.js)
+in the real shell, in Debian's Chromium, with the real vega bundle.
+
+One `pneuma run --mode dashboard` on the seeded sales board and one page
+serve the module; tests read what the person sees from the DOM and from
+screenshots, ask viewer actions over HTTP as the agent does, edit files on
+disk as the agent does, and read back what the page wrote to disk. Each
+test leaves the board as it found it.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import viewer_answer
+from tests.browser.module_run import module_page, module_run
+
+REPO = Path(__file__).resolve().parents[2]
+VENDOR = REPO / "plugins" / "dashboard" / "pneuma_dashboard" / "static" / "vendor" / "vega.iife.js"
+HOST = "window.pneuma.ui.host"
+TILE = ".db-tile[data-tile='{}']"
+DRAWN = ".db-tile[data-tile='{}'][data-state=rendered]"
+
+pytestmark = pytest.mark.skipif(not VENDOR.exists(), reason="the vega bundle is not built (scripts/build-web)")
+
+
+@pytest.fixture(scope="module")
+def board(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
+    with module_run(tmp_path_factory.mktemp("dashboard"), "dashboard") as server:
+        with module_page(browser, server.url) as page:
+            page.wait_for_selector(DRAWN.format("revenue-by-product") + " svg .mark-rect path", timeout=20_000)
+            yield server, page
+
+
+def on_disk(path: Path, check: Any, timeout: float = 10) -> str:
+    """The file's text once `check(text)` holds (or after `timeout` s)."""
+    deadline = time.monotonic() + timeout
+    text = path.read_text(encoding="utf-8")
+    while not check(text) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        text = path.read_text(encoding="utf-8")
+    return text
+
+
+def tile_png(page: Any, tile: str) -> Image.Image:
+    return Image.open(io.BytesIO(page.locator(TILE.format(tile) + " .db-tile-body").screenshot())).convert("RGB")
+
+
+def test_the_seed_board_draws_every_tile(board: tuple[Any, Any]) -> None:
+    server, page = board
+    for tile in ("about", "total-revenue", "total-units", "revenue-by-month", "revenue-by-product", "latest-rows"):
+        expect(page.locator(DRAWN.format(tile))).to_have_count(1)
+    assert page.locator(".db-title").inner_text() == "Sales 2025–2026"
+    assert page.locator(TILE.format("revenue-by-product") + " .mark-rect path").count() == 3
+    assert page.locator(TILE.format("latest-rows") + " tbody tr").count() == 100
+    expect(page.locator(TILE.format("about") + " strong").first).to_have_text("three products")
+    view = viewer_answer(server, "describe-view")
+    assert view["success"] and view["data"]["columns"] == 12
+    tiles = {t["id"]: t for t in view["data"]["tiles"]}
+    assert tiles["revenue-by-month"] == {**tiles["revenue-by-month"], "x": 0, "y": 2, "w": 8, "h": 4,
+                                         "rendered": True, "error": None, "rows": 288}
+    got = viewer_answer(server, "get-tile", {"tile": "revenue-by-product"})["data"]
+    assert got["rows"] == 288 and got["spec"]["mark"] == "bar"
+    assert sorted(v["product"] for v in got["values"]) == ["Backpack", "Desk lamp", "Notebook"]
+    assert all(v["sum_revenue"] > 0 for v in got["values"])
+    assert page.console_errors == []
+
+
+def test_a_changed_csv_redraws_its_chart(board: tuple[Any, Any]) -> None:
+    server, page = board
+    csv = server.workspace / "data" / "sales.csv"
+    original = csv.read_text(encoding="utf-8")
+    before = tile_png(page, "revenue-by-product")
+    page.evaluate("() => { document.querySelector(\"[data-tile='about'] .db-markdown\").dataset.kept = '1'; }")
+    # the agent's edit: one month in which desk lamps sold a thousandfold
+    csv.write_text(original + "2026-12-01,West,Desk lamp,900,900000.00\n", encoding="utf-8")
+    page.wait_for_function("() => window.pneuma.ui.host.instance.viewer.cards.get('revenue-by-product').rowCount === 289")
+    page.wait_for_selector(DRAWN.format("revenue-by-product") + " svg .mark-rect path")
+    after = tile_png(page, "revenue-by-product")
+    assert before.size == after.size
+    assert ImageChops.difference(before, after).getbbox() is not None, "the chart looks the same"
+    bars = viewer_answer(server, "get-tile", {"tile": "revenue-by-product"})["data"]["values"]
+    assert max(bars, key=lambda v: v["sum_revenue"])["product"] == "Desk lamp"
+    # the Markdown tile does not use the file: it was not redrawn
+    assert page.evaluate("() => document.querySelector(\"[data-tile='about'] .db-markdown\").dataset.kept") == "1"
+    csv.write_text(original, encoding="utf-8")
+    page.wait_for_function("() => window.pneuma.ui.host.instance.viewer.cards.get('revenue-by-product').rowCount === 288")
+
+
+def test_a_dragged_tile_s_new_place_is_in_the_file(board: tuple[Any, Any]) -> None:
+    server, page = board
+    path = server.workspace / "dashboard.json"
+    original = path.read_text(encoding="utf-8")
+    grid = page.locator(".db-grid").bounding_box()
+    pitch_x = (grid["width"] - 32 + 10) / 12  # padding 16 px a side, gap 10 px
+    # move "Units sold" (x 8, y 0, w 4, h 2) down below the table: y 10
+    bar = page.locator(TILE.format("total-units") + " .db-tile-bar").bounding_box()
+    start = (bar["x"] + 40, bar["y"] + bar["height"] / 2)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] - 2 * pitch_x, start[1] + 5 * 90, steps=8)
+    page.mouse.move(start[0] - 4 * pitch_x, start[1] + 10 * 90, steps=8)
+    page.mouse.up()
+    moved = original.replace('"id": "total-units",\n      "type": "number",\n      "title": "Units sold",\n'
+                             '      "x": 8, "y": 0, "w": 4, "h": 2,',
+                             '"id": "total-units",\n      "type": "number",\n      "title": "Units sold",\n'
+                             '      "x": 4, "y": 10, "w": 4, "h": 2,')
+    assert moved != original
+    assert on_disk(path, lambda t: t != original) == moved  # only those numbers changed
+    # resized by its corner: two columns wider
+    page.locator(TILE.format("total-units")).scroll_into_view_if_needed()
+    corner = page.locator(TILE.format("total-units") + " .db-resize").bounding_box()
+    start = (corner["x"] + 7, corner["y"] + 7)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] + 2 * pitch_x, start[1] + 3, steps=6)
+    page.mouse.up()
+    resized = moved.replace('"x": 4, "y": 10, "w": 4, "h": 2,', '"x": 4, "y": 10, "w": 6, "h": 2,')
+    assert on_disk(path, lambda t: t != moved) == resized
+    # onto another tile (two rows up, into the table) it does not go: the file stays as it is
+    bar = page.locator(TILE.format("total-units") + " .db-tile-bar").bounding_box()
+    page.mouse.move(bar["x"] + 20, bar["y"] + 10)
+    page.mouse.down()
+    page.mouse.move(bar["x"] + 20, bar["y"] + 10 - 2 * 90, steps=8)
+    expect(page.locator(TILE.format("total-units") + ".db-blocked")).to_have_count(1)
+    page.mouse.up()
+    time.sleep(0.3)
+    assert path.read_text(encoding="utf-8") == resized
+    assert viewer_answer(server, "describe-view")["data"]["tiles"][2]["y"] == 10
+    path.write_text(original, encoding="utf-8")
+    page.wait_for_function("() => window.pneuma.ui.host.instance.viewer.cards.get('total-units').tile.y === 0")
+
+
+def test_a_clicked_bar_selects_its_datum_for_the_agent(board: tuple[Any, Any]) -> None:
+    server, page = board
+    bars = page.locator(TILE.format("revenue-by-product") + " .mark-rect path")
+    bars.first.click()
+    selected = page.evaluate(f"() => {HOST}.instance.viewer.selected")
+    assert selected["kind"] == "datum" and selected["tile"] == "revenue-by-product"
+    assert selected["file"] == "data/sales.csv"
+    assert set(selected["fields"]) == {"product", "sum_revenue"}
+    context = page.evaluate(f"(s) => {HOST}.module.extractContext(s)", selected)
+    assert context.startswith('<viewer-context mode="dashboard" file="data/sales.csv" tile="revenue-by-product" kind="datum"')
+    assert f'"product":"{selected["fields"]["product"]}"' in context and '"sum_revenue":' in context
+    expect(page.locator(".chip, .selection-chip, [class*=chip]").filter(has_text="Revenue by product").first).to_be_visible()
+    # a table row: the row's number in the file and its fields
+    page.locator(TILE.format("latest-rows") + " tbody tr").nth(2).click()
+    row = page.evaluate(f"() => {HOST}.instance.viewer.selected")
+    assert (row["kind"], row["row"], row["fields"]["region"], row["fields"]["product"]) == ("row", 3, "North", "Desk lamp")
+    assert viewer_answer(server, "describe-view")["data"]["selected"]["row"] == 3
+
+
+def test_an_invalid_spec_shows_its_error_in_its_tile(board: tuple[Any, Any]) -> None:
+    server, page = board
+    path = server.workspace / "dashboard.json"
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original.replace('"mark": "bar"', '"mark": "barr"'), encoding="utf-8")
+    error = page.locator(TILE.format("revenue-by-product") + "[data-state=error] .db-tile-error")
+    expect(error).to_contain_text("barr")
+    # the rest of the board still draws
+    expect(page.locator(DRAWN.format("revenue-by-month") + " svg")).to_have_count(1)
+    answer = viewer_answer(server, "navigate-to", {"tile": "revenue-by-product"})
+    assert answer["success"] and answer["data"]["rendered"] is False and "barr" in answer["data"]["error"]
+    assert "barr" in page.evaluate(f"() => {HOST}.instance.problems()")["dashboard.json"]
+    path.write_text("{ not json", encoding="utf-8")
+    expect(page.locator(".db-board-error")).to_contain_text("not valid JSON")
+    path.write_text(original, encoding="utf-8")
+    page.wait_for_selector(DRAWN.format("revenue-by-product") + " svg .mark-rect path")
+    expect(page.locator(".db-board-error")).to_be_hidden()
