@@ -102,6 +102,13 @@ def test_a_removed_page_and_a_broken_print_json(describer: ChangeDescriber) -> N
     assert lines(turn) == ["Page 2: removed"]
     assert turn.changes[0].files == ("print.json", "pages/02-the-year.html")
 
+    # a turn that edits one page's words only, print.json untouched
+    edited = {**before, "pages/03-neighbours.html": before["pages/03-neighbours.html"].replace(
+        "致邻居们".encode(), "致各位邻居".encode(), 1)}
+    turn = describe_turn(describer, TurnFilesFromMaps(before, edited))
+    assert lines(turn) == ["Page 3: text changed"]
+    assert turn.changes[0].locate == {"page": 3, "file": "pages/03-neighbours.html"}
+
     broken = {**before, "print.json": b'{"pages": ['}
     turn = describe_turn(describer, TurnFilesFromMaps(before, broken))
     assert [c.files for c in turn.changes] == [("print.json",)]  # said per file, not a crash
