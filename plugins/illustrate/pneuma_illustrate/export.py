@@ -88,7 +88,8 @@ def export_zip(request: ExportRequest) -> ExportResult:
     count = len(ids) - len(warnings)
     how = "picked" if rule == "picked" else "starred (none is picked)"
     return ExportResult(files=[request.output], warnings=warnings,
-                        summary=f"{count} {how} image{'s' if count != 1 else ''} with their records")
+                        summary=f"{count} {how} image{'s' if count != 1 else ''} with "
+                                f"{'their records' if count != 1 else 'its record'}")
 
 
 _CSS = """
