@@ -50,6 +50,8 @@ MODES: dict[str, tuple[str, str]] = {
     "diagram": (".pneuma-diagram[data-state=rendered] .dg-stage svg", ".dg-stage, .dg-tab, .dg-source"),
     # The page tabs are the site's file names.
     "webcraft": (".webcraft-device iframe.webcraft-frame", ".webcraft-tabs, .webcraft-frame-box"),
+    # Image ids, the board's and rows' titles and prompts are the agent's words.
+    "illustrate": (".il-card img", ".il-title, .il-row-head, .il-thumb, .il-id, .il-comment"),
 }  # fmt: skip
 # Names of files as they appear in tooltips and lists (start.txt, sections/, main.tex).
 FILE_NAME = re.compile(r"[\w./-]*\.(?:txt|json|tex|bib|md|excalidraw|html|css|png)\b|\b[\w-]+/")

@@ -20,6 +20,7 @@ SEEN = {
     "draw": "welcome.excalidraw",
     "webgal": "game/scene/start.txt",
     "coauthor": "board",
+    "illustrate": "lighthouse-3",
 }
 
 

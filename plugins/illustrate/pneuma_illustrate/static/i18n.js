@@ -51,7 +51,7 @@ export const MESSAGES = {
     "pending.note": "Marks your next message tells the agent of: {count}",
     "provider.title": "No image provider is configured",
     "provider.problemTitle": "The image provider cannot be used",
-    "provider.body": "The agent cannot make new images until one is set: {what}"
+    "provider.body": "The agent cannot make new images until one of these is set (then restart Pneuma):"
   },
   "zh-CN": {
     "board.label": "图片看板",
@@ -95,7 +95,7 @@ export const MESSAGES = {
     "pending.note": "下一条消息会告诉智能体的标记：{count} 个",
     "provider.title": "尚未配置图片生成服务",
     "provider.problemTitle": "图片生成服务无法使用",
-    "provider.body": "配置之前智能体无法生成新图片：{what}"
+    "provider.body": "设置以下任一项之前，智能体无法生成新图片（设置后请重新启动 Pneuma）："
   }
 };
 

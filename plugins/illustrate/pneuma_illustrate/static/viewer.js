@@ -22,6 +22,8 @@ import { describeView, getChoices } from "./report.js";
 const MODE = "illustrate";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const STATUS_URL = "/api/illustrate/provider"; // {ready, problem, what_to_set}: the mode's route (routes.py)
+// What makes images possible, one way a line (docs/illustrate.md, "Configuring an image provider").
+const SETTINGS_TO_SET = ["PNEUMA_IMAGES_BASE_URL + PNEUMA_IMAGES_MODEL", "OPENAI_API_KEY", "~/.config/pneuma/images.json"];
 const NAV_WAIT_MS = 2500; // navigate-to right after the tool wrote: the files may still be arriving
 
 const stylesheet = sharedStylesheet(CSS_URL, { "data-pneuma-illustrate": "" });
@@ -139,12 +141,13 @@ class IllustrateViewer {
     if (count) parts.push(h("p", { class: "il-pending", "data-pending": String(count), text: t("pending.note", { count }) }));
     if (this.notice) parts.push(h("p", { class: "il-problem", role: "alert", text: this.notice }));
     if (this.provider && this.provider.ready === false) {
-      // The problem and what to set are the host's own words (English, as
-      // the terminal says them): names of variables and files.
+      // What to set, in the page's language; the problem itself is the
+      // host's sentence (English, as the terminal says it), shown as code.
       parts.push(h("div", { class: "il-provider", role: "status" },
         h("strong", { text: t(this.provider.configured ? "provider.problemTitle" : "provider.title") }),
-        h("p", { text: t("provider.body", { what: String(this.provider.what_to_set || "") }) }),
-        this.provider.problem ? h("p", { class: "il-provider-problem", text: String(this.provider.problem) }) : null));
+        h("p", { text: t("provider.body") }),
+        h("ul", {}, SETTINGS_TO_SET.map((names) => h("li", {}, h("code", { text: names })))),
+        this.provider.configured && this.provider.problem ? h("code", { class: "il-provider-problem", text: String(this.provider.problem) }) : null));
     }
     this.header.replaceChildren(...parts);
   }
@@ -152,9 +155,11 @@ class IllustrateViewer {
   rowElement(row) {
     const t = this.t;
     const title = row.unlisted ? t("row.unlisted") : row.title || row.id;
-    return h("section", { class: "il-row", "data-row-id": row.id, "aria-label": title },
+    // Named by its heading (aria-labelledby): the title is the agent's words, not a label of ours.
+    const headingId = `il-row-${this.rowCount = (this.rowCount || 0) + 1}`;
+    return h("section", { class: "il-row", "data-row-id": row.id, "aria-labelledby": headingId },
       h("div", { class: "il-row-head" },
-        h("h2", { text: title }),
+        h("h2", { id: headingId, text: title }),
         h("p", { class: "il-row-prompt", text: row.unlisted ? t("row.unlistedNote") : row.prompt })),
       h("div", { class: "il-variants" }, row.images.map((cell) => this.card(cell, row))));
   }
@@ -211,8 +216,8 @@ class IllustrateViewer {
     const none = t("detail.none");
     const field = (key, value) => [h("dt", { text: t(key) }), h("dd", { text: value === null || value === undefined || value === "" ? none : String(value) })];
     const recordPath = `images/${id}.json`;
-    return h("aside", { class: "il-detail", "data-image-id": id, "aria-label": id },
-      h("div", { class: "il-detail-head" }, h("h2", { text: id }),
+    return h("aside", { class: "il-detail", "data-image-id": id, "aria-labelledby": "il-detail-title" },
+      h("div", { class: "il-detail-head" }, h("h2", { id: "il-detail-title", text: id }),
         h("button", { type: "button", class: "il-close", title: t("detail.close"), text: "×", onclick: () => this.closeDetail() })),
       found.cell.path ? h("img", { class: "il-large", src: this.ctx.contentUrl(found.cell.path), alt: id }) : null,
       this.badges(mark),
