@@ -152,10 +152,12 @@ def test_a_turn_generates_images_that_the_page_shows_and_a_pick_reaches_the_agen
             break
         time.sleep(0.05)
     assert choices[picked] == {"status": "picked", "starred": False, "comment": ""}
+    # its Vary button (in the large view) asks the agent, with the pick
     fake_api.push(text("Noted: I will vary the one you picked."))
-    send(page, "Go on from there")
+    cards.nth(1).locator(".il-thumb").click()
+    page.locator(f".il-detail[data-image-id='{picked}'] .il-vary").click()
     expect(page.locator(".result-line")).to_have_count(3, timeout=TURN)
     told = last_user_text(fake_api)
-    assert f"- picked {picked}" in told and "Go on from there" in told, told
+    assert f"- picked {picked}" in told and f'Vary image {picked} in row "fog"' in told, told
     assert f'image="{picked}" row="fog"' in told, told
     shot(page, "illustrate-turn-2-picked")
