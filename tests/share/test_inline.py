@@ -21,7 +21,7 @@ import pytest
 from pneuma.share import inline
 from pneuma.share.model import ShareData, SharedMessage, SharedTurn, parse_share_html
 
-MODES = ("slide", "doc", "draw", "diagram", "webcraft", "webgal", "coauthor", "illustrate", "video", "print")
+MODES = ("slide", "doc", "draw", "diagram", "webcraft", "webgal", "coauthor", "illustrate", "video", "print", "dashboard")
 # Relative or absolute specifiers of static and dynamic imports.
 IMPORTS = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])((?:\.{1,2}/|/)[^"'\n]*)\1""")
 
@@ -61,6 +61,7 @@ def test_what_a_viewer_loads_later_is_in_the_page_too() -> None:
     # src>, the doc's vendor bundle and the slide's source-edit by import(),
     # Excalidraw by import() from a folder named in a literal.
     for mode, address in (("diagram", "/modes/diagram/vendor/mermaid.iife.js"),
+                          ("dashboard", "/modes/dashboard/vendor/vega.iife.js"),
                           ("doc", "/modes/doc/vendor/doc-vendor.js"),
                           ("slide", "/static/lib/source-edit.js"),
                           ("draw", "/modes/draw/vendor/excalidraw.js"),
