@@ -118,8 +118,9 @@ def test_html_export_is_one_file_with_every_page_and_nothing_fetched(tmp_path: P
     (ws / "assets").mkdir(exist_ok=True)
     (ws / "assets" / "dot.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>')
     cover = ws / "pages" / "01-cover.html"
+    (ws / ".env").write_text("API_KEY=sk-secret-never-exported")
     cover.write_text(cover.read_text() + '<img src="../assets/dot.svg" alt="dot">'
-                     '<img src="assets/missing.png" alt="gone">')
+                     '<img src="assets/missing.png" alt="gone"><img src="/.env" alt="no">')
     out = tmp_path / "doc.html"
     output = export(ws, "html", out)
     text = out.read_text()
@@ -128,6 +129,7 @@ def test_html_export_is_one_file_with_every_page_and_nothing_fetched(tmp_path: P
     assert len(frames) == 3
     assert 'src="data:image/svg+xml;base64,' in frames[0]
     assert "src=\"../assets" not in frames[0]
+    assert "sk-secret" not in text and "QVBJX0tFWT1zay1zZWNyZXQ" not in text  # .env: never read
     assert "assets/missing.png is referred to by the document but does not exist" in output
     # the Chinese page carries the font slices it needs, and only that page
     assert "Pneuma Noto Sans SC" in frames[2] and "data:font/woff2;base64," in frames[2]

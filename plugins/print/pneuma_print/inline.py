@@ -5,7 +5,8 @@ anywhere.
 A URL in a page is looked for beside the page's file first, then from the
 workspace's root (the viewer serves both ways: docs/print.md); ``/x`` and
 ``/content/x`` are from the root. Only files inside the workspace are read
-(no ``..`` out, no link out); web addresses and ``data:`` stay as written.
+through the host's sandbox (no ``..`` or link out, never ``.env``,
+``.git`` or ``.pneuma``); web addresses and ``data:`` stay as written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import mimetypes
 import posixpath
 import re
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+from pneuma.api import Sandbox, ToolError
 
 _CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]+?)\1\s*\)""")
 _TAG = re.compile(r"<(?:img|source|video|audio|image|use|input|track|embed|object)\b[^>]*>", re.IGNORECASE)
@@ -37,6 +40,7 @@ class Inliner:
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace.resolve()
+        self.sandbox = Sandbox(self.workspace)
         self.missing: set[str] = set()
         self._cache: dict[str, str | None] = {}
 
@@ -59,16 +63,22 @@ class Inliner:
         return None
 
     def _read(self, rel: str) -> str | None:
-        path = self.workspace / rel
-        try:
-            inside = path.resolve().is_relative_to(self.workspace)
-            if not inside or not path.is_file() or path.stat().st_size > MAX_ASSET_BYTES:
-                return None
-            data = path.read_bytes()
-        except OSError:
+        data = self.read_bytes(rel, MAX_ASSET_BYTES)
+        if data is None:
             return None
-        mime = _TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        suffix = PurePosixPath(rel).suffix.lower()
+        mime = _TYPES.get(suffix) or mimetypes.guess_type(rel)[0] or "application/octet-stream"
         return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+    def read_bytes(self, rel: str, limit: int) -> bytes | None:
+        """The file ``rel`` through the workspace's sandbox (no link out, no
+        ``.env``, ``.git`` or ``.pneuma``), or None when it cannot be read
+        or is larger than ``limit``."""
+        try:
+            data, _ = self.sandbox.read_bytes(rel, limit)
+        except (ToolError, OSError):
+            return None
+        return data if len(data) <= limit else None
 
     def css(self, text: str, base_dir: str = "") -> str:
         def replace(match: re.Match[str]) -> str:

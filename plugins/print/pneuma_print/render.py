@@ -77,13 +77,13 @@ def render_document(workspace: Path, *, only: int | None = None,
     workspace = Path(workspace).resolve()
     doc = document or load_document(workspace)
     inliner = Inliner(workspace)
-    stylesheet = _read(workspace / STYLESHEET) or ""
+    stylesheet = _text(inliner, STYLESHEET) or ""
     rendered = RenderedDocument("", doc)
     sheets = []
     for position, page in enumerate(doc.pages, start=1):
         if only is not None and position != only:
             continue
-        fragment = _read(workspace / page.file)
+        fragment = _text(inliner, page.file)
         if fragment is None:
             rendered.missing_pages.append(page.file)
             fragment = ""
@@ -97,14 +97,9 @@ def render_document(workspace: Path, *, only: int | None = None,
     return rendered
 
 
-def _read(path: Path) -> str | None:
-    try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as handle:
-            return handle.read(MAX_PAGE_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return None
+def _text(inliner: Inliner, rel: str) -> str | None:
+    data = inliner.read_bytes(rel, MAX_PAGE_BYTES)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def _page_document(inliner: Inliner, stylesheet: str, fragment: str, base_dir: str) -> str:
