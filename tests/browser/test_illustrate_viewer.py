@@ -162,6 +162,31 @@ def test_navigate_to_an_image_the_tool_is_still_writing(board: tuple[Any, Any]) 
     assert view["rows"][-1]["onBoard"] is False
 
 
+def test_a_row_title_is_renamed_in_place(board: tuple[Any, Any]) -> None:
+    server, page = board
+    board_file = server.workspace / "board.json"
+    before = board_file.read_text(encoding="utf-8")
+    old_title = next(r["title"] for r in json.loads(before)["rows"] if r["id"] == "lighthouse")
+    heading = page.locator(".il-row[data-row-id=lighthouse] .il-row-head h2")
+    heading.dblclick()
+    field = heading.locator("input.il-title-input")
+    field.fill("Lighthouses, dusk to night")
+    field.press("Enter")
+    expect(heading).to_have_text("Lighthouses, dusk to night")
+    deadline = time.monotonic() + 10
+    while board_file.read_text(encoding="utf-8") == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # only the title's string changed in the file, as the agent wrote it
+    expected = before.replace(json.dumps(old_title), json.dumps("Lighthouses, dusk to night"))
+    assert board_file.read_text(encoding="utf-8") == expected
+    # Esc leaves the title as it was, and the edit box goes away
+    heading.dblclick()
+    heading.locator("input.il-title-input").fill("Not this")
+    heading.locator("input.il-title-input").press("Escape")
+    expect(heading).to_have_text("Lighthouses, dusk to night")
+    assert board_file.read_text(encoding="utf-8") == expected
+
+
 def png_size(data_url: str) -> tuple[int, int]:
     raw = base64.b64decode(data_url.split(",", 1)[1])
     assert raw[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"

@@ -49,6 +49,10 @@ export const MESSAGES = {
     "detail.none": "none",
     "detail.noRecord": "This image has no record beside it ({path}).",
     "pending.note": "Marks your next message tells the agent of: {count}",
+    "edit.hint": "Double-click to rename",
+    "edit.title": "Title; Enter saves it into board.json, Esc cancels",
+    "edit.failed": "The title was not saved: {message}",
+    "edit.unreadable": "The title was not saved: board.json cannot be read.",
     "provider.title": "No image provider is configured",
     "provider.problemTitle": "The image provider cannot be used",
     "provider.body": "The agent cannot make new images until one of these is set (then restart Pneuma):"
@@ -93,6 +97,10 @@ export const MESSAGES = {
     "detail.none": "无",
     "detail.noRecord": "这张图片旁边没有记录文件（{path}）。",
     "pending.note": "下一条消息会告诉智能体的标记：{count} 个",
+    "edit.hint": "双击以重命名",
+    "edit.title": "标题；按 Enter 写入 board.json，按 Esc 取消",
+    "edit.failed": "标题没有保存：{message}",
+    "edit.unreadable": "标题没有保存：无法读取 board.json。",
     "provider.title": "尚未配置图片生成服务",
     "provider.problemTitle": "图片生成服务无法使用",
     "provider.body": "设置以下任一项之前，智能体无法生成新图片（设置后请重新启动 Pneuma）："

@@ -5,8 +5,9 @@
 //
 // Implements the viewer contract (docs/viewer-contract.md): the default
 // export has mount(element, ctx), extractContext(selection, files),
-// resolveItems(files) and capabilities ["annotate"]; mount returns {update,
-// runAction, clearSelection, destroy} and the pin methods of pins.js. The
+// resolveItems(files) and capabilities ["annotate", "edit"]; mount returns
+// {update, runAction, clearSelection, destroy}, the pin methods of pins.js
+// and the title editing of title-edit.js (a double click on a title). The
 // marks the agent has not been told of yet go with the person's next message
 // inside its <viewer-context> (choices.js keeps the baseline). In a snapshot
 // mount (ctx.readOnly: Compare, the timeline, a shared page) the marks are
@@ -18,6 +19,7 @@ import { ChoicesWriter, SeenMarks } from "./choices.js";
 import { translator } from "./i18n.js";
 import { pinMethods } from "./pins.js";
 import { describeView, getChoices } from "./report.js";
+import { titleMethods } from "./title-edit.js";
 
 const MODE = "illustrate";
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
@@ -113,6 +115,7 @@ class IllustrateViewer {
   // --- drawing -------------------------------------------------------------------------
 
   render() {
+    if (this.editing) return; // a title being edited: drawn again when the edit ends
     this.view = layout(this.files);
     const t = this.t;
     this.header = h("header", { class: "il-header" });
@@ -134,9 +137,14 @@ class IllustrateViewer {
   }
 
   renderHeader() {
-    if (!this.header) return;
+    if (!this.header || this.editing) return;
     const t = this.t;
-    const parts = [h("h1", { class: "il-title", text: this.view.title || t("board.untitled") })];
+    const title = h("h1", { class: "il-title", text: this.view.title || t("board.untitled") });
+    if (!this.readOnly && !this.view.error && !this.view.missing) {
+      title.title = t("edit.hint");
+      title.addEventListener("dblclick", () => this.editTitle(title, null, this.view.title));
+    }
+    const parts = [title];
     const count = this.readOnly ? 0 : this.pendingCount();
     if (count) parts.push(h("p", { class: "il-pending", "data-pending": String(count), text: t("pending.note", { count }) }));
     if (this.notice) parts.push(h("p", { class: "il-problem", role: "alert", text: this.notice }));
@@ -157,9 +165,14 @@ class IllustrateViewer {
     const title = row.unlisted ? t("row.unlisted") : row.title || row.id;
     // Named by its heading (aria-labelledby): the title is the agent's words, not a label of ours.
     const headingId = `il-row-${this.rowCount = (this.rowCount || 0) + 1}`;
+    const heading = h("h2", { id: headingId, text: title });
+    if (!this.readOnly && !row.unlisted) {
+      heading.title = t("edit.hint");
+      heading.addEventListener("dblclick", () => this.editTitle(heading, row.id, row.title));
+    }
     return h("section", { class: "il-row", "data-row-id": row.id, "aria-labelledby": headingId },
       h("div", { class: "il-row-head" },
-        h("h2", { id: headingId, text: title }),
+        heading,
         h("p", { class: "il-row-prompt", text: row.unlisted ? t("row.unlistedNote") : row.prompt })),
       h("div", { class: "il-variants" }, row.images.map((cell) => this.card(cell, row))));
   }
@@ -352,7 +365,7 @@ function findRow(view, id) {
   return view.rows.find((r) => r.id === id);
 }
 
-Object.assign(IllustrateViewer.prototype, pinMethods);
+Object.assign(IllustrateViewer.prototype, pinMethods, titleMethods);
 
 function markWords(mark) {
   const words = [mark.status, mark.starred ? "starred" : null].filter(Boolean);
@@ -396,5 +409,5 @@ export default {
   },
   extractContext,
   resolveItems,
-  capabilities: ["annotate"],
+  capabilities: ["annotate", "edit"],
 };
