@@ -11,8 +11,12 @@ Anthropic API for one turn that edits a scene (issue 30, "Done when").
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -279,3 +283,36 @@ def test_the_agent_edits_the_scene_the_person_pointed_at_and_the_player_shows_it
     shot(page, "video-agent-turn")
     assert page.console_errors == []
 
+
+
+def test_a_shared_file_plays_the_video_with_no_server(video: tuple[Any, Any], browser: Any,
+                                                      tmp_path: Any) -> None:
+    server, _ = video
+    shared = tmp_path / "video-share.html"
+    pneuma = Path(sys.executable).with_name("pneuma")
+    subprocess.run([str(pneuma), "share", "-w", str(server.workspace), "-o", str(shared)], check=True,
+                   capture_output=True, env={**os.environ, "PNEUMA_LOAD_PLUGINS": "video"}, timeout=60)
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        asked: list[str] = []
+
+        def offline(route: Any) -> None:
+            if route.request.url.startswith(("file:", "blob:", "data:")):
+                route.continue_()
+            else:
+                asked.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", offline)
+        page.goto(shared.as_uri())
+        page.wait_for_selector(CURRENT)
+        page.locator(".video-scene-item[data-scene=outro]").click()
+        page.wait_for_function("() => document.querySelector('.video-stage').dataset.frame === '180'")
+        # the scene's own script ran in its frame: the counter of "growth" counts
+        page.locator(".video-player").press("Shift+ArrowLeft")
+        page.wait_for_function("() => document.querySelector('.video-stage').dataset.frame === '150'")
+        assert scene_text(page, "#total") == str(round(1280 * (1 - (1 - (2.5 - 0.3) / 2.2) ** 3)))
+        assert asked == []
+    finally:
+        context.close()

@@ -7,6 +7,25 @@
 import { h } from "/static/lib/viewer-helpers.js";
 
 export const STAGE_URL = "/api/video/stage";
+// In a shared file (docs/sharing.md) there is no server to load the stage
+// from: the frame gets the same document as srcdoc, its two scripts given
+// the page's nonce (a srcdoc frame keeps the page's policy), still sandboxed
+// with allow-scripts alone.
+const SHARE = typeof window !== "undefined" ? window.pneumaShare : null;
+const STAGE_SCRIPTS = [new URL("./runtime.js", import.meta.url).href, new URL("./stage.js", import.meta.url).href];
+let sharedStage = null;
+
+function sharedStageDocument() {
+  if (!sharedStage) {
+    const nonce = String(SHARE.nonce || "").replace(/[^\w+/=-]/g, "");
+    sharedStage = Promise.all(STAGE_SCRIPTS.map((url) => fetch(url).then((r) => r.text()))).then((texts) => {
+      const scripts = texts.map((text) => `<script nonce="${nonce}">${text.replace(/<\/script/gi, "<\\/script")}</script>`);
+      return '<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0;overflow:hidden}'
+        + `body{position:relative;width:1280px;height:720px;background:#000}</style>${scripts.join("")}</head><body></body></html>`;
+    });
+  }
+  return sharedStage;
+}
 const SEEK_TIMEOUT_MS = 8000; // a scene that never answers (a stuck script) must not stop the player
 
 export class SceneFrame {
@@ -33,11 +52,12 @@ export class SceneFrame {
       width: composition.width, height: composition.height,
     };
     this.iframe = h("iframe", {
-      class: "video-scene-frame", sandbox: "allow-scripts", src: STAGE_URL, tabindex: "-1",
+      class: "video-scene-frame", sandbox: "allow-scripts", src: SHARE ? null : STAGE_URL, tabindex: "-1",
       title: scene.title || scene.id, width: String(composition.width), height: String(composition.height),
       "data-scene": scene.id, "data-file": scene.file,
     });
     this.loaded = new Promise((resolve) => { this.resolveLoaded = resolve; });
+    if (SHARE) sharedStageDocument().then((html) => { this.iframe.srcdoc = html; }, () => undefined);
   }
 
   post(message) {

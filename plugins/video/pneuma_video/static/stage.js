@@ -11,6 +11,8 @@
   let pointing = true;
   let editing = null; // {element, index, oldText}
   let marked = null;
+  // A shared file's page runs only scripts with its nonce: the scene's own get it too.
+  const nonce = document.currentScript ? document.currentScript.nonce : "";
 
   function load(message) {
     const body = document.body;
@@ -23,6 +25,7 @@
     for (const old of [...body.querySelectorAll("script")]) {
       const script = document.createElement("script");
       for (const attr of old.attributes) script.setAttribute(attr.name, attr.value);
+      if (nonce) script.nonce = nonce;
       script.textContent = old.textContent;
       old.replaceWith(script);
     }
