@@ -198,7 +198,7 @@ def _retry_wait(exc: Exception, attempt: int) -> float | None:
     after = retry_after(exc)
     if after is not None:
         return max(0.0, after) if after <= _RETRY_WAIT_CAP else None
-    return min(_RETRY_WAIT_CAP, 0.5 * (2 ** attempt))
+    return min(_RETRY_WAIT_CAP, 0.5 * 2.0**attempt)
 
 
 def _error_kind(exc: Any) -> str:

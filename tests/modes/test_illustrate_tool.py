@@ -5,12 +5,8 @@ terminal show."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
-import os
-import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -184,25 +180,3 @@ async def test_the_page_and_the_terminal_say_what_to_set(tmp_path: Path, monkeyp
     assert status["ready"] is True and status["endpoint"] == "http://127.0.0.1:9/v1"
     assert "illustrate" not in capsys.readouterr().err
 
-
-def test_claude_code_reaches_the_tools_over_mcp(provider: ThreadedFakeImagesAPI, workspace: Path) -> None:
-    """What the agent calls through .mcp.json: `pneuma mcp --mode illustrate`."""
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    pneuma = shutil.which("pneuma", path=str(Path(sys.executable).parent))
-    assert pneuma
-
-    async def session() -> tuple[set[str], Any]:
-        params = StdioServerParameters(command=pneuma, args=["mcp", "--mode", "illustrate", "--workspace",
-                                                             str(workspace)], env=dict(os.environ))
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
-            tools = {tool.name for tool in (await client.list_tools()).tools}
-            return tools, await client.call_tool("generate_image", {"prompt": "A kite", "row": "Kites"})
-
-    tools, result = asyncio.run(asyncio.wait_for(session(), 90))
-    assert {"generate_image", "vary_image"} <= tools
-    answer = json.loads(result.content[0].text)
-    assert (workspace / answer["images"][0]["path"]).is_file()
-    assert board(workspace)["rows"][-1]["images"] == [answer["images"][0]["id"]]

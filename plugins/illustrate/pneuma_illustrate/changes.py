@@ -35,6 +35,10 @@ class NewImage:
     files: tuple[str, ...]
     record: ImageRecord | None
 
+    @property
+    def parent(self) -> str | None:
+        return self.record.parent if self.record is not None else None
+
 
 def _board(data: bytes | None) -> Board | None:
     if data is None:
@@ -154,10 +158,11 @@ def describe(files: TurnFiles) -> Sequence[Change]:
     new = _new_images(files)
     changes: list[Change] = []
     for row in after.rows:
-        fresh = [new[i] for i in row.images if i in new and not (new[i].record and new[i].record.parent)]
+        added = [new[i] for i in row.images if i in new]
+        fresh = [image for image in added if image.parent is None]
         changes += _row_changes(row.id, row.title, before.row(row.id) is None, fresh)
-        changes += [_varied(new[i], row.id, _parent(files, new[i].record.parent))
-                    for i in row.images if i in new and new[i].record and new[i].record.parent]
+        changes += [_varied(image, row.id, _parent(files, image.parent))
+                    for image in added if image.parent is not None]
         changes += _edits(row.id, before, after)
     changes += [change for row in before.rows if after.row(row.id) is None
                 for change in _edits(row.id, before, after)]

@@ -145,7 +145,7 @@ def parse_choices(text: str) -> dict[str, Choice]:
     for image, raw in (data.items() if isinstance(data, dict) else []):
         if isinstance(raw, dict):
             status = raw.get("status") if raw.get("status") in ("picked", "rejected") else None
-            comment = raw.get("comment") if isinstance(raw.get("comment"), str) else ""
+            comment = str(raw["comment"]) if isinstance(raw.get("comment"), str) else ""
             choices[str(image)] = Choice(status, raw.get("starred") is True, comment)
     return choices
 

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pneuma.api import (
+    ErrorCode,
     GatewayError,
     GeneratedImage,
     ImageGateway,
@@ -49,7 +50,7 @@ from pneuma_illustrate.records import (
 _SIZE = re.compile(r"[1-9][0-9]{1,4}x[1-9][0-9]{1,4}")
 _SEED_LIMIT = 2**31 - 1
 # GatewayError.kind -> the E_* code the agent reads
-_CODES = {"not_configured": "E_UNAVAILABLE", "invalid_settings": "E_UNAVAILABLE",
+_CODES: dict[str, ErrorCode] = {"not_configured": "E_UNAVAILABLE", "invalid_settings": "E_UNAVAILABLE",
           "auth_failed": "E_UNAUTHORIZED", "content_policy": "E_POLICY_VIOLATION",
           "connection_error": "E_UNAVAILABLE", "timeout": "E_TIMEOUT",
           "invalid_response": "E_PREVIEW_FAIL"}
