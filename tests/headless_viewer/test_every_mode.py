@@ -21,6 +21,7 @@ SEEN = {
     "webgal": "game/scene/start.txt",
     "coauthor": "board",
     "illustrate": "lighthouse-3",
+    "video": "scenes/02-growth.html",
 }
 
 
