@@ -86,6 +86,9 @@ async def _measure(html_text: str, seconds: float) -> list[sheets.SheetFit]:
             return await sheets.measure(page)
     except sheets.SheetsTimeout as exc:
         raise RuntimeError(f"the pages could not be measured: {exc}") from None
+    except ImportError:
+        raise RuntimeError("the pages could not be measured: the fit check drives Chromium through "
+                           "Playwright, which is not installed (scripts/install installs it)") from None
 
 
 CHECKS = [TurnCheck(mode="print", name="fit",
