@@ -105,6 +105,11 @@ def test_marks_go_to_choices_json_and_to_the_next_message(board: tuple[Any, Any]
     expect(card(page, "lighthouse-1")).to_have_attribute("data-starred", "true")
     expect(card(page, "fox-1").locator(".il-comment")).to_have_text("Warmer light, and make the book red")
     expect(page.locator(".il-pending")).to_have_attribute("data-pending", "4")
+    # a reload before the message is sent forgets none of them
+    page.reload()
+    page.wait_for_selector(".il-card", timeout=15_000)
+    expect(page.locator(".il-pending")).to_have_attribute("data-pending", "4")
+    card(page, "fox-1").locator(".il-thumb").click()
     # the next message names each mark once; the one after names none again
     context = page.evaluate(f"() => {HOST}.context()")
     for line in ("- picked lighthouse-1", "- starred lighthouse-1", "- rejected fox-2",

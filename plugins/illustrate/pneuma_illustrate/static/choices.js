@@ -72,7 +72,9 @@ export class ChoicesWriter {
 export class SeenMarks {
   constructor(files, storageKey) {
     this.key = SEEN_KEY + storageKey;
-    this.seen = this.load() ?? readChoices(files).choices;
+    const kept = this.load();
+    this.seen = kept ?? readChoices(files).choices;
+    if (!kept) this.save(); // a reload before the next message still knows what is new
   }
 
   load() {
@@ -92,6 +94,10 @@ export class SeenMarks {
   /** The agent has been told of `current`. */
   delivered(current) {
     this.seen = JSON.parse(JSON.stringify(current));
+    this.save();
+  }
+
+  save() {
     try {
       sessionStorage.setItem(this.key, JSON.stringify(this.seen));
     } catch {
