@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from pneuma_dashboard.export import EXPORTER, WIDTH_PX
+from pneuma_dashboard.export import EXPORTER, WIDTH_PX, board_job
 from pypdf import PdfReader
 
 from pneuma.api import CHROMIUM_ARGS, ExportError, ExportRequest, find_chromium
@@ -112,3 +112,14 @@ def test_a_board_that_is_not_json_exports_nothing_and_says_where(tmp_path: Path)
     with pytest.raises(ExportError, match=r"not valid JSON.*line 3") as broken:
         _export(workspace, "png", "b.png")
     assert broken.value.code == "E_PARSE_FAIL"
+
+
+def test_a_data_file_over_the_limit_reaches_the_export_as_its_reason(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace = make_workspace("dashboard", tmp_path / "ws")
+    monkeypatch.setenv("PNEUMA_DASHBOARD_MAX_DATA_MB", "0.01")  # the seed's CSV is ~12 KB
+    job = board_job(workspace)
+    assert job["files"] == {}
+    size = (workspace / "data/sales.csv").stat().st_size / (1024 * 1024)
+    assert job["errors"] == {
+        "data/sales.csv": f"data/sales.csv is {size:.1f} MB; the dashboard reads data files up to 0.0 MB"}

@@ -49,10 +49,10 @@ _DATES = [re.compile(p, re.I) for p in (
 def max_data_bytes() -> int:
     """The largest data file read (``PNEUMA_DASHBOARD_MAX_DATA_MB``, 16 MB by default)."""
     try:
-        megabytes = float(os.environ.get("PNEUMA_DASHBOARD_MAX_DATA_MB", DEFAULT_MAX_MB))
+        limit_mb = float(os.environ.get("PNEUMA_DASHBOARD_MAX_DATA_MB", DEFAULT_MAX_MB))
     except ValueError:
-        megabytes = DEFAULT_MAX_MB
-    return int(megabytes * 1024 * 1024)
+        limit_mb = DEFAULT_MAX_MB
+    return int(limit_mb * 1024 * 1024)
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,8 @@ def load_data(sandbox: Sandbox, path: str) -> DataTable:
         raise ToolError("E_NOT_FOUND", f"{canonical} is a directory, not a data file") from None
     if info.st_size > limit or len(data) > limit:
         size = max(info.st_size, len(data))
-        raise ToolError("E_TOO_LARGE", f"{canonical} is {_megabytes(size)}; the dashboard reads data files "
-                        f"up to {_megabytes(limit)}", details={"path": canonical, "bytes": size, "limit": limit},
+        raise ToolError("E_TOO_LARGE", f"{canonical} is {megabytes(size)}; the dashboard reads data files "
+                        f"up to {megabytes(limit)}", details={"path": canonical, "bytes": size, "limit": limit},
                         hint="Aggregate or sample it into a smaller file under data/ and chart that")
     return parse_data(canonical, data)
 
@@ -199,5 +199,6 @@ def _as_number(value: Any) -> float | None:
     return float(text.replace("Infinity", "inf"))
 
 
-def _megabytes(size: int) -> str:
+def megabytes(size: int) -> str:
+    """A size as people read it (``2.0 MB``)."""
     return f"{size / (1024 * 1024):.1f} MB"

@@ -43,7 +43,7 @@ from pneuma.api import (
     shell_static_dir,
 )
 from pneuma_dashboard.board import BOARD_FILE, read_board
-from pneuma_dashboard.data import max_data_bytes
+from pneuma_dashboard.data import max_data_bytes, megabytes
 
 STATIC = Path(__file__).resolve().parent / "static"
 VENDOR_JS = STATIC / "vendor" / "vega.iife.js"
@@ -98,14 +98,21 @@ def board_job(workspace: Path) -> dict[str, Any]:
         raise ExportError(str(unreadable[0]), code="E_PARSE_FAIL",
                           hint=f"Fix {BOARD_FILE} (validate_board names the spot), then export again")
     files: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    limit = max_data_bytes()
     for path in dict.fromkeys(t.data for t in board.tiles if t.data):
         try:
-            raw, info = sandbox.read_bytes(path, max_data_bytes())
-        except (OSError, ToolError):
+            raw, info = sandbox.read_bytes(path, limit)
+        except OSError:
             continue  # the tile says its file is missing, as in the viewer
-        if len(raw) <= max_data_bytes():
+        except ToolError as exc:
+            errors[path] = str(exc)
+            continue
+        if len(raw) > limit:
+            errors[path] = f"{path} is {megabytes(info.st_size)}; the dashboard reads data files up to {megabytes(limit)}"
+        else:
             files[path] = raw.decode("utf-8", errors="replace")
-    return {"board": text, "files": files, "width": WIDTH_PX}
+    return {"board": text, "files": files, "errors": errors, "width": WIDTH_PX}
 
 
 def _checked(answer: Any) -> dict[str, Any]:

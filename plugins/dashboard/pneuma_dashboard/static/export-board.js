@@ -27,7 +27,8 @@ async function setUp() {
   return globalThis.PneumaVega;
 }
 
-function rowsOf(path, files, vendor) {
+function rowsOf(path, files, errors, vendor) {
+  if (errors?.[path]) throw new Error(errors[path]);
   if (!(path in files)) throw new Error(`${path} is not in the workspace`);
   const text = files[path];
   if (/\.csv$/i.test(path)) return vendor.vega.read(text, { type: "csv", parse: "auto" });
@@ -39,9 +40,9 @@ function rowsOf(path, files, vendor) {
   throw new Error(`${path}: not a data format the export reads (CSV, JSON)`);
 }
 
-async function drawTile(tile, body, files, vendor) {
+async function drawTile(tile, body, job, vendor) {
   if (tile.error) throw new Error(tile.error);
-  const rows = tile.type === "markdown" ? [] : rowsOf(tile.data, files, vendor);
+  const rows = tile.type === "markdown" ? [] : rowsOf(tile.data, job.files, job.errors, vendor);
   if (tile.type === "chart") {
     await drawChart(body, tile, rows, vendor, () => {});
     return chartSpec(tile.spec, rows);
@@ -79,7 +80,7 @@ export async function renderBoard(job) {
   const report = [];
   for (const { tile, body } of tiles) {
     try {
-      const spec = await drawTile(tile, body, job.files, vendor);
+      const spec = await drawTile(tile, body, job, vendor);
       if (spec) {
         body.firstElementChild?.setAttribute("data-dbx-chart", String(charts.length));
         charts.push({ tile: tile.id, spec });
