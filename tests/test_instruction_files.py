@@ -20,7 +20,7 @@ from pneuma.testing import serve
 # viewer.watchPatterns), written after the instruction files as a marker.
 MARKERS = {"slide": "assets/marker.txt", "doc": "marker.md", "draw": "marker.excalidraw",
            "webgal": "game/scene/marker.txt", "coauthor": "marker.tex",
-           "webcraft": "marker.html", "diagram": "marker.mmd"}
+           "webcraft": "marker.html", "diagram": "marker.mmd", "illustrate": "images/marker.json"}
 INSTRUCTIONS = {"CLAUDE.md": "# For Claude Code\n", "AGENTS.md": "# For Codex\n"}
 PNEUMA = Path(sys.executable).parent / "pneuma"
 
