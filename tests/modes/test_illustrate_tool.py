@@ -180,3 +180,13 @@ async def test_the_page_and_the_terminal_say_what_to_set(tmp_path: Path, monkeyp
     assert status["ready"] is True and status["endpoint"] == "http://127.0.0.1:9/v1"
     assert "illustrate" not in capsys.readouterr().err
 
+
+
+def test_calls_at_once_lose_no_image_from_the_board(provider: ThreadedFakeImagesAPI, workspace: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda n: call_tool("illustrate", workspace, "generate_image",
+                                                    {"prompt": f"kite {n}", "row": "kites"}), range(4)))
+    made = {answer["images"][0]["id"] for answer in answers}
+    assert set(board(workspace)["rows"][-1]["images"]) == made and len(made) == 4

@@ -133,7 +133,10 @@ async def _make(ctx: ToolContext, files: Files, plan: Plan) -> dict[str, Any]:
                         details={"kind": exc.kind, "status": exc.status},
                         hint=_HINTS.get(exc.kind)) from None
     provider = settings.provider_name(gateway.env)
-    return _write(files, plan, made, seeds, provider, settings.model)
+    # Two calls at once (parallel tool calls, two `pneuma tool` processes)
+    # must not both read board.json before either writes it.
+    with ctx.state.lock():
+        return _write(files, plan, made, seeds, provider, settings.model)
 
 
 def _seeds(plan: Plan, endpoint_takes_seed: bool) -> list[int] | None:
