@@ -7,6 +7,7 @@
 // PNG, a PDF or one self-contained HTML file.
 
 import { readBoard } from "./board.js";
+import { loadRows } from "./data.js";
 import { chartSpec, drawChart, drawMarkdown, drawNumber, drawTable } from "./tiles.js";
 import { h } from "/static/lib/viewer-helpers.js";
 
@@ -27,22 +28,16 @@ async function setUp() {
   return globalThis.PneumaVega;
 }
 
-function rowsOf(path, files, errors, vendor) {
-  if (errors?.[path]) throw new Error(errors[path]);
-  if (!(path in files)) throw new Error(`${path} is not in the workspace`);
-  const text = files[path];
-  if (/\.csv$/i.test(path)) return vendor.vega.read(text, { type: "csv", parse: "auto" });
-  if (/\.json$/i.test(path)) {
-    const rows = JSON.parse(text);
-    if (!Array.isArray(rows)) throw new Error(`${path} must be a JSON array of row objects`);
-    return rows;
-  }
-  throw new Error(`${path}: not a data format the export reads (CSV, JSON)`);
+/** The rows of `path` as the viewer reads them (data.js), from the job's text. */
+async function rowsOf(path, job, vendor) {
+  if (job.errors?.[path]) throw new Error(job.errors[path]);
+  const files = path in job.files ? [{ path, content: job.files[path] }] : [];
+  return loadRows(path, files, { contentUrl: () => "" }, vendor.vega);
 }
 
 async function drawTile(tile, body, job, vendor) {
   if (tile.error) throw new Error(tile.error);
-  const rows = tile.type === "markdown" ? [] : rowsOf(tile.data, job.files, job.errors, vendor);
+  const rows = tile.type === "markdown" ? [] : await rowsOf(tile.data, job, vendor);
   if (tile.type === "chart") {
     await drawChart(body, tile, rows, vendor, () => {});
     return chartSpec(tile.spec, rows);
