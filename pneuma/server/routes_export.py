@@ -6,6 +6,14 @@
                                that writes several files), also kept under W/exports/;
                                ``X-Pneuma-Export-Left-Out`` lists (percent-encoded JSON) the
                                slides, pages or diagrams left out while the rest was exported
+    GET /api/export/{format}/progress
+                               {"running", "done", "total", "what"}: how far that export is,
+                               as its exporter reports it (``ExportRequest.report``), for the
+                               menu to show while it waits ("frame 120/240")
+
+An export whose page went away (the tab closed, the request aborted) is
+stopped at its next progress report: the exporter removes what it had half
+written.
 
 Exports run in a worker thread (they print with Chromium). An
 ``ExportError`` answers with its own code and hint: ``E_CONFLICT`` (the
@@ -40,6 +48,10 @@ _MEDIA = {
     ".zip": "application/zip",
     ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
 }
+
+
+# format name -> {"done", "total", "what"} of the export running in that format
+_PROGRESS: web.AppKey[dict[str, dict[str, object]]] = web.AppKey("export_progress", dict)
 
 
 def _exporter(pneuma: Pneuma) -> Exporter | None:
@@ -81,11 +93,19 @@ async def run_export(request: web.Request) -> web.StreamResponse:
         raise ToolError("E_BAD_ARGS", f"'format' must be one of {', '.join(offered)}",
                         details={"field": "format", "format": name, "offered": offered})
     workspace = pneuma.workspace.resolve()
+    progress: dict[str, dict[str, object]] = request.app[_PROGRESS]
+    params = {**pneuma.params, **request.query}  # a format's option (the video mode's png: ?time=2.5)
+
+    def report(done: int, total: int, what: str) -> None:  # in the export's thread
+        if request.transport is None or request.transport.is_closing():
+            raise ExportError(f"the {name} export was stopped: the page that asked for it went away")
+        progress[name] = {"done": done, "total": total, "what": what}
 
     def export() -> tuple[Path, list[str]]:
-        result = exporter.run(workspace, name, None, dict(pneuma.params))
+        result = exporter.run(workspace, name, None, params, progress=report)
         return _one_file(result, workspace, f"{pneuma.mode.name}-{name}"), result.left_out
 
+    progress[name] = {"done": 0, "total": 0, "what": ""}
     try:
         path, left_out = await asyncio.to_thread(export)
     except ExportError as exc:
@@ -98,6 +118,8 @@ async def run_export(request: web.Request) -> web.StreamResponse:
         if failure is None:
             raise  # a bug: the error middleware logs it and answers E_INTERNAL
         raise _answer(failure, name, workspace) from None
+    finally:
+        progress.pop(name, None)
     try:
         rel = path.relative_to(workspace).as_posix()
     except ValueError:
@@ -127,6 +149,13 @@ def _attachment(name: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name)}"
 
 
+async def export_progress(request: web.Request) -> web.Response:
+    state = request.app[_PROGRESS].get(request.match_info["format"])
+    return web.json_response({"running": state is not None, **(state or {})})
+
+
 def setup(app: web.Application) -> None:
+    app[_PROGRESS] = {}
     app.router.add_get("/api/export", list_formats)
     app.router.add_get("/api/export/{format}", run_export)
+    app.router.add_get("/api/export/{format}/progress", export_progress)

@@ -2,7 +2,9 @@
 // (GET /api/export, from the `register_exporters` hook), each a download
 // (GET /api/export/<format>; the file is also kept under the workspace's
 // exports/). "Share as file" (GET /api/share/file, pneuma/share/routes.py)
-// is the host's own entry, there for every mode (docs/sharing.md).
+// is the host's own entry, there for every mode (docs/sharing.md). While an
+// export runs, the note shows how far it is (GET /api/export/<format>/progress:
+// 120/240 frames, as the exporter reports it).
 
 import { html, useState, useEffect, useRef } from '../vendor/preact-htm.js';
 import { fetchJson } from './viewer-helpers.js';
@@ -41,6 +43,22 @@ async function download(format, address = `/api/export/${encodeURIComponent(form
     leftOut: leftOutOf(response.headers.get('X-Pneuma-Export-Left-Out')) };
 }
 
+const PROGRESS_EVERY_MS = 500;
+
+// Ask how far the export is until `running()` says it ended; `show(state)` each answer.
+function followProgress(format, running, show) {
+  const address = `/api/export/${encodeURIComponent(format)}/progress`;
+  const tick = async () => {
+    if (!running()) return;
+    try {
+      const state = await fetchJson(address);
+      if (running() && state.running && state.total > 0) show(state);
+    } catch { /* the next tick asks again; the export's own answer says how it ended */ }
+    if (running()) setTimeout(tick, PROGRESS_EVERY_MS);
+  };
+  setTimeout(tick, PROGRESS_EVERY_MS);
+}
+
 // The slides, pages or diagrams the export left out while it wrote the rest
 // (one line each, naming it and why): percent-encoded JSON.
 function leftOutOf(header) {
@@ -66,8 +84,13 @@ export function ExportMenu() {
   useDismiss(ref, open, () => setOpen(false));
   const run = async (format) => {
     setBusy(format.name);
-    setNote({ tone: 'busy', text: format.host ? t('shareFile.running')
-      : t('export.running', { format: localized(format.label) || format.name }) });
+    const label = localized(format.label) || format.name;
+    setNote({ tone: 'busy', text: format.host ? t('shareFile.running') : t('export.running', { format: label }) });
+    let running = true;
+    if (!format.host && !format.url) {
+      followProgress(format.name, () => running, ({ done, total }) => setNote({ tone: 'busy',
+        text: t('export.progress', { format: label, done, total }) }));
+    }
     try {
       const { saved, leftOut } = await download(format.name, format.url);
       setNote(leftOut.length
@@ -77,6 +100,7 @@ export function ExportMenu() {
       const message = error.message || String(error);
       setNote({ tone: 'bad', text: t(format.host ? 'shareFile.failed' : 'export.failed', { message }) });
     } finally {
+      running = false;
       setBusy(null);
     }
   };

@@ -1,0 +1,80 @@
+"""A video export from the page (issue 30, video): the Export menu offers
+MP4, WebM and a PNG frame, shows how far a running export is (frames done
+of all) and downloads a frame-exact MP4; an export whose page goes away is
+stopped and leaves no half file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.browser.browser_helpers import api_call
+from tests.browser.export_menu import open_export_menu
+from tests.browser.module_run import module_page, module_run
+from tests.modes.video_sample import COUNT, SLIDE, composition
+
+pytestmark = pytest.mark.skipif(shutil.which("ffprobe") is None, reason="needs Debian's ffmpeg")
+FRAMES = 60
+SEED = {"video.json": json.dumps(composition()), "scenes/01-slide.html": SLIDE, "scenes/02-count.html": COUNT}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimpleNamespace]:
+    with module_run(tmp_path_factory.mktemp("video-export"), "video", SEED) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def page(browser: Any, server: SimpleNamespace) -> Iterator[Any]:
+    with module_page(browser, server.url) as opened:
+        yield opened
+
+
+def test_the_menu_shows_progress_and_downloads_a_frame_exact_mp4(page: Any, tmp_path: Path) -> None:
+    assert open_export_menu(page) == ["mp4", "webm", "png"]
+    with page.expect_download(timeout=120_000) as info:
+        page.click('.export-menu .menu-item[data-format="mp4"]')
+        note = page.wait_for_selector(".export-note.busy:text-matches('\\\\d+/60')", timeout=60_000)
+        shown = note.text_content() or ""
+    assert shown.startswith("Exporting MP4 video (H.264)… ") and 0 < int(shown.split("… ")[1].split("/")[0]) <= FRAMES
+    target = tmp_path / "video.mp4"
+    info.value.save_as(target)
+    frames = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                             "stream=nb_read_frames", "-of", "csv=p=0", str(target)],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert frames == str(FRAMES)
+    page.wait_for_selector(".export-note.ok")
+
+
+def _progress(server: SimpleNamespace) -> dict[str, Any]:
+    status, body = api_call(server, "GET", "/api/export/webm/progress")
+    assert status == 200
+    return dict(body)
+
+
+def test_an_export_whose_page_went_away_stops_and_leaves_no_half_file(server: SimpleNamespace) -> None:
+    address = urlsplit(server.base)
+    connection = socket.create_connection((address.hostname or "127.0.0.1", address.port or 80))
+    connection.sendall((f"GET /api/export/webm HTTP/1.1\r\nHost: {address.netloc}\r\n"
+                        f"Authorization: Bearer {server.token}\r\n\r\n").encode())
+    deadline = time.monotonic() + 60
+    while _progress(server).get("done", 0) < 3:  # frames are being encoded
+        assert time.monotonic() < deadline, "the export never reported progress"
+        time.sleep(0.05)
+    connection.close()  # the tab closed
+    while _progress(server)["running"]:
+        assert time.monotonic() < deadline, "the export did not stop"
+        time.sleep(0.05)
+    exports = server.workspace / "exports"
+    left = [p.name for p in exports.iterdir()] if exports.exists() else []
+    assert not [name for name in left if name.endswith((".webm", ".part"))]
