@@ -16,8 +16,9 @@ function sceneLabel(scene) {
 
 export const actionMethods = {
   async runAction(actionId, params = {}) {
-    if (!this.composition) {
-      return { success: false, message: `The composition cannot be shown: ${this.problem ? this.problem.message : "no video.json"}` };
+    if (this.problem || !this.composition) {
+      // The page keeps showing the last composition that played; the agent must fix the file.
+      return { success: false, message: `video.json cannot be played: ${this.problem ? this.problem.message : "it is missing"}` };
     }
     switch (actionId) {
       case "navigate-to":
