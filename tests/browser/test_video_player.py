@@ -11,6 +11,7 @@ Code CLI.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image, ImageChops
 from playwright.sync_api import expect
 
 from tests.browser.browser_helpers import viewer_answer
@@ -282,3 +284,25 @@ def test_a_broken_composition_or_scene_is_said_in_the_page_and_in_the_answers(vi
         outro.write_text(good_outro, encoding="utf-8")
     page.wait_for_function(f"() => Object.keys({HOST}.instance.problems()).length === 0")
     expect(page.locator(".video-block")).to_have_count(3)
+
+
+def test_the_agent_s_capture_of_a_frame_is_the_picture_the_player_shows(video: tuple[Any, Any]) -> None:
+    server, page = video
+    captured = viewer_answer(server, "capture-frame", {"time": 4, "output": "exports/at-4s.png"})
+    assert captured["success"] is True, captured
+    assert (captured["data"]["output"], captured["data"]["frame"]) == ("exports/at-4s.png", 120)
+    drawn(page, 120)  # the player went there
+    image = Image.open(server.workspace / "exports" / "at-4s.png").convert("RGB")
+    assert image.size == (1280, 720)
+    shown = Image.open(io.BytesIO(page.locator(CURRENT).screenshot())).convert("RGB")
+    viewer_answer(server, "navigate-to", {"time": 5})
+    later = Image.open(io.BytesIO(page.locator(CURRENT).screenshot())).convert("RGB")
+    small = image.resize(shown.size, Image.Resampling.BILINEAR)
+    same, other = mean_difference(small, shown), mean_difference(small, later)
+    # the same picture but for scaling (0.5 of 255 here), another one a second later (5.8)
+    assert same < 2 and other > 4 * same, (same, other)
+
+
+def mean_difference(a: Any, b: Any) -> float:
+    histogram = ImageChops.difference(a, b).convert("L").histogram()
+    return sum(value * count for value, count in enumerate(histogram)) / max(sum(histogram), 1)
