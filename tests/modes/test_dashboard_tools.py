@@ -49,6 +49,7 @@ def test_a_broken_board_names_each_problem_at_its_path_and_tile(workspace: Path)
         _tile(board, "total-units")["field"] = "region"
         _tile(board, "total-units")["aggregate"] = "mean"
         _tile(board, "about")["w"] = 6  # now over "total-revenue"
+        _tile(board, "total-revenue")["format"] = "$,.0q"
     _edit_board(workspace, edit)
     answer = call_tool("dashboard", workspace, "validate_board", {})
     assert answer["valid"] is False
@@ -63,6 +64,7 @@ def test_a_broken_board_names_each_problem_at_its_path_and_tile(workspace: Path)
         ("revenue-by-product", "tiles[4].spec.encoding.colour: is not a Vega-Lite property here (a typo?)"),
         ("latest-rows", f'tiles[5].columns: "discount" is not a field of data/sales.csv ({fields})'),
         ("total-units", 'tiles[2].aggregate: the mean of "region" (string values in data/sales.csv) is not a number'),
+        ("total-revenue", 'tiles[1].format: "$,.0q" is not a d3-format string (e.g. ",d", "$,.0f", ".1%")'),
     }
     lines = {p["tile"]: p["line"] for p in answer["problems"]}
     board_lines = (workspace / "dashboard.json").read_text(encoding="utf-8").splitlines()

@@ -6,6 +6,7 @@ answers and what the check after every turn reports."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,8 @@ from pneuma_dashboard.data import DataTable, load_data
 from pneuma_dashboard.specs import SchemaUnavailable, missing_fields, schema_errors
 
 _NUMERIC = ("integer", "number")
+# d3-format's specifier: [[fill]align][sign][symbol][0][width][,][.precision][~][type]
+_D3_FORMAT = re.compile(r"^(?:.?[<>=^])?[-+( ]?[$#]?0?\d*,?(?:\.\d+)?~?[bcdefgnoprsxX%]?$")
 
 
 @dataclass
@@ -88,7 +91,10 @@ def _field_problems(tile: Tile, table: DataTable) -> list[BoardProblem]:
     if tile.type == "table":
         problems.extend(BoardProblem(f"{where}.columns", _not_a_field(name, table), tile.id, tile.line)
                         for name in tile.columns or () if name not in table.field_names)
-    elif tile.type == "number" and tile.field is not None:
+    if tile.type == "number" and tile.format is not None and not _D3_FORMAT.match(tile.format):
+        problems.append(BoardProblem(f"{where}.format", f"\"{tile.format}\" is not a d3-format string "
+                                     "(e.g. \",d\", \"$,.0f\", \".1%\")", tile.id, tile.line))
+    if tile.type == "number" and tile.field is not None:
         types = {f.name: f.type for f in table.fields}
         if tile.field not in types:
             problems.append(BoardProblem(f"{where}.field", _not_a_field(tile.field, table), tile.id, tile.line))
