@@ -112,3 +112,18 @@ def test_the_png_reader_without_pillow_sees_a_cut_file() -> None:
     assert png_problem(whole) is None
     assert png_problem(whole[:40]) is not None
     assert png_problem(b"GIF89a") == "it is not a PNG"
+
+
+def test_marks_made_during_a_turn_are_named_and_undone_one_at_a_time(workspace: Path) -> None:
+    before = {**snapshot(workspace), "choices.json": b'{"fox-1": {"status": "picked", "starred": false, "comment": ""}}'}
+    marks = {"fox-1": {"status": "rejected", "starred": True, "comment": ""},
+             "lighthouse-2": {"status": "picked", "starred": False, "comment": "the one"}}
+    after = {**before, "choices.json": json.dumps(marks).encode()}
+    turn = TurnFilesFromMaps(before, after)
+    changes = DESCRIBER.describe(turn)
+    said = [(c.where["en"], c.what["en"], dict(c.locate or {})) for c in changes]  # type: ignore[index]
+    assert said == [("Image fox-1", "rejected · starred", {"image": "fox-1", "row": "fox"}),
+                    ("Image lighthouse-2", "picked · comment changed", {"image": "lighthouse-2", "row": "lighthouse"})]
+    undone = DESCRIBER.revert(turn, changes[0], {"choices.json": after["choices.json"]})  # type: ignore[misc]
+    assert json.loads(undone["choices.json"] or b"") == {
+        "fox-1": {"status": "picked", "starred": False, "comment": ""}, "lighthouse-2": marks["lighthouse-2"]}

@@ -1,8 +1,9 @@
 """A turn's changes in the illustrate mode's terms: "Row “Hero”: 3 images
 generated", "Image hero-3f2a: varied from hero-1a2b", "Row “Hero”: row
 added", read from board.json and the image records before and after the
-turn (never the live workspace). ``locate`` is the viewer's ``navigate-to``
-params: ``{row, image}``.
+turn (never the live workspace); marks the person made in the page while
+the turn ran read "Image fox-1: picked · starred". ``locate`` is the
+viewer's ``navigate-to`` params: ``{row, image}``.
 
 New images share board.json with every other change of the turn, so
 reverting one change takes its own ids out of the current board (and the
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pneuma.api import Change, ChangeDescriber, TurnFiles
 from pneuma_illustrate.records import (
     BOARD_FILE,
+    CHOICES_FILE,
     IMAGE_FORMATS,
     IMAGES_DIR,
     BadFile,
@@ -26,6 +28,7 @@ from pneuma_illustrate.records import (
     ImageRecord,
     board_text,
     parse_board,
+    parse_choices,
 )
 
 
@@ -166,13 +169,69 @@ def describe(files: TurnFiles) -> Sequence[Change]:
         changes += _edits(row.id, before, after)
     changes += [change for row in before.rows if after.row(row.id) is None
                 for change in _edits(row.id, before, after)]
+    return changes + _choice_changes(files, after)
+
+
+def _marks(text: bytes | None) -> dict[str, dict[str, object]]:
+    """choices.json as plain marks per image (no mark: absent)."""
+    choices = parse_choices(text.decode("utf-8", errors="replace")) if text is not None else {}
+    return {image: {"status": c.status, "starred": c.starred, "comment": c.comment}
+            for image, c in choices.items() if c.status or c.starred or c.comment}
+
+
+_MARK_WORDS = {"picked": ("picked", "选中"), "rejected": ("rejected", "否决"), None: ("unmarked", "取消标记")}
+
+
+def _choice_changes(files: TurnFiles, board: Board) -> list[Change]:
+    """The person's marks that changed while the turn ran (the page writes
+    choices.json): one change per image, reverted alone."""
+    if not any(item.path == CHOICES_FILE for item in files.changed):
+        return []
+    old, new = _marks(files.before(CHOICES_FILE)), _marks(files.after(CHOICES_FILE))
+    changes: list[Change] = []
+    for image in sorted(set(old) | set(new)):
+        was = old.get(image, {"status": None, "starred": False, "comment": ""})
+        now = new.get(image, {"status": None, "starred": False, "comment": ""})
+        words: list[tuple[str, str]] = []
+        if was["status"] != now["status"]:
+            words.append(_MARK_WORDS.get(now["status"], _MARK_WORDS[None]))  # type: ignore[arg-type]
+        if was["starred"] != now["starred"]:
+            words.append(("starred", "加星") if now["starred"] else ("unstarred", "取消星标"))
+        if was["comment"] != now["comment"]:
+            words.append(("comment changed", "评论修改"))
+        if not words:
+            continue
+        row = board.row_of(image)
+        changes.append(Change(id=f"illustrate:choice:{image}", where=_label(f"Image {image}", f"图片 {image}"),
+                              what=_label(" · ".join(w[0] for w in words), " · ".join(w[1] for w in words)),
+                              kind="changed", files=(CHOICES_FILE,),
+                              locate={"image": image, **({"row": row.id} if row else {})}))
     return changes
+
+
+def _revert_choice(files: TurnFiles, image: str, current: bytes | None) -> bytes:
+    """choices.json as it is now, with ``image``'s marks as before the turn."""
+    try:
+        data = json.loads(current or b"{}")
+    except ValueError:
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    before = _marks(files.before(CHOICES_FILE)).get(image)
+    if before is None:
+        data.pop(image, None)
+    else:
+        data[image] = before
+    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 def revert(files: TurnFiles, change: Change, current: Mapping[str, bytes | None]) -> Mapping[str, bytes | None]:
     """Undo one change: a generation deletes its images and records and takes
-    their ids (and a row it added, once empty) out of the current board;
-    any other change puts board.json back as it was before the turn."""
+    their ids (and a row it added, once empty) out of the current board; a
+    mark puts that image's marks back in the current choices.json; any other
+    change puts board.json back as it was before the turn."""
+    if change.id.startswith("illustrate:choice:"):
+        image = change.id.removeprefix("illustrate:choice:")
+        return {CHOICES_FILE: _revert_choice(files, image, current.get(CHOICES_FILE))}
     answer: dict[str, bytes | None] = {}
     removed_ids = {image_id for path in change.files if (image_id := _image_id(path)) is not None}
     if not removed_ids:
