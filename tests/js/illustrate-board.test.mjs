@@ -1,0 +1,62 @@
+// The illustrate viewer's reading of the workspace and its writes
+// (plugins/illustrate/pneuma_illustrate/static/board.js, title-edit.js):
+// the marks the next message names, choices.json written without losing
+// other entries, and a title renamed with only its string changed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  layout, markChanges, parentChain, readChoices, writeChoices,
+} from '../../plugins/illustrate/pneuma_illustrate/static/board.js';
+import { replaceTitle } from '../../plugins/illustrate/pneuma_illustrate/static/title-edit.js';
+
+const files = (entries) => Object.entries(entries).map(([path, content]) => (
+  content === null ? { path, content: null, binary: true } : { path, content }));
+
+test('the marks since the last message, one line each, in the agent\'s words', () => {
+  const before = { a: { status: 'picked', starred: false, comment: '' }, b: { status: null, starred: true, comment: 'x' } };
+  const after = { a: { status: 'rejected', starred: false, comment: '' }, b: { status: null, starred: false, comment: '' },
+    c: { status: 'picked', starred: true, comment: 'warmer' } };
+  assert.deepEqual(markChanges(before, after).map((c) => c.line), [
+    'rejected a', 'unstarred b', 'removed the comment on b', 'picked c', 'starred c', 'comment on c: "warmer"',
+  ]);
+  assert.deepEqual(markChanges(after, after), []);
+  assert.deepEqual(markChanges({ a: { status: 'picked' } }, {}).map((c) => c.line), ['no longer picked a']);
+});
+
+test('choices.json keeps the other entries and unknown fields when one mark is written', () => {
+  const text = JSON.stringify({ a: { status: 'picked', starred: false, comment: '', note: 'kept' }, b: { status: null } });
+  const next = JSON.parse(writeChoices(text, { b: { status: 'rejected', starred: true, comment: 'no' } }));
+  assert.deepEqual(next, { a: { status: 'picked', starred: false, comment: '', note: 'kept' },
+    b: { status: 'rejected', starred: true, comment: 'no' } });
+  assert.deepEqual(JSON.parse(writeChoices(null, { c: { status: 'picked', starred: false, comment: '' } })),
+    { c: { status: 'picked', starred: false, comment: '' } });
+  const broken = readChoices(files({ 'choices.json': '{"a": ' }));
+  assert.match(broken.error, /not valid JSON/);
+  assert.deepEqual(readChoices(files({ 'choices.json': '{"a": {"status": "maybe", "starred": 1}}' })).choices,
+    { a: { status: null, starred: false, comment: '' } });
+});
+
+test('rows in board order, images no row lists after them, a parent chain that ends on a loop', () => {
+  const view = layout(files({
+    'board.json': JSON.stringify({ title: 'T', rows: [{ id: 'r', title: 'R', prompt: 'p', images: ['x', 'y'] }] }),
+    'images/x.png': null, 'images/x.json': JSON.stringify({ id: 'x', parent: 'y' }),
+    'images/y.png': null, 'images/y.json': JSON.stringify({ id: 'y', parent: 'x' }),
+    'images/z.webp': null,
+  }));
+  assert.deepEqual(view.rows.map((r) => [r.id, r.unlisted, r.images.map((c) => c.path)]),
+    [['r', false, ['images/x.png', 'images/y.png']], ['', true, ['images/z.webp']]]);
+  assert.deepEqual(parentChain('x', view.records), ['y']);
+  assert.match(layout(files({ 'board.json': '[' })).error, /not valid JSON/);
+  assert.match(layout(files({ 'board.json': '{"rows": 3}' })).error, /"rows" array/);
+});
+
+test('a title renamed in place changes only its string, or the data when it cannot be found once', () => {
+  const text = '{\n  "title": "Board",\n  "rows": [\n    {"id": "a", "title": "Same", "images": []},\n'
+    + '    {"id": "b", "title": "Other \\"q\\"", "images": []}\n  ]\n}\n';
+  assert.equal(replaceTitle(text, 'b', 'New <b>'), text.replace('"Other \\"q\\""', '"New <b>"'));
+  assert.equal(replaceTitle(text, null, 'Mine'), text.replace('"Board"', '"Mine"'));
+  const twice = '{"title": "Same", "rows": [{"id": "a", "title": "Same"}]}';
+  assert.deepEqual(JSON.parse(replaceTitle(twice, 'a', 'X')), { title: 'Same', rows: [{ id: 'a', title: 'X' }] });
+  assert.equal(replaceTitle(text, 'nope', 'X'), null);
+  assert.equal(replaceTitle('{', null, 'X'), null);
+});
