@@ -37,8 +37,12 @@ def test_a_csv_is_read_with_its_header_rows_and_vega_types(tmp_path: Path) -> No
     assert len(table.rows) == 3
     assert table.rows[2] == {"month": "2024-03", "region": "South, coast", "revenue": "1500", "orders": "",
                              "returning": "true", "note": 'said "hi" there'}
-    described = table.describe(sample=2)
-    assert described["rows"] == 3 and len(described["sample"]) == 2
+    described = table.describe(sample=3)
+    assert described["rows"] == 3 and len(described["sample"]) == 3
+    # the sample as the page types it: numbers, booleans, null for an empty cell; dates as written
+    assert described["sample"][0] == {"month": "2024-01", "region": "North", "revenue": 1200.5, "orders": 12,
+                                      "returning": True, "note": None}
+    assert described["sample"][2]["orders"] is None
     assert described["fields"][2] == {"name": "revenue", "type": "number"}
 
 

@@ -77,9 +77,10 @@ class DataTable:
 
     def describe(self, sample: int = SAMPLE_ROWS) -> dict[str, Any]:
         """What ``describe_data`` answers: fields, types, row count, a few rows."""
+        types = {f.name: f.type for f in self.fields}
         return {"file": self.path, "rows": len(self.rows), "bytes": self.bytes,
                 "fields": [{"name": f.name, "type": f.type} for f in self.fields],
-                "sample": [dict(r) for r in self.rows[:sample]]}
+                "sample": [{k: typed(v, types.get(k, "string")) for k, v in r.items()} for r in self.rows[:sample]]}
 
 
 def load_data(sandbox: Sandbox, path: str) -> DataTable:
@@ -168,6 +169,21 @@ def infer_type(values: Iterable[Any]) -> str:
         if not candidates:
             return "string"
     return candidates[0] if candidates else "string"
+
+
+def typed(value: Any, kind: str) -> Any:
+    """A CSV cell as the page holds it once typed: a number, a boolean, or
+    the text (dates stay as written); an empty cell is null."""
+    if not isinstance(value, str):
+        return value
+    if value == "":
+        return None
+    if kind in ("integer", "number"):
+        number = _as_number(value)
+        return int(number) if kind == "integer" and number is not None and math.isfinite(number) else number
+    if kind == "boolean":
+        return value == "true"
+    return value
 
 
 def _passes(kind: str, value: Any) -> bool:
