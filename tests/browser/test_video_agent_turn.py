@@ -79,4 +79,13 @@ def test_the_agent_edits_the_scene_the_person_pointed_at_and_the_player_shows_it
     expect(page.frame_locator(CURRENT).locator("h2")).to_have_text(NEW_OUTRO, timeout=10_000)
     assert page.get_attribute(".video-stage", "data-frame") == str(OUTRO + 45)
     shot(page, "video-agent-turn")
+
+    # Compare draws both states through the same player, read-only, at the changed scene.
+    page.locator('.turn-changes[data-ref="1"] .compare-btn').click()
+    expect(page.locator(".compare-panel")).to_have_attribute("data-ready", "true", timeout=TURN)
+    for side, heading in (("before", "Your turn: tell the agent what to make"), ("after", NEW_OUTRO)):
+        where = page.locator(f'.compare-side[data-side="{side}"]')
+        expect(where.locator(".video-stage")).to_have_attribute("data-scene", "outro")
+        expect(where.frame_locator(CURRENT).locator("h2")).to_have_text(heading)
+        assert where.locator(".video-player").get_attribute("data-readonly") == "1"
     assert page.console_errors == []
