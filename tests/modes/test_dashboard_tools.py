@@ -66,9 +66,13 @@ def test_a_broken_board_names_each_problem_at_its_path_and_tile(workspace: Path)
         ("total-units", 'tiles[2].aggregate: the mean of "region" (string values in data/sales.csv) is not a number'),
         ("total-revenue", 'tiles[1].format: "$,.0q" is not a d3-format string (e.g. ",d", "$,.0f", ".1%")'),
     }
-    lines = {p["tile"]: p["line"] for p in answer["problems"]}
+    # each at the line of the value its path names
     board_lines = (workspace / "dashboard.json").read_text(encoding="utf-8").splitlines()
-    assert '"id": "revenue-by-month"' in board_lines[lines["revenue-by-month"]]
+    at = {p["message"].split(":")[0]: board_lines[p["line"] - 1].strip() for p in answer["problems"]}
+    assert at["tiles[3].spec.encoding.y.field"] == '"field": "revenu",'
+    assert at["tiles[4].spec.encoding.colour"] == '"colour": {'
+    assert at["tiles[3].spec.mark"] == '"mark": "lien",'
+    assert at["tiles[1]"] == "{"
 
 
 def test_a_tile_whose_data_fails_says_why(workspace: Path) -> None:

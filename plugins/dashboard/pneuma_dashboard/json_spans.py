@@ -118,3 +118,18 @@ def _array(text: str, pos: int) -> tuple[Node, int]:
             node.end, node.value = pos + 1, [item.value for item in node.items]
             return node, pos + 1
         raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+
+
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+
+
+def node_at(root: Node, path: str) -> Node | None:
+    """The deepest node of ``root`` on ``path`` (``tiles[3].spec.mark``):
+    where a problem at that path is, or as near to it as the text goes."""
+    node = root
+    for key, index in _STEP.findall(path if path.startswith((".", "[")) else "." + path):
+        child = node.items[int(index)] if index and int(index) < len(node.items) else node.members.get(key)
+        if child is None:
+            break
+        node = child
+    return node

@@ -7,12 +7,13 @@ answers and what the check after every turn reports."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pneuma.api import Sandbox, ToolError
 from pneuma_dashboard.board import BOARD_FILE, Board, BoardProblem, Tile, read_board
 from pneuma_dashboard.data import DataTable, load_data
+from pneuma_dashboard.json_spans import Node, line_of, node_at, parse_spans
 from pneuma_dashboard.specs import SchemaUnavailable, missing_fields, schema_errors
 
 _NUMERIC = ("integer", "number")
@@ -47,7 +48,8 @@ def validate_board(sandbox: Sandbox) -> BoardReport:
         data, _info = sandbox.read_bytes(BOARD_FILE, 4 * 1024 * 1024)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return BoardReport(Board(), [BoardProblem("", f"{BOARD_FILE} is missing: the board is described there")])
-    board = read_board(data.decode("utf-8", errors="replace"))
+    text = data.decode("utf-8", errors="replace")
+    board = read_board(text)
     report = BoardReport(board, list(board.problems))
     failed: dict[str, str] = {}
     for path in dict.fromkeys(t.data for t in board.tiles if t.data):
@@ -68,10 +70,24 @@ def validate_board(sandbox: Sandbox) -> BoardReport:
                 schema_missing = str(exc)
         elif table is not None:
             report.problems.extend(_field_problems(tile, table))
+    try:
+        root = parse_spans(text)
+        report.problems = [_at_its_line(p, root, text) for p in report.problems]
+    except (ValueError, RecursionError):
+        pass  # not JSON: the board's own problem says where
     if schema_missing:
         report.problems.append(BoardProblem("", f"chart specs were not checked against the Vega-Lite schema: {schema_missing}",
                                             severity="warning"))
     return report
+
+
+def _at_its_line(problem: BoardProblem, root: Node, text: str) -> BoardProblem:
+    """The problem with the line of the value its path names (a spec's
+    misspelt channel, not the tile's first line)."""
+    if not problem.path or not problem.tile:
+        return problem
+    node = node_at(root, problem.path)
+    return replace(problem, line=line_of(text, node.start)) if node is not None else problem
 
 
 def _spec_problems(tile: Tile, table: DataTable | None) -> list[BoardProblem]:
