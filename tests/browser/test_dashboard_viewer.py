@@ -10,7 +10,9 @@ test leaves the board as it found it.
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +23,7 @@ from PIL import Image, ImageChops
 from playwright.sync_api import expect
 
 from tests.browser.browser_helpers import viewer_answer
-from tests.browser.module_run import module_page, module_run
+from tests.browser.module_run import module_page, module_run, pins_loaded, stored_pins
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "dashboard" / "pneuma_dashboard" / "static" / "vendor" / "vega.iife.js"
@@ -175,3 +177,89 @@ def test_an_invalid_spec_shows_its_error_in_its_tile(board: tuple[Any, Any]) -> 
     path.write_text(original, encoding="utf-8")
     page.wait_for_selector(DRAWN.format("revenue-by-product") + " svg .mark-rect path")
     expect(page.locator(".db-board-error")).to_be_hidden()
+
+
+def test_a_title_edited_in_place_changes_only_that_string(board: tuple[Any, Any]) -> None:
+    server, page = board
+    path = server.workspace / "dashboard.json"
+    original = path.read_text(encoding="utf-8")
+    page.locator(TILE.format("revenue-by-month") + " .db-tile-title").dblclick()
+    box = page.locator(".db-title-input")
+    expect(box).to_have_value("Revenue by month")
+    box.fill('Monthly "net" revenue')
+    box.press("Enter")
+    expect(box).to_have_count(0)
+    expected = original.replace('"title": "Revenue by month"', '"title": "Monthly \\"net\\" revenue"')
+    assert on_disk(path, lambda t: t != original) == expected
+    expect(page.locator(TILE.format("revenue-by-month") + " .db-tile-title")).to_have_text('Monthly "net" revenue')
+    # Esc leaves the file alone
+    page.locator(TILE.format("revenue-by-month") + " .db-tile-title").dblclick()
+    box.fill("Nothing")
+    box.press("Escape")
+    expect(box).to_have_count(0)
+    path.write_text(original, encoding="utf-8")
+    expect(page.locator(TILE.format("revenue-by-month") + " .db-tile-title")).to_have_text("Revenue by month")
+
+
+def test_a_pin_on_a_chart_marks_its_tile_and_knows_its_place(board: tuple[Any, Any]) -> None:
+    server, page = board
+    page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.showPins")
+    pins_loaded(page)
+    page.locator(".annotate-toggle").click()
+    page.locator(TILE.format("revenue-by-month") + " .db-tile-bar").click()
+    comment = page.locator(".pin-box textarea")
+    comment.fill("Show it by quarter")
+    comment.press("Enter")
+    marker = page.locator(TILE.format("revenue-by-month") + " .db-pin")
+    expect(marker).to_have_text("1")
+    (pin,) = stored_pins(server, 1)
+    assert pin["selection"]["tile"] == "revenue-by-month" and pin["selection"]["kind"] == "tile"
+    # the place is the tile's definition: a change elsewhere leaves it, a change of the tile does not
+    path = server.workspace / "dashboard.json"
+    original = path.read_text(encoding="utf-8")
+    place = f"(s) => {HOST}.instance.pinPlace(s)"
+    assert page.evaluate(place, pin["selection"]) == pin["place"]
+    path.write_text(original.replace('"title": "All rows"', '"title": "Rows"'), encoding="utf-8")
+    page.wait_for_function(f"() => {HOST}.instance.viewer.cards.get('latest-rows').tile.title === 'Rows'")
+    assert page.evaluate(place, pin["selection"]) == pin["place"]
+    path.write_text(original.replace('"timeUnit": "yearmonth"', '"timeUnit": "yearquarter"'), encoding="utf-8")
+    page.wait_for_function(f"(s) => {HOST}.instance.pinPlace(s) !== {json.dumps(pin['place'])}",
+                           arg=pin["selection"])
+    image = page.evaluate(f"(s) => {HOST}.instance.capturePin({{id: 'x', number: 1, selection: s}})",
+                          pin["selection"])
+    picture = Image.open(io.BytesIO(base64.b64decode(image.split(",", 1)[1])))
+    assert picture.width > 400 and picture.height > 200  # the chart at twice its size
+    expect(marker).to_have_text("1")  # still on the redrawn tile
+    page.locator(".pin-remove").click()
+    expect(marker).to_have_count(0)
+    page.locator(".annotate-toggle").click()
+    path.write_text(original, encoding="utf-8")
+    page.wait_for_function(f"() => {HOST}.instance.viewer.cards.get('latest-rows').tile.title === 'All rows'")
+
+
+def test_compare_mounts_a_read_only_board_over_old_files(board: tuple[Any, Any]) -> None:
+    server, page = board
+    seen = page.evaluate(f"""async () => {{
+        const module = {HOST}.module;
+        const el = document.createElement('div');
+        el.style.cssText = 'position: fixed; inset: 0; width: 900px; height: 700px';
+        document.body.append(el);
+        const files = {HOST}.files.map((f) => f.path === 'data/sales.csv'
+            ? {{...f, content: f.content.split('\\n').slice(0, 11).join('\\n') + '\\n'}} : f);
+        const ctx = {{readOnly: true, snapshot: {{ref: 1, side: 'before'}}, files, locale: 'en',
+            contentUrl: (p) => '/content/' + p, baseUrl: '/content/', setSelection() {{}},
+            onLocaleChange: () => () => {{}} }};
+        const viewer = await module.mount(el, ctx);
+        await Promise.all([...viewer.viewer.cards.values()].map((c) => c.done));
+        const out = {{handles: el.querySelectorAll('.db-resize').length,
+            rows: el.querySelectorAll("[data-tile='latest-rows'] tbody tr").length,
+            units: el.querySelector("[data-tile='total-units'] .db-number-value").textContent,
+            bars: el.querySelectorAll("[data-tile='revenue-by-product'] .mark-rect path").length}};
+        viewer.destroy();
+        el.remove();
+        return out;
+    }}""")
+    assert seen == {"handles": 0, "rows": 10, "units": "620", "bars": 3}
+    # the live board still has its handles and all its rows
+    assert page.locator(".db-resize").count() == 6
+    assert page.locator(TILE.format("latest-rows") + " tbody tr").count() == 100

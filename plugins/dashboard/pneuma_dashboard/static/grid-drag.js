@@ -42,12 +42,15 @@ export function followDrag(event, options) {
   const start = { x: tile.x, y: tile.y, w: tile.w, h: tile.h };
   const step = pitch(grid, columns, rowHeight);
   const origin = { x: event.clientX, y: event.clientY };
-  const handle = event.currentTarget;
+  // Followed on the window rather than by pointer capture: a capture would
+  // retarget the click and double-click that end a press without a move
+  // (the title's rename) to the handle.
+  const pointer = event.pointerId;
   let box = start;
   let moved = false;
-  handle.setPointerCapture?.(event.pointerId);
 
   const onMove = (e) => {
+    if (e.pointerId !== pointer) return;
     const dx = e.clientX - origin.x;
     const dy = e.clientY - origin.y;
     if (!moved && Math.hypot(dx, dy) < THRESHOLD_PX) return;
@@ -58,9 +61,10 @@ export function followDrag(event, options) {
     element.classList.toggle("db-blocked", others.some((o) => overlaps(o, box)));
   };
   const finish = (e) => {
-    handle.removeEventListener("pointermove", onMove);
-    handle.removeEventListener("pointerup", finish);
-    handle.removeEventListener("pointercancel", finish);
+    if (e.pointerId !== pointer) return;
+    window.removeEventListener("pointermove", onMove);
+    window.removeEventListener("pointerup", finish);
+    window.removeEventListener("pointercancel", finish);
     element.classList.remove("db-dragging", "db-blocked");
     const same = box.x === start.x && box.y === start.y && box.w === start.w && box.h === start.h;
     const blocked = others.some((o) => overlaps(o, box));
@@ -70,8 +74,8 @@ export function followDrag(event, options) {
     }
     onDrop(box);
   };
-  handle.addEventListener("pointermove", onMove);
-  handle.addEventListener("pointerup", finish);
-  handle.addEventListener("pointercancel", finish);
-  event.preventDefault();
+  window.addEventListener("pointermove", onMove);
+  window.addEventListener("pointerup", finish);
+  window.addEventListener("pointercancel", finish);
+  event.preventDefault(); // no text selection while dragging
 }
