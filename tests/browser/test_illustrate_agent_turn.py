@@ -161,3 +161,14 @@ def test_a_turn_generates_images_that_the_page_shows_and_a_pick_reaches_the_agen
     assert f"- picked {picked}" in told and f'Vary image {picked} in row "fog"' in told, told
     assert f'image="{picked}" row="fog"' in told, told
     shot(page, "illustrate-turn-2-picked")
+
+    # Compare draws the generating turn's two sides with this viewer, read-only
+    page.locator('.turn-changes[data-ref="1"] .compare-btn').click()
+    expect(page.locator(".compare-panel")).to_have_attribute("data-ready", "true", timeout=TURN)
+    before, after = '.compare-side[data-side="before"]', '.compare-side[data-side="after"]'
+    expect(page.locator(f"{before} .il-card")).to_have_count(5)
+    expect(page.locator(f"{after} .il-row[data-row-id='fog'] .il-card")).to_have_count(2)
+    page.wait_for_function("""(scope) => [...document.querySelectorAll(scope + " .il-row[data-row-id='fog'] img")]
+        .every((img) => img.complete && img.naturalWidth === 64)""", arg=after)
+    expect(page.locator(".compare-panel .il-marks, .compare-panel .il-ask")).to_have_count(0)
+    shot(page, "illustrate-compare")
