@@ -41,8 +41,9 @@ class ImageSettings:
     ``name``: what records call the provider (None: ``openai`` for OpenAI's
     own endpoint, else the endpoint's host and port). ``base_url`` None:
     ``OPENAI_BASE_URL``, else OpenAI. ``api_key_env``: the NAME of the
-    variable holding the key (None: ``OPENAI_API_KEY`` when set, else no
-    key, which a local server takes). ``send_seed`` None: the seed is sent
+    variable holding the key (None: ``OPENAI_API_KEY`` when set and no
+    ``base_url`` of its own is named, else no key, which a local server
+    takes). ``send_seed`` None: the seed is sent
     to every endpoint but OpenAI's own (which has no such parameter).
     ``configured``: whether anything named this endpoint (a file, a
     variable, or an OpenAI key in the environment).
@@ -75,7 +76,9 @@ class ImageSettings:
         """The variable the key is read from (None: no key is sent)."""
         if self.api_key_env:
             return self.api_key_env
-        return OPENAI_KEY_ENV if env.get(OPENAI_KEY_ENV) else None
+        # The person's OpenAI key goes only where OpenAI's own variables
+        # point, never to a base_url set for images alone (a local server).
+        return OPENAI_KEY_ENV if env.get(OPENAI_KEY_ENV) and self.base_url is None else None
 
     def api_key(self, env: Mapping[str, str]) -> str | None:
         variable = self.key_variable(env)

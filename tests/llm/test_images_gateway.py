@@ -56,6 +56,10 @@ async def test_the_key_comes_from_the_named_variable_only(fake):
         await gateway_for(fake, {"IMG_KEY": "sk-wrong-key-000000", "OPENAI_API_KEY": KEY}).generate("two")
     assert refused.value.kind == "auth_failed" and refused.value.status == 401
     assert "IMG_KEY" in str(refused.value) and "sk-wrong" not in str(refused.value)
+    # An endpoint named for images alone never gets the person's OpenAI key.
+    with pytest.raises(GatewayError):
+        await gateway_for(fake, {"OPENAI_API_KEY": KEY}, api_key_env=None).generate("three")
+    assert fake.keys[-1] == "Bearer no-key"
 
 
 async def test_a_refused_prompt_is_the_providers_own_words_and_not_retried(fake):
