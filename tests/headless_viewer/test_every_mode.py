@@ -22,6 +22,7 @@ SEEN = {
     "coauthor": "board",
     "illustrate": "lighthouse-3",
     "video": "scenes/02-growth.html",
+    "dashboard": "revenue-by-product",
 }
 
 
