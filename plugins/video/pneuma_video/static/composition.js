@@ -9,10 +9,22 @@ const DEFAULTS = { width: 1280, height: 720, fps: 30, background: "#000000" };
 
 export class CompositionError extends Error {}
 
+/** Python's round(): halves to the even neighbour, so a scene of 2.5 frames
+ * has 2 here as in composition.py (JavaScript's Math.round would say 3). */
+export function roundHalfEven(x) {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
 function positive(value, where) {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     throw new CompositionError(`${where} must be a number > 0, not ${JSON.stringify(value)}`);
   }
+  return value;
+}
+
+function whole(value, where) {
+  if (!Number.isInteger(value)) throw new CompositionError(`${where} must be a whole number, not ${value}`);
   return value;
 }
 
@@ -28,8 +40,8 @@ export function parseComposition(text) {
     throw new CompositionError(`${COMPOSITION_FILE} must hold one JSON object`);
   }
   const values = { ...DEFAULTS, ...data };
-  const width = Math.round(positive(values.width, "width"));
-  const height = Math.round(positive(values.height, "height"));
+  const width = whole(positive(values.width, "width"), "width");
+  const height = whole(positive(values.height, "height"), "height");
   const fps = positive(values.fps, "fps");
   if (!Array.isArray(values.scenes) || values.scenes.length === 0) {
     throw new CompositionError("scenes must be a list of at least one scene");
@@ -42,7 +54,7 @@ export function parseComposition(text) {
       throw new CompositionError(`${where}.file must name the scene's HTML file (scenes/01-intro.html)`);
     }
     const duration = positive(entry.duration, `${where}.duration`);
-    const frames = Math.max(1, Math.round(duration * fps));
+    const frames = Math.max(1, roundHalfEven(duration * fps));
     const scene = {
       index, id: entry.id ? String(entry.id) : `scene-${index + 1}`, title: entry.title ? String(entry.title) : "",
       file: entry.file.trim().replace(/^\.\//, ""), duration, startFrame: start, frames,
@@ -70,7 +82,7 @@ export function sceneAtFrame(composition, frame) {
 
 /** The frame showing at `seconds` (clamped to the composition). */
 export function frameAt(composition, seconds) {
-  const frame = Math.round(Number(seconds) * composition.fps);
+  const frame = roundHalfEven(Number(seconds) * composition.fps);
   return Math.min(Math.max(Number.isFinite(frame) ? frame : 0, 0), composition.totalFrames - 1);
 }
 
