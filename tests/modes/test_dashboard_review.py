@@ -42,6 +42,10 @@ def test_the_check_reports_the_boards_problems_each_locating_its_tile(tmp_path: 
     only_data = run_check(workspace, ["data/sales.csv"])
     assert {p.locate["tile"] for p in only_data} == {
         "total-revenue", "revenue-by-month", "revenue-by-product", "latest-rows"}
+    (workspace / "data/sales.csv").write_bytes(b"month,revenue\n\xff\n")
+    broken = run_check(workspace, ["data/sales.csv"])
+    assert {(p.file, p.message.split(":")[0]) for p in broken} == {
+        ("data/sales.csv", f"tiles[{n}].data") for n in range(1, 6)}
     assert run_check(workspace, ["notes.md"]) == []
 
 

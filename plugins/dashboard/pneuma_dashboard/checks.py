@@ -27,8 +27,11 @@ def board_problems(request: CheckRequest) -> list[Problem]:
 
 
 def _reads(report: BoardReport, problem: BoardProblem, files: set[str]) -> bool:
+    """A problem of a tile over one of ``files`` that data can cause (not its place on the grid)."""
     tile = report.board.tile(problem.tile) if problem.tile else None
-    return tile is not None and tile.data in files
+    where = f"tiles[{tile.index}]" if tile else ""
+    about_place = problem.path == where or problem.path.endswith((".x", ".y", ".w", ".h"))
+    return tile is not None and tile.data in files and not about_place
 
 
 def _problem(problem: BoardProblem, report: BoardReport) -> Problem:
@@ -36,6 +39,9 @@ def _problem(problem: BoardProblem, report: BoardReport) -> Problem:
     locate: dict[str, str] = {"file": BOARD_FILE}
     if tile is not None:
         locate["tile"] = tile.id
+    if tile is not None and tile.data and problem.message.startswith(tile.data):
+        # the data file itself is wrong (does not parse, too large): said at that file
+        return Problem(str(problem), file=tile.data, severity=problem.severity, locate=locate)
     return Problem(str(problem), file=BOARD_FILE, line=problem.line, severity=problem.severity, locate=locate)
 
 
