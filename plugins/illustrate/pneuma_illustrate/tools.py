@@ -15,6 +15,7 @@ OpenAI's own endpoint has no seed, and its records keep a null seed.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import secrets
@@ -199,8 +200,6 @@ def _take_back(files: Files, written: list[str]) -> None:
 
 
 def _json_bytes(data: dict[str, Any]) -> bytes:
-    import json
-
     return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
