@@ -5,9 +5,13 @@ scripts/build-web), of which a page embeds only those its text needs.
 Each slice's ``unicode-range`` is clipped to CJK code points (from U+2E80:
 radicals, punctuation, kana, ideographs, full-width forms), so the face
 draws Chinese and never takes over the Latin text the document's own fonts
-draw. Every ``font-family`` list of the document gets the face before its
-generic family (``Georgia, serif`` → ``Georgia, "Pneuma Noto Sans SC",
-serif``): a system CJK font named earlier in the list still wins.
+draw. That lets every ``font-family`` list of the document get the face
+first (``Georgia, serif`` → ``"Pneuma Noto Sans SC", Georgia, serif``):
+Latin falls through to the document's fonts, Chinese is drawn the same on
+every machine. First, not last: Chromium 156 draws some Han runs as empty
+boxes when the face comes after a font that has their punctuation (a line
+starting with a digit or “ in DejaVu Sans, then Chinese; the seed's
+blockquote), and not when it comes first.
 """
 
 from __future__ import annotations
@@ -103,7 +107,7 @@ def _face(piece: Slice) -> str:
 
 def with_fallback(css: str) -> str:
     """``css`` (a stylesheet, a <style> block or a style attribute's value)
-    with the CJK face in every font-family list, before the generic family."""
+    with the CJK face first in every font-family list."""
     css = _FAMILY_DECL.sub(lambda m: m.group("prop") + _add_family(m.group("value")), css)
     return _FONT_DECL.sub(lambda m: m.group("prop") + _add_to_shorthand(m.group("value")), css)
 
@@ -115,16 +119,16 @@ def _add_family(value: str) -> str:
     names = [name.strip() for name in body.split(",")]
     if not body.strip() or FAMILY in body or names[0].lower() in ("inherit", "initial", "unset", "revert"):
         return value
-    if names[-1].lower() in _GENERIC:
-        names.insert(len(names) - 1, f'"{FAMILY}"')
-    else:
-        names.append(f'"{FAMILY}"')
-    return ", ".join(names) + tail
+    return ", ".join([f'"{FAMILY}"', *names]) + tail
 
 
 def _add_to_shorthand(value: str) -> str:
-    # ``font: 11pt/1.5 Georgia, serif``: the family list follows the size;
-    # a system font keyword (``font: caption``) has no list to extend.
-    if not re.search(r"\d", value) or FAMILY in value:
+    # ``font: 11pt/1.5 Georgia, serif``: the family list follows the size
+    # (and its line height), the last space-separated word before the first
+    # comma; a system font keyword (``font: caption``) has no list to extend.
+    if FAMILY in value:
         return value
-    return _add_family(value)
+    size = re.search(r"\d[\d.]*(?:[a-z%]+)?(?:\s*/\s*[\d.]+(?:[a-z%]+)?)?\s+", value, re.IGNORECASE)
+    if not size:
+        return value
+    return value[:size.end()] + _add_family(value[size.end():])

@@ -111,7 +111,7 @@ def _page_document(inliner: Inliner, stylesheet: str, fragment: str, base_dir: s
     return (
         '<!doctype html><html><head><meta charset="utf-8">'
         f"<style>{faces}</style>"
-        f'<style>html{{font-family:serif,"{cjk_font.FAMILY}"}}</style>'
+        f'<style>html{{font-family:"{cjk_font.FAMILY}",serif}}</style>'
         f"<style>{css}</style>"
         "<style>html{margin:0!important;padding:0!important;width:100%!important;height:100%!important;"
         "overflow:hidden!important}body{margin:0!important;width:100%!important;height:100%!important;"
