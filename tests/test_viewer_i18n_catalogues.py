@@ -40,7 +40,7 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
     "dashboard": ("actions.js", "board.js", "data.js", "grid-drag.js", "pins.js", "selection.js", "tiles.js"),
     "webgal": ("pins.js",),
     "webcraft": ("annotate.js", "edit-in-place.js"),
-    "illustrate": ("board.js", "choices.js", "pins.js", "report.js", "title-edit.js"),
+    "illustrate": ("board.js", "choices.js", "pins.js", "report.js", "title-edit.js", "follow.js"),
     "print": ("sheet.js", "actions.js", "pins.js", "edit.js"),
     "video": ("controls.js", "actions.js", "pins.js", "scene-frame.js", "composition.js"),
 }

@@ -166,6 +166,21 @@ def test_navigate_to_an_image_the_tool_is_still_writing(board: tuple[Any, Any]) 
     view = viewer_answer(server, "describe-view")["data"]
     assert view["rows"][-1]["onBoard"] is False
 
+    # following the agent: a changed image file brings its card into view;
+    # an image board.json lists without a file is a problem the shell names
+    assert page.evaluate(f"() => {HOST}.capabilities") == ["annotate", "edit", "follow"]
+    page.locator(".il-rows").evaluate("el => el.scrollTo(0, 0)")
+    assert page.evaluate(f"() => {HOST}.instance.reveal('images/stray.png')") is True
+    expect(page.locator(".il-card[data-image-id='stray']")).to_be_in_viewport()
+    assert page.evaluate(f"() => {HOST}.instance.reveal('notes.txt')") is False
+    assert page.evaluate(f"() => {HOST}.instance.problems()") == {}
+    text = (ws / "board.json").read_text(encoding="utf-8")
+    (ws / "board.json").write_text(text.replace('"fox-3"', '"fox-3", "ghost"'), encoding="utf-8")
+    page.wait_for_function(f"() => 'board.json' in {HOST}.instance.problems()")
+    assert "ghost" in page.evaluate(f"() => {HOST}.instance.problems()")["board.json"]
+    (ws / "board.json").write_text(text, encoding="utf-8")
+    expect(page.locator(".il-card[data-image-id='ghost']")).to_have_count(0)
+
 
 def test_a_row_title_is_renamed_in_place(board: tuple[Any, Any]) -> None:
     server, page = board

@@ -5,9 +5,10 @@
 //
 // Implements the viewer contract (docs/viewer-contract.md): the default
 // export has mount(element, ctx), extractContext(selection, files),
-// resolveItems(files) and capabilities ["annotate", "edit"]; mount returns
-// {update, runAction, clearSelection, destroy}, the pin methods of pins.js
-// and the title editing of title-edit.js (a double click on a title). The
+// resolveItems(files) and capabilities ["annotate", "edit", "follow"]; mount
+// returns {update, runAction, clearSelection, destroy}, the pin methods of
+// pins.js, the title editing of title-edit.js (a double click on a title)
+// and reveal/problems of follow.js. The
 // marks the agent has not been told of yet go with the person's next message
 // inside its <viewer-context> (choices.js keeps the baseline). In a snapshot
 // mount (ctx.readOnly: Compare, the timeline, a shared page) the marks are
@@ -16,6 +17,7 @@
 import { fetchJson, h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { CHOICES_FILE, findImage, isBlank, layout, parentChain, promptOf, readChoices } from "./board.js";
 import { ChoicesWriter, SeenMarks } from "./choices.js";
+import { followMethods } from "./follow.js";
 import { translator } from "./i18n.js";
 import { pinMethods } from "./pins.js";
 import { describeView, getChoices } from "./report.js";
@@ -365,7 +367,7 @@ function findRow(view, id) {
   return view.rows.find((r) => r.id === id);
 }
 
-Object.assign(IllustrateViewer.prototype, pinMethods, titleMethods);
+Object.assign(IllustrateViewer.prototype, pinMethods, titleMethods, followMethods);
 
 function markWords(mark) {
   const words = [mark.status, mark.starred ? "starred" : null].filter(Boolean);
@@ -409,5 +411,5 @@ export default {
   },
   extractContext,
   resolveItems,
-  capabilities: ["annotate", "edit"],
+  capabilities: ["annotate", "edit", "follow"],
 };
