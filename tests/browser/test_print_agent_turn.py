@@ -7,8 +7,8 @@ conftest.
 The person clicks a heading on page 2 and asks for a new one; the request
 the model receives carries the page and the element as viewer context; the
 scripted model reads the page's file and edits it with the CLI's own Edit
-tool; the page in Chromium then shows the new heading, and after the turn
-the mode's check ran on the pages (every one fits).
+tool; the sheet in Chromium then shows the new heading, no page overflows,
+and "Compare" shows the page before and after the turn, read-only.
 """
 
 from __future__ import annotations
@@ -75,4 +75,17 @@ def test_the_agent_edits_the_page_the_person_pointed_at_and_the_sheet_shows_it(
     expect(heading).to_have_text("A record harvest", timeout=10_000)
     expect(page.locator(".pnp-sheet.is-overflowing")).to_have_count(0)
     shot(page, "print-agent-turn")
+
+    # "Compare" mounts the viewer twice more, read-only, over the turn's two
+    # checkpoints: each side's page 2 shows that side's heading.
+    row = page.locator('.turn-changes[data-ref="1"]')
+    expect(row.locator(".compare-btn")).to_be_visible(timeout=TURN)
+    row.locator(".compare-btn").click()
+    expect(page.locator(".compare-panel")).to_have_attribute("data-ready", "true", timeout=TURN)
+    for side, words in (("before", "The year in numbers"), ("after", "A record harvest")):
+        scope = f'.compare-side[data-side="{side}"] .pnp-sheet[data-page="2"] iframe'
+        expect(page.frame_locator(scope).locator("h1")).to_have_text(words, timeout=TURN)
+        expect(page.locator(f'.compare-side[data-side="{side}"] .pnp-root')).to_have_class("pnp-root is-readonly")
+    shot(page, "print-compare")
+    page.keyboard.press("Escape")
     assert page.console_errors == []

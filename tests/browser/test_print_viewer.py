@@ -135,16 +135,35 @@ IN_FRAME = GLYPH_RENDERING.replace(
     "async ({selectors, sample, frame}) => { const document = window.document.querySelector(frame).contentDocument;", 1)
 
 
+# The width of the element's first line of Han characters over their count, in ems.
+EM_PER_HAN = """(el) => {
+  const walker = el.ownerDocument.createTreeWalker(el, 4);
+  const node = walker.nextNode();
+  const text = node.nodeValue;
+  const start = text.search(/\\p{Script=Han}/u);
+  let end = start;
+  while (end < text.length && /\\p{Script=Han}/u.test(text[end]) && end - start < 8) end += 1;
+  const range = el.ownerDocument.createRange();
+  range.setStart(node, start);
+  range.setEnd(node, end);
+  const size = parseFloat(getComputedStyle(el).fontSize);
+  return range.getBoundingClientRect().width / (end - start) / size;
+}"""
+
+
 @pytest.mark.skipif(not CJK_FONT.exists(), reason="the shell's CJK font is not set up (scripts/build-web)")
 def test_chinese_is_drawn_as_glyphs_without_a_system_cjk_font(printed: tuple[Any, Any], shot: Any) -> None:
     server, page = printed
     assert viewer_answer(server, "navigate-to", {"page": 3})["success"]
     expect(frame_of(page, 3).locator("h1")).to_have_text("致邻居们")
-    parts = ("article h1", "article p:nth-of-type(2)")
+    parts = ("article h1", "article p:nth-of-type(2)", "article blockquote")
     result = page.evaluate(IN_FRAME, {"selectors": list(parts), "sample": "邻居", "frame": ".pnp-sheet[data-page='3'] iframe"})
     assert_drawn_as_glyphs(result, parts, "邻居", where="the print viewer")
-    width = frame_of(page, 3).locator("article h1").evaluate("(el) => el.getBoundingClientRect().width")
-    assert width > 0
+    # As laid out on the sheet: a Chinese glyph is a full em wide, the box
+    # drawn for a missing glyph much narrower.
+    for selector in parts:
+        ems = frame_of(page, 3).locator(selector).evaluate(EM_PER_HAN)
+        assert ems > 0.95, f"{selector}: its Chinese is {ems:.2f} em a character: drawn as boxes"
     shot(page, "print-chinese")
 
 

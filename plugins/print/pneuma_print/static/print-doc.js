@@ -190,6 +190,23 @@ export function fragmentWithFallback(fragment) {
     (all, open, css, close) => `${open}${withCjkFallback(css)}${close}`);
 }
 
+// CJK ideographs, radicals, punctuation, kana and full-width forms: what the
+// shell's Noto Sans SC slices are for.
+const CJK_CHARS = /[\u2E80-\u9FFF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF]/g;
+const PRELOAD_WAIT_MS = 3000;
+
+/** Load the CJK face slices `markup`'s text needs into `doc` (at most a few seconds). */
+export async function preloadCjk(doc, markup) {
+  const chars = [...new Set(String(markup).replace(/<[^>]*>/g, "").match(CJK_CHARS) || [])].join("");
+  if (!chars || !doc.fonts) return;
+  let timer;
+  await Promise.race([
+    doc.fonts.load(`16px "${CJK_FAMILY}"`, chars).catch(() => null),
+    new Promise((resolve) => { timer = setTimeout(resolve, PRELOAD_WAIT_MS); }),
+  ]);
+  clearTimeout(timer);
+}
+
 /** How far a page document's content reaches past its box, in px (the overflow rule). */
 export function measureBody(doc) {
   const body = doc && doc.body;

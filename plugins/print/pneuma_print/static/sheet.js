@@ -7,7 +7,7 @@
 // untrusted: no script in it runs) but same-origin, so the viewer reads its
 // DOM to measure, select and edit, as the slide viewer's frames do.
 
-import { PX_PER_MM, contentBox, fragmentWithFallback, measureBody, pageDocument, pxToMm, styleText } from "./print-doc.js";
+import { PX_PER_MM, contentBox, fragmentWithFallback, measureBody, pageDocument, preloadCjk, pxToMm, styleText } from "./print-doc.js";
 import { h } from "/static/lib/viewer-helpers.js";
 
 export class Sheet {
@@ -81,7 +81,8 @@ export class Sheet {
     if (fragment !== this.fragment || this.edited) {
       this.fragment = fragment;
       this.edited = false;
-      doc.body.innerHTML = fragmentWithFallback(fragment);
+      this.fill(doc, fragment).then((filled) => filled && this.settled());
+      return;
     }
     this.settled();
   }
@@ -90,9 +91,22 @@ export class Sheet {
     const doc = this.doc;
     if (!doc) return;
     this.ready = true;
-    doc.body.innerHTML = fragmentWithFallback(this.fragment || "");
     this.viewer.wireFrame(this, doc);
-    this.settled();
+    this.fill(doc, this.fragment || "").then((filled) => filled && this.settled());
+  }
+
+  /**
+   * Put `fragment` in the page once the Chinese faces its text needs are
+   * in: Chromium keeps the boxes it drew for text laid out while its face
+   * was still on the way (the same text stays boxes after the face
+   * arrives), so the faces come first. False when a newer fill won.
+   */
+  async fill(doc, fragment) {
+    const token = (this.fillToken = (this.fillToken || 0) + 1);
+    await preloadCjk(doc, fragment);
+    if (token !== this.fillToken || this.doc !== doc) return false;
+    doc.body.innerHTML = fragmentWithFallback(fragment);
+    return true;
   }
 
   /** Fonts and images in, measure, tell the viewer. */
