@@ -169,6 +169,11 @@ def test_a_click_on_the_stage_points_at_the_element_at_that_time(video: tuple[An
     assert {k: selection[k] for k in ("file", "scene", "time", "frame", "sceneTime", "selector", "tag", "text")} == {
         "file": "scenes/03-outro.html", "scene": "outro", "time": 7.5, "frame": OUTRO + 45, "sceneTime": 1.5,
         "selector": "section.outro > p", "tag": "p", "text": "轮到你了：告诉智能体你想做什么"}
+    # Chinese is drawn with the shell's Noto Sans SC slices, on a machine without a CJK font too
+    families = page.frame_locator(CURRENT).locator("p").evaluate(
+        "async () => { await document.fonts.ready; return [...document.fonts].filter((f) => f.status === 'loaded')"
+        ".map((f) => f.family.replace(/\"/g, '')); }")
+    assert "Noto Sans SC" in families, families
     context = page.evaluate(f"(s) => {HOST}.module.extractContext(s)", selection)
     assert context == ('<viewer-context mode="video" file="scenes/03-outro.html" scene="outro" time="7.5" '
                        'scene-time="1.5" frame="225" selector="section.outro &gt; p" tag="p">'

@@ -5,6 +5,7 @@
 // (runtime.js) and waits until the frame at that time is drawn.
 
 import { h } from "/static/lib/viewer-helpers.js";
+import { cjkFontFaces } from "./cjk-font.js";
 
 export const STAGE_URL = "/api/video/stage";
 // In a shared file (docs/sharing.md) there is no server to load the stage
@@ -57,6 +58,7 @@ export class SceneFrame {
       "data-scene": scene.id, "data-file": scene.file,
     });
     this.loaded = new Promise((resolve) => { this.resolveLoaded = resolve; });
+    this.fonts = cjkFontFaces(html).catch(() => "");
     if (SHARE) sharedStageDocument().then((html) => { this.iframe.srcdoc = html; }, () => undefined);
   }
 
@@ -68,8 +70,10 @@ export class SceneFrame {
   handle(message) {
     switch (message.type) {
       case "pneuma-video:ready": // the runtime, once the stage document loaded
-        this.post(this.configure);
-        this.post(this.loadMessage);
+        this.fonts.then((fonts) => {
+          this.post(this.configure);
+          this.post({ ...this.loadMessage, fonts });
+        });
         break;
       case "pneuma-video:loaded":
         this.resolveLoaded();

@@ -19,6 +19,12 @@
     body.style.width = `${Number(message.width) || 1280}px`;
     body.style.height = `${Number(message.height) || 720}px`;
     body.style.background = typeof message.background === "string" ? message.background : "#000";
+    if (message.fonts) {
+      // The CJK faces the player fetched for this scene's text (cjk-font.js).
+      const style = document.createElement("style");
+      style.textContent = String(message.fonts);
+      document.head.append(style);
+    }
     body.innerHTML = String(message.html || "");
     // Scripts set through innerHTML do not run: run each, in order, as the
     // parser would have (inline ones at once).
