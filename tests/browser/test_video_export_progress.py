@@ -1,10 +1,12 @@
 """A video export from the page (issue 30, video): the Export menu offers
 MP4, WebM and a PNG frame, shows how far a running export is (frames done
-of all) and downloads a frame-exact MP4; an export whose page goes away is
+of all) and downloads a frame-exact MP4 whose frame at a time is the
+picture the player shows at that time; an export whose page goes away is
 stopped and leaves no half file."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import socket
@@ -17,14 +19,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from PIL import Image, ImageChops, ImageStat
 
-from tests.browser.browser_helpers import api_call
+from tests.browser.browser_helpers import api_call, viewer_answer
 from tests.browser.export_menu import open_export_menu
 from tests.browser.module_run import module_page, module_run
 from tests.modes.video_sample import COUNT, SLIDE, composition
 
 pytestmark = pytest.mark.skipif(shutil.which("ffprobe") is None, reason="needs Debian's ffmpeg")
 FRAMES = 60
+CURRENT = ".video-scene-frame.current"
 SEED = {"video.json": json.dumps(composition()), "scenes/01-slide.html": SLIDE, "scenes/02-count.html": COUNT}
 
 
@@ -37,7 +41,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimpleNamespace
 @pytest.fixture(scope="module")
 def page(browser: Any, server: SimpleNamespace) -> Iterator[Any]:
     with module_page(browser, server.url) as opened:
+        opened.served = server
         yield opened
+
+
+def server_of(page: Any) -> SimpleNamespace:
+    return page.served  # type: ignore[no-any-return]
 
 
 def test_the_menu_shows_progress_and_downloads_a_frame_exact_mp4(page: Any, tmp_path: Path) -> None:
@@ -54,6 +63,24 @@ def test_the_menu_shows_progress_and_downloads_a_frame_exact_mp4(page: Any, tmp_
                             capture_output=True, text=True, check=True).stdout.strip()
     assert frames == str(FRAMES)
     page.wait_for_selector(".export-note.ok")
+    # the player at 0.5 s shows the MP4's frame 15, and not its frame 45 (a second later)
+    viewer_answer(server_of(page), "navigate-to", {"time": 0.5})
+    page.wait_for_function("() => document.querySelector('.video-stage').dataset.frame === '15'")
+    shown = Image.open(io.BytesIO(page.locator(CURRENT).screenshot())).convert("RGB")
+    same, later = (decoded(target, n, tmp_path).resize(shown.size, Image.Resampling.BILINEAR) for n in (15, 45))
+    assert difference(same, shown) < 3 and difference(later, shown) > 10, (difference(same, shown),
+                                                                           difference(later, shown))
+
+
+def decoded(video: Path, number: int, folder: Path) -> Image.Image:
+    target = folder / f"frame{number}.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(video), "-vf", f"select=eq(n\\,{number})",
+                    "-frames:v", "1", str(target)], check=True)
+    return Image.open(target).convert("RGB")
+
+
+def difference(a: Image.Image, b: Image.Image) -> float:
+    return sum(ImageStat.Stat(ImageChops.difference(a, b)).mean) / 3
 
 
 def _progress(server: SimpleNamespace) -> dict[str, Any]:
