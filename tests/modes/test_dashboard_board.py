@@ -65,6 +65,8 @@ def test_a_tile_wider_than_the_board_names_its_path_and_the_columns() -> None:
      "tiles[1].aggregate: \"median\" is not an aggregate (one of sum, mean, count, min, max, last)"),
     (lambda b: b["tiles"][1].update(data="data/sales.xlsx"),
      "tiles[1].data: \"data/sales.xlsx\" is not a data file (.csv, .json, .parquet)"),
+    (lambda b: b["tiles"][1].update(data="sales.csv"),
+     "tiles[1].data: \"sales.csv\" is not under data/: data files live there"),
     (lambda b: b["tiles"][2].update(id="revenue"),
      "tiles[2].id: \"revenue\" is already the id of tiles[0]; ids must be unique"),
     (lambda b: b["tiles"][2].update(h=1.5), "tiles[2].h: 1.5 is not a whole number"),

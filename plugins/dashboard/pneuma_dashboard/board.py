@@ -21,6 +21,7 @@ BOARD_FILE = "dashboard.json"
 TILE_TYPES = ("chart", "table", "number", "markdown")
 AGGREGATES = ("sum", "mean", "count", "min", "max", "last")
 DATA_SUFFIXES = (".csv", ".json", ".parquet")
+DATA_DIR = "data/"
 DEFAULT_COLUMNS = 12
 DEFAULT_ROW_HEIGHT = 80
 DEFAULT_LIMIT = 100
@@ -214,6 +215,10 @@ class _BoardReader:
             return None
         if not data.lower().endswith(DATA_SUFFIXES):
             self.problem(f"{path}.data", f"\"{data}\" is not a data file ({', '.join(DATA_SUFFIXES)})",
+                         node.members.get("data"), tile_id)
+        elif not data.startswith(DATA_DIR):
+            # the viewer reads data files from data/ only (docs/dashboard.md, "Workspace")
+            self.problem(f"{path}.data", f"\"{data}\" is not under {DATA_DIR}: data files live there",
                          node.members.get("data"), tile_id)
         return data
 
