@@ -60,3 +60,18 @@ def test_page_report_lays_the_seed_out_and_finds_a_page_made_too_long(tmp_path: 
     (workspace / "print.json").write_text('{"paper": "A9", "pages": []}', encoding="utf-8")
     broken = call_tool("print", workspace, "page_report", {})
     assert broken["error"]["code"] == "E_PARSE_FAIL" and "A9" in broken["error"]["message"]
+
+
+def test_the_installed_skill_and_claude_md_teach_the_paper_actions_and_commands(tmp_path: Path) -> None:
+    from pneuma.testing import install_skill, make_workspace
+
+    workspace = make_workspace("print", tmp_path / "ws", {"paper": "A5", "orientation": "landscape"})
+    install_skill("print", workspace)
+    skill = (workspace / ".claude/skills/pneuma-print/SKILL.md").read_text("utf-8")
+    assert "**A5\nlandscape**" in skill and "{{" not in skill
+    claude_md = (workspace / "CLAUDE.md").read_text("utf-8")
+    for action in ("navigate-to", "describe-view", "get-page", "check-overflow"):
+        assert f"| `{action}` |" in claude_md, action
+    assert "page_report" in claude_md
+    commands = {p.stem for p in (workspace / ".claude/commands").glob("*.md")}
+    assert {"new-document", "fit-pages"} <= commands, commands
