@@ -263,3 +263,23 @@ def test_compare_mounts_a_read_only_board_over_old_files(board: tuple[Any, Any])
     # the live board still has its handles and all its rows
     assert page.locator(".db-resize").count() == 6
     assert page.locator(TILE.format("latest-rows") + " tbody tr").count() == 100
+
+
+def test_show_on_a_change_finds_the_tile_or_the_file(board: tuple[Any, Any]) -> None:
+    server, page = board
+    # a change's locate names the data file only: the first tile that draws it
+    shown = viewer_answer(server, "navigate-to", {"file": "data/sales.csv"})
+    assert shown["success"] and shown["data"]["tile"] == "total-revenue"
+    assert viewer_answer(server, "navigate-to", {"file": "dashboard.json"})["success"]
+    missing = viewer_answer(server, "navigate-to", {"tile": "nope"})
+    assert not missing["success"] and "revenue-by-month" in missing["message"]
+    # following the agent: the tile its edit changed comes into view
+    path = server.workspace / "dashboard.json"
+    original = path.read_text(encoding="utf-8")
+    page.locator(".pneuma-dashboard").evaluate("(el) => el.scrollTo({top: 0})")
+    path.write_text(original.replace('"limit": 100', '"limit": 20'), encoding="utf-8")
+    expect(page.locator(TILE.format("latest-rows") + " tbody tr")).to_have_count(20)
+    assert page.evaluate(f"() => {HOST}.instance.reveal('dashboard.json')") is True
+    expect(page.locator(TILE.format("latest-rows"))).to_be_in_viewport(ratio=0.95)
+    path.write_text(original, encoding="utf-8")
+    expect(page.locator(TILE.format("latest-rows") + " tbody tr")).to_have_count(100)

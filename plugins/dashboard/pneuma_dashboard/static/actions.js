@@ -44,9 +44,28 @@ export const actionMethods = {
     return { success: false, message: `no tile "${id ?? ""}" on the board${why}; tiles: ${ids.join(", ") || "none"}` };
   },
 
-  async navigateTo({ tile: id } = {}) {
+  async navigateTo({ tile: id, file } = {}) {
+    if (!id && file) return this.navigateToFile(file);
     const card = await this.cardOf(id);
     if (!card) return this.unknownTile(id);
+    return this.showCard(card);
+  },
+
+  /** A change's Show without a tile: the board's top, or the first tile over a data file. */
+  async navigateToFile(file) {
+    await Promise.all([...this.cards.values()].map((c) => c.done));
+    if (file === "dashboard.json") {
+      this.shell.scrollTo({ top: 0 });
+      return { success: this.text !== null, message: this.text !== null ? "the board is shown" : "no dashboard.json",
+        data: { file, tiles: [...this.cards.keys()] } };
+    }
+    const card = [...this.cards.values()].find((c) => c.tile.data === file);
+    if (!card) return { success: false, message: `no tile draws ${file}` };
+    return this.showCard(card);
+  },
+
+  showCard(card) {
+    const id = card.tile.id;
     card.element.scrollIntoView({ block: "nearest", inline: "nearest" });
     card.element.classList.remove("db-flash");
     void card.element.offsetWidth; // restart the highlight's animation

@@ -66,7 +66,11 @@ export const pinMethods = {
   /** dashboard.json: the board is the view; a data file: its first tile. */
   async reveal(path) {
     await this.ready;
-    if (path === BOARD_FILE) return this.text !== null;
+    if (path === BOARD_FILE) {
+      const card = this.cards.get(this.lastChanged?.[0]);
+      card?.element.scrollIntoView({ block: "nearest" });
+      return this.text !== null;
+    }
     const card = [...this.cards.values()].find((c) => c.tile.data === path);
     if (!card) return false;
     card.element.scrollIntoView({ block: "nearest" });

@@ -159,6 +159,8 @@ class DashboardViewer {
     this.grid.style.setProperty("--db-columns", String(board?.columns ?? 12));
     this.grid.style.setProperty("--db-row", `${board?.rowHeight ?? 80}px`);
     const keep = new Set(tiles.map((t) => t.id));
+    const changed = [];
+    const fresh = this.cards.size === 0;
     for (const [id, card] of this.cards) {
       if (!keep.has(id)) {
         card.drawn?.finalize?.();
@@ -170,7 +172,10 @@ class DashboardViewer {
       let card = this.cards.get(tile.id);
       const def = tileDefinition(tile);
       const resized = card && (card.tile.w !== tile.w || card.tile.h !== tile.h);
-      if (!card) card = this.makeCard(tile);
+      if (!card) {
+        if (!fresh) changed.push(tile.id); // added to a board on screen
+        card = this.makeCard(tile);
+      } else if (card.def !== def) changed.push(tile.id);
       const redraw = card.def !== def || (tile.data && changedData.has(tile.data))
         || (resized && tile.type === "chart");
       card.tile = tile;
@@ -182,6 +187,7 @@ class DashboardViewer {
       }
       this.labelCard(card);
     }
+    if (changed.length) this.lastChanged = changed; // what follow-the-agent shows
     this.renderPins?.();
   }
 
