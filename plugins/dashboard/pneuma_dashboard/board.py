@@ -130,7 +130,7 @@ class _BoardReader:
             return Board(problems=tuple(self.problems))
         title = self.string(root, "title", "title", None) or ""
         columns = self.integer(root, "columns", "columns", None, DEFAULT_COLUMNS, low=1, high=MAX_COLUMNS) or DEFAULT_COLUMNS
-        row_height = (self.integer(root, "rowHeight", "rowHeight", None, DEFAULT_ROW_HEIGHT, low=8, high=2000)
+        row_height = (self.integer(root, "rowHeight", "rowHeight", None, DEFAULT_ROW_HEIGHT, low=16, high=400)
                       or DEFAULT_ROW_HEIGHT)
         tiles_node = root.members.get("tiles")
         tiles: list[Tile] = []
