@@ -28,7 +28,7 @@ const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const STATUS_URL = "/api/illustrate/provider"; // {ready, problem, what_to_set}: the mode's route (routes.py)
 // What makes images possible, one way a line (docs/illustrate.md, "Configuring an image provider").
 const SETTINGS_TO_SET = ["PNEUMA_IMAGES_BASE_URL + PNEUMA_IMAGES_MODEL", "OPENAI_API_KEY", "~/.config/pneuma/images.json"];
-const NAV_WAIT_MS = 2500; // navigate-to right after the tool wrote: the files may still be arriving
+const NAV_WAIT_MS = 5000; // navigate-to right after the tool wrote: the files may still be arriving
 
 const stylesheet = sharedStylesheet(CSS_URL, { "data-pneuma-illustrate": "" });
 let live = null; // the live mount: extractContext asks it which marks the agent has not seen
@@ -337,7 +337,9 @@ class IllustrateViewer {
   async navigate({ row, image } = {}) {
     if (!row && !image) return { success: false, message: "navigate-to needs a row or an image id" };
     const deadline = Date.now() + NAV_WAIT_MS;
-    const ready = () => (image ? findImage(this.view, image)?.cell.path : this.view.rows.some((r) => r.id === row));
+    // The tool writes the image, its record, then board.json: wait for the image on its row.
+    const onRow = (found) => Boolean(found?.cell.path && !found.row.unlisted);
+    const ready = () => (image ? onRow(findImage(this.view, image)) : this.view.rows.some((r) => r.id === row));
     while (!ready() && Date.now() < deadline) await this.nextUpdate(deadline - Date.now());
     if (image) {
       const found = findImage(this.view, image);
