@@ -94,3 +94,19 @@ def test_describe_data_refuses_paths_outside_and_other_formats(workspace: Path) 
     (workspace / "dashboard.json").unlink()
     assert call_tool("dashboard", workspace, "validate_board", {})["problems"][0]["message"] == (
         "dashboard.json is missing: the board is described there")
+
+
+def test_without_the_built_schema_specs_go_unchecked_and_it_says_so(workspace: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from pneuma_dashboard import specs
+
+    monkeypatch.setattr(specs, "SCHEMA_FILE", workspace / "no-schema.json")
+    specs._validator.cache_clear()
+    try:
+        answer = call_tool("dashboard", workspace, "validate_board", {})
+    finally:
+        specs._validator.cache_clear()
+    assert answer["valid"] is True
+    assert [(p["severity"], p["message"]) for p in answer["problems"]] == [
+        ("warning", "chart specs were not checked against the Vega-Lite schema: "
+                    "no-schema.json is missing: run scripts/build-web")]
