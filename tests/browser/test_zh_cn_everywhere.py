@@ -54,6 +54,8 @@ MODES: dict[str, tuple[str, str]] = {
     "illustrate": (".il-card img", ".il-title, .il-row-head, .il-thumb, .il-id, .il-comment"),
     # The board's title, tile titles and what the tiles draw are the data's and the agent's words.
     "dashboard": (".db-tile[data-state=rendered] svg", ".db-title, .db-tile-title, .db-tile-body"),
+    # Scene titles are video.json's words; the stage is the scenes'.
+    "video": (".video-stage[data-frame='0']", ".video-stage, .video-block, .video-scene-title, .video-current-scene"),
 }  # fmt: skip
 # Names of files as they appear in tooltips and lists (start.txt, sections/, main.tex).
 FILE_NAME = re.compile(r"[\w./-]*\.(?:txt|json|tex|bib|md|excalidraw|html|css|png)\b|\b[\w-]+/")
@@ -110,6 +112,7 @@ SWITCHED = {
     "coauthor": (".ca-head .ca-title", "text", "任务板", "Task board"),
     "diagram": (".pneuma-diagram .dg-btn[data-act='fit']", "text", "适应", "Fit"),
     "webcraft": (".webcraft-pick", "text", "选取", "Select"),
+    "video": (".video-play", "title", "播放（空格键）", "Play (Space)"),
     "dashboard": (".pneuma-dashboard .db-hint", "text", "拖动标题移动 · 拖动角落调整大小 · 双击标题重命名",
                   "Drag a title to move · drag a corner to resize · double-click a title to rename"),
 }  # fmt: skip
