@@ -65,7 +65,7 @@ def test_rows_of_variants_and_an_image_s_record(board: tuple[Any, Any]) -> None:
     # the variants of a row sit side by side, each a drawn picture
     tops = [card(page, f"lighthouse-{n}").bounding_box()["y"] for n in (1, 2, 3)]
     assert max(tops) - min(tops) < 2
-    assert page.eval_on_selector(".il-card[data-image-id='fox-2'] img", "i => i.complete && i.naturalWidth") == 320
+    page.wait_for_function("() => document.querySelector(\".il-card[data-image-id='fox-2'] img\").naturalWidth === 320")
     # a click opens the large view with the record and the chain it was made from
     card(page, "lighthouse-3").locator(".il-thumb").click()
     detail = page.locator(".il-detail[data-image-id='lighthouse-3']")

@@ -184,7 +184,7 @@ class IllustrateViewer {
     const classes = ["il-card", mark.status ? `il-${mark.status}` : "", mark.starred ? "il-starred" : "",
       this.selected === cell.id ? "il-selected" : ""].filter(Boolean).join(" ");
     const picture = cell.path
-      ? h("img", { src: this.ctx.contentUrl(cell.path), alt: cell.id, loading: "lazy", draggable: "false" })
+      ? h("img", { src: this.ctx.contentUrl(cell.path), alt: cell.id, draggable: "false" })
       : h("span", { class: "il-missing", text: this.t("image.missing") });
     return h("figure", {
       class: classes, "data-image-id": cell.id, "data-row-id": row.id,
