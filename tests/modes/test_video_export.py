@@ -116,25 +116,38 @@ def _ffmpeg_writing(part_name: str) -> bool:
     return False
 
 
+def _group_members(group: int) -> list[int]:
+    """Processes still in process group ``group`` (pneuma's, Chromium's, ffmpeg's)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
 def test_ctrl_c_stops_ffmpeg_and_leaves_no_half_file(sample: Path, tmp_path: Path) -> None:
     assert PNEUMA
     target = tmp_path / "stopped.mp4"
     process = subprocess.Popen([PNEUMA, "export", "-w", str(sample), "--mode", "video", "--format", "mp4",
-                                "-o", str(target)], stderr=subprocess.PIPE, text=True)
+                                "-o", str(target)], stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert process.stderr is not None
     part = f".{target.name}.{process.pid}.part"
     for line in process.stderr:  # a few frames in: ffmpeg is encoding into its partial file
         if line.startswith("[pneuma] frame 6/"):
             break
     assert _ffmpeg_writing(part)
-    os.kill(process.pid, signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to pneuma, Chromium and ffmpeg alike
     process.stderr.read()
     assert process.wait(timeout=60) != 0
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     deadline = time.monotonic() + 10
-    while _ffmpeg_writing(part) and time.monotonic() < deadline:
+    while (_ffmpeg_writing(part) or _group_members(process.pid)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _ffmpeg_writing(part)
+    assert not _ffmpeg_writing(part) and _group_members(process.pid) == []  # no Chromium, no ffmpeg left
 
 
 def test_a_broken_composition_is_one_line_saying_what_to_fix(tmp_path: Path) -> None:
