@@ -171,6 +171,10 @@ export class VideoPlayer {
     for (const other of this.frames.values()) other.iframe.classList.toggle("current", other === frame);
     for (const old of this.leaving || []) old.destroy();
     this.leaving = [];
+    if (!this.readOnly && this.ctx.setActiveFile && scene.file !== this.activeFile) {
+      this.activeFile = scene.file; // the shell's title and describe-view name the scene on screen
+      this.ctx.setActiveFile(scene.file);
+    }
     this.stage.dataset.scene = scene.id;
     this.stage.dataset.missing = frame ? "" : scene.file;
     this.stage.dataset.frame = String(n);
