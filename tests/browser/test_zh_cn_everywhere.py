@@ -56,6 +56,8 @@ MODES: dict[str, tuple[str, str]] = {
     "dashboard": (".db-tile[data-state=rendered] svg", ".db-title, .db-tile-title, .db-tile-body"),
     # Scene titles are video.json's words; the stage is the scenes'.
     "video": (".video-stage[data-frame='0']", ".video-stage, .video-block, .video-scene-title, .video-current-scene"),
+    # The document's title, page titles and the sheets are print.json's and the pages' words; paper names are names.
+    "print": (".pnp-sheet .pnp-frame", ".pnp-title, .pnp-item-title, .pnp-sheet, .pnp-paper-label"),
 }  # fmt: skip
 # Names of files as they appear in tooltips and lists (start.txt, sections/, main.tex).
 FILE_NAME = re.compile(r"[\w./-]*\.(?:txt|json|tex|bib|md|excalidraw|html|css|png)\b|\b[\w-]+/")
