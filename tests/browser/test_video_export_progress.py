@@ -105,3 +105,14 @@ def test_an_export_whose_page_went_away_stops_and_leaves_no_half_file(server: Si
     exports = server.workspace / "exports"
     left = [p.name for p in exports.iterdir()] if exports.exists() else []
     assert not [name for name in left if name.endswith((".webm", ".part"))]
+
+
+def test_the_png_export_is_the_frame_at_the_time_asked(server: SimpleNamespace) -> None:
+    status, body = api_call(server, "GET", "/api/export/png?time=0.5")
+    assert status == 200, body
+    picture = Image.open(io.BytesIO(body)).convert("RGB")
+    assert picture.size == (320, 180)
+    assert picture.getpixel((160, 90)) == (255, 136, 0)  # the CSS animation's box, half way across
+    status, body = api_call(server, "GET", "/api/export/png?time=soon")
+    assert (status, body["error"]["code"]) == (400, "E_BAD_ARGS")
+    assert "time must be a time in seconds ≥ 0, not 'soon'" in body["error"]["message"]
