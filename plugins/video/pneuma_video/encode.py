@@ -83,6 +83,9 @@ async def encode(frames: AsyncIterator[bytes], container: str, fps: float, targe
         finished = True
         return count
     finally:
+        aclose = getattr(frames, "aclose", None)
+        if aclose is not None:  # the frames' browser closes now, not when the loop ends
+            await aclose()
         if not finished:
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
