@@ -207,3 +207,24 @@ def test_a_review_pin_sits_on_its_element_and_knows_its_place(printed: tuple[Any
     page.locator(".pin-remove").click()
     expect(marker).to_have_count(0)
     page.locator(".annotate-toggle").click()
+
+
+def test_a_pages_scripts_never_run(printed: tuple[Any, Any]) -> None:
+    # Workspace markup is untrusted: the page's frame runs no script, inline or handler.
+    server, page = printed
+    path = server.workspace / "pages" / "01-cover.html"
+    original = path.read_text(encoding="utf-8")
+    path.write_text('<h1 id="hostile">Hostile</h1><script>parent.document.title = "owned"</script>'
+                    '<img src="nope.png" onerror="parent.document.title = \'owned\'">', encoding="utf-8")
+    try:
+        expect(frame_of(page, 1).locator("#hostile")).to_have_text("Hostile", timeout=10_000)
+        sandbox = page.locator(".pnp-sheet[data-page='1'] iframe").get_attribute("sandbox")
+        assert sandbox == "allow-same-origin"
+        page.wait_for_function("() => document.querySelector(\".pnp-sheet[data-page='1'] iframe\")"
+                               ".contentDocument.querySelector('img').complete")
+        assert page.title() != "owned"
+    finally:
+        path.write_text(original, encoding="utf-8")
+    expect(frame_of(page, 1).locator("h1")).to_contain_text("Annual Report", timeout=10_000)
+    page.console_errors.clear()  # the refused handler and the missing picture
+
