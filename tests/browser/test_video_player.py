@@ -33,6 +33,7 @@ CURRENT = ".video-scene-frame.current"
 FPS = 30
 TOTAL = 240  # 2.5 s + 3.5 s + 2 s at 30 fps
 OUTRO = 180  # the outro's first frame
+RELOAD = 20_000  # ms a scene frame may take to load again on a busy machine
 
 
 def playhead(page: Any) -> int:
@@ -150,13 +151,13 @@ def test_a_scene_saved_on_disk_reloads_alone_and_keeps_the_playhead(video: tuple
     original = outro.read_text(encoding="utf-8")
     try:
         outro.write_text(original.replace("Your turn: tell the agent what to make", "Saved on disk"), encoding="utf-8")
-        expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Saved on disk", timeout=10_000)
+        expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Saved on disk", timeout=RELOAD)
         drawn(page, OUTRO + FPS)
         old = page.eval_on_selector_all(".video-scene-frame", "fs => fs.map((f) => [f.dataset.scene, !!f.dataset.old])")
         assert sorted(old) == [["growth", True], ["intro", True], ["outro", False]]
     finally:
         outro.write_text(original, encoding="utf-8")
-        expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Your turn: tell the agent what to make")
+        expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Your turn: tell the agent what to make", timeout=RELOAD)
 
 
 def test_a_click_on_the_stage_points_at_the_element_at_that_time(video: tuple[Any, Any]) -> None:
@@ -210,7 +211,7 @@ def test_text_edited_on_the_stage_is_written_to_the_scene_file(video: tuple[Any,
     original = outro.read_text(encoding="utf-8")
     heading = page.frame_locator(CURRENT).locator("h2")
     click_in_scene(page, "h2", count=2)
-    expect(heading).to_have_attribute("contenteditable", "plaintext-only")
+    expect(heading).to_have_attribute("contenteditable", "plaintext-only", timeout=RELOAD)
     heading.press("Control+A")
     heading.press_sequentially("Now you <try>")
     heading.press("Enter")
@@ -219,10 +220,10 @@ def test_text_edited_on_the_stage_is_written_to_the_scene_file(video: tuple[Any,
     while outro.read_text(encoding="utf-8") != expected and time.monotonic() < deadline:
         time.sleep(0.05)
     assert outro.read_text(encoding="utf-8") == expected  # that text only, escaped
-    expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Now you <try>")
+    expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Now you <try>", timeout=RELOAD)
     drawn(page, OUTRO + 45)  # the playhead stayed
     outro.write_text(original, encoding="utf-8")
-    expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Your turn: tell the agent what to make")
+    expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Your turn: tell the agent what to make", timeout=RELOAD)
 
 
 def test_a_shared_file_plays_the_video_with_no_server(video: tuple[Any, Any], browser: Any,
@@ -265,15 +266,15 @@ def test_a_broken_composition_or_scene_is_said_in_the_page_and_in_the_answers(vi
     good, good_outro = composition.read_text(encoding="utf-8"), outro.read_text(encoding="utf-8")
     try:
         composition.write_text(good.replace('"duration": 3.5', '"duration": 0'), encoding="utf-8")
-        expect(page.locator(".video-error")).to_be_visible()
+        expect(page.locator(".video-error")).to_be_visible(timeout=RELOAD)
         expect(page.locator(".video-error code")).to_have_text("scenes[1].duration must be a number > 0, not 0")
         answer = viewer_answer(server, "describe-view")
         assert answer["success"] is False
         assert answer["message"] == "video.json cannot be played: scenes[1].duration must be a number > 0, not 0"
 
         composition.write_text(good.replace("scenes/03-outro.html", "scenes/09-gone.html"), encoding="utf-8")
-        expect(page.locator(".video-error")).to_be_hidden()
-        expect(page.locator(".video-block[data-scene=outro]")).to_have_attribute("data-missing", "1")
+        expect(page.locator(".video-error")).to_be_hidden(timeout=RELOAD)
+        expect(page.locator(".video-block[data-scene=outro]")).to_have_attribute("data-missing", "1", timeout=RELOAD)
         shown = viewer_answer(server, "navigate-to", {"scene": "outro"})
         assert shown["message"].endswith("scenes/09-gone.html is missing."), shown
         assert page.get_attribute(".video-stage", "data-missing") == "scenes/09-gone.html"
