@@ -157,6 +157,8 @@ def test_a_clicked_bar_selects_its_datum_for_the_agent(board: tuple[Any, Any]) -
     page.locator(TILE.format("latest-rows") + " tbody tr").nth(2).click()
     row = page.evaluate(f"() => {HOST}.instance.viewer.selected")
     assert (row["kind"], row["row"], row["fields"]["region"], row["fields"]["product"]) == ("row", 3, "North", "Desk lamp")
+    assert row["fields"]["month"] == "2025-01-01"  # a date as the file writes it, not epoch milliseconds
+    expect(page.locator(TILE.format("latest-rows") + " tbody tr").nth(2).locator("td").first).to_have_text("2025-01-01")
     assert viewer_answer(server, "describe-view")["data"]["selected"]["row"] == 3
 
 

@@ -83,6 +83,20 @@ async function parquetRows(path, bytes) {
   return reader.readRows(bytes);
 }
 
+/** Rows of strings typed as vega's loader types them (parse "auto"), with
+ * the fields it finds to be dates as Date objects rather than the epoch
+ * milliseconds it gives: a table and the agent's context then read
+ * 2025-01-01, and Vega-Lite draws either the same. */
+function withDates(vega, objects) {
+  const types = vega.inferTypes(objects, Object.keys(objects[0] || {}));
+  const rows = vega.read(objects, { type: "json", parse: types });
+  const dates = Object.keys(types).filter((field) => types[field] === "date");
+  for (const row of dates.length ? rows : []) {
+    for (const field of dates) if (typeof row[field] === "number") row[field] = new Date(row[field]);
+  }
+  return rows;
+}
+
 /** `[rows]` of `path`; throws a DataError naming the file and the reason. */
 export async function loadRows(path, files, ctx, vega) {
   const suffix = (/\.[^./]+$/.exec(path)?.[0] || "").toLowerCase();
@@ -90,7 +104,7 @@ export async function loadRows(path, files, ctx, vega) {
   if (suffix === ".csv") {
     const text = await fileBody(path, files, ctx, false);
     try {
-      return vega.read(csvObjects(text), { type: "json", parse: "auto" });
+      return withDates(vega, csvObjects(text));
     } catch (e) {
       throw new DataError(`${path} could not be read as CSV: ${e.message}`);
     }
