@@ -164,10 +164,10 @@ export function withCjkFallback(css) {
  * the page may style its body, not move or resize the box). No scripts
  * run in it: the frame is sandboxed without allow-scripts.
  */
-export function pageDocument({ stylesheet, base }) {
+export function pageDocument({ stylesheet, base, cjkFont = true }) {
   return '<!doctype html><html><head><meta charset="utf-8">'
     + `<base href="${base}">`
-    + `<link rel="stylesheet" href="${CJK_FONT_CSS}">`
+    + (cjkFont ? `<link rel="stylesheet" href="${CJK_FONT_CSS}">` : "")
     + `<style>html{font-family:serif,"${CJK_FAMILY}"}</style>`
     + `<style id="pneuma-style">${styleText(stylesheet)}</style>`
     + "<style>html{margin:0!important;padding:0!important;width:100%!important;height:100%!important;"
@@ -177,6 +177,16 @@ export function pageDocument({ stylesheet, base }) {
     + "[data-pneuma-selected]{outline:2px solid #5b3df5!important;outline-offset:1px}"
     + "[data-pneuma-editing]{outline:2px solid #0d9488!important;outline-offset:2px}</style>"
     + "</head><body></body></html>";
+}
+
+/**
+ * Whether the page around the viewer has the shell's CJK face (the shell
+ * does; a shared file opened from disk has no server to fetch it from, and
+ * its frames then ask for nothing).
+ */
+export function shellHasCjkFont(doc = globalThis.document) {
+  if (!doc || !doc.fonts) return false;
+  return [...doc.fonts].some((face) => face.family.replace(/["']/g, "") === CJK_FAMILY);
 }
 
 /** The stylesheet as its frame's <style> holds it: "<" cannot end the element. */

@@ -67,7 +67,7 @@ export class Sheet {
       this.fragment = fragment;
       this.stylesheet = stylesheet;
       this.ready = false;
-      this.iframe.srcdoc = pageDocument({ stylesheet, base: this.viewer.baseUrl });
+      this.iframe.srcdoc = pageDocument({ stylesheet, base: this.viewer.baseUrl, cjkFont: this.viewer.cjkFont });
       return;
     }
     if (this.editing) { // the person is typing in it: paint when the edit ends

@@ -13,6 +13,7 @@ import {
   pageNumber,
   paperLabel,
   parsePrintJson,
+  shellHasCjkFont,
 } from "./print-doc.js";
 import { translator } from "./i18n.js";
 import { Sheet } from "./sheet.js";
@@ -32,6 +33,7 @@ class PrintViewer {
     this.readOnly = !!ctx.readOnly;
     this.t = translator(() => ctx.locale || "en");
     this.baseUrl = ctx.baseUrl || "/content/";
+    this.cjkFont = shellHasCjkFont();
     this.files = new Map();
     this.doc = null; // the last good print.json, read
     this.problem = null; // {error (English), key, params}
