@@ -180,6 +180,10 @@ def test_navigate_and_zoom_as_the_agent_asks(printed: tuple[Any, Any]) -> None:
     # a change's "Show" carries the page's number from its turn: the file wins when they disagree
     moved = viewer_answer(server, "navigate-to", {"page": 1, "file": "pages/03-neighbours.html"})
     assert moved["data"]["page"] == 3
+    # follow: the shell brings a page the agent changed into view
+    assert page.evaluate(f"() => {HOST}.instance.reveal('pages/01-cover.html')") is True
+    expect(page.locator(".pnp-counter")).to_have_text("Page 1 of 3")
+    assert page.evaluate(f"() => {HOST}.instance.reveal('style.css')") is False
     bad = viewer_answer(server, "navigate-to", {"page": 9})
     assert not bad["success"] and "from 1 to 3" in bad["message"]
     assert viewer_answer(server, "ui:zoom", {"zoom": "fit-width"})["success"]
