@@ -74,13 +74,11 @@ export const editMethods = {
     if (!node || node.text !== oldText) {
       // The text on the stage is not the file's (the scene's script wrote it): nothing to map it to.
       this.say(this.t("edit.unmapped"));
-      this.drawn = null;
       this.load(this.ctx.files);
       return;
     }
     if (!newText.trim()) {
       this.say(this.t("edit.empty"));
-      this.drawn = null;
       this.load(this.ctx.files);
       return;
     }

@@ -30,7 +30,8 @@ export class VideoPlayer {
     this.frames = new Map(); // scene id → SceneFrame
     this.frame = 0; // the playhead
     this.wanted = 0;
-    this.drawn = null;
+    this.drawn = null; // "frame@version" on screen
+    this.version = 0;
     this.drawLoop = null;
     this.playing = false;
     this.loop = false;
@@ -84,7 +85,7 @@ export class VideoPlayer {
     this.controls.render();
     this.renderSceneList();
     this.fit();
-    this.drawn = null; // what is on screen may have changed
+    this.version += 1; // what is on screen may have changed: a draw under way is of the old frames
     this.goTo(this.frame);
   }
 
@@ -157,10 +158,12 @@ export class VideoPlayer {
   }
 
   async drawWanted() {
-    while (this.drawn !== this.wanted) {
+    // Until the frame asked for last is drawn from the frames as they are now.
+    while (this.drawn !== `${this.wanted}@${this.version}`) {
       const n = this.wanted;
+      const version = this.version;
       await this.draw(n);
-      this.drawn = n;
+      this.drawn = `${n}@${version}`;
     }
   }
 
