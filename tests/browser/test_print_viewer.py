@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from pneuma.testing import call_tool
 from tests.browser.browser_helpers import (
     GLYPH_RENDERING,
     assert_drawn_as_glyphs,
@@ -79,6 +80,9 @@ def test_a_page_made_too_long_is_flagged_and_reported_to_the_agent(printed: tupl
         facts = viewer_answer(server, "get-page", {"page": 2})["data"]
         assert facts["overflows"] and abs(facts["overflow_mm"]["bottom"] - mm) < 0.15 and facts["fill_percent"] > 100
         assert "Another paragraph" in facts["text"] and {"level": 2, "text": "Harvest by bed group"} in facts["headings"]
+        # The page_report tool (the export's layout, headless) measures the same page the same
+        headless = call_tool("print", server.workspace, "page_report", {"pages": [2]})["pages"][0]
+        assert headless["overflows"] and abs(headless["overflow_mm"]["bottom"] - facts["overflow_mm"]["bottom"]) < 0.5
     finally:
         path.write_text(original, encoding="utf-8")
     expect(page.locator(".pnp-sheet[data-page='2'] .pnp-flag")).to_be_hidden(timeout=10_000)
