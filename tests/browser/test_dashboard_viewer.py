@@ -285,3 +285,24 @@ def test_show_on_a_change_finds_the_tile_or_the_file(board: tuple[Any, Any]) -> 
     expect(page.locator(TILE.format("latest-rows"))).to_be_in_viewport(ratio=0.95)
     path.write_text(original, encoding="utf-8")
     expect(page.locator(TILE.format("latest-rows") + " tbody tr")).to_have_count(100)
+
+
+def test_a_title_edit_racing_an_agent_write_loses_neither(board: tuple[Any, Any]) -> None:
+    server, page = board
+    path = server.workspace / "dashboard.json"
+    original = path.read_text(encoding="utf-8")
+    page.locator(TILE.format("total-units") + " .db-tile-title").dblclick()
+    box = page.locator(".db-title-input")
+    box.fill("Units")
+    # the agent changes another tile while the person types
+    theirs = original.replace('"label": "total, both years"\n    },\n    {\n      "id": "revenue-by-month"',
+                              '"label": "all of it"\n    },\n    {\n      "id": "revenue-by-month"')
+    assert theirs != original
+    path.write_text(theirs, encoding="utf-8")
+    page.wait_for_function(f"() => {HOST}.instance.viewer.text.includes('all of it')")
+    expect(page.locator(".db-title-input")).to_have_count(1)  # the edit box stayed open
+    box.press("Enter")
+    both = theirs.replace('"title": "Units sold"', '"title": "Units"')
+    assert on_disk(path, lambda t: t != theirs) == both
+    path.write_text(original, encoding="utf-8")
+    expect(page.locator(TILE.format("total-units") + " .db-tile-title")).to_have_text("Units sold")

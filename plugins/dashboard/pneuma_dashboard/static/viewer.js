@@ -168,7 +168,7 @@ class DashboardViewer {
         this.cards.delete(id);
       }
     }
-    for (const tile of tiles) {
+    for (const [position, tile] of tiles.entries()) {
       let card = this.cards.get(tile.id);
       const def = tileDefinition(tile);
       const resized = card && (card.tile.w !== tile.w || card.tile.h !== tile.h);
@@ -180,7 +180,10 @@ class DashboardViewer {
         || (resized && tile.type === "chart");
       card.tile = tile;
       placeTile(card.element, tile);
-      this.grid.append(card.element); // file order is reading order
+      // File order is reading order. Moved only when out of place: moving an
+      // element takes the focus from an open title edit inside it.
+      const there = this.grid.children[position] || null;
+      if (there !== card.element) this.grid.insertBefore(card.element, there);
       if (redraw) {
         card.def = def;
         this.drawCard(card, files);
