@@ -160,6 +160,32 @@ def test_a_scene_saved_on_disk_reloads_alone_and_keeps_the_playhead(video: tuple
         expect(page.frame_locator(CURRENT).locator("h2")).to_have_text("Your turn: tell the agent what to make", timeout=RELOAD)
 
 
+
+def test_a_picture_from_assets_shows_on_the_stage_and_follows_its_file(video: tuple[Any, Any]) -> None:
+    server, page = video
+    assets = server.workspace / "assets"
+    assets.mkdir(exist_ok=True)
+    Image.new("RGB", (200, 100), (255, 0, 0)).save(assets / "logo.png")
+    outro = server.workspace / "scenes" / "03-outro.html"
+    original = outro.read_text(encoding="utf-8")
+    viewer_answer(server, "navigate-to", {"scene": "outro", "time": 1})
+    logo = page.frame_locator(CURRENT).locator("#logo")
+    try:
+        outro.write_text(original.replace("<h2>", '<img id="logo" src="assets/logo.png"><h2>'), encoding="utf-8")
+        expect(logo).to_have_count(1, timeout=RELOAD)
+        assert logo.evaluate("i => i.decode().then(() => i.naturalWidth)") == 200
+        Image.new("RGB", (300, 100), (0, 0, 255)).save(assets / "logo.png")  # the agent redraws the file
+        page.frame_locator(CURRENT).locator("#logo[src^='data:']").wait_for(timeout=RELOAD)
+        deadline = time.monotonic() + RELOAD / 1000
+        while logo.evaluate("i => i.decode().then(() => i.naturalWidth, () => 0)") != 300:
+            assert time.monotonic() < deadline, "the scene still shows the old picture"
+            page.wait_for_timeout(100)
+    finally:
+        outro.write_text(original, encoding="utf-8")
+        (assets / "logo.png").unlink()
+    expect(logo).to_have_count(0, timeout=RELOAD)
+
+
 def test_a_click_on_the_stage_points_at_the_element_at_that_time(video: tuple[Any, Any]) -> None:
     server, page = video
     viewer_answer(server, "navigate-to", {"scene": "outro", "time": 1.5})

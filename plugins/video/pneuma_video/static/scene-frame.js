@@ -6,6 +6,7 @@
 
 import { h } from "/static/lib/viewer-helpers.js";
 import { cjkFontFaces } from "./cjk-font.js";
+import { inlineAssets } from "./assets.js";
 
 export const STAGE_URL = "/api/video/stage";
 // In a shared file (docs/sharing.md) there is no server to load the stage
@@ -35,11 +36,14 @@ export class SceneFrame {
    * @param html the scene file's text
    * @param composition size, fps and background of the stage
    * @param onMessage (frame, message) for what the person does inside (pick, edit, key) and errors
+   * @param assets the workspace files the scene names, with their URLs here ({path: url})
    */
-  constructor(scene, html, composition, { onMessage, pointing }) {
+  constructor(scene, html, composition, { onMessage, pointing, assets }) {
     this.scene = scene;
     this.html = html;
-    this.key = `${composition.width}x${composition.height}@${composition.fps}|${composition.background}|${scene.frames}`;
+    // A new size, frame count or version of a file the scene uses makes a new frame.
+    this.key = `${composition.width}x${composition.height}@${composition.fps}|${composition.background}|${scene.frames}`
+      + `|${Object.values(assets).join("|")}`;
     this.onMessage = onMessage;
     this.errors = [];
     this.pending = new Map();
@@ -59,6 +63,7 @@ export class SceneFrame {
     });
     this.loaded = new Promise((resolve) => { this.resolveLoaded = resolve; });
     this.fonts = cjkFontFaces(html).catch(() => "");
+    this.markup = inlineAssets(html, (path) => assets[path] || null).catch(() => html);
     if (SHARE) sharedStageDocument().then((html) => { this.iframe.srcdoc = html; }, () => undefined);
   }
 
@@ -70,9 +75,9 @@ export class SceneFrame {
   handle(message) {
     switch (message.type) {
       case "pneuma-video:ready": // the runtime, once the stage document loaded
-        this.fonts.then((fonts) => {
+        Promise.all([this.fonts, this.markup]).then(([fonts, markup]) => {
           this.post(this.configure);
-          this.post({ ...this.loadMessage, fonts });
+          this.post({ ...this.loadMessage, html: markup, fonts });
         });
         break;
       case "pneuma-video:loaded":

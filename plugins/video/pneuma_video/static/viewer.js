@@ -11,6 +11,7 @@
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 import { COMPOSITION_FILE, CompositionError, frameAt, parseComposition, sceneAtFrame, seconds } from "./composition.js";
 import { SceneFrame } from "./scene-frame.js";
+import { assetPaths } from "./assets.js";
 import { PlayerControls } from "./controls.js";
 import { actionMethods } from "./actions.js";
 import { pinMethods, editMethods } from "./pins.js";
@@ -106,6 +107,7 @@ export class VideoPlayer {
       const old = this.frames.get(scene.id);
       const fresh = html === null ? null : new SceneFrame(scene, html, this.composition, {
         onMessage: (frame, message) => this.fromScene(frame, message), pointing: !this.readOnly,
+        assets: this.assetsOf(html, files),
       });
       if (old && fresh && old.html === fresh.html && old.key === fresh.key && old.scene.file === scene.file) {
         old.scene = scene;
@@ -120,6 +122,12 @@ export class VideoPlayer {
     }
     for (const [id, frame] of this.frames) if (keep.get(id) !== frame) this.retire(frame);
     this.frames = keep;
+  }
+
+  /** The workspace files `html` names, each with its URL (which changes with the file). */
+  assetsOf(html, files) {
+    const paths = new Set((files || []).map((f) => f.path));
+    return Object.fromEntries(assetPaths(html, (path) => paths.has(path)).map((path) => [path, this.ctx.contentUrl(path)]));
   }
 
   /** A replaced frame stays on screen until its successor has drawn the playhead (no flash). */
