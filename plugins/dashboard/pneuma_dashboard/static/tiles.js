@@ -44,6 +44,10 @@ export function markProblem(spec, path = "spec") {
   return spec.spec ? markProblem(spec.spec, `${path}.spec`) : null;
 }
 
+function prefersDark() {
+  return Boolean(globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches);
+}
+
 /** What the marks of a vega view draw: each mark item's datum, deduplicated. */
 function drawnValues(view) {
   const out = [];
@@ -83,6 +87,8 @@ export async function drawChart(body, tile, rows, vendor, onPick) {
       ast: true,
       expr: vendor.expressionInterpreter,
       logLevel: 0,
+      // the shell's colours follow the system's scheme; so do the charts' axes and labels
+      ...(prefersDark() ? { theme: "dark", config: { background: null } } : {}),
     });
   } catch (e) {
     throw new Error(`Vega-Lite cannot draw this spec: ${e?.message || e}`);
