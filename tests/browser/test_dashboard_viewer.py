@@ -174,6 +174,15 @@ def test_an_invalid_spec_shows_its_error_in_its_tile(board: tuple[Any, Any]) -> 
     answer = viewer_answer(server, "navigate-to", {"tile": "revenue-by-product"})
     assert answer["success"] and answer["data"]["rendered"] is False and "barr" in answer["data"]["error"]
     assert "barr" in page.evaluate(f"() => {HOST}.instance.problems()")["dashboard.json"]
+    # data that fails says so in its tile; a JSON data file draws like a CSV
+    (server.workspace / "data" / "goals.json").write_text('[{"goal": 1200}, {"goal": 34}]', encoding="utf-8")
+    path.write_text(original.replace('"field": "units"', '"field": "goal"').replace(
+        '"data": "data/sales.csv",\n      "field": "goal"', '"data": "data/goals.json",\n      "field": "goal"').replace(
+        '"data": "data/sales.csv",\n      "columns"', '"data": "data/nope.csv",\n      "columns"'), encoding="utf-8")
+    expect(page.locator(TILE.format("latest-rows") + " .db-tile-error")).to_contain_text("data/nope.csv is not in the workspace")
+    expect(page.locator(TILE.format("total-units") + " .db-number-value")).to_have_text("1,234")
+    assert page.evaluate(f"() => {HOST}.instance.problems()")["data/nope.csv"].startswith('tile "latest-rows"')
+    (server.workspace / "data" / "goals.json").unlink()
     path.write_text("{ not json", encoding="utf-8")
     expect(page.locator(".db-board-error")).to_contain_text("not valid JSON")
     path.write_text(original, encoding="utf-8")
