@@ -4,8 +4,6 @@ section while keeping the rest of the turn (issue 28)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from pneuma.api import TurnFilesFromMaps
@@ -132,19 +130,17 @@ def test_reverting_one_section_keeps_the_rest_of_the_turn(describer) -> None:
     assert revert_contents(turn, files, install, {"guide.md": edited}) == {"guide.md": GUIDE.encode()}
 
 
-def test_describing_a_2000_line_document_is_fast(describer) -> None:
+def test_a_2000_line_document_turn_reads_as_its_two_sections(describer) -> None:
     chapters = [f"## Chapter {i}\n\n" + "".join(f"Line {j} of chapter {i}.\n" for j in range(38)) + "\n"
                 for i in range(50)]
     before = "# Book\n\n" + "".join(chapters)
     after = before.replace("Line 7 of chapter 3.", "Line seven.").replace("## Chapter 40\n", "## Part 40\n")
     assert before.count("\n") >= 2000
     files = TurnFilesFromMaps({"book.md": before.encode()}, {"book.md": after.encode()})
-    started = time.perf_counter()
+    # Its speed is benchmarks/bench_describe.py's.
     turn = describe_turn(describer, files)
-    elapsed = time.perf_counter() - started
     assert _summary(turn) == [("book.md › Chapter 3", "edited", "changed"),
                               ("book.md › Part 40", "renamed from “Chapter 40”", "renamed")]
-    assert elapsed < 0.05, elapsed
 
 
 def test_a_file_that_is_not_utf8_falls_back_to_the_file(describer) -> None:

