@@ -1,8 +1,9 @@
 """The diagram mode's viewer (plugins/diagram/pneuma_diagram/static/viewer.js)
 in the real shell, with the real mermaid bundle.
 
-Each test starts `pneuma run --mode diagram` on a freshly seeded workspace
-(architecture.mmd, message-flow.mmd) and drives the page in Debian's
+Each test opens a page of its own on `pneuma run --mode diagram` over a
+workspace as seeded (architecture.mmd, message-flow.mmd; the tests without
+an agent share one server and get the seeded diagrams back), and drives it in Debian's
 Chromium: what the person sees is read from the DOM, viewer actions are
 asked over HTTP exactly as the agent asks them, files are edited on disk as
 the agent edits them, and the viewer context is read back from what the fake
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from playwright.sync_api import expect
 
 from tests.browser.browser_helpers import drag, send_and_read, viewer_answer
 from tests.browser.export_menu import download_export, open_export_menu
+from tests.browser.module_run import module_run
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = REPO / "plugins" / "diagram" / "pneuma_diagram" / "static" / "vendor" / "mermaid.iife.js"
@@ -37,11 +40,31 @@ def wait_rendered(page: Any) -> Any:
     return page
 
 
+@pytest.fixture(scope="module")
+def agentless_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, bytes]]]:
+    """One diagram-mode server without an agent for the module, and the
+    diagrams it seeded."""
+    with module_run(tmp_path_factory.mktemp("diagram"), "diagram") as server:
+        yield server, {p.name: p.read_bytes() for p in server.workspace.glob("*.mmd")}
+
+
 @pytest.fixture
-def diagram(pneuma_server: Any, open_page: Any) -> tuple[Any, Any]:
-    """A diagram-mode server without an agent, and the shell's page on it."""
-    server = pneuma_server("diagram", backend="none")
-    return server, wait_rendered(open_page(server, viewport={"width": 1400, "height": 900}))
+def diagram(agentless_run: tuple[Any, dict[str, bytes]], open_page: Any) -> Iterator[tuple[Any, Any]]:
+    """The module's diagram-mode server without an agent, its workspace as
+    seeded, and a page of its own on it. Afterwards the workspace is as
+    seeded again (the diagrams the test wrote are gone), and the page has
+    been told so before it closes: no late file update reaches the next
+    test's page."""
+    server, seeded = agentless_run
+    page = wait_rendered(open_page(server, viewport={"width": 1400, "height": 900}))
+    yield server, page
+    for path in server.workspace.glob("*.mmd"):
+        if path.name not in seeded:
+            path.unlink()
+    for name, content in seeded.items():
+        if (server.workspace / name).read_bytes() != content:
+            (server.workspace / name).write_bytes(content)
+    expect(page.locator(".dg-tab")).to_have_count(len(seeded), timeout=20_000)
 
 
 def zoom_text(page: Any) -> str:
