@@ -36,8 +36,13 @@ def test_a_fresh_folder_gets_an_a4_portrait_document_with_every_page(tmp_path: P
 
 
 def test_paper_and_orientation_params_are_written_into_print_json(tmp_path: Path) -> None:
-    doc = _init(tmp_path / "w", "paper=Letter", "orientation=landscape")
-    assert (doc["paper"], doc["orientation"]) == ("Letter", "landscape")
+    from pneuma.testing import call_tool
+
+    doc = _init(tmp_path / "w", "paper=A5", "orientation=landscape")
+    assert (doc["paper"], doc["orientation"]) == ("A5", "landscape")
+    # The seed's stylesheet adapts to the paper: on the smallest sheet every page still fits.
+    report = call_tool("print", tmp_path / "w", "page_report", {})
+    assert report["paper"]["label"] == "A5 landscape" and report["overflowing"] == [], report["pages"]
 
 
 def test_page_report_lays_the_seed_out_and_finds_a_page_made_too_long(tmp_path: Path) -> None:
