@@ -236,3 +236,18 @@ def test_a_pages_scripts_never_run(printed: tuple[Any, Any]) -> None:
     expect(frame_of(page, 1).locator("h1")).to_contain_text("Annual Report", timeout=10_000)
     page.console_errors.clear()  # the refused handler and the missing picture
 
+
+
+def test_a_broken_print_json_is_said_in_the_page_and_the_last_good_pages_stay(printed: tuple[Any, Any]) -> None:
+    server, page = printed
+    path = server.workspace / "print.json"
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original.replace('"pages": [', '"pages": [,'), encoding="utf-8")
+    try:
+        expect(page.locator(".pnp-banner")).to_contain_text("print.json is not valid JSON", timeout=10_000)
+        expect(page.locator(".pnp-sheet")).to_have_count(3)
+        view = viewer_answer(server, "describe-view")
+        assert "print.json problem: print.json is not valid JSON" in view["message"]
+    finally:
+        path.write_text(original, encoding="utf-8")
+    expect(page.locator(".pnp-banner")).to_be_hidden(timeout=10_000)
