@@ -1,7 +1,7 @@
 """Pneuma's shell (pneuma/web/) in Chromium against `pneuma run` with the fake CLI.
 
-Each test starts a real server (tests/browser/conftest.py) and drives the
-page as a person would: typing, clicking, pressing keys. What the agent
+Each test starts a real server (tests/browser/conftest.py), or shares the
+module's one without an agent (``agentless``), and drives the page as a person would: typing, clicking, pressing keys. What the agent
 received is read back from the fake CLI's log; what the person sees is read
 from the page. Screenshots land in $PNEUMA_SCREENSHOTS (see conftest).
 """
@@ -13,7 +13,8 @@ import json
 import os
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from playwright.sync_api import expect
 
 from pneuma.host.registry import get_mode
 from tests.browser.browser_helpers import api_call, send, send_and_read
+from tests.browser.module_run import module_run
 
 GREETING = "Hello from the fake CLI!"
 TURN = 15_000  # ms a fake CLI turn may take in the page
@@ -45,6 +47,31 @@ def chat(pneuma_server: Any, fake_claude: Any, open_page: Any) -> Callable[..., 
         return page
 
     return start
+
+
+@pytest.fixture(scope="module")
+def agentless_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, bytes]]]:
+    """One `pneuma run --mode slide --backend none` for the tests of a
+    session without an agent (each opens its own page), and its seeded
+    slides."""
+    with module_run(tmp_path_factory.mktemp("agentless"), "slide") as server:
+        slides = server.workspace / "slides"
+        yield server, {p.name: p.read_bytes() for p in slides.glob("*.html")}
+
+
+@pytest.fixture
+def agentless(agentless_run: tuple[Any, dict[str, bytes]]) -> Any:
+    """The shared agentless server with its seeded slides as `pneuma run`
+    made them (a test before may have started the deck over)."""
+    server, seeded = agentless_run
+    slides: Path = server.workspace / "slides"
+    for path in slides.glob("*.html"):
+        if path.name not in seeded:
+            path.unlink()
+    for name, content in seeded.items():
+        if not (slides / name).is_file() or (slides / name).read_bytes() != content:
+            (slides / name).write_bytes(content)
+    return server
 
 
 def in_background(fn: Any, *args: Any) -> dict[str, Any]:
@@ -101,8 +128,8 @@ def test_dark_mode_and_narrow_window(chat, shot):
     assert page.console_errors == []
 
 
-def test_missing_vendor_files_are_explained(pneuma_server, fake_claude, open_page, shot):
-    server = pneuma_server("slide", backend="none")
+def test_missing_vendor_files_are_explained(agentless, open_page, shot):
+    server = agentless
 
     def hide_vendor(page: Any) -> None:
         page.route("**/static/vendor/**", lambda route: route.fulfill(status=404, body="{}"))
@@ -357,8 +384,8 @@ def test_history_after_reload(chat, shot):
 # --- dialogs and the no-agent case ------------------------------------------------
 
 
-def test_scaffold_confirmation_dialog_approve(pneuma_server, open_page, shot):
-    server = pneuma_server("slide", backend="none")
+def test_scaffold_confirmation_dialog_approve(agentless, open_page, shot):
+    server = agentless
     page = open_page(server)
     body = {"clear": ["slides/**/*.html"], "files": [{"path": "slides/01-new.html", "content": "<h1>New deck</h1>\n"}]}
     call = in_background(api_call, server, "POST", "/api/workspace/scaffold", body)
@@ -377,8 +404,8 @@ def test_scaffold_confirmation_dialog_approve(pneuma_server, open_page, shot):
     assert page.console_errors == []
 
 
-def test_scaffold_confirmation_dialog_decline(pneuma_server, open_page):
-    server = pneuma_server("slide", backend="none")
+def test_scaffold_confirmation_dialog_decline(agentless, open_page):
+    server = agentless
     page = open_page(server)
     before = sorted(p.name for p in (server.workspace / "slides").iterdir())
     call = in_background(api_call, server, "POST", "/api/workspace/scaffold",
@@ -392,8 +419,8 @@ def test_scaffold_confirmation_dialog_decline(pneuma_server, open_page):
     assert sorted(p.name for p in (server.workspace / "slides").iterdir()) == before
 
 
-def test_no_agent_reason_is_shown(pneuma_server, open_page, shot):
-    server = pneuma_server("slide", backend="none")
+def test_no_agent_reason_is_shown(agentless, open_page, shot):
+    server = agentless
     page = open_page(server)
     banner = page.locator(".no-agent")
     expect(banner).to_contain_text("without an agent")
@@ -566,8 +593,8 @@ def test_app_layout_has_a_floating_chat(pneuma_server, fake_claude, open_page, s
     assert page.console_errors == []
 
 
-def test_the_chat_panel_resizes(pneuma_server, open_page):
-    server = pneuma_server("slide", backend="none")
+def test_the_chat_panel_resizes(agentless, open_page):
+    server = agentless
     page = open_page(server)
     before = page.locator(".chat").bounding_box()["width"]
     box = page.locator(".splitter").bounding_box()
