@@ -56,7 +56,7 @@ def test_the_agent_edits_the_scene_the_person_pointed_at_and_the_player_shows_it
     fake_api.push(text("Hi! A starter video of about eight seconds is playing."))
     server = start_with_real_cli(pneuma_server, fake_api, "video")
     page = open_page(server, viewport={"width": 1400, "height": 900})
-    page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.viewer")
+    page.wait_for_function(f"() => window.pneuma && {HOST} && {HOST}.instance && {HOST}.instance.viewer")
     expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the greeting turn
     viewer_answer(server, "navigate-to", {"scene": "outro", "time": 1.5})
     click_in_scene(page, "h2")

@@ -64,7 +64,7 @@ def scene_text(page: Any, selector: str) -> str:
 def video(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
     with module_run(tmp_path_factory.mktemp("video-player"), "video") as server:
         with module_page(browser, server.url, viewport={"width": 1400, "height": 900}) as page:
-            page.wait_for_function(f"() => {HOST} && {HOST}.instance && {HOST}.instance.viewer")
+            page.wait_for_function(f"() => window.pneuma && {HOST} && {HOST}.instance && {HOST}.instance.viewer")
             drawn(page, 0)
             pins_loaded(page)
             yield server, page
@@ -334,6 +334,11 @@ def test_the_agent_s_capture_of_a_frame_is_the_picture_the_player_shows(video: t
     same, other = mean_difference(small, shown), mean_difference(small, later)
     # the same picture but for scaling (0.5 of 255 here), another one a second later (5.8)
     assert same < 2 and other > 4 * same, (same, other)
+
+    # A reload of the tab comes back at the same frame.
+    page.reload()
+    page.wait_for_function(f"() => window.pneuma && {HOST} && {HOST}.instance && {HOST}.instance.viewer")
+    drawn(page, 150)
 
 
 def mean_difference(a: Any, b: Any) -> float:

@@ -18,6 +18,7 @@ import { pinMethods, editMethods } from "./pins.js";
 import { translator } from "./i18n.js";
 
 export const MODE = "video";
+const PLAYHEAD_KEY = "pneuma-video:playhead";
 const stylesheet = sharedStylesheet(new URL("./viewer.css", import.meta.url).href, { "data-pneuma-video": "" });
 
 export class VideoPlayer {
@@ -29,7 +30,7 @@ export class VideoPlayer {
     this.composition = null;
     this.problem = null; // {message, key?}
     this.frames = new Map(); // scene id → SceneFrame
-    this.frame = 0; // the playhead
+    this.frame = this.savedFrame(); // the playhead
     this.wanted = 0;
     this.drawn = null; // "frame@version" on screen
     this.version = 0;
@@ -165,6 +166,20 @@ export class VideoPlayer {
     return this.drawLoop;
   }
 
+  /** The playhead survives a reload of the person's tab (this session's
+   * storage); a snapshot mount and the headless page neither read nor write it. */
+  savedFrame() {
+    try {
+      return this.keepsPlace() ? Number(sessionStorage.getItem(PLAYHEAD_KEY)) || 0 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  keepsPlace() {
+    return !this.readOnly && document.documentElement.dataset.client !== "headless";
+  }
+
   async drawWanted() {
     // Until the frame asked for last is drawn from the frames as they are now.
     while (this.drawn !== `${this.wanted}@${this.version}`) {
@@ -189,6 +204,11 @@ export class VideoPlayer {
     this.stage.dataset.scene = scene.id;
     this.stage.dataset.missing = frame ? "" : scene.file;
     this.stage.dataset.frame = String(n);
+    if (this.keepsPlace()) {
+      try {
+        sessionStorage.setItem(PLAYHEAD_KEY, String(n));
+      } catch { /* storage full or off: the playhead starts at 0 next time */ }
+    }
     this.renderSceneList();
     this.drawPins();
     if (this.selection && this.selection.scene === scene.id && frame) frame.mark(this.selection.selector);
