@@ -315,3 +315,18 @@ def test_a_title_edit_racing_an_agent_write_loses_neither(board: tuple[Any, Any]
     assert on_disk(path, lambda t: t != theirs) == both
     path.write_text(original, encoding="utf-8")
     expect(page.locator(TILE.format("total-units") + " .db-tile-title")).to_have_text("Units sold")
+
+
+def test_charts_follow_a_switch_of_the_system_scheme_without_a_reload(board: tuple[Any, Any]) -> None:
+    _, page = board
+    label = TILE.format("revenue-by-product") + " .role-axis-label text"
+    fill = f"() => getComputedStyle(document.querySelector({json.dumps(label)})).fill"
+    light = page.evaluate(fill)
+    page.emulate_media(color_scheme="dark")
+    try:
+        page.wait_for_function(f"(light) => ({fill})() !== light", arg=light, timeout=10_000)
+        dark = page.evaluate(fill)
+    finally:
+        page.emulate_media(color_scheme="light")
+    page.wait_for_function(f"(light) => ({fill})() === light", arg=light, timeout=10_000)
+    assert light != dark

@@ -97,6 +97,10 @@ class DashboardViewer {
     });
     this.resizeObserver.observe(this.grid);
     this.gridWidth = 0;
+    // the charts' theme follows the system's scheme (tiles.js), as the shell's colours do
+    this.scheme = globalThis.matchMedia?.("(prefers-color-scheme: dark)") ?? null;
+    this.onScheme = () => this.redrawAllCharts();
+    this.scheme?.addEventListener("change", this.onScheme);
     this.relabel();
   }
 
@@ -292,7 +296,10 @@ class DashboardViewer {
     if (!width || width === this.gridWidth) return;
     const first = this.gridWidth === 0;
     this.gridWidth = width;
-    if (first) return;
+    if (!first) this.redrawAllCharts();
+  }
+
+  redrawAllCharts() {
     for (const card of this.cards.values()) if (card.tile.type === "chart" && !card.tile.error) this.drawCard(card, this.ctx.files || []);
   }
 
@@ -381,6 +388,7 @@ class DashboardViewer {
 
   destroy() {
     this.resizeObserver.disconnect();
+    this.scheme?.removeEventListener("change", this.onScheme);
     clearTimeout(this.resizeTimer);
     clearTimeout(this.noteTimer);
     for (const card of this.cards.values()) card.drawn?.finalize?.();
