@@ -54,6 +54,8 @@ def test_pages_are_drawn_at_the_papers_aspect_with_their_numbers(printed: tuple[
     numbers = page.eval_on_selector_all(".pnp-number", "els => els.map((e) => e.textContent)")
     assert numbers == ["", "2", "3"]
     expect(page.locator(".pnp-paper-label")).to_have_text("A4")
+    # the page in view is the context of the person's next message
+    expect(page.locator(".composer .ctx-text, .ctx-chip .ctx-text").first).to_have_text("Page 1 · Cover")
     expect(frame_of(page, 2).locator("h1")).to_have_text("The year in numbers")
     expect(page.locator(".pnp-sheet.is-overflowing")).to_have_count(0)
     shot(page, "print-seed")

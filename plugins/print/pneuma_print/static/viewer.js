@@ -50,6 +50,7 @@ class PrintViewer {
     this.stopLocale = ctx.onLocaleChange ? ctx.onLocaleChange(() => this.relabel()) : null;
     this.resize = new ResizeObserver(() => this.relayout());
     this.resize.observe(this.scroller);
+    queueMicrotask(() => this.announce()); // the first page is in view from the start
   }
 
   build() {
@@ -197,7 +198,7 @@ class PrintViewer {
 
   announce() {
     const sheet = this.sheets[this.current];
-    if (!sheet || !sheet.page || this.readOnly) return;
+    if (!sheet || !sheet.page || this.readOnly || this.destroyed) return;
     if (this.ctx.setActiveFile) this.ctx.setActiveFile(sheet.page.file);
     if (!this.selection) this.publishSelection();
   }
