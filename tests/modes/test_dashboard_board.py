@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pneuma_dashboard.board import MoveError, move_tile, read_board
+from pneuma_dashboard.board import read_board
 
 BOARD = """{
   "title": "Sales",
@@ -94,25 +94,3 @@ def test_overlapping_tiles_are_a_problem_naming_both_and_the_cells() -> None:
     assert problems[0].tile == "note"
     # tiles that only touch do not overlap
     assert read_board(BOARD).problems == ()
-
-
-def test_move_tile_changes_only_that_tiles_four_numbers() -> None:
-    moved = move_tile(BOARD, "total", 6, 4, 6, 3)
-    assert json.loads(moved)["tiles"][1] | {} == {**json.loads(BOARD)["tiles"][1], "x": 6, "y": 4, "w": 6, "h": 3}
-    # every other line is byte for byte what it was
-    before, after = BOARD.splitlines(), moved.splitlines()
-    assert len(before) == len(after)
-    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
-    assert changed == [('      "x": 8, "y": 0, "w": 4, "h": 2,', '      "x": 6, "y": 4, "w": 6, "h": 3,')]
-    # a move to where it already is writes the same text
-    assert move_tile(BOARD, "note", 8, 2, 4, 2) == BOARD
-
-
-def test_move_tile_adds_numbers_a_tile_lacks_and_refuses_an_unknown_tile() -> None:
-    text = '{"tiles": [{"id": "a", "type": "markdown", "text": "hi"}]}'
-    moved = move_tile(text, "a", 1, 2, 3, 4)
-    assert moved == '{"tiles": [{"id": "a", "type": "markdown", "text": "hi", "x": 1, "y": 2, "w": 3, "h": 4}]}'
-    with pytest.raises(MoveError, match='no tile with id "b"'):
-        move_tile(text, "b", 0, 0, 1, 1)
-    with pytest.raises(MoveError, match="not valid JSON"):
-        move_tile("{", "a", 0, 0, 1, 1)

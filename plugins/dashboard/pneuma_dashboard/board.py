@@ -3,9 +3,8 @@
 ``read_board(text)`` gives the typed board and every problem with its JSON
 path, in words the agent can act on ("tiles[2].w: 14 is wider than the 12
 columns"); a tile with a problem is still returned when it can be (so the
-rest of the board draws). ``move_tile`` changes one tile's x, y, w and h in
-the file's own text and nothing else of it: a layout edit in the page is a
-write the agent sees as four numbers changed.
+rest of the board draws). Layout and title edits made in the page are
+written by the page itself (static/board-text.js): one implementation.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ DEFAULT_COLUMNS = 12
 DEFAULT_ROW_HEIGHT = 80
 DEFAULT_LIMIT = 100
 MAX_COLUMNS = 48
-LAYOUT_KEYS = ("x", "y", "w", "h")
 
 Severity = Literal["error", "warning"]
 
@@ -291,36 +289,3 @@ def overlaps(tiles: list[Tile]) -> list[BoardProblem]:
                 break
     return problems
 
-
-class MoveError(ValueError):
-    """``move_tile`` cannot apply: the text is not a board, or has no such tile."""
-
-
-def move_tile(text: str, tile_id: str, x: int, y: int, w: int, h: int) -> str:
-    """``text`` with the tile ``tile_id``'s x, y, w and h set, every other
-    character as it was (a number the tile lacks is added after its last
-    member)."""
-    try:
-        root = parse_spans(text)
-    except json.JSONDecodeError as exc:
-        raise MoveError(f"{BOARD_FILE} is not valid JSON (line {exc.lineno}): {exc.msg}") from None
-    tiles = root.members.get("tiles") if isinstance(root.value, dict) else None
-    found = next((n for n in (tiles.items if tiles else [])
-                  if isinstance(n.value, dict) and n.value.get("id") == tile_id), None)
-    if found is None:
-        raise MoveError(f"{BOARD_FILE} has no tile with id \"{tile_id}\"")
-    edits: list[tuple[int, int, str]] = []
-    missing: list[str] = []
-    for key, number in zip(LAYOUT_KEYS, (x, y, w, h), strict=True):
-        member = found.members.get(key)
-        if member is None:
-            missing.append(f'"{key}": {int(number)}')
-        elif member.value != number or isinstance(member.value, bool):
-            edits.append((member.start, member.end, str(int(number))))
-    if missing:
-        last = max(found.members.values(), key=lambda m: m.end, default=None)
-        at = last.end if last is not None else found.start + 1
-        edits.append((at, at, (", " if last is not None else "") + ", ".join(missing)))
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
