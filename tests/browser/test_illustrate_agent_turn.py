@@ -6,19 +6,23 @@ row, and Debian's Chromium shows them, pixel for pixel. The person then
 picks one in the page, and the agent's next request (as the fake API
 received it) names the pick.
 
-The agent calls the tool as a shell can, `pneuma tool --mode illustrate
-generate_image '<json>'` (docs/mode-authors.md, "Tools"), in a Bash call the
-scripted model makes; the tool reads the endpoint from PNEUMA_IMAGES_*
-in the environment `pneuma run` passed down. Everything runs in the
-loopback-only network namespace of the root conftest.
+The pick comes first: the person picks a seed image and presses its Vary
+button, and that message (naming the pick) is the one the scripted model
+answers with the generate_image call, so two turns of the CLI (the mode's
+greeting, then this one) hold everything.
+
+The agent calls the tool over MCP, as the mode's skill installs it: the
+workspace's .mcp.json starts `pneuma mcp --mode illustrate`, and the CLI
+calls mcp__pneuma-illustrate__generate_image; the tool reads the endpoint
+from PNEUMA_IMAGES_* in the environment `pneuma run` passed down.
+Everything runs in the loopback-only network namespace of the root
+conftest.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 import struct
-import sys
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -28,16 +32,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import send
 from tests.browser.test_agent_viewer_actions import (
     TURN,
     ThreadedFakeAPI,
-    bash,
     fake_api,  # noqa: F401 (the fixture)
     start_with_real_cli,
 )
 from tests.e2e.pneuma_run import CLAUDE_BIN
-from tests.fakes.anthropic_api import text
+from tests.fakes.anthropic_api import text, tool_use
 from tests.fakes.fake_images_api import ThreadedFakeImagesAPI, colour_of
 from tests.loopback import fail_unless_loopback_only
 
@@ -45,7 +47,6 @@ pytestmark = pytest.mark.skipif(
     CLAUDE_BIN is None,
     reason="the real Claude Code CLI is not installed: pip install claude-agent-sdk==0.2.187",
 )
-PNEUMA = Path(sys.executable).with_name("pneuma")
 REQUEST = {"prompt": "A red lighthouse in thick fog, flat vector illustration", "row": "fog",
            "title": "Foggy lighthouse", "n": 2, "size": "1024x1024"}
 
@@ -88,12 +89,13 @@ def bottom_colour(data: bytes) -> list[int]:
 
 
 def last_user_text(fake_api: ThreadedFakeAPI) -> str:
-    """The newest user message's text in the newest request the fake API got."""
+    """The text of the newest user message that has text (not only tool
+    results) in the newest request the fake API got."""
     requests = fake_api._on_loop(fake_api.api.conversation_requests)
-    message = [m for m in requests[-1]["messages"] if m["role"] == "user"][-1]
-    content = message["content"]
-    return content if isinstance(content, str) else "\n".join(
-        b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    texts = [m["content"] if isinstance(m["content"], str) else "\n".join(
+        b.get("text", "") for b in m["content"] if isinstance(b, dict) and b.get("type") == "text")
+        for m in requests[-1]["messages"] if m["role"] == "user"]
+    return [t for t in texts if t.strip()][-1]
 
 
 def test_a_turn_generates_images_that_the_page_shows_and_a_pick_reaches_the_agent(
@@ -107,12 +109,30 @@ def test_a_turn_generates_images_that_the_page_shows_and_a_pick_reaches_the_agen
     expect(page.locator(".result-line")).to_have_count(1, timeout=TURN)  # the greeting turn
     expect(page.locator(".il-provider")).to_have_count(0)  # a provider is set: no notice
 
-    command = f"{shlex.quote(str(PNEUMA))} tool --mode illustrate generate_image {shlex.quote(json.dumps(REQUEST))}"
-    fake_api.push(text("Making two foggy lighthouses."), bash(command, "Generate two images"))
+    # the person picks a seed image and asks for variants of it with its Vary button
+    picked = "lighthouse-1"
+    page.locator(f".il-card[data-image-id='{picked}'] .il-pick").click()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        choices = json.loads((server.workspace / "choices.json").read_text(encoding="utf-8"))
+        if choices.get(picked, {}).get("status") == "picked":
+            break
+        time.sleep(0.05)
+    assert choices[picked] == {"status": "picked", "starred": False, "comment": ""}
+    fake_api.push(text("Making two foggy lighthouses."),
+                  tool_use("mcp__pneuma-illustrate__generate_image", REQUEST))
     fake_api.push(text("Two foggy lighthouses are in the new row."))
-    send(page, "Make two lighthouses in fog")
+    page.locator(f".il-card[data-image-id='{picked}'] .il-thumb").click()
+    page.locator(f".il-detail[data-image-id='{picked}'] .il-vary").click()
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
     assert fake_api.pending() == 0
+    # the message the Vary button sent names the pick and the selection
+    told = last_user_text(fake_api)
+    assert f"- picked {picked}" in told and f'Vary image {picked} in row "lighthouse"' in told, told
+    assert f'image="{picked}" row="lighthouse"' in told, told
+    # the MCP tool answered the CLI with the new row's images
+    results = fake_api._on_loop(fake_api.api.tool_results)
+    assert any("images/fog-" in json.dumps(r.get("content")) for r in results), results
 
     # the endpoint was asked once, for two images of that prompt
     asked = images_api.requests()
@@ -140,27 +160,7 @@ def test_a_turn_generates_images_that_the_page_shows_and_a_pick_reaches_the_agen
         }))""")
     on_disk = [bottom_colour((server.workspace / "images" / f"{image}.png").read_bytes()) for image in row["images"]]
     assert colours == on_disk and sorted(map(tuple, colours)) == sorted([colour_of(1, 0), colour_of(2, 0)]), colours
-    shot(page, "illustrate-turn-1-generated")
-
-    # the person picks the second one; the agent's next request names it
-    picked = row["images"][1]
-    cards.nth(1).locator(".il-pick").click()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        choices = json.loads((server.workspace / "choices.json").read_text(encoding="utf-8"))
-        if choices.get(picked, {}).get("status") == "picked":
-            break
-        time.sleep(0.05)
-    assert choices[picked] == {"status": "picked", "starred": False, "comment": ""}
-    # its Vary button (in the large view) asks the agent, with the pick
-    fake_api.push(text("Noted: I will vary the one you picked."))
-    cards.nth(1).locator(".il-thumb").click()
-    page.locator(f".il-detail[data-image-id='{picked}'] .il-vary").click()
-    expect(page.locator(".result-line")).to_have_count(3, timeout=TURN)
-    told = last_user_text(fake_api)
-    assert f"- picked {picked}" in told and f'Vary image {picked} in row "fog"' in told, told
-    assert f'image="{picked}" row="fog"' in told, told
-    shot(page, "illustrate-turn-2-picked")
+    shot(page, "illustrate-turn-generated")
 
     # Compare draws the generating turn's two sides with this viewer, read-only
     page.locator('.turn-changes[data-ref="1"] .compare-btn').click()
