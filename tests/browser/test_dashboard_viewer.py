@@ -183,6 +183,13 @@ def test_an_invalid_spec_shows_its_error_in_its_tile(board: tuple[Any, Any]) -> 
     expect(page.locator(TILE.format("total-units") + " .db-number-value")).to_have_text("1,234")
     assert page.evaluate(f"() => {HOST}.instance.problems()")["data/nope.csv"].startswith('tile "latest-rows"')
     (server.workspace / "data" / "goals.json").unlink()
+    # a picture saved under a CSV's name is named as what it is not, never drawn as an empty chart
+    (server.workspace / "data" / "photo.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe" * 40)
+    path.write_text(original.replace('"data": "data/sales.csv",\n      "spec": {\n        "mark": "bar"',
+                                     '"data": "data/photo.csv",\n      "spec": {\n        "mark": "bar"'), encoding="utf-8")
+    expect(page.locator(TILE.format("revenue-by-product") + " .db-tile-error")).to_contain_text(
+        "data/photo.csv is not UTF-8 text")
+    (server.workspace / "data" / "photo.csv").unlink()
     path.write_text("{ not json", encoding="utf-8")
     expect(page.locator(".db-board-error")).to_contain_text("not valid JSON")
     path.write_text(original, encoding="utf-8")

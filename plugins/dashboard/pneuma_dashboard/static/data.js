@@ -54,14 +54,22 @@ function csvObjects(text) {
   return records.map((record) => Object.fromEntries(header.map((name, i) => [name, record[i] ?? ""])));
 }
 
-/** The text (or bytes, for Parquet) of workspace file `path`. */
+/** The text (or bytes, for Parquet) of workspace file `path`. A text
+ * format whose bytes are not UTF-8 (a picture saved as .csv) is refused
+ * by name, as validate_board refuses it (data.py), never drawn as nothing. */
 async function fileBody(path, files, ctx, binary) {
   const file = files.find((f) => f.path === path && !f.deleted);
   if (!file) throw new DataError(`${path} is not in the workspace`);
   if (!binary && typeof file.content === "string") return file.content;
   const response = await fetch(ctx.contentUrl(path), { credentials: "same-origin" });
   if (!response.ok) throw new DataError(`${path} could not be read (${response.status})`);
-  return binary ? response.arrayBuffer() : response.text();
+  const bytes = await response.arrayBuffer();
+  if (binary) return bytes;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new DataError(`${path} is not UTF-8 text; save it as UTF-8 CSV or JSON`);
+  }
 }
 
 function jsonRows(path, text) {
