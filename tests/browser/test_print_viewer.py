@@ -209,7 +209,10 @@ def test_a_review_pin_sits_on_its_element_and_knows_its_place(printed: tuple[Any
     comment.press("Enter")
     marker = page.locator(".pnp-sheet[data-page='2'] .pnp-pin")
     expect(marker).to_have_text("1")
+    expect(marker).to_be_visible()
+    page.wait_for_function(f"() => !{HOST}.instance.scrolling")  # a scroll to the pin has ended
     lede, pin = target.bounding_box(), marker.bounding_box()
+    assert lede is not None and pin is not None, (lede, pin)
     assert abs(pin["x"] + pin["width"] / 2 - lede["x"]) < 3 and abs(pin["y"] + pin["height"] / 2 - lede["y"]) < 3
     stored = stored_pins(server, 1)[0]
     assert (stored["selection"]["file"], stored["selection"]["page"]) == ("pages/02-the-year.html", 2)
@@ -253,3 +256,32 @@ def test_a_broken_print_json_is_said_in_the_page_and_the_last_good_pages_stay(pr
     finally:
         path.write_text(original, encoding="utf-8")
     expect(page.locator(".pnp-banner")).to_be_hidden(timeout=10_000)
+
+
+def test_an_edit_racing_an_agent_write_is_refused_and_nothing_is_lost(printed: tuple[Any, Any]) -> None:
+    server, page = printed
+    path = server.workspace / "pages" / "02-the-year.html"
+    original = path.read_text(encoding="utf-8")
+    caption = frame_of(page, 2).locator("figcaption")
+    caption.dblclick()
+    expect(caption).to_have_attribute("contenteditable", "plaintext-only")
+    page.keyboard.type("My own caption")
+    theirs = original.replace("What comes next", "The agent's heading")
+    path.write_text(theirs, encoding="utf-8")  # the agent writes the page meanwhile
+    page.wait_for_function(f"() => {HOST}.files.some((f) => f.path === 'pages/02-the-year.html'"
+                           " && f.content.includes(\"The agent's heading\"))")
+    # the text under the person's hands is not repainted, and the shell knows they are busy
+    assert caption.get_attribute("contenteditable") == "plaintext-only"
+    assert page.locator(".pnp-sheet[data-page='2'] iframe[data-pneuma-busy]").count() == 1
+    page.keyboard.press("Enter")
+    dialog = page.locator('[data-kind="edit-conflict"]')
+    dialog.wait_for()
+    assert "My own caption" in dialog.locator(".edit-conflict-mine textarea").input_value()
+    dialog.locator(".edit-conflict-theirs-button").click()
+    assert path.read_text(encoding="utf-8") == theirs
+    kept = [p.read_text(encoding="utf-8") for p in (server.workspace / ".pneuma" / "edits" / "conflicts").rglob("*")
+            if p.is_file()]
+    assert any("My own caption" in text for text in kept)
+    expect(frame_of(page, 2).locator("h2").nth(2)).to_have_text("The agent's heading")
+    path.write_text(original, encoding="utf-8")
+    expect(frame_of(page, 2).locator("h2").nth(2)).to_have_text("What comes next")
