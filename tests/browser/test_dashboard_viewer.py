@@ -189,6 +189,10 @@ def test_an_invalid_spec_shows_its_error_in_its_tile(board: tuple[Any, Any]) -> 
                                      '"data": "data/photo.csv",\n      "spec": {\n        "mark": "bar"'), encoding="utf-8")
     expect(page.locator(TILE.format("revenue-by-product") + " .db-tile-error")).to_contain_text(
         "data/photo.csv is not UTF-8 text")
+    # a field the data lacks (a renamed column) is named in its tile, as validate_board names it
+    path.write_text(original.replace('"field": "product"', '"field": "prodct"'), encoding="utf-8")
+    expect(page.locator(TILE.format("revenue-by-product") + " .db-tile-error")).to_contain_text(
+        'spec.encoding.x.field: "prodct" is not a field of data/sales.csv (its fields: month, region, product')
     (server.workspace / "data" / "photo.csv").unlink()
     path.write_text("{ not json", encoding="utf-8")
     expect(page.locator(".db-board-error")).to_contain_text("not valid JSON")

@@ -44,6 +44,55 @@ export function markProblem(spec, path = "spec") {
   return spec.spec ? markProblem(spec.spec, `${path}.spec`) : null;
 }
 
+// The sub-views a Vega-Lite spec nests (as specs.py's _VIEW_KEYS).
+const VIEW_KEYS = ["layer", "hconcat", "vconcat", "concat", "spec"];
+
+/** [path, field] of every field the spec's encodings read (specs.py's encoded_fields). */
+function encodedFields(view, path = "spec", out = []) {
+  for (const [channel, definition] of Object.entries(view?.encoding || {})) {
+    const items = Array.isArray(definition) ? definition : [definition];
+    items.forEach((item, n) => {
+      const where = `${path}.encoding.${channel}` + (Array.isArray(definition) ? `[${n}]` : "");
+      if (typeof item?.field === "string") out.push([`${where}.field`, item.field]);
+    });
+  }
+  for (const key of VIEW_KEYS) {
+    const sub = view?.[key];
+    if (Array.isArray(sub)) sub.forEach((item, n) => encodedFields(item, `${path}.${key}[${n}]`, out));
+    else if (sub && typeof sub === "object") encodedFields(sub, `${path}.${key}`, out);
+  }
+  return out;
+}
+
+/** Field names the spec's transforms make ("as", fold's key and value; specs.py's made_fields). */
+function madeFields(value, made = new Set()) {
+  if (Array.isArray(value)) value.forEach((item) => madeFields(item, made));
+  else if (value && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "as") for (const name of [item].flat()) if (typeof name === "string") made.add(name);
+      if (key === "fold") ["key", "value"].forEach((name) => made.add(name));
+      madeFields(item, made);
+    }
+  }
+  return made;
+}
+
+/** The first encoded field the rows lack, named as validate_board names it:
+ * Vega-Lite draws such a chart empty and says nothing. */
+function fieldProblem(spec, rows, file) {
+  if (!rows.length) return null;
+  const columns = Object.keys(rows[0]);
+  const have = new Set([...columns, ...madeFields(spec)]);
+  for (const [path, name] of encodedFields(spec)) {
+    // "a.b" reads field b of column a; "a\.b" is the column "a.b" (specs.py's data_field)
+    const column = name.split(/(?<!\\)[.[]/)[0].replaceAll("\\.", ".").replaceAll("\\[", "[");
+    if (have.has(column) || have.has(name)) continue;
+    const shown = columns.slice(0, 20).join(", ") + (columns.length > 20 ? ", …" : "");
+    return `${path}: "${name}" is not a field of ${file} (its fields: ${shown})`;
+  }
+  return null;
+}
+
 function prefersDark() {
   return Boolean(globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches);
 }
@@ -74,7 +123,7 @@ function drawnValues(view) {
 /** A chart tile: resolves to {view, values, finalize}. `onPick(datum)`
  * is called with the clicked mark's datum. */
 export async function drawChart(body, tile, rows, vendor, onPick) {
-  const problem = markProblem(tile.spec);
+  const problem = markProblem(tile.spec) || fieldProblem(tile.spec, rows, tile.data);
   if (problem) throw new Error(problem);
   const holder = h("div", { class: "db-chart" });
   body.replaceChildren(holder);
