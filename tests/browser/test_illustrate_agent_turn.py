@@ -26,7 +26,6 @@ import struct
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
