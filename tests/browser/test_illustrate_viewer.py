@@ -251,3 +251,40 @@ def test_a_pin_on_an_image_and_a_read_only_snapshot(board: tuple[Any, Any]) -> N
     assert marks == {"buttons": 0, "picked": ["fox-1"], "comment": "old"}
     # the live mount still writes: its marks were not taken over by the snapshot
     expect(card(page, "lighthouse-2").locator(".il-pick")).to_be_visible()
+
+
+def test_a_broken_row_and_a_file_that_is_not_an_image_are_named(board: tuple[Any, Any]) -> None:
+    server, page = board
+    ws = server.workspace
+    board_file = ws / "board.json"
+    before = board_file.read_text(encoding="utf-8")
+    data = json.loads(before)
+    long_title = "Lighthouse" * 60  # one unbroken word wider than any window
+    data["rows"][0]["title"] = long_title
+    data["rows"][1]["images"] += ["fake", "outside"]
+    data["rows"].append({"title": "no id", "images": "fox-1"})
+    (ws / "images" / "fake.png").write_text("not a picture at all", encoding="utf-8")
+    (ws / "images" / "outside.png").symlink_to("/etc/hostname")
+    board_file.write_text(json.dumps(data), encoding="utf-8")
+    try:
+        # the row the viewer cannot use is named in the page and to the agent
+        problem = page.locator(".il-problem", has_text="row 3")
+        expect(problem).to_contain_text('"images" is not a list of image ids')
+        # a picture the browser cannot draw says so in its card, not a broken icon
+        expect(card(page, "fake").locator(".il-unreadable")).to_be_visible()
+        # a link out of the workspace is not among the workspace's files: its card says the file is missing
+        expect(card(page, "outside").locator(".il-missing")).to_be_visible()
+        expect(card(page, "outside").locator("img")).to_have_count(0)
+        view = viewer_answer(server, "describe-view")["data"]
+        assert any('row 3 has no "id"' in p for p in view["problems"]), view["problems"]
+        assert any("cannot be drawn" in p and "fake" in p for p in view["problems"]), view["problems"]
+        # a long title wraps inside the board instead of widening it
+        rows = page.locator(".il-rows")
+        assert rows.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+        expect(page.locator(".il-row").first.locator("h2")).to_have_text(long_title)
+    finally:
+        board_file.write_text(before, encoding="utf-8")
+        (ws / "images" / "fake.png").unlink()
+        (ws / "images" / "outside.png").unlink()
+    expect(page.locator(".il-unreadable")).to_have_count(0)
+    expect(page.locator(".il-problem")).to_have_count(0)

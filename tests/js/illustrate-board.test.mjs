@@ -60,3 +60,18 @@ test('a title renamed in place changes only its string, or the data when it cann
   assert.equal(replaceTitle(text, 'nope', 'X'), null);
   assert.equal(replaceTitle('{', null, 'X'), null);
 });
+
+test('a board.json row the viewer cannot use is named, not dropped in silence', () => {
+  const board = JSON.stringify({ title: 'T', rows: [null, { id: 'a', images: 'a-1' },
+    { id: 'b', images: ['b-1', 7, null] }, { title: 'no id', images: [] }, { id: 'b', images: [] }] });
+  const view = layout(files({ 'board.json': board }));
+  assert.deepEqual(view.rows.map((r) => r.id), ['a', 'b', 'row-4']);
+  assert.deepEqual(view.warnings, [
+    'row 1 is not an object and is left out',
+    'row "a": "images" is not a list of image ids',
+    'row "b": 2 entries of "images" are not image ids and are left out',
+    'row 4 has no "id" (shown as row-4)',
+    'row 5 repeats the id "b" and is left out',
+  ]);
+  assert.deepEqual(layout(files({ 'board.json': '{"rows": []}' })).warnings, []);
+});

@@ -25,7 +25,7 @@ function isObject(value) {
  * the agent reads it too). A missing file is an empty board, not an error. */
 export function readBoard(files) {
   const text = fileText(files, BOARD_FILE);
-  if (text === null) return { board: { title: "", rows: [] }, error: null, missing: true };
+  if (text === null) return { board: { title: "", rows: [] }, error: null, missing: true, warnings: [] };
   let data;
   try {
     data = JSON.parse(text);
@@ -36,20 +36,38 @@ export function readBoard(files) {
     return { board: null, error: "board.json must be an object with a \"rows\" array" };
   }
   const rows = [];
+  const warnings = []; // what is left out or made up, so the page and the agent can name it
   const seen = new Set();
   data.rows.forEach((row, index) => {
-    if (!isObject(row)) return;
-    const id = typeof row.id === "string" && row.id ? row.id : `row-${index + 1}`;
-    if (seen.has(id)) return;
+    if (!isObject(row)) {
+      warnings.push(`row ${index + 1} is not an object and is left out`);
+      return;
+    }
+    const named = typeof row.id === "string" && row.id;
+    const id = named ? row.id : `row-${index + 1}`;
+    if (seen.has(id)) {
+      warnings.push(`row ${index + 1} repeats the id "${id}" and is left out`);
+      return;
+    }
     seen.add(id);
-    rows.push({
-      id,
-      title: typeof row.title === "string" ? row.title : "",
-      prompt: typeof row.prompt === "string" ? row.prompt : "",
-      images: Array.isArray(row.images) ? row.images.filter((i) => typeof i === "string" && i) : [],
-    });
+    if (!named) warnings.push(`row ${index + 1} has no "id" (shown as ${id})`);
+    rows.push({ id, title: typeof row.title === "string" ? row.title : "",
+      prompt: typeof row.prompt === "string" ? row.prompt : "", images: rowImages(row, id, warnings) });
   });
-  return { board: { title: typeof data.title === "string" ? data.title : "", rows }, error: null };
+  return { board: { title: typeof data.title === "string" ? data.title : "", rows }, error: null, warnings };
+}
+
+function rowImages(row, id, warnings) {
+  if (row.images === undefined) return [];
+  if (!Array.isArray(row.images)) {
+    warnings.push(`row "${id}": "images" is not a list of image ids`);
+    return [];
+  }
+  const images = row.images.filter((i) => typeof i === "string" && i);
+  const dropped = row.images.length - images.length;
+  if (dropped === 1) warnings.push(`row "${id}": 1 entry of "images" is not an image id and is left out`);
+  else if (dropped) warnings.push(`row "${id}": ${dropped} entries of "images" are not image ids and are left out`);
+  return images;
 }
 
 /** Each image file and record under images/, by id. */
@@ -155,9 +173,9 @@ export function parentChain(id, records) {
  * then the images under images/ that no row lists (so nothing the agent
  * made is out of sight). */
 export function layout(files) {
-  const { board, error, missing } = readBoard(files);
+  const { board, error, missing, warnings = [] } = readBoard(files);
   const { paths, records } = readImages(files);
-  if (!board) return { title: "", rows: [], error, paths, records, missing: false };
+  if (!board) return { title: "", rows: [], error, warnings, paths, records, missing: false };
   const listed = new Set();
   const cell = (id) => {
     listed.add(id);
@@ -168,7 +186,7 @@ export function layout(files) {
   if (rest.length) {
     rows.push({ id: "", title: "", prompt: "", images: rest.map(cell), unlisted: true });
   }
-  return { title: board.title, rows, error: null, paths, records, missing: Boolean(missing) };
+  return { title: board.title, rows, error: null, warnings, paths, records, missing: Boolean(missing) };
 }
 
 /** Where an image is: its row (or null) and its cell. */

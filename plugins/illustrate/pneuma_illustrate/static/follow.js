@@ -5,6 +5,7 @@
 // viewer's methods (viewer.js assigns them to its prototype).
 
 import { BOARD_FILE, CHOICES_FILE, findImage } from "./board.js";
+import { unreadable } from "./report.js";
 
 const IMAGE_FILE = /^images\/([^/]+)\.(?:png|jpe?g|webp|json)$/i;
 const FLASH_MS = 1600;
@@ -33,6 +34,8 @@ export const followMethods = {
     if (this.view.error) found[BOARD_FILE] = this.view.error;
     const missing = this.view.rows.flatMap((row) => row.images.filter((c) => !c.path).map((c) => c.id));
     if (missing.length) found[BOARD_FILE] = `board.json lists images with no file in images/: ${missing.join(", ")}`;
+    const board = [found[BOARD_FILE], ...this.view.warnings, unreadable(this)].filter(Boolean);
+    if (board.length) found[BOARD_FILE] = board.join("; ");
     for (const [id, record] of this.view.records) {
       if (record.broken) found[`images/${id}.json`] = `the record of ${id} is not valid JSON`;
     }

@@ -9,7 +9,7 @@ export function describeView(viewer) {
   const view = viewer.view;
   const marks = viewer.marks();
   const ids = (test) => Object.entries(marks).filter(([, m]) => test(m)).map(([id]) => id);
-  const problems = [view.error, readChoices(viewer.files).error].filter(Boolean);
+  const problems = [view.error, ...view.warnings, readChoices(viewer.files).error, unreadable(viewer)].filter(Boolean);
   return {
     title: view.title,
     rows: view.rows.map((row) => ({
@@ -27,6 +27,12 @@ export function describeView(viewer) {
     problems,
     provider: viewer.provider,
   };
+}
+
+/** The images whose file the page could not draw, in one sentence (or null). */
+export function unreadable(viewer) {
+  const ids = [...viewer.unreadable].sort();
+  return ids.length ? `images/ files that cannot be drawn (not a PNG, JPEG or WebP, or outside the workspace): ${ids.join(", ")}` : null;
 }
 
 /** Every marked image with its mark, row and prompt. */

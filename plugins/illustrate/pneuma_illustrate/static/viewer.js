@@ -53,6 +53,7 @@ class IllustrateViewer {
     this.notice = "";
     this.provider = null; // {configured, ready, problem, what_to_set} from the mode's route
     this.waiters = [];
+    this.unreadable = new Set(); // images whose file the browser could not draw (not a picture, or refused)
     this.writer = this.readOnly ? null : new ChoicesWriter(ctx);
     this.seen = this.readOnly ? null : new SeenMarks(ctx.files, location.pathname);
     this.root = h("div", { class: "il-root" });
@@ -91,6 +92,8 @@ class IllustrateViewer {
   // --- files ---------------------------------------------------------------------------
 
   update(files, changes) {
+    if (!changes) this.unreadable.clear();
+    for (const change of changes || []) this.unreadable.delete(imageIdOf(change.path));
     if (this.writer && (changes || []).some((c) => c.path === CHOICES_FILE)) this.writer.fileChanged(files);
     this.render();
     const waiters = this.waiters;
@@ -126,6 +129,9 @@ class IllustrateViewer {
       main.append(h("p", { class: "il-problem", role: "alert", text: t("board.error", { message: this.view.error }) }));
     } else if (!this.view.rows.length) {
       main.append(h("div", { class: "il-empty" }, h("h2", { text: t("empty.title") }), h("p", { text: t("empty.body") })));
+    }
+    if (this.view.warnings.length) {
+      main.append(h("p", { class: "il-problem", role: "alert", text: t("board.warnings", { message: this.view.warnings.join("; ") }) }));
     }
     const choicesError = readChoices(this.files).error;
     if (choicesError) main.append(h("p", { class: "il-problem", role: "alert", text: t("choices.error", { message: choicesError }) }));
@@ -183,9 +189,7 @@ class IllustrateViewer {
     const mark = this.markOf(cell.id);
     const classes = ["il-card", mark.status ? `il-${mark.status}` : "", mark.starred ? "il-starred" : "",
       this.selected === cell.id ? "il-selected" : ""].filter(Boolean).join(" ");
-    const picture = cell.path
-      ? h("img", { src: this.ctx.contentUrl(cell.path), alt: cell.id, draggable: "false" })
-      : h("span", { class: "il-missing", text: this.t("image.missing") });
+    const picture = this.picture(cell, {});
     return h("figure", {
       class: classes, "data-image-id": cell.id, "data-row-id": row.id,
       "data-status": mark.status || "", "data-starred": String(mark.starred),
@@ -194,6 +198,20 @@ class IllustrateViewer {
     h("figcaption", {}, h("span", { class: "il-id", text: cell.id }), this.badges(mark)),
     this.readOnly ? null : this.markButtons(cell.id, mark),
     mark.comment ? h("p", { class: "il-comment", text: mark.comment }) : null);
+  }
+
+  /** An image's <img>, or what stands in its place: the file is missing, or
+   * the browser could not draw it (not a picture, or the host refused it). */
+  picture(cell, attrs) {
+    if (!cell.path) return h("span", { class: "il-missing", text: this.t("image.missing") });
+    if (this.unreadable.has(cell.id)) return h("span", { class: "il-missing il-unreadable", text: this.t("image.unreadable") });
+    const img = h("img", { ...attrs, src: this.ctx.contentUrl(cell.path), alt: cell.id, draggable: "false" });
+    img.addEventListener("error", () => {
+      if (this.unreadable.has(cell.id)) return;
+      this.unreadable.add(cell.id);
+      this.render();
+    });
+    return img;
   }
 
   badges(mark) {
@@ -234,7 +252,7 @@ class IllustrateViewer {
     return h("aside", { class: "il-detail", "data-image-id": id, "aria-labelledby": "il-detail-title" },
       h("div", { class: "il-detail-head" }, h("h2", { id: "il-detail-title", text: id }),
         h("button", { type: "button", class: "il-close", title: t("detail.close"), text: "×", onclick: () => this.closeDetail() })),
-      found.cell.path ? h("img", { class: "il-large", src: this.ctx.contentUrl(found.cell.path), alt: id }) : null,
+      found.cell.path ? this.picture(found.cell, { class: "il-large" }) : null,
       this.badges(mark),
       found.cell.record ? h("dl", { class: "il-record" },
         field("detail.prompt", promptOf(this.view, id)),
@@ -363,6 +381,11 @@ class IllustrateViewer {
     this.element.replaceChildren();
     stylesheet.release();
   }
+}
+
+function imageIdOf(path) {
+  const m = /^images\/([^/]+)\.[^./]+$/.exec(path || "");
+  return m ? m[1] : null;
 }
 
 function findRow(view, id) {
