@@ -288,3 +288,23 @@ def test_a_broken_row_and_a_file_that_is_not_an_image_are_named(board: tuple[Any
         (ws / "images" / "outside.png").unlink()
     expect(page.locator(".il-unreadable")).to_have_count(0)
     expect(page.locator(".il-problem")).to_have_count(0)
+
+
+def test_the_large_view_on_a_narrow_window_covers_the_board(board: tuple[Any, Any]) -> None:
+    _, page = board
+    size = page.viewport_size
+    page.set_viewport_size({"width": 420, "height": 800})
+    try:
+        page.evaluate(f"() => {HOST}.instance.closeDetail()")
+        card(page, "fox-1").locator(".il-thumb").click()
+        detail = page.locator(".il-detail[data-image-id='fox-1']")
+        expect(detail).to_be_visible()
+        body = page.locator(".il-body").bounding_box()
+        box = detail.bounding_box()
+        # the large view is readable (not a strip beside a squeezed board) and its close button is in reach
+        assert box["width"] >= body["width"] - 2, (box, body)
+        detail.locator(".il-close").click()
+        expect(page.locator(".il-detail")).to_be_hidden()
+        expect(card(page, "fox-1")).to_be_visible()
+    finally:
+        page.set_viewport_size(size)
