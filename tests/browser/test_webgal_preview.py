@@ -10,7 +10,8 @@ page frames it and speaks postMessage with it. The shell is authorised by
 the cookie its first load sets, the engine's site by its own token (traded
 for its own cookie). Every request the browser makes must stay on those two
 origins of 127.0.0.1 (tests/browser/test_webgal_isolation.py shows the
-engine cannot drive the server).
+engine cannot drive the server, and checks the webgal viewer's scene list,
+script and actions on the same game: one software-drawn boot for both).
 
 Chromium runs with --disable-gpu, so the engine's 2560×1440 WebGL stage is
 drawn in software and is slow here: the waits are generous on purpose, and
@@ -252,63 +253,6 @@ def test_engine_plays_the_seed_game_from_the_workspace_and_a_jump_lands_on_the_l
         raise AssertionError(f"the page says {other.evaluate(STATE)}, its engine "
                              f"{frame.evaluate(STATE)}") from None
     shot(other, "webgal-fragment-zh12")
-    assert foreign == []
-
-
-def test_viewer_scene_list_script_and_actions(pneuma_server: Any, open_page: Any,
-                                              shot: Any) -> None:
-    server = pneuma_server("webgal", backend="none")
-    page = open_page(server, viewport={"width": 1440, "height": 900})
-    foreign = watch_requests(page.context, server.base, engine_site(server)[0])
-    page.wait_for_selector(".wg-line", timeout=20_000)
-
-    scenes = page.locator(".wg-scene[data-kind=scene]").all_inner_texts()
-    assert [s.split("\n")[0].strip("▶✓ ") for s in scenes][0] == "start.txt"
-    assert len(scenes) == len(list((server.workspace / "game" / "scene").glob("*.txt")))
-    start_lines = (server.workspace / "game/scene/start.txt").read_text().split("\n")
-    assert page.locator(".wg-line").count() == len(start_lines)
-
-    # navigate-to opens a scene, as the agent asks over HTTP.
-    status, answer = api(server, "/api/viewer/action?timeout=20",
-                         {"actionId": "navigate-to", "params": {"file": "game/scene/station_en.txt"}})
-    assert status == 200 and answer["success"] is True, answer
-    page.wait_for_selector('.wg-scene.active[data-path="game/scene/station_en.txt"]')
-    assert "Mio" in page.locator('.wg-line[data-line="8"]').inner_text()
-
-    # preview-scene jumps the viewer's own game and reports what it shows.
-    page.wait_for_function(
-        "() => { const w = document.querySelector('.wg-frame').contentWindow;"
-        " return w.pneumaWebgal && w.pneumaWebgal.state.scene === 'start.txt'; }", timeout=SLOW)
-    expected = dialogue(server.workspace, "station_en.txt", 12)
-    status, answer = api(server, "/api/viewer/action?timeout=85",
-                         {"actionId": "preview-scene", "params": {"scene": "station_en.txt", "line": 12}})
-    assert status == 200 and answer["success"] is True, answer
-    assert answer["data"]["landed"] is True and answer["data"]["text"] == expected, answer
-    page.wait_for_function(
-        "t => document.querySelector('.wg-game-status').textContent.includes(t)",
-        arg=expected, timeout=SLOW)
-    assert page.locator('.wg-line.playing').get_attribute("data-line") == "12"
-
-    # Lines selected with click + shift-click become the viewer context.
-    page.locator('.wg-line[data-line="9"] .wg-gutter').click()
-    page.locator('.wg-line[data-line="10"] .wg-gutter').click(modifiers=["Shift"])
-    context = page.evaluate("window.pneuma.ui.host.context()")
-    assert context.startswith('<viewer-context mode="webgal" file="game/scene/station_en.txt" lines="9-10">')
-    assert "10: Mio:The last train leaves at 7:20 today." in context
-
-    # describe-view says what is on screen.
-    status, answer = api(server, "/api/viewer/action?timeout=20",
-                         {"actionId": "describe-view", "params": {}})
-    assert answer["data"]["file"] == "game/scene/station_en.txt"
-    assert answer["data"]["selection"] == {"file": "game/scene/station_en.txt", "lines": "9-10"}
-
-    # An edit on disk re-renders the script.
-    path = server.workspace / "game/scene/station_en.txt"
-    path.write_text(path.read_text().replace("Mio:Late again...;", "Mio:Late again, of course...;"))
-    page.wait_for_function(
-        "() => document.querySelector('.wg-line[data-line=\"13\"]').textContent.includes('of course')",
-        timeout=10_000)
-    shot(page, "webgal-viewer")
     assert foreign == []
 
 
