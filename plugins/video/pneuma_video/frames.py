@@ -15,6 +15,10 @@ outside it), and every other request is refused: nothing leaves the machine.
 
 The scene's fragment starts on the document's first line, right after the
 runtime's tag, so a line Chromium reports is the line in the scene's file.
+
+Chinese draws here as in the player on a machine without a CJK font: the
+page runs the player's own static/cjk-font.js over the scene's text, and the
+shell's Noto Sans SC slices it asks for are answered from the shell's files.
 """
 
 from __future__ import annotations
@@ -31,13 +35,26 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pneuma.api import CHROMIUM_ARGS, ExportError, find_chromium
+from pneuma.api import CHROMIUM_ARGS, ExportError, find_chromium, shell_static_dir
 from pneuma_video.composition import Composition, Scene
 
 ORIGIN = "http://pneuma-video.localhost"
 RUNTIME_PATH = "/__pneuma-video/runtime.js"
 SCENE_PATH = "/__pneuma-video/scene.html"
 RUNTIME_FILE = Path(__file__).resolve().parent / "static" / "runtime.js"
+CJK_FONT_PATH = "/__pneuma-video/cjk-font.js"
+CJK_FONT_FILE = RUNTIME_FILE.parent / "cjk-font.js"
+CJK_SLICES_PATH = "/static/vendor/cjk-font/"  # where cjk-font.js looks, on this page's origin too
+# The scene's CJK faces (the player's code), in before the first frame is drawn.
+LOAD_CJK_FONT = f"""async (text) => {{
+  const {{ cjkFontFaces }} = await import({CJK_FONT_PATH!r});
+  const css = await cjkFontFaces(text);
+  if (!css) return;
+  const style = document.createElement("style");
+  style.textContent = css;
+  document.head.append(style);
+  await document.fonts.load('16px "Pneuma Noto Sans SC"', text).catch(() => undefined);
+}}"""
 SEEK_TIMEOUT_S = 15.0  # one frame; a scene whose onFrame never returns is named, not waited on
 LOAD_TIMEOUT_S = 20.0
 
@@ -78,6 +95,13 @@ def _inside(workspace: Path, url_path: str) -> Path | None:
     return target if target.is_relative_to(workspace) and target.is_file() else None
 
 
+def _cjk_font_file(url_path: str) -> Path | None:
+    """The shell's CJK font file (its CSS or a slice) a request names, if installed."""
+    folder = (Path(shell_static_dir()) / "vendor" / "cjk-font").resolve()
+    found = (folder / unquote(url_path)[len(CJK_SLICES_PATH):]).resolve()
+    return found if found.is_relative_to(folder) and found.is_file() else None
+
+
 class FramePage:
     """One headless page that shows scenes and captures their frames."""
 
@@ -98,8 +122,12 @@ class FramePage:
         path = urlsplit(url).path
         if path in self.documents:
             await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.documents[path])
-        elif path == RUNTIME_PATH:
-            await route.fulfill(status=200, content_type="text/javascript", body=RUNTIME_FILE.read_bytes())
+        elif path in (RUNTIME_PATH, CJK_FONT_PATH):
+            script = RUNTIME_FILE if path == RUNTIME_PATH else CJK_FONT_FILE
+            await route.fulfill(status=200, content_type="text/javascript", body=script.read_bytes())
+        elif path.startswith(CJK_SLICES_PATH) and (font := _cjk_font_file(path)) is not None:
+            kind = "text/css" if font.suffix == ".css" else "font/woff2"
+            await route.fulfill(status=200, content_type=kind, body=font.read_bytes())
         elif (found := _inside(self.workspace, path)) is not None:
             kind = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
             await route.fulfill(status=200, content_type=kind, body=found.read_bytes())
@@ -125,6 +153,7 @@ class FramePage:
         except TimeoutError:
             raise ExportError(f"{scene.label()} ({scene.file}) did not load within {LOAD_TIMEOUT_S:g} s",
                               code="E_TIMEOUT", hint="A script in the scene never ends; fix it") from None
+        await asyncio.wait_for(self.page.evaluate(LOAD_CJK_FONT, fragment), LOAD_TIMEOUT_S)
         self.current = scene
         return LoadedScene(scene, list(self.errors))
 
