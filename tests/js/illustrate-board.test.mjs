@@ -75,3 +75,15 @@ test('a board.json row the viewer cannot use is named, not dropped in silence', 
   ]);
   assert.deepEqual(layout(files({ 'board.json': '{"rows": []}' })).warnings, []);
 });
+
+test('a mark over a choices.json that does not parse is refused, the file left as the person has it', async () => {
+  const { ChoicesWriter } = await import('../../plugins/illustrate/pneuma_illustrate/static/choices.js');
+  const broken = files({ 'choices.json': '{"a": {"status": "picked"}, "b":' });
+  const writes = [];
+  const ctx = { files: broken, editFile: async (...args) => { writes.push(args); return { ok: true }; },
+    writeFile: async (...args) => { writes.push(args); } };
+  const answer = await new ChoicesWriter(ctx).set('c', { status: 'picked' }, broken);
+  assert.equal(answer.ok, false);
+  assert.match(answer.message, /choices\.json is not valid JSON/);
+  assert.deepEqual(writes, []);
+});

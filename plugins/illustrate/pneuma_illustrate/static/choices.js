@@ -44,6 +44,13 @@ export class ChoicesWriter {
 
   async write(id, mark) {
     const base = this.text;
+    // A choices.json that does not parse is the person's (or the agent's) text
+    // to fix: writing a fresh file over it would lose every mark it holds.
+    const unreadable = base === null ? null : readChoices([{ path: CHOICES_FILE, content: base }]).error;
+    if (unreadable) {
+      if (this.overrides[id] === mark) delete this.overrides[id];
+      return { ok: false, message: `${unreadable}; fix it before marking (nothing was written)` };
+    }
     const next = writeChoices(base, { [id]: mark });
     let answer;
     if (base === null) {
