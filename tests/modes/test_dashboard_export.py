@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -35,14 +36,32 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return workspace
 
 
-def _export(workspace: Path, fmt: str, name: str):
+def _export(workspace: Path, fmt: str, name: str, said: list[str] | None = None):
     output = workspace / "exports" / name
     output.parent.mkdir(exist_ok=True)
-    return EXPORTER.export(ExportRequest(workspace=workspace, format=fmt, output=output)), output
+    progress = (lambda done, total, what: said.append(what)) if said is not None else None
+    return EXPORTER.export(ExportRequest(workspace=workspace, format=fmt, output=output, progress=progress)), output
 
 
-def test_png_is_the_board_at_its_size_with_its_charts(workspace: Path) -> None:
-    result, output = _export(workspace, "png", "board.png")
+@pytest.fixture(scope="module")
+def exports(workspace: Path) -> dict[str, tuple[Any, Path, list[str]]]:
+    """The three formats one after another, as from the Export menu: each
+    format's result, file and what its progress said."""
+    made = {}
+    for fmt in ("png", "pdf", "html"):
+        said: list[str] = []
+        result, output = _export(workspace, fmt, f"board.{fmt}", said)
+        made[fmt] = (result, output, said)
+    return made
+
+
+def test_the_next_formats_of_an_unchanged_board_do_not_draw_it_again(exports: dict[str, Any]) -> None:
+    assert exports["png"][2][0] == "drawing the board"
+    assert exports["pdf"][2][0] == exports["html"][2][0] == "the board as last drawn"
+
+
+def test_png_is_the_board_at_its_size_with_its_charts(exports: dict[str, Any]) -> None:
+    result, output, _ = exports["png"]
     assert result.files == [output]
     assert result.left_out == ["tile “Lost data” (lost): drawn as its error: data/missing.csv is not in the workspace"]
     image = Image.open(output).convert("RGB")
@@ -54,8 +73,8 @@ def test_png_is_the_board_at_its_size_with_its_charts(workspace: Path) -> None:
     assert blue > 5000, "the bar chart's bars are not in the image"
 
 
-def test_pdf_is_one_page_the_boards_size_with_the_tiles_as_text(workspace: Path) -> None:
-    result, output = _export(workspace, "pdf", "board.pdf")
+def test_pdf_is_one_page_the_boards_size_with_the_tiles_as_text(exports: dict[str, Any]) -> None:
+    _, output, _ = exports["pdf"]
     reader = PdfReader(output)
     assert len(reader.pages) == 1
     box = reader.pages[0].mediabox
@@ -94,8 +113,8 @@ async def _draw_offline(page_file: Path) -> tuple[dict[str, int], list[str]]:
     return marks, refused
 
 
-def test_standalone_html_draws_its_charts_with_every_request_refused(workspace: Path) -> None:
-    result, output = _export(workspace, "html", "board.html")
+def test_standalone_html_draws_its_charts_with_every_request_refused(exports: dict[str, Any]) -> None:
+    _, output, _ = exports["html"]
     text = output.read_text(encoding="utf-8")
     assert "<svg" not in text.split("<script", 1)[0], "charts must be drawn by the file's own scripts"
     marks, refused = asyncio.run(_draw_offline(output))

@@ -15,6 +15,10 @@ chart's spec with its rows) becomes:
   drawn again by vega when the file opens (tooltips work), tables,
   numbers and notes are the exported markup.
 
+The last drawing is kept (one board, by its files and the viewer's): a
+second format of an unchanged board starts Chromium only to print or
+capture it, and the standalone HTML none at all.
+
 A tile that cannot be drawn (a bad spec, a missing data file) shows its
 error in its place, as in the viewer, and is named in ``left_out``; a board
 file that is not JSON exports nothing (``E_PARSE_FAIL``, with its line).
@@ -22,9 +26,12 @@ file that is not JSON exports nothing (``E_PARSE_FAIL``, with its line).
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +44,7 @@ from pneuma.api import (
     Sandbox,
     ScriptPage,
     ToolError,
+    html_to_pdf,
     html_to_png,
     run_script,
     run_script_then_pdf,
@@ -115,6 +123,27 @@ def board_job(workspace: Path) -> dict[str, Any]:
     return {"board": text, "files": files, "errors": errors, "width": WIDTH_PX}
 
 
+# The board as last drawn, by what was drawn (the job and the viewer's own
+# files): the Export menu's formats one after another over the same board
+# (PNG, then PDF, then HTML) start Chromium to draw it once, not each time.
+_last_drawn: tuple[str, dict[str, Any]] | None = None
+
+
+def _drawn_key(job: dict[str, Any]) -> str:
+    viewer = sorted((str(p.relative_to(STATIC)), p.stat().st_mtime_ns) for p in STATIC.rglob("*") if p.is_file())
+    return hashlib.sha256(json.dumps([job, viewer], sort_keys=True).encode()).hexdigest()
+
+
+def _remembered(key: str) -> dict[str, Any] | None:
+    last = _last_drawn
+    return last[1] if last is not None and last[0] == key else None
+
+
+def _remember(key: str, answer: dict[str, Any]) -> None:
+    global _last_drawn
+    _last_drawn = (key, answer)
+
+
 def _checked(answer: Any) -> dict[str, Any]:
     if not isinstance(answer, dict) or "html" not in answer:
         error = answer.get("error") if isinstance(answer, dict) else None
@@ -157,6 +186,15 @@ def _left_out(answer: dict[str, Any]) -> list[str]:
             for t in answer.get("tiles", []) if t.get("error")]
 
 
+@contextmanager
+def _static_file(answer: dict[str, Any]) -> Iterator[Path]:
+    """The drawn board's static page as a file, for Chromium to print or capture."""
+    with tempfile.TemporaryDirectory(prefix="pneuma-dashboard-") as tmp:
+        page = Path(tmp) / "board.html"
+        page.write_text(static_page(answer), encoding="utf-8")
+        yield page
+
+
 def export_board(request: ExportRequest) -> ExportResult:
     if not VENDOR_JS.is_file():
         raise ExportError("the dashboard's vega bundle is missing", code="E_UNAVAILABLE",
@@ -164,17 +202,20 @@ def export_board(request: ExportRequest) -> ExportResult:
     job = board_job(request.workspace)
     title = read_board(job["board"]).title or "Dashboard"
     output = request.output
-    request.report(0, 2, "drawing the board")
+    key = _drawn_key(job)
+    drawn = _remembered(key)
+    request.report(0, 2, "drawing the board" if drawn is None else "the board as last drawn")
     if request.format == "pdf":
-        answer = _checked(run_script_then_pdf(_script(), job, lambda a: static_page(_checked(a)), output,
-                                              name="the board"))
+        answer = drawn or _checked(run_script_then_pdf(_script(), job, lambda a: static_page(_checked(a)), output,
+                                                       name="the board"))
+        if drawn is not None:
+            with _static_file(answer) as page:
+                html_to_pdf(page, output, name="the board")
     else:
-        answer = _checked(run_script(_script(), job, name="the board"))
+        answer = drawn or _checked(run_script(_script(), job, name="the board"))
         if request.format == "png":
             request.report(1, 2, "capturing the board")
-            with tempfile.TemporaryDirectory(prefix="pneuma-dashboard-") as tmp:
-                page = Path(tmp) / "board.html"
-                page.write_text(static_page(answer), encoding="utf-8")
+            with _static_file(answer) as page:
                 if html_to_png([page], [output], width=int(answer["width"]), height=int(answer["height"]),
                                names=["the board"]):
                     raise ExportError("the board did not finish drawing in time", code="E_TIMEOUT")
@@ -182,6 +223,7 @@ def export_board(request: ExportRequest) -> ExportResult:
             output.write_text(standalone_page(answer, title), encoding="utf-8")
         else:
             raise ExportError(f"unknown format {request.format}", code="E_BAD_ARGS")
+    _remember(key, answer)
     request.report(2, 2, "done")
     tiles = len(answer.get("tiles", []))
     return ExportResult(files=[output], summary=f"{tiles} tiles, {answer['width']}×{answer['height']} px",
