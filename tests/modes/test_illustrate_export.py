@@ -62,7 +62,7 @@ def test_the_contact_sheet_shows_every_row_prompt_and_mark(workspace: Path, tmp_
     board["rows"][1]["prompt"] = "一只在树下读书的狐狸 (a fox reading under a tree)"
     (workspace / "board.json").write_text(json.dumps(board, ensure_ascii=False))
     choose(workspace, {"fox-1": {"status": "picked", "starred": True, "comment": "warmer light please"},
-                       "lighthouse-1": {"status": "rejected", "starred": False, "comment": ""}})
+                       "lighthouse-1": {"status": "rejected", "starred": False, "comment": "天空太暗了"}})
     result = EXPORTER.run(workspace, "contact-sheet", tmp_path / "sheet.pdf")
     reader = PdfReader(result.files[0])
     text = " ".join(" ".join((page.extract_text() or "").split()) for page in reader.pages)
@@ -72,6 +72,8 @@ def test_the_contact_sheet_shows_every_row_prompt_and_mark(workspace: Path, tmp_
         assert expected in text, expected
     # pypdf puts a space between CJK glyphs; they are there, in the embedded Noto slice
     assert "一只在树下读书的狐狸" in "".join(text.split())
+    # a comment (set in italics) in Chinese too: drawn glyphs, not empty boxes
+    assert "天空太暗了" in "".join(text.split())
     assert sum(len(page.images) for page in reader.pages) == 5
     assert result.summary == "2 rows, 5 images"
 

@@ -94,7 +94,8 @@ def export_zip(request: ExportRequest) -> ExportResult:
 
 _CSS = """
 @page { size: A4; margin: 14mm; }
-body { font: 10pt/1.4 system-ui, "Helvetica Neue", Arial, sans-serif, "Pneuma Noto Sans SC"; color: #1d1d1f; }
+/* The CJK face first: after a generic family Chromium draws Chinese (in italics too) as empty boxes */
+body { font: 10pt/1.4 "Pneuma Noto Sans SC", system-ui, "Helvetica Neue", Arial, sans-serif; color: #1d1d1f; }
 h1 { font-size: 18pt; margin: 0 0 8mm; }
 section { break-inside: avoid-page; margin-bottom: 8mm; }
 h2 { font-size: 13pt; margin: 0 0 1mm; }
