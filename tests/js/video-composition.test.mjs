@@ -50,3 +50,10 @@ test('a mistake names its field, as the Python reader words it', () => {
     assert.throws(() => parseComposition(source), (error) => error instanceof CompositionError && message.test(error.message));
   }
 });
+
+test('"format" is width, height and fps in one field, as the seed writes the init choice', () => {
+  const c = parseComposition(JSON.stringify({ format: '1080x1920@25', scenes }));
+  assert.deepEqual([c.width, c.height, c.fps], [1080, 1920, 25]);
+  assert.throws(() => parseComposition(JSON.stringify({ format: 'big', scenes })), /format must be WIDTHxHEIGHT@FPS/);
+  assert.throws(() => parseComposition(text({ format: '1080x1920@25', scenes })), /format and width, height, fps are both given/);
+});

@@ -81,3 +81,16 @@ def test_one_change_reverted_keeps_the_others_in_video_json() -> None:
     doc = json.loads(reverted["video.json"] or b"")
     assert [s["id"] for s in doc["scenes"]] == ["slide", "intro", "count"]
     assert reverted["scenes/01-slide.html"] == SLIDE.encode()
+
+
+def test_a_size_given_as_format_is_described_and_reverted() -> None:
+    """The seed says the size as "format" (the init choice): the agent's new format is undone by Revert."""
+    before_doc = {k: v for k, v in BEFORE_DOC.items() if k not in ("width", "height", "fps")}
+    before = state({**before_doc, "format": "1280x720@30"}, **{"01-slide": SLIDE, "02-count": COUNT})
+    after = state({**before_doc, "format": "1080x1920@30"}, **{"01-slide": SLIDE, "02-count": COUNT})
+    files = TurnFilesFromMaps(before, after)
+    turn = describe_turn(DESCRIBER, files)
+    [change] = turn.changes
+    assert (change.id, change.what["en"]) == ("video:size", "size 1280×720 → 1080×1920")
+    reverted = revert_contents(turn, files, change, {"video.json": after["video.json"]})
+    assert json.loads(reverted["video.json"] or b"")["format"] == "1280x720@30"

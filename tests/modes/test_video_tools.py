@@ -52,3 +52,16 @@ def test_composition_report_lists_scenes_totals_and_problems(tmp_path: Path) -> 
     assert (error["code"], error["message"]) == (
         "E_CONFLICT", "video.json is not valid JSON: Expecting property name enclosed in double quotes "
                       "(line 1, column 2)")
+
+
+def test_the_format_chosen_at_init_is_the_seeded_video_s_size_and_rate(tmp_path: Path) -> None:
+    from pneuma.testing import make_workspace
+
+    workspace = make_workspace("video", tmp_path / "vertical", {"format": "1080x1920@30"})
+    report = call_mode_tool("video", workspace, "composition_report", {})
+    assert (report["valid"], report["width"], report["height"], report["fps"]) == (True, 1080, 1920, 30), report
+    # a format that is not one is said, naming the field, never read as the default size
+    video_json = workspace / "video.json"
+    video_json.write_text(video_json.read_text().replace("1080x1920@30", "big"))
+    report = call_mode_tool("video", workspace, "composition_report", {})
+    assert report["valid"] is False and "format" in report["problems"][0]["message"], report

@@ -152,7 +152,9 @@ def _entries(data: Any) -> list[Any]:
 
 def _revert_json(before: dict[str, Any] | None, current: dict[str, Any], change: Change) -> None:
     name = change.id.removeprefix("video:")
-    fields = {"size": ("width", "height"), "fps": ("fps",), "title": ("title",), "background": ("background",)}
+    # "format" says the size and fps in one field (composition.py): it goes back with either
+    fields = {"size": ("width", "height", "format"), "fps": ("fps", "format"), "title": ("title",),
+              "background": ("background",)}
     if name in fields:
         for key in fields[name]:
             if before is not None and key in before:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ COMPOSITION_FILE = "video.json"
 MAX_SIDE = 7680  # 8K: larger is a typo, and a frame that big would not fit one screenshot
 MAX_FPS = 120
 _DEFAULTS = {"width": 1280, "height": 720, "fps": 30, "background": "#000000"}
+# "format": "1920x1080@30" stands for width, height and fps in one field: it is
+# how the init param (manifest "format") seeds the size the person chose.
+_FORMAT = re.compile(r"\s*(\d+)\s*[x×]\s*(\d+)\s*@\s*(\d+(?:\.\d+)?)\s*")
 
 
 class CompositionError(ValueError):
@@ -113,11 +117,26 @@ def _scene(entry: Any, index: int, fps: float, start: int) -> Scene:
                  start_frame=start, frames=frames)
 
 
+def _format_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """width, height and fps from ``format`` ("1920x1080@30"), when it is given."""
+    if "format" not in data:
+        return {}
+    given = [key for key in ("width", "height", "fps") if key in data]
+    if given:
+        raise CompositionError(f"format and {', '.join(given)} are both given: keep one way of saying the size")
+    match = _FORMAT.fullmatch(str(data["format"]))
+    if match is None:
+        raise CompositionError(f"format must be WIDTHxHEIGHT@FPS such as \"1920x1080@30\", "
+                               f"not {json.dumps(data['format'])}")
+    fps = float(match.group(3))
+    return {"width": int(match.group(1)), "height": int(match.group(2)), "fps": int(fps) if fps.is_integer() else fps}
+
+
 def parse_composition(data: Any) -> Composition:
     """A composition from ``video.json``'s parsed JSON; ``CompositionError`` naming the field."""
     if not isinstance(data, dict):
         raise CompositionError(f"{COMPOSITION_FILE} must hold one JSON object")
-    values = {**_DEFAULTS, **data}
+    values = {**_DEFAULTS, **_format_fields(data), **data}
     width = int(_number(values["width"], "width", integer=True, upper=MAX_SIDE))
     height = int(_number(values["height"], "height", integer=True, upper=MAX_SIDE))
     fps = _number(values["fps"], "fps", upper=MAX_FPS)

@@ -6,6 +6,18 @@
 
 export const COMPOSITION_FILE = "video.json";
 const DEFAULTS = { width: 1280, height: 720, fps: 30, background: "#000000" };
+// "format": "1920x1080@30" stands for width, height and fps in one field (as
+// in composition.py): how the init param seeds the size the person chose.
+const FORMAT = /^\s*(\d+)\s*[x×]\s*(\d+)\s*@\s*(\d+(?:\.\d+)?)\s*$/;
+
+function formatFields(data) {
+  if (!("format" in data)) return {};
+  const given = ["width", "height", "fps"].filter((key) => key in data);
+  if (given.length) throw new CompositionError(`format and ${given.join(", ")} are both given: keep one way of saying the size`);
+  const match = FORMAT.exec(String(data.format));
+  if (!match) throw new CompositionError(`format must be WIDTHxHEIGHT@FPS such as "1920x1080@30", not ${JSON.stringify(data.format)}`);
+  return { width: Number(match[1]), height: Number(match[2]), fps: Number(match[3]) };
+}
 
 export class CompositionError extends Error {}
 
@@ -39,7 +51,7 @@ export function parseComposition(text) {
   if (!data || typeof data !== "object" || Array.isArray(data)) {
     throw new CompositionError(`${COMPOSITION_FILE} must hold one JSON object`);
   }
-  const values = { ...DEFAULTS, ...data };
+  const values = { ...DEFAULTS, ...formatFields(data), ...data };
   const width = whole(positive(values.width, "width"), "width");
   const height = whole(positive(values.height, "height"), "height");
   const fps = positive(values.fps, "fps");
