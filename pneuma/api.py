@@ -131,6 +131,10 @@ _EXPORTS: dict[str, str] = {
     "run_script": "pneuma.tools.script_page:run_script",
     "run_script_then_pdf": "pneuma.tools.script_page:run_script_then_pdf",
     "shell_static_dir": "pneuma.host.paths:web_dir",
+    # the shell's CJK web font (docs/viewer-contract.md, "Language")
+    "CJK_FONT_FAMILY": "pneuma.host.cjk_font:CJK_FONT_FAMILY",
+    "CJK_FONT_URL": "pneuma.host.cjk_font:CJK_FONT_URL",
+    "cjk_font_dir": "pneuma.host.cjk_font:cjk_font_dir",
     "find_chromium": "pneuma.tools.html_render:find_chromium",
     # a time budget per page of an export: a page that hangs is left out, the rest exported
     "page_timeout_s": "pneuma.tools.html_render:page_timeout_s",
@@ -206,6 +210,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         read_state_bytes,
         write_state_bytes,
     )
+    from pneuma.host.cjk_font import CJK_FONT_FAMILY, CJK_FONT_URL, cjk_font_dir
     from pneuma.host.exporters import (
         Exporter,
         ExportError,

@@ -1,6 +1,6 @@
 """Chinese that prints on a machine without a CJK font: the shell's Noto
-Sans SC slices (``vendor/cjk-font`` under ``shell_static_dir()``, written by
-scripts/build-web), of which a page embeds only those its text needs.
+Sans SC slices (``pneuma.api.cjk_font_dir()``, written by scripts/build-web),
+of which a page embeds only those its text needs.
 
 Each slice's ``unicode-range`` is clipped to CJK code points (from U+2E80:
 radicals, punctuation, kana, ideographs, full-width forms), so the face
@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pneuma.api import shell_static_dir
+from pneuma.api import CJK_FONT_FAMILY, cjk_font_dir
 
-FAMILY = "Pneuma Noto Sans SC"
+FAMILY = CJK_FONT_FAMILY
 CJK_START = 0x2E80
 _FACE = re.compile(r"@font-face\s*\{([^}]*)\}")
 _SRC = re.compile(r"url\(\s*['\"]?([^'\")]+)['\"]?\s*\)")
@@ -45,7 +45,7 @@ class Slice:
 
 
 def font_dir() -> Path:
-    return Path(shell_static_dir()) / "vendor" / "cjk-font"
+    return Path(cjk_font_dir())
 
 
 @functools.lru_cache(maxsize=2)

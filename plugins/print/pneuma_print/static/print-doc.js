@@ -5,10 +5,13 @@
 
 export const PRINT_JSON = "print.json";
 export const STYLESHEET = "style.css";
-export const CJK_FAMILY = "Pneuma Noto Sans SC";
-// The shell's Noto Sans SC slices (scripts/build-web): Chinese draws on a
-// machine without CJK fonts (docs/viewer-contract.md, "Language").
-export const CJK_FONT_CSS = "/static/vendor/cjk-font/noto-sans-sc.css";
+// The shell's Noto Sans SC slices: Chinese draws on a machine without CJK
+// fonts (docs/viewer-contract.md, "Language", promises this module).
+import { CJK_FONT_FAMILY, CJK_FONT_URL, shellHasCjkFont } from "/static/lib/cjk-font.js";
+
+export const CJK_FAMILY = CJK_FONT_FAMILY;
+export const CJK_FONT_CSS = CJK_FONT_URL;
+export { shellHasCjkFont };
 export const PX_PER_MM = 96 / 25.4;
 // A page overflows when its content is more than this beyond its box
 // (docs/print.md, "Overflow"; render.py's OVERFLOW_TOLERANCE_PX).
@@ -177,16 +180,6 @@ export function pageDocument({ stylesheet, base, cjkFont = true }) {
     + "[data-pneuma-selected]{outline:2px solid #5b3df5!important;outline-offset:1px}"
     + "[data-pneuma-editing]{outline:2px solid #0d9488!important;outline-offset:2px}</style>"
     + "</head><body></body></html>";
-}
-
-/**
- * Whether the page around the viewer has the shell's CJK face (the shell
- * does; a shared file opened from disk has no server to fetch it from, and
- * its frames then ask for nothing).
- */
-export function shellHasCjkFont(doc = globalThis.document) {
-  if (!doc || !doc.fonts) return false;
-  return [...doc.fonts].some((face) => face.family.replace(/["']/g, "") === CJK_FAMILY);
 }
 
 /** The stylesheet as its frame's <style> holds it: "<" cannot end the element. */
