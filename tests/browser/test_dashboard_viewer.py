@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,6 +154,9 @@ def test_a_clicked_bar_selects_its_datum_for_the_agent(board: tuple[Any, Any]) -
     assert context.startswith('<viewer-context mode="dashboard" file="data/sales.csv" tile="revenue-by-product" kind="datum"')
     assert f'"product":"{selected["fields"]["product"]}"' in context and '"sum_revenue":' in context
     expect(page.locator(".chip, .selection-chip, [class*=chip]").filter(has_text="Revenue by product").first).to_be_visible()
+    # the bar pointed at is marked in the chart, not only its tile
+    expect(bars.first).to_have_class(re.compile(r"\bpneuma-selected\b"))
+    assert page.evaluate("(el) => getComputedStyle(el).strokeWidth", bars.first.element_handle()) == "2px"
     # a table row: the row's number in the file and its fields
     page.locator(TILE.format("latest-rows") + " tbody tr").nth(2).click()
     row = page.evaluate(f"() => {HOST}.instance.viewer.selected")

@@ -279,7 +279,12 @@ class DashboardViewer {
       if (event) event.dbPicked = true;
       this.selectDatum(card, fields(datum, item));
     };
-    if (tile.type === "chart") return drawChart(card.body, tile, rows, this.vendor, pick((d) => ({ datum: d })));
+    if (tile.type === "chart") {
+      return drawChart(card.body, tile, rows, this.vendor, (datum, item, event) => {
+        pick((d) => ({ datum: d }))(datum, item, event);
+        event?.target?.classList?.add("pneuma-selected"); // the mark itself, as a table marks its row
+      });
+    }
     if (tile.type === "table") {
       return drawTable(card.body, tile, rows, (row, index, event) => {
         event.dbPicked = true;
