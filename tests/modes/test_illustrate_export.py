@@ -83,3 +83,22 @@ def test_a_broken_board_is_named_not_a_crash(workspace: Path, tmp_path: Path) ->
     with pytest.raises(ExportError) as refused:
         EXPORTER.run(workspace, "contact-sheet", tmp_path / "sheet.pdf")
     assert "row 1 has no id" in str(refused.value)
+
+
+def test_a_chosen_file_that_is_not_an_image_is_left_out_and_named(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "images/fox-2.png").write_text("<html>not a picture</html>", encoding="utf-8")
+    choose(workspace, {"fox-1": {"status": "picked", "starred": False, "comment": ""},
+                       "fox-2": {"status": "picked", "starred": False, "comment": ""}})
+    result = EXPORTER.run(workspace, "zip", tmp_path / "chosen.zip")
+    with zipfile.ZipFile(result.files[0]) as archive:
+        assert archive.namelist() == ["fox-1.png", "fox-1.json"]
+    assert result.warnings == ["fox-2: images/fox-2.png is not a PNG, JPEG or WebP image; left out"]
+    assert result.summary.startswith("1 picked image ")
+    sheet = EXPORTER.run(workspace, "contact-sheet", tmp_path / "sheet.pdf")
+    assert sheet.warnings == ["fox-2: images/fox-2.png is not a PNG, JPEG or WebP image"]
+    assert sum(len(page.images) for page in PdfReader(sheet.files[0]).pages) == 4
+    # when no chosen file is a picture, there is nothing to export: said, and no file
+    choose(workspace, {"fox-2": {"status": "picked", "starred": False, "comment": ""}})
+    with pytest.raises(ExportError) as refused:
+        EXPORTER.run(workspace, "zip", tmp_path / "none.zip")
+    assert "fox-2" in str(refused.value) and not (tmp_path / "none.zip").exists()

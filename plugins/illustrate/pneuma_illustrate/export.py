@@ -28,6 +28,7 @@ from pneuma.api import (
     ExportRequest,
     ExportResult,
     html_to_pdf,
+    image_format,
     shell_static_dir,
 )
 from pneuma_illustrate.records import (
@@ -73,19 +74,22 @@ def export_zip(request: ExportRequest) -> ExportResult:
         with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_STORED) as archive:
             for done, image_id in enumerate(ids):
                 request.report(done, len(ids), image_id)
-                found = files.image_bytes(image_id)
+                found, problem = _picture(files, image_id)
                 if found is None:
-                    warnings.append(f"{image_id}: its image file is missing; left out")
+                    warnings.append(f"{image_id}: {problem}; left out")
                     continue
                 rel, data = found
                 archive.writestr(rel.rpartition("/")[2], data)
                 record = files.read(record_path(image_id))
                 if record is not None:
                     archive.writestr(f"{image_id}.json", record)
+        count = len(ids) - len(warnings)
+        if count == 0:
+            raise ExportError(f"none of the chosen images can be exported: {'; '.join(warnings)}",
+                              hint="Fix or regenerate those images, or pick others, then export again")
         temp.replace(request.output)
     finally:
         temp.unlink(missing_ok=True)
-    count = len(ids) - len(warnings)
     how = "picked" if rule == "picked" else "starred (none is picked)"
     return ExportResult(files=[request.output], warnings=warnings,
                         summary=f"{count} {how} image{'s' if count != 1 else ''} with "
@@ -110,11 +114,21 @@ figcaption { margin-top: 1.5mm; font-size: 8.5pt; }
 """
 
 
-def _figure(files: Files, folder: Path, image_id: str, choice: Choice | None, warnings: list[str]) -> str:
+def _picture(files: Files, image_id: str) -> tuple[tuple[str, bytes] | None, str]:
+    """An image's file and bytes, or None and why it cannot go into an export."""
     found = files.image_bytes(image_id)
     if found is None:
-        warnings.append(f"{image_id}: its image file is missing")
-        picture = '<div class="missing">missing</div>'
+        return None, "its image file is missing"
+    if image_format(found[1]) is None:
+        return None, f"{found[0]} is not a PNG, JPEG or WebP image"
+    return found, ""
+
+
+def _figure(files: Files, folder: Path, image_id: str, choice: Choice | None, warnings: list[str]) -> str:
+    found, problem = _picture(files, image_id)
+    if found is None:
+        warnings.append(f"{image_id}: {problem}")
+        picture = f'<div class="missing">{html.escape(problem)}</div>'
     else:
         rel, data = found
         copy = folder / rel.rpartition("/")[2]
