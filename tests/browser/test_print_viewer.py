@@ -196,6 +196,22 @@ def test_navigate_and_zoom_as_the_agent_asks(printed: tuple[Any, Any]) -> None:
     assert page.console_errors == []
 
 
+def test_a_narrow_window_gives_the_sheets_the_width(printed: tuple[Any, Any], shot: Any) -> None:
+    server, page = printed
+    page.set_viewport_size({"width": 420, "height": 800})
+    try:
+        expect(page.locator(".pnp-list")).to_be_hidden()
+        counter = page.locator(".pnp-counter").bounding_box()
+        assert counter["height"] < 24, counter  # "Page 1 of 3" on one line, not broken over two
+        viewer = page.locator(".pnp-root").bounding_box()
+        sheet = page.locator(".pnp-sheet[data-page='1']").bounding_box()
+        assert sheet["width"] > viewer["width"] * 0.8, (sheet, viewer)
+        shot(page, "print-narrow")
+    finally:
+        page.set_viewport_size({"width": 1300, "height": 900})
+    expect(page.locator(".pnp-list")).to_be_visible()
+
+
 def test_a_review_pin_sits_on_its_element_and_knows_its_place(printed: tuple[Any, Any]) -> None:
     server, page = printed
     assert page.evaluate(f"() => {HOST}.module.capabilities") == ["annotate", "edit", "follow"]
