@@ -198,6 +198,13 @@ def test_an_invalid_spec_shows_its_error_in_its_tile(board: tuple[Any, Any]) -> 
     expect(page.locator(TILE.format("revenue-by-product") + " .db-tile-error")).to_contain_text(
         'spec.encoding.x.field: "prodct" is not a field of data/sales.csv (its fields: month, region, product')
     (server.workspace / "data" / "photo.csv").unlink()
+    # a data file over the size limit is refused by its size, as validate_board refuses it
+    (server.workspace / "data" / "huge.csv").write_bytes(b"month,revenue\n" + b"2025-01-01,1\n" * 1_500_000)
+    path.write_text(original.replace('"data": "data/sales.csv",\n      "spec": {\n        "mark": "bar"',
+                                     '"data": "data/huge.csv",\n      "spec": {\n        "mark": "bar"'), encoding="utf-8")
+    expect(page.locator(TILE.format("revenue-by-product") + " .db-tile-error")).to_contain_text(
+        "data/huge.csv is 18.6 MB; the dashboard reads data files up to 16.0 MB")
+    (server.workspace / "data" / "huge.csv").unlink()
     path.write_text("{ not json", encoding="utf-8")
     expect(page.locator(".db-board-error")).to_contain_text("not valid JSON")
     path.write_text(original, encoding="utf-8")

@@ -5,6 +5,11 @@
 // content_update (over 2 MB) is fetched from the host's content route.
 
 const PARQUET_READER = "PneumaParquet"; // a global a Parquet bundle may define
+// The largest data file read, as data.py's default (PNEUMA_DASHBOARD_MAX_DATA_MB):
+// a larger one is refused by its size before it is downloaded, never parsed
+// into a frozen tab.
+const MAX_DATA_BYTES = 16 * 1024 * 1024;
+const megabytes = (bytes) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 export class DataError extends Error {}
 
@@ -63,6 +68,11 @@ async function fileBody(path, files, ctx, binary) {
   if (!binary && typeof file.content === "string") return file.content;
   const response = await fetch(ctx.contentUrl(path), { credentials: "same-origin" });
   if (!response.ok) throw new DataError(`${path} could not be read (${response.status})`);
+  const size = Number(response.headers.get("content-length"));
+  if (size > MAX_DATA_BYTES) {
+    response.body?.cancel();
+    throw new DataError(`${path} is ${megabytes(size)}; the dashboard reads data files up to ${megabytes(MAX_DATA_BYTES)}`);
+  }
   const bytes = await response.arrayBuffer();
   if (binary) return bytes;
   try {
