@@ -61,6 +61,7 @@ def test_the_contact_sheet_shows_every_row_prompt_and_mark(workspace: Path, tmp_
     board = json.loads((workspace / "board.json").read_text())
     board["rows"][1]["prompt"] = "一只在树下读书的狐狸 (a fox reading under a tree)"
     (workspace / "board.json").write_text(json.dumps(board, ensure_ascii=False))
+    (workspace / "images/lighthouse-3.png").write_text("<html>not a picture</html>", encoding="utf-8")
     choose(workspace, {"fox-1": {"status": "picked", "starred": True, "comment": "warmer light please"},
                        "lighthouse-1": {"status": "rejected", "starred": False, "comment": "天空太暗了"}})
     result = EXPORTER.run(workspace, "contact-sheet", tmp_path / "sheet.pdf")
@@ -74,7 +75,10 @@ def test_the_contact_sheet_shows_every_row_prompt_and_mark(workspace: Path, tmp_
     assert "一只在树下读书的狐狸" in "".join(text.split())
     # a comment (set in italics) in Chinese too: drawn glyphs, not empty boxes
     assert "天空太暗了" in "".join(text.split())
-    assert sum(len(page.images) for page in reader.pages) == 5
+    # a file that is not a picture is a note in its place, named in the warnings
+    assert "is not a PNG, JPEG or WebP image" in text
+    assert result.warnings == ["lighthouse-3: images/lighthouse-3.png is not a PNG, JPEG or WebP image"]
+    assert sum(len(page.images) for page in reader.pages) == 4
     assert result.summary == "2 rows, 5 images"
 
 
@@ -94,9 +98,6 @@ def test_a_chosen_file_that_is_not_an_image_is_left_out_and_named(workspace: Pat
         assert archive.namelist() == ["fox-1.png", "fox-1.json"]
     assert result.warnings == ["fox-2: images/fox-2.png is not a PNG, JPEG or WebP image; left out"]
     assert result.summary.startswith("1 picked image ")
-    sheet = EXPORTER.run(workspace, "contact-sheet", tmp_path / "sheet.pdf")
-    assert sheet.warnings == ["fox-2: images/fox-2.png is not a PNG, JPEG or WebP image"]
-    assert sum(len(page.images) for page in PdfReader(sheet.files[0]).pages) == 4
     # when no chosen file is a picture, there is nothing to export: said, and no file
     choose(workspace, {"fox-2": {"status": "picked", "starred": False, "comment": ""}})
     with pytest.raises(ExportError) as refused:
