@@ -57,3 +57,8 @@ test('"format" is width, height and fps in one field, as the seed writes the ini
   assert.throws(() => parseComposition(JSON.stringify({ format: 'big', scenes })), /format must be WIDTHxHEIGHT@FPS/);
   assert.throws(() => parseComposition(text({ format: '1080x1920@25', scenes })), /format and width, height, fps are both given/);
 });
+
+test('a scene longer than an hour is refused, as composition.py refuses it', () => {
+  assert.throws(() => parseComposition(text({ scenes: [{ id: 'a', file: 'a.html', duration: 1e308 }] })),
+    /scenes\[0\]\.duration is 1e\+308; at most 3600/);
+});

@@ -65,3 +65,25 @@ def test_the_format_chosen_at_init_is_the_seeded_video_s_size_and_rate(tmp_path:
     video_json.write_text(video_json.read_text().replace("1080x1920@30", "big"))
     report = call_mode_tool("video", workspace, "composition_report", {})
     assert report["valid"] is False and "format" in report["problems"][0]["message"], report
+
+
+def test_a_scene_out_of_any_range_or_a_scene_file_linked_outside_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    workspace = write_sample(tmp_path / "ws")
+    video_json = workspace / "video.json"
+    sample = json.loads(video_json.read_text())
+    for duration, said in (("1e308", "at most 3600"), ("NaN", "must be a number > 0, not NaN")):
+        video_json.write_text(json.dumps(sample).replace('"duration": 1', f'"duration": {duration}', 1))
+        report = call_mode_tool("video", workspace, "composition_report", {})
+        assert report["valid"] is False and said in report["problems"][0]["message"], report
+        assert "scenes[0].duration" in report["problems"][0]["message"]
+    # a scene file that is a link to a file outside the workspace is never read into a frame
+    video_json.write_text(json.dumps(sample))
+    secret = tmp_path / "secret.html"
+    secret.write_text("<h1>outside</h1>")
+    scene = workspace / sample["scenes"][0]["file"]
+    scene.unlink()
+    scene.symlink_to(secret)
+    report = call_mode_tool("video", workspace, "composition_report", {})
+    assert report["valid"] is False and "outside the workspace" in report["problems"][0]["message"], report
+    answer = call_mode_tool("video", workspace, "capture_frame", {"time": 0})
+    assert answer["error"]["code"] in ("E_CONFLICT", "E_BAD_ARGS") and "outside" in answer["error"]["message"], answer

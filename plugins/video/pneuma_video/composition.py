@@ -15,6 +15,7 @@ frame count is the sum of its scenes'.
 from __future__ import annotations
 
 import json
+import math
 import posixpath
 import re
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any
 COMPOSITION_FILE = "video.json"
 MAX_SIDE = 7680  # 8K: larger is a typo, and a frame that big would not fit one screenshot
 MAX_FPS = 120
+MAX_SCENE_S = 3600  # an hour: longer is a typo, and its frame count must stay a number
 _DEFAULTS = {"width": 1280, "height": 720, "fps": 30, "background": "#000000"}
 # "format": "1920x1080@30" stands for width, height and fps in one field: it is
 # how the init param (manifest "format") seeds the size the person chose.
@@ -89,7 +91,7 @@ class Composition:
 
 
 def _number(value: Any, where: str, *, integer: bool = False, upper: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
         raise CompositionError(f"{where} must be a number > 0, not {json.dumps(value)}")
     if integer and value != int(value):
         raise CompositionError(f"{where} must be a whole number, not {value}")
@@ -108,7 +110,7 @@ def _scene(entry: Any, index: int, fps: float, start: int) -> Scene:
     normal = posixpath.normpath(file.strip())
     if normal.startswith(("/", "../")) or normal == "..":
         raise CompositionError(f"{where}.file {file!r} must be inside the workspace")
-    duration = _number(entry.get("duration"), f"{where}.duration")
+    duration = _number(entry.get("duration"), f"{where}.duration", upper=MAX_SCENE_S)
     frames = max(1, int(round(duration * fps)))
     scene_id = entry.get("id")
     title = entry.get("title", "")
@@ -166,6 +168,16 @@ def composition_from_text(text: str) -> Composition:
         raise CompositionError(f"{COMPOSITION_FILE} is not valid JSON: {exc.msg} "
                                f"(line {exc.lineno}, column {exc.colno})") from None
     return parse_composition(data)
+
+
+def scene_path(workspace: Path, scene: Scene) -> Path:
+    """The scene's file, refused (``CompositionError``) when it is a link that leads
+    outside the workspace: its text would be drawn into the video."""
+    root = workspace.resolve()
+    path = (root / scene.file).resolve()
+    if not path.is_relative_to(root):
+        raise CompositionError(f"{scene.label()}: its file {scene.file} leads outside the workspace")
+    return path
 
 
 def read_composition(workspace: Path) -> Composition:

@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from pneuma.api import CHROMIUM_ARGS, ExportError, find_chromium, shell_static_dir
-from pneuma_video.composition import Composition, Scene
+from pneuma_video.composition import Composition, CompositionError, Scene, scene_path
 
 ORIGIN = "http://pneuma-video.localhost"
 RUNTIME_PATH = "/__pneuma-video/runtime.js"
@@ -140,7 +140,9 @@ class FramePage:
     async def show(self, scene: Scene) -> LoadedScene:
         """Load ``scene`` (its file read now); what it threw while loading."""
         try:
-            fragment = (self.workspace / scene.file).read_text(encoding="utf-8")
+            fragment = scene_path(self.workspace, scene).read_text(encoding="utf-8")
+        except CompositionError as exc:
+            raise ExportError(str(exc), code="E_CONFLICT", hint="Fix the scene's file entry in video.json") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ExportError(f"{scene.label()}: cannot read {scene.file}: {exc}",
                               hint="Fix the scene's file entry in video.json") from None

@@ -25,6 +25,7 @@ from pneuma_video.composition import (
     Composition,
     CompositionError,
     read_composition,
+    scene_path,
 )
 
 WALL_CLOCK = re.compile(r"\b(Date\.now|new\s+Date|performance\.now|setTimeout|setInterval|"
@@ -71,7 +72,11 @@ def scene_problems(workspace: Path, composition: Composition) -> list[Found]:
     problems: list[Found] = []
     for scene in composition.scenes:
         locate = {"scene": scene.id, "time": composition.start_time(scene)}
-        path = workspace / scene.file
+        try:
+            path = scene_path(workspace, scene)
+        except CompositionError as exc:
+            problems.append(Found(str(exc), file=scene.file, locate=locate))
+            continue
         try:
             if path.stat().st_size > MAX_SCENE_BYTES:
                 continue

@@ -5,6 +5,7 @@
 // too) with a catalogue key beside it for the page.
 
 export const COMPOSITION_FILE = "video.json";
+const MAX_SCENE_S = 3600;
 const DEFAULTS = { width: 1280, height: 720, fps: 30, background: "#000000" };
 // "format": "1920x1080@30" stands for width, height and fps in one field (as
 // in composition.py): how the init param seeds the size the person chose.
@@ -66,6 +67,8 @@ export function parseComposition(text) {
       throw new CompositionError(`${where}.file must name the scene's HTML file (scenes/01-intro.html)`);
     }
     const duration = positive(entry.duration, `${where}.duration`);
+    // at most an hour a scene, as composition.py says (MAX_SCENE_S)
+    if (duration > MAX_SCENE_S) throw new CompositionError(`${where}.duration is ${duration}; at most ${MAX_SCENE_S}`);
     const frames = Math.max(1, roundHalfEven(duration * fps));
     const scene = {
       index, id: entry.id ? String(entry.id) : `scene-${index + 1}`, title: entry.title ? String(entry.title) : "",
