@@ -82,6 +82,12 @@ def test_rows_of_variants_and_an_image_s_record(board: tuple[Any, Any]) -> None:
     assert (view["open"], view["selected"], view["problems"]) == ("lighthouse-2", "lighthouse-2", [])
     # no image provider is set for this run: the page says what to set
     expect(page.locator(".il-provider")).to_contain_text("PNEUMA_IMAGES_BASE_URL")
+    # the person folds the notice to its title; it stays folded when the page redraws
+    page.locator(".il-provider summary").click()
+    expect(page.locator(".il-provider li").first).to_be_hidden()
+    page.evaluate(f"() => {HOST}.instance.render()")
+    expect(page.locator(".il-provider summary")).to_be_visible()
+    expect(page.locator(".il-provider li").first).to_be_hidden()
     assert page.console_errors == []
 
 

@@ -159,11 +159,16 @@ class IllustrateViewer {
     if (this.provider && this.provider.ready === false) {
       // What to set, in the page's language; the problem itself is the
       // host's sentence (English, as the terminal says it), shown as code.
-      parts.push(h("div", { class: "il-provider", role: "status" },
-        h("strong", { text: t(this.provider.configured ? "provider.problemTitle" : "provider.title") }),
+      // Folded by a click on its title (and kept folded across redraws): it
+      // says the same thing on every load, the board matters more.
+      const notice = h("details", { class: "il-provider", role: "status" },
+        h("summary", {}, h("strong", { text: t(this.provider.configured ? "provider.problemTitle" : "provider.title") })),
         h("p", { text: t("provider.body") }),
         h("ul", {}, SETTINGS_TO_SET.map((names) => h("li", {}, h("code", { text: names })))),
-        this.provider.configured && this.provider.problem ? h("code", { class: "il-provider-problem", text: String(this.provider.problem) }) : null));
+        this.provider.configured && this.provider.problem ? h("code", { class: "il-provider-problem", text: String(this.provider.problem) }) : null);
+      notice.open = !this.providerFolded;
+      notice.addEventListener("toggle", () => { this.providerFolded = !notice.open; });
+      parts.push(notice);
     }
     this.header.replaceChildren(...parts);
   }
