@@ -352,3 +352,16 @@ def test_charts_follow_a_switch_of_the_system_scheme_without_a_reload(board: tup
         page.emulate_media(color_scheme="light")
     page.wait_for_function(f"(light) => ({fill})() === light", arg=light, timeout=10_000)
     assert light != dark
+
+
+def test_a_key_number_fits_its_tile_in_a_narrow_window(board: tuple[Any, Any]) -> None:
+    _, page = board
+    size = page.viewport_size
+    # the figure's text fits its box: nothing of it is clipped
+    fits = "() => [...document.querySelectorAll('.db-number-value')].map((el) => el.scrollWidth <= el.clientWidth)"
+    page.set_viewport_size({"width": 420, "height": 900})
+    try:
+        page.wait_for_function(f"() => ({fits})().length === 2 && ({fits})().every(Boolean)", timeout=5_000)
+    finally:
+        page.set_viewport_size(size)
+    expect(page.locator(TILE.format("total-revenue") + " .db-number-value")).to_have_text("$229,320")

@@ -177,6 +177,8 @@ export function drawNumber(body, tile, rows, vendor) {
   body.replaceChildren(h("div", { class: "db-number" },
     h("div", { class: "db-number-value", text: value === null ? "—" : text }),
     tile.label ? h("div", { class: "db-number-label", text: tile.label }) : null));
+  // the figure's length sizes it to its tile (viewer.css); CSSOM, not a style attribute the page's policy may refuse
+  body.querySelector(".db-number-value").style.setProperty("--db-chars", String(Math.max(4, [...text].length)));
   return { values: () => [{ value, text, field: tile.field ?? null, aggregate: tile.aggregate }] };
 }
 
