@@ -303,11 +303,23 @@ def test_a_broken_composition_or_scene_is_said_in_the_page_and_in_the_answers(vi
         expect(page.locator(".video-block[data-scene=outro]")).to_have_attribute("data-missing", "1", timeout=RELOAD)
         shown = viewer_answer(server, "navigate-to", {"scene": "outro"})
         assert shown["message"].endswith("scenes/09-gone.html is missing."), shown
-        assert page.get_attribute(".video-stage", "data-missing") == "scenes/09-gone.html"
+        assert page.get_attribute(".video-stage", "data-missing") == "scenes/09-gone.html is missing"
+
+        # a scene file that is not text (a picture under an .html name) says so, in the page and to the agent
+        outro.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+        composition.write_text(good, encoding="utf-8")
+        page.wait_for_function(f"() => ({HOST}.instance.problems()['scenes/03-outro.html'] || '').includes('not a text')",
+                               timeout=RELOAD)
+        expect(page.locator(".video-block[data-scene=outro]")).to_have_attribute("data-missing", "1")
+        shown = viewer_answer(server, "navigate-to", {"scene": "outro"})
+        assert shown["message"].endswith("scenes/03-outro.html is not a text file (a scene is HTML)."), shown
+        assert page.get_attribute(".video-stage", "data-missing") == (
+            "scenes/03-outro.html is not a text file (a scene is HTML)")
 
         composition.write_text(good, encoding="utf-8")
         outro.write_text(good_outro.replace("<style>", "<script>null.boom();</script><style>"), encoding="utf-8")
-        page.wait_for_function(f"() => 'scenes/03-outro.html' in {HOST}.instance.problems()")
+        page.wait_for_function(
+            f"() => ({HOST}.instance.problems()['scenes/03-outro.html'] || '').startsWith('Script error')", timeout=RELOAD)
         shown = viewer_answer(server, "navigate-to", {"scene": "outro"})
         assert "The scene's script threw: Uncaught TypeError: Cannot read properties of null (reading 'boom')" in shown["message"], shown
         assert scene_text(page, "h2") == "Your turn: tell the agent what to make"  # the rest still draws

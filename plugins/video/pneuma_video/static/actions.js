@@ -57,7 +57,7 @@ export const actionMethods = {
     const where = this.playhead();
     const { scene } = sceneAtFrame(this.composition, frame);
     const errors = this.frames.get(scene.id) ? this.frames.get(scene.id).errors : [];
-    const missing = this.frames.has(scene.id) ? "" : ` ${scene.file} is missing.`;
+    const missing = this.frames.has(scene.id) ? "" : ` ${this.whyNoFrame(scene)}.`;
     const thrown = errors.length ? ` The scene's script threw: ${errors[0].message}` : "";
     return {
       success: true,

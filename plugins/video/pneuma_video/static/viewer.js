@@ -30,6 +30,7 @@ export class VideoPlayer {
     this.composition = null;
     this.problem = null; // {message, key?}
     this.frames = new Map(); // scene id → SceneFrame
+    this.noFrame = new Map(); // scene id → why it has no frame (syncFrames)
     this.frame = this.savedFrame(); // the playhead
     this.wanted = 0;
     this.drawn = null; // "frame@version" on screen
@@ -103,8 +104,10 @@ export class VideoPlayer {
   /** One frame per scene: kept when its file and the stage are the same, made anew otherwise. */
   syncFrames(files) {
     const keep = new Map();
+    this.noFrame = new Map(); // scene id → why it has no frame (its file is not there, or not text)
     for (const scene of this.composition.scenes) {
       const html = this.fileText(scene.file, files);
+      if (html === null) this.noFrame.set(scene.id, (files || []).some((f) => f.path === scene.file) ? "scene.notText" : "scene.missing");
       const old = this.frames.get(scene.id);
       const fresh = html === null ? null : new SceneFrame(scene, html, this.composition, {
         onMessage: (frame, message) => this.fromScene(frame, message), pointing: !this.readOnly,
@@ -202,7 +205,7 @@ export class VideoPlayer {
       this.ctx.setActiveFile(scene.file);
     }
     this.stage.dataset.scene = scene.id;
-    this.stage.dataset.missing = frame ? "" : scene.file;
+    this.stage.dataset.missing = frame ? "" : this.t(this.noFrame.get(scene.id) || "scene.missing", { file: scene.file });
     this.stage.dataset.frame = String(n);
     if (this.keepsPlace()) {
       try {
@@ -294,7 +297,7 @@ export class VideoPlayer {
     this.sceneList.replaceChildren(...c.scenes.map((scene) => h("li", {},
       h("button", { type: "button", class: "video-scene-item", "data-scene": scene.id,
         "aria-current": scene === current ? "true" : null, "data-missing": this.frames.has(scene.id) ? null : "1",
-        title: this.frames.has(scene.id) ? scene.file : this.t("scene.missing", { file: scene.file }),
+        title: this.frames.has(scene.id) ? scene.file : this.t(this.noFrame.get(scene.id) || "scene.missing", { file: scene.file }),
         onclick: () => {
           this.pause();
           this.goTo(scene.startFrame);
@@ -351,6 +354,12 @@ export class VideoPlayer {
     for (const frame of this.frames.values()) frame.mark("");
   }
 
+  /** Why `scene` has no frame, in the agent's words (English). */
+  whyNoFrame(scene) {
+    return this.noFrame.get(scene.id) === "scene.notText" ? `${scene.file} is not a text file (a scene is HTML)`
+      : `${scene.file} is missing`;
+  }
+
   /** Files with problems the person should see (the follow capability). */
   problems() {
     const found = {};
@@ -359,7 +368,7 @@ export class VideoPlayer {
       if (frame.errors.length) found[frame.scene.file] = `Script error: ${frame.errors[0].message}`;
     }
     if (this.composition) {
-      for (const scene of this.composition.scenes) if (!this.frames.has(scene.id)) found[scene.file] = `${scene.file} is missing`;
+      for (const scene of this.composition.scenes) if (!this.frames.has(scene.id)) found[scene.file] = this.whyNoFrame(scene);
     }
     return found;
   }
