@@ -267,6 +267,7 @@ def test_a_broken_row_and_a_file_that_is_not_an_image_are_named(board: tuple[Any
     data = json.loads(before)
     long_title = "Lighthouse" * 60  # one unbroken word wider than any window
     data["rows"][0]["title"] = long_title
+    data["title"] = long_title
     data["rows"][1]["images"] += ["fake", "outside"]
     data["rows"].append({"title": "no id", "images": "fox-1"})
     (ws / "images" / "fake.png").write_text("not a picture at all", encoding="utf-8")
@@ -288,6 +289,9 @@ def test_a_broken_row_and_a_file_that_is_not_an_image_are_named(board: tuple[Any
         rows = page.locator(".il-rows")
         assert rows.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
         expect(page.locator(".il-row").first.locator("h2")).to_have_text(long_title)
+        # a title as long as a page is cut to a few lines: the rows stay in sight
+        assert page.locator(".il-header").bounding_box()["height"] < 200
+        expect(card(page, "lighthouse-1")).to_be_in_viewport()
     finally:
         board_file.write_text(before, encoding="utf-8")
         (ws / "images" / "fake.png").unlink()
