@@ -87,3 +87,19 @@ test('a mark over a choices.json that does not parse is refused, the file left a
   assert.match(answer.message, /choices\.json is not valid JSON/);
   assert.deepEqual(writes, []);
 });
+
+test('a written mark shows until the file snapshot catches up, not the stale snapshot in between', async () => {
+  const { ChoicesWriter } = await import('../../plugins/illustrate/pneuma_illustrate/static/choices.js');
+  const stale = files({ 'choices.json': '{"a": {"status": "picked", "starred": false, "comment": ""}}' });
+  const ctx = { files: stale, editFile: async (path, text) => ({ ok: true, written: text }) };
+  const writer = new ChoicesWriter(ctx);
+  assert.equal((await writer.set('a', { status: null }, stale)).ok, true);
+  assert.equal(writer.marks(stale).a.status, null); // the watcher has not delivered the write yet
+  const fresh = files({ 'choices.json': '{"a": {"status": null, "starred": false, "comment": ""}}' });
+  writer.fileChanged(fresh);
+  assert.equal(writer.marks(fresh).a.status, null);
+  // from then on the file is what counts (the agent may change it)
+  const agent = files({ 'choices.json': '{"a": {"status": "rejected", "starred": false, "comment": ""}}' });
+  writer.fileChanged(agent);
+  assert.equal(writer.marks(agent).a.status, 'rejected');
+});

@@ -19,11 +19,15 @@ export class ChoicesWriter {
     this.queue = Promise.resolve();
     this.text = readChoices(ctx.files).text; // the file's text as last known (disk or our write)
     this.overrides = {}; // marks made here, shown at once, until the file says the same
+    this.written = new Set(); // ids whose override is on disk: dropped at the file's next change
   }
 
   /** The file changed on disk (its text as the snapshot has it). */
   fileChanged(files) {
     this.text = readChoices(files).text;
+    // The snapshot now holds what was written (or something newer): it counts.
+    for (const id of this.written) delete this.overrides[id];
+    this.written.clear();
   }
 
   /** The marks to show: the file's, with what is being written over them. */
@@ -61,10 +65,13 @@ export class ChoicesWriter {
     }
     if (answer && answer.ok) {
       this.text = answer.written ?? next;
-    } else if (answer && typeof answer.current === "string") {
-      this.text = answer.current; // the person kept the file's version: show it
+      // Shown until the watcher brings the written file: the snapshot in
+      // between is the old one, and the next message would read it.
+      if (this.overrides[id] === mark) this.written.add(id);
+    } else {
+      if (answer && typeof answer.current === "string") this.text = answer.current; // the person kept the file's version
+      if (this.overrides[id] === mark) delete this.overrides[id];
     }
-    if (this.overrides[id] === mark) delete this.overrides[id];
     return { ok: Boolean(answer && answer.ok), message: answer?.message || "" };
   }
 
