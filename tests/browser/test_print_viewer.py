@@ -301,3 +301,28 @@ def test_an_edit_racing_an_agent_write_is_refused_and_nothing_is_lost(printed: t
     expect(frame_of(page, 2).locator("h2").nth(2)).to_have_text("The agent's heading")
     path.write_text(original, encoding="utf-8")
     expect(frame_of(page, 2).locator("h2").nth(2)).to_have_text("What comes next")
+
+
+def test_a_listed_page_that_is_gone_or_not_text_is_said_on_its_sheet_and_to_the_agent(printed: tuple[Any, Any]) -> None:
+    server, page = printed
+    page.console_errors.clear()  # what earlier tests' frames refused to run is theirs
+    path = server.workspace / "print.json"
+    original = path.read_text(encoding="utf-8")
+    picture = server.workspace / "pages" / "photo.html"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)  # a picture saved under a page's name
+    listed = ('"pages": [{"file": "pages/gone.html", "title": "Gone"}, '
+              '{"file": "pages/photo.html", "title": "Photo"}, ')
+    path.write_text(original.replace('"pages": [', listed), encoding="utf-8")
+    try:
+        expect(page.locator(".pnp-sheet")).to_have_count(5, timeout=10_000)
+        expect(frame_of(page, 1).locator("body")).to_contain_text("pages/gone.html is listed in print.json but does not exist")
+        expect(frame_of(page, 2).locator("body")).to_contain_text("pages/photo.html is not a text file")
+        view = viewer_answer(server, "describe-view")
+        assert "page 1 (pages/gone.html) is listed in print.json but does not exist" in view["message"], view
+        assert "page 2 (pages/photo.html) is not a text file" in view["message"], view
+        assert [u["page"] for u in view["data"]["unreadable"]] == [1, 2]
+    finally:
+        path.write_text(original, encoding="utf-8")
+        picture.unlink()
+    expect(page.locator(".pnp-sheet")).to_have_count(3, timeout=10_000)
+    assert page.console_errors == []

@@ -41,6 +41,7 @@ export const agentActions = {
       file: sheet.page.file,
       title: sheet.page.title,
       missing: !!sheet.missing,
+      ...(sheet.missing ? { problem: unreadableLine(sheet) } : {}),
       fill_percent: fit.fill,
       overflows: fit.overflows,
       overflow_mm: { bottom: round1(pxToMm(fit.overflowY)), right: round1(pxToMm(fit.overflowX)) },
@@ -110,13 +111,25 @@ export const agentActions = {
       over.length ? `Overflowing pages: ${over.join(", ")}.` : "No page overflows.",
       sel ? `Selected on page ${sel.page}: <${sel.info.tag}> "${sel.info.text}" (${sel.info.selector}).` : "Nothing selected.",
     ];
+    const unreadable = this.sheets.filter((s) => s.missing);
+    if (unreadable.length) {
+      lines.push(`Pages not drawn: ${unreadable.map((s) => `page ${s.position} ${unreadableLine(s)}`).join("; ")}.`);
+    }
     if (this.problem) lines.push(`print.json problem: ${this.problem.error}`);
     return {
       success: true,
       message: lines.join("\n"),
       data: { title: this.doc.title, paper: paperLabel(this.doc), page: sheet ? sheet.position : null,
         file: sheet ? sheet.page.file : null, zoom: this.zoomMode, overflowing: over,
-        selection: sel ? { page: sel.page, file: sel.file, ...sel.info } : null },
+        selection: sel ? { page: sel.page, file: sel.file, ...sel.info } : null,
+        unreadable: unreadable.map((s) => ({ page: s.position, file: s.page.file, problem: unreadableLine(s) })) },
     };
   },
 };
+
+/** What the agent is told about a listed page the viewer cannot draw. */
+export function unreadableLine(sheet) {
+  return sheet.missing === "notText"
+    ? `(${sheet.page.file}) is not a text file: write the page as HTML`
+    : `(${sheet.page.file}) is listed in print.json but does not exist`;
+}

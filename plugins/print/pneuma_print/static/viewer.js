@@ -17,7 +17,7 @@ import {
 } from "./print-doc.js";
 import { translator } from "./i18n.js";
 import { Sheet } from "./sheet.js";
-import { agentActions } from "./actions.js";
+import { agentActions, unreadableLine } from "./actions.js";
 import { annotating } from "./pins.js";
 import { editingInPlace } from "./edit.js";
 import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
@@ -25,6 +25,10 @@ import { h, sharedStylesheet } from "/static/lib/viewer-helpers.js";
 const STYLE = sharedStylesheet(new URL("./viewer.css", import.meta.url).href, { "data-pneuma-print": "" });
 export const ZOOMS = ["fit-width", "fit-page", "50", "75", "100", "125", "150", "200"];
 const GAP_PX = 24;
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]);
+}
 
 class PrintViewer {
   constructor(element, ctx) {
@@ -103,6 +107,13 @@ class PrintViewer {
     return entry && typeof entry.content === "string" ? entry.content : null;
   }
 
+  /** Why a listed page cannot be drawn ("missing", "notText"), or null. */
+  unreadable(file) {
+    const entry = this.files.get(file);
+    if (!entry) return "missing";
+    return typeof entry.content === "string" ? null : "notText";
+  }
+
   // -- rendering
 
   render() {
@@ -115,9 +126,10 @@ class PrintViewer {
       this.column.append(sheet.el);
     }
     pages.forEach((page, i) => {
-      const fragment = this.fragmentOf(page.file);
-      const shown = fragment === null ? `<p style="color:#b42318">${this.t("sheet.missing", { file: page.file })}</p>` : fragment;
-      this.sheets[i].missing = fragment === null;
+      const why = this.unreadable(page.file);
+      const said = why === "notText" ? this.t("sheet.notText", { file: page.file }) : this.t("sheet.missing", { file: page.file });
+      const shown = why ? `<p style="color:#b42318">${escapeHtml(said)}</p>` : this.fragmentOf(page.file);
+      this.sheets[i].missing = why;
       this.sheets[i].paint(page, shown, this.stylesheet, pageNumber(doc, i + 1));
     });
     this.current = Math.min(this.current, Math.max(0, pages.length - 1));
@@ -325,7 +337,8 @@ class PrintViewer {
   problems() {
     const found = {};
     for (const sheet of this.sheets) {
-      if (sheet.fit && sheet.fit.overflows) found[sheet.page.file] = this.overflowLine(sheet);
+      if (sheet.missing) found[sheet.page.file] = unreadableLine(sheet);
+      else if (sheet.fit && sheet.fit.overflows) found[sheet.page.file] = this.overflowLine(sheet);
     }
     return found;
   }
