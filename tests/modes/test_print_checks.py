@@ -59,3 +59,18 @@ def test_the_seed_fits_and_a_missing_page_file_and_a_broken_print_json_fail(work
     assert len(problems) == 1
     assert (problems[0].file, problems[0].line) == ("print.json", 4)
     assert problems[0].message.startswith("print.json is not valid JSON")
+
+
+def test_a_picture_saved_under_a_pages_name_fails_the_check_and_warns_the_export(workspace: Path) -> None:
+    (workspace / "pages" / "photo.html").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    data = json.loads((workspace / "print.json").read_text())
+    data["pages"].append({"file": "pages/photo.html", "title": "Photo"})
+    (workspace / "print.json").write_text(json.dumps(data, indent=2))
+    problems = run_check(workspace, ["pages/photo.html"])
+    assert [(p.message, p.file, p.locate) for p in problems] == [
+        ("page 4 (pages/photo.html) is not a text file: write the page as HTML", "pages/photo.html",
+         {"page": 4, "file": "pages/photo.html"})]
+    from pneuma_print.render import render_document
+    rendered = render_document(workspace)
+    assert "pages/photo.html is not a text file (a page is written as HTML): its sheet is blank" in rendered.warnings()
+    assert "\ufffd" not in rendered.html  # no sheet of mojibake in the export

@@ -50,12 +50,13 @@ def pages_fit(request: CheckRequest) -> list[Problem]:
     wanted = _pages_to_report(request, document)
     rendered = render_document(request.workspace, document=document)
     problems = _missing(rendered, wanted)
-    present = [page for page in document.pages if page.file not in rendered.missing_pages]
+    unreadable = {*rendered.missing_pages, *rendered.not_text_pages}
+    present = [page for page in document.pages if page.file not in unreadable]
     if not present or (wanted is not None and not wanted & {page.file for page in present}):
         return problems
     fits = run_sync(_measure(rendered.html, max(1.0, request.budget_s - _MARGIN_S)))
     for fit in fits:
-        if fit.overflows and (wanted is None or fit.file in wanted) and fit.file not in rendered.missing_pages:
+        if fit.overflows and (wanted is None or fit.file in wanted) and fit.file not in unreadable:
             problems.append(_overflow(document, fit))
     return problems
 
@@ -67,6 +68,10 @@ def _missing(rendered: RenderedDocument, wanted: set[str] | None) -> list[Proble
         position = document.position_of(file)
         problems.append(Problem(f"page {position} ({file}) is listed in print.json but the file does not exist",
                                 file=PRINT_JSON, locate={"page": position, "file": file}))
+    for file in rendered.not_text_pages:
+        position = document.position_of(file)
+        problems.append(Problem(f"page {position} ({file}) is not a text file: write the page as HTML",
+                                file=file, locate={"page": position, "file": file}))
     for rel in rendered.missing_assets:
         problems.append(Problem(f"{rel} is referred to by a page but does not exist", file=None,
                                 severity="warning"))

@@ -57,12 +57,15 @@ class RenderedDocument:
     html: str
     document: PrintDocument
     missing_pages: list[str] = field(default_factory=list)  # listed in print.json, no such file
+    not_text_pages: list[str] = field(default_factory=list)  # listed, but not UTF-8 text (a picture, say)
     missing_assets: list[str] = field(default_factory=list)  # referred to, no such file
     cjk_font_missing: bool = False  # Chinese text, and the shell's font is not installed
 
     def warnings(self) -> list[str]:
         lines = [f"{file} is listed in print.json but does not exist: its sheet is blank"
                  for file in self.missing_pages]
+        lines += [f"{file} is not a text file (a page is written as HTML): its sheet is blank"
+                  for file in self.not_text_pages]
         lines += [f"{rel} is referred to by the document but does not exist" for rel in self.missing_assets]
         if self.cjk_font_missing:
             lines.append("Chinese text prints only with a system CJK font: the shell's Noto Sans SC "
@@ -83,9 +86,10 @@ def render_document(workspace: Path, *, only: int | None = None,
     for position, page in enumerate(doc.pages, start=1):
         if only is not None and position != only:
             continue
-        fragment = _text(inliner, page.file)
+        data = inliner.read_bytes(page.file, MAX_PAGE_BYTES)
+        fragment = _decoded(data)
         if fragment is None:
-            rendered.missing_pages.append(page.file)
+            (rendered.missing_pages if data is None else rendered.not_text_pages).append(page.file)
             fragment = ""
         base_dir = posixpath.dirname(page.file)
         if cjk_font.needs_font(fragment + stylesheet) and not cjk_font.slices():
@@ -100,6 +104,18 @@ def render_document(workspace: Path, *, only: int | None = None,
 def _text(inliner: Inliner, rel: str) -> str | None:
     data = inliner.read_bytes(rel, MAX_PAGE_BYTES)
     return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def _decoded(data: bytes | None) -> str | None:
+    """A page's text; None when there is no file or it is not text (a NUL
+    byte or bytes that are not UTF-8: a picture saved under a page's name
+    would otherwise print as a sheet of mojibake)."""
+    if data is None or b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _page_document(inliner: Inliner, stylesheet: str, fragment: str, base_dir: str) -> str:
