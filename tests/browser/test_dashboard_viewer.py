@@ -354,13 +354,33 @@ def test_charts_follow_a_switch_of_the_system_scheme_without_a_reload(board: tup
     assert light != dark
 
 
-def test_a_key_number_fits_its_tile_in_a_narrow_window(board: tuple[Any, Any]) -> None:
-    _, page = board
+def test_a_narrow_window_stacks_the_tiles_and_fits_the_numbers(board: tuple[Any, Any]) -> None:
+    server, page = board
     size = page.viewport_size
-    # the figure's text fits its box: nothing of it is clipped
-    fits = "() => [...document.querySelectorAll('.db-number-value')].map((el) => el.scrollWidth <= el.clientWidth)"
+    # a phone's width: one tile a row, each as wide as the board, in the file's order
     page.set_viewport_size({"width": 420, "height": 900})
     try:
+        widths = page.evaluate("""() => {
+          const grid = document.querySelector('.db-grid'), style = getComputedStyle(grid);
+          const inner = grid.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          return [...grid.querySelectorAll('.db-tile')].map((t) => Math.round(t.getBoundingClientRect().width - inner));
+        }""")
+        assert widths == [0] * 6
+        tops = [page.locator(TILE.format(t)).bounding_box()["y"] for t in ("about", "total-revenue", "total-units")]
+        assert tops == sorted(tops) and len(set(tops)) == 3
+        # no drag in a stacked board: its place in the file is the wide board's
+        expect(page.locator(TILE.format("total-units") + " .db-resize")).to_be_hidden()
+        path = server.workspace / "dashboard.json"
+        original = path.read_text(encoding="utf-8")
+        bar = page.locator(TILE.format("total-units") + " .db-tile-bar").bounding_box()
+        page.mouse.move(bar["x"] + 20, bar["y"] + 10)
+        page.mouse.down()
+        page.mouse.move(bar["x"] + 20, bar["y"] + 400, steps=6)
+        page.mouse.up()
+        time.sleep(0.3)
+        assert path.read_text(encoding="utf-8") == original
+        # each key number's text fits its box: nothing of it is clipped
+        fits = "() => [...document.querySelectorAll('.db-number-value')].map((el) => el.scrollWidth <= el.clientWidth)"
         page.wait_for_function(f"() => ({fits})().length === 2 && ({fits})().every(Boolean)", timeout=5_000)
     finally:
         page.set_viewport_size(size)

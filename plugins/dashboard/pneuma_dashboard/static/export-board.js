@@ -9,6 +9,7 @@
 import { readBoard } from "./board.js";
 import { loadRows } from "./data.js";
 import { chartSpec, drawChart, drawMarkdown, drawNumber, drawTable } from "./tiles.js";
+import { placeTile } from "./grid-drag.js";
 import { h } from "/static/lib/viewer-helpers.js";
 
 const VENDOR_URL = new URL("./vendor/vega.iife.js", import.meta.url).href;
@@ -67,8 +68,7 @@ export async function renderBoard(job) {
     const body = h("div", { class: "db-tile-body" });
     const card = h("section", { class: "db-tile", "data-tile": tile.id, "data-type": tile.type },
       h("div", { class: "db-tile-bar" }, h("span", { class: "db-tile-title", text: tile.title || tile.id })), body);
-    card.style.gridColumn = `${tile.x + 1} / span ${tile.w}`;
-    card.style.gridRow = `${tile.y + 1} / span ${tile.h}`;
+    placeTile(card, tile);
     grid.append(card);
     tiles.push({ tile, body });
   }

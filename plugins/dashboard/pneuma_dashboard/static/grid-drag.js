@@ -10,6 +10,12 @@ const THRESHOLD_PX = 3;
 export function placeTile(element, box) {
   element.style.gridColumn = `${box.x + 1} / span ${box.w}`;
   element.style.gridRow = `${box.y + 1} / span ${box.h}`;
+  element.style.setProperty("--db-h", String(box.h)); // its height when the board is stacked (viewer.css)
+}
+
+/** True when the board is drawn one tile a row (a narrow window, viewer.css). */
+export function stacked(grid, columns) {
+  return columns > 1 && getComputedStyle(grid).gridTemplateColumns.trim().split(/\s+/).length === 1;
 }
 
 /** The grid's cell pitch in pixels: {x, y} from one column or row to the next. */

@@ -17,7 +17,7 @@ import { BOARD_FILE, readBoard, tileDefinition } from "./board.js";
 import { editTile, moveTile } from "./board-text.js";
 import { DataCache } from "./data.js";
 import { drawChart, drawMarkdown, drawNumber, drawTable } from "./tiles.js";
-import { followDrag, placeTile } from "./grid-drag.js";
+import { followDrag, placeTile, stacked } from "./grid-drag.js";
 import { pinMethods } from "./pins.js";
 import { actionMethods } from "./actions.js";
 import { selectionMethods, contextOf } from "./selection.js";
@@ -312,6 +312,7 @@ class DashboardViewer {
 
   startDrag(event, card, kind) {
     if (event.button !== 0 || this.editing || !this.board || this.boardError) return;
+    if (stacked(this.grid, this.board.columns)) return;
     const others = this.board.tiles.filter((t) => t.id !== card.tile.id);
     followDrag(event, {
       element: card.element, grid: this.grid, tile: card.tile, kind,
