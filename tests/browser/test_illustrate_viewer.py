@@ -273,7 +273,13 @@ def test_a_broken_row_and_a_file_that_is_not_an_image_are_named(board: tuple[Any
     (ws / "images" / "fake.png").write_text("not a picture at all", encoding="utf-8")
     (ws / "images" / "outside.png").symlink_to("/etc/hostname")
     board_file.write_text(json.dumps(data), encoding="utf-8")
+    choices_before = (ws / "choices.json").read_text(encoding="utf-8")
+    long_comment = {"status": None, "starred": False, "comment": "much too dark " * 2000}
+    (ws / "choices.json").write_text(json.dumps({"fox-1": long_comment}), encoding="utf-8")
     try:
+        # a comment as long as a book keeps its card the size of a card
+        expect(card(page, "fox-1").locator(".il-comment")).to_contain_text("much too dark")
+        assert card(page, "fox-1").bounding_box()["height"] < 500
         # the row the viewer cannot use is named in the page and to the agent
         problem = page.locator(".il-problem", has_text="row 3")
         expect(problem).to_contain_text('"images" is not a list of image ids')
@@ -290,10 +296,12 @@ def test_a_broken_row_and_a_file_that_is_not_an_image_are_named(board: tuple[Any
         assert rows.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
         expect(page.locator(".il-row").first.locator("h2")).to_have_text(long_title)
         # a title as long as a page is cut to a few lines: the rows stay in sight
-        assert page.locator(".il-header").bounding_box()["height"] < 200
+        assert page.locator(".il-header").bounding_box()["height"] < 260
+        assert page.locator(".il-rows").bounding_box()["height"] > 300
         expect(card(page, "lighthouse-1")).to_be_in_viewport()
     finally:
         board_file.write_text(before, encoding="utf-8")
+        (ws / "choices.json").write_text(choices_before, encoding="utf-8")
         (ws / "images" / "fake.png").unlink()
         (ws / "images" / "outside.png").unlink()
     expect(page.locator(".il-unreadable")).to_have_count(0)
