@@ -60,9 +60,15 @@ def _private_pneuma_home() -> None:
     folder of the run's own, never the user's. Tests that look at the list
     set PNEUMA_HOME themselves."""
     if "PNEUMA_HOME" not in os.environ:
+        import atexit
+        import shutil
         import tempfile
 
-        os.environ["PNEUMA_HOME"] = tempfile.mkdtemp(prefix="pneuma-test-home-")
+        home = tempfile.mkdtemp(prefix="pneuma-test-home-")
+        os.environ["PNEUMA_HOME"] = home
+        # The process that made it (xdist's workers inherit it) removes it,
+        # so that runs do not leave a folder each in /tmp.
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
 
 
 def _no_headless_viewer_unasked() -> None:
