@@ -102,6 +102,13 @@ def test_the_check_names_what_disagrees(workspace: Path) -> None:
     assert any("shaped like an API key" in m for m in found)
     assert any("images/lighthouse-2.png does not decode" in m for m in found)
     assert all("sk-proj" not in m for m in found)
+    # a record whose parent or seed is not what the format says cannot be varied or regenerated
+    record = json.loads((workspace / "images/fox-2.json").read_text())
+    record.update(parent={"id": "fox-1"}, seed=1e300)
+    (workspace / "images/fox-2.json").write_text(json.dumps(record))
+    found = [m for m in check(workspace, "images/fox-2.json") if m.startswith("images/fox-2.json")]
+    assert found == ['images/fox-2.json: "parent" is {"id": "fox-1"}, not an image id or null',
+                     'images/fox-2.json: "seed" is 1e+300, not a whole number or null'], found
     (workspace / "board.json").write_text("{broken")
     assert check(workspace, "board.json")[0].startswith("board.json is not valid JSON")
     assert check(workspace, "notes.md") == []

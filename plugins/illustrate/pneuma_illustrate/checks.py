@@ -18,6 +18,7 @@ import json
 import re
 import struct
 import zlib
+from typing import Any
 
 from pneuma.api import CheckRequest, Problem, TurnCheck, image_format
 from pneuma_illustrate.records import (
@@ -28,6 +29,7 @@ from pneuma_illustrate.records import (
     Files,
     ImageRecord,
     record_path,
+    valid_id,
 )
 
 _KEY_SHAPED = re.compile(r"(?:\bsk-[A-Za-z0-9_-]{16,}|\bBearer\s+[A-Za-z0-9._~+/=-]{12,}|\bAIza[0-9A-Za-z_-]{30,}"
@@ -124,12 +126,25 @@ def _record_problems(files: Files, image_id: str) -> list[Problem]:
         record = ImageRecord.from_json(data, rel)
     except (ValueError, BadFile) as exc:
         return [*problems, Problem(f"{rel} does not read as a record: {exc}", file=rel)]
+    problems += _field_problems(rel, data)
     found = [name for name in _KEY_FIELDS if name in data]
     if found:
         problems.append(Problem(f"{rel} has a {found[0]} field: a record never holds credentials", file=rel))
     if record.parent is not None and files.read(record_path(record.parent)) is None:
         problems.append(Problem(f"{rel} names parent {record.parent}, which does not exist",
                                 file=rel, locate={"row": record.row, "image": image_id}))
+    return problems
+
+
+def _field_problems(rel: str, data: dict[str, Any]) -> list[Problem]:
+    """A parent or seed the record reader would quietly drop: varying or
+    regenerating from this record would lose it."""
+    problems: list[Problem] = []
+    parent, seed = data.get("parent"), data.get("seed")
+    if parent is not None and not (isinstance(parent, str) and valid_id(parent)):
+        problems.append(Problem(f'{rel}: "parent" is {json.dumps(parent)[:80]}, not an image id or null', file=rel))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        problems.append(Problem(f'{rel}: "seed" is {json.dumps(seed)[:80]}, not a whole number or null', file=rel))
     return problems
 
 
