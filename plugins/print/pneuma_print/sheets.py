@@ -10,24 +10,31 @@ fetches nothing (everything is inlined).
 from __future__ import annotations
 
 import contextlib
+import json
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import CHROMIUM_ARGS, find_chromium, within
+from pneuma.api import CHROMIUM_ARGS, CJK_FONT_FAMILY, find_chromium, within
 from pneuma_print.paper import PX_PER_INCH, px_to_mm
 from pneuma_print.render import MEASURE_SCRIPT, OVERFLOW_TOLERANCE_PX
 
 # Waits for each sheet's fonts and images (the frames are same-origin: srcdoc).
+# The CJK slices its text needs are asked for first, as the viewer does
+# (print-doc.js): a unicode-range face is fetched only once layout wants it,
+# and fonts.ready can resolve before that, leaving Chinese as empty boxes.
+# The export and the fit check both settle here, so they measure alike.
 SETTLE_SCRIPT = """async () => {
   const docs = [document, ...Array.from(document.querySelectorAll('iframe'))
     .map((f) => f.contentDocument).filter(Boolean)];
+  await Promise.all(docs.map((d) => d.fonts && d.body && /[\\u2e80-\\uffff]/.test(d.body.textContent)
+    ? d.fonts.load(__CJK_FACE__, d.body.textContent).catch(() => null) : null));
   await Promise.all(docs.map((d) => d.fonts ? d.fonts.ready : null));
   const pending = docs.flatMap((d) => Array.from(d.images)).filter((i) => !i.complete);
   await Promise.all(pending.map((i) => new Promise((r) => { i.onload = i.onerror = r; })));
-}"""
+}""".replace("__CJK_FACE__", json.dumps(f'16px "{CJK_FONT_FAMILY}"'))
 
 
 SHOW_ONE_SCRIPT = """(index) => {
