@@ -27,9 +27,9 @@ from pneuma.api import (
     ExportFormat,
     ExportRequest,
     ExportResult,
+    cjk_font_dir,
     html_to_pdf,
     image_format,
-    shell_static_dir,
 )
 from pneuma_illustrate.records import (
     BadFile,
@@ -152,7 +152,7 @@ def _figure(files: Files, folder: Path, image_id: str, choice: Choice | None, wa
 def contact_sheet_html(files: Files, board: Board, folder: Path, warnings: list[str]) -> str:
     """The contact sheet's page, its images copied into ``folder``."""
     choices = files.choices()
-    font = Path(shell_static_dir()) / "vendor" / "cjk-font" / "noto-sans-sc.css"
+    font = Path(cjk_font_dir()) / "noto-sans-sc.css"
     link = f'<link rel="stylesheet" href="{font.as_uri()}">' if font.is_file() else ""
     sections = []
     for row in board.rows:
