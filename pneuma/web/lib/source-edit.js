@@ -484,3 +484,35 @@ export function markdownInlineRange(source, lineStart, lineEnd) {
   if (start > end) return null;
   return { start, end, text: source.slice(start, end) };
 }
+
+// Tags whose content is not text a person edits where it is drawn.
+const NOT_EDITABLE_TEXT = new Set(['script', 'style', 'template', 'noscript', 'textarea', 'title']);
+
+/** The element's one text node when it holds nothing else (comments aside), else null. */
+export function soleTextNode(el) {
+  if (!el || el.nodeType !== 1 || NOT_EDITABLE_TEXT.has(el.localName)) return null;
+  let found = null;
+  for (const node of el.childNodes) {
+    if (node.nodeType === 8) continue;
+    if (node.nodeType !== 3 || found) return null;
+    found = node;
+  }
+  return found && found.nodeValue.trim() ? found : null;
+}
+
+/**
+ * Where a drawn text `node` stands among its document's text nodes, with
+ * htmlTextNodes' filter (whitespace-only text and script and style content
+ * do not count), so the same index names it in the source; -1 if absent.
+ */
+export function renderedTextNodeIndex(doc, node) {
+  const walker = doc.createTreeWalker(doc.body, 4 /* SHOW_TEXT */);
+  let index = 0;
+  for (let current = walker.nextNode(); current; current = walker.nextNode()) {
+    if (!current.nodeValue.trim()) continue;
+    if (current.parentElement && current.parentElement.closest('script, style')) continue;
+    if (current === node) return index;
+    index += 1;
+  }
+  return -1;
+}

@@ -7,33 +7,12 @@
 // versions) when the agent wrote the file meanwhile. Mixed into the
 // viewer's prototype.
 
-const SOURCE_EDIT_URL = "/static/lib/source-edit.js";
-const NOT_TEXT = new Set(["script", "style", "template", "noscript", "textarea", "title"]);
-
-/** The element's one text node when it holds nothing else (comments aside), else null. */
-function soleTextNode(el) {
-  if (!el || el.nodeType !== 1 || NOT_TEXT.has(el.localName)) return null;
-  let found = null;
-  for (const node of el.childNodes) {
-    if (node.nodeType === 8) continue;
-    if (node.nodeType !== 3 || found) return null;
-    found = node;
-  }
-  return found && found.nodeValue.trim() ? found : null;
-}
-
-/** `node`'s index among the page's text nodes as htmlTextNodes counts them. */
-function textNodeIndex(doc, node) {
-  const walker = doc.createTreeWalker(doc.body, 4 /* SHOW_TEXT */);
-  let index = 0;
-  for (let current = walker.nextNode(); current; current = walker.nextNode()) {
-    if (!current.nodeValue.trim()) continue;
-    if (current.parentElement && current.parentElement.closest("script, style")) continue;
-    if (current === node) return index;
-    index += 1;
-  }
-  return -1;
-}
+import {
+  htmlTextNodes,
+  renderedTextNodeIndex as textNodeIndex,
+  replaceHtmlText,
+  soleTextNode,
+} from "/static/lib/source-edit.js";
 
 const collapse = (text) => String(text).replace(/\s+/g, " ").trim();
 
@@ -121,7 +100,6 @@ export const editingInPlace = {
 
   /** The file with only the edited text node's bytes changed, through ctx.editFile. */
   async saveEdit(edit, words) {
-    const { htmlTextNodes, replaceHtmlText } = await import(SOURCE_EDIT_URL);
     const source = htmlTextNodes(edit.base)[edit.index];
     if (!source || collapse(source.text) !== collapse(edit.before)) {
       // The drawn text and the source disagree (markup the parser
