@@ -41,9 +41,10 @@ from pneuma_video.composition import Composition, CompositionError, Scene, scene
 ORIGIN = "http://pneuma-video.localhost"
 RUNTIME_PATH = "/__pneuma-video/runtime.js"
 SCENE_PATH = "/__pneuma-video/scene.html"
-RUNTIME_FILE = Path(__file__).resolve().parent / "static" / "runtime.js"
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+# The player's own modules this page runs too (the timeline runtime, the CJK font's loader)
+MODULES = {f"/__pneuma-video/{name}": STATIC_DIR / name for name in ("runtime.js", "cjk-font.js", "data-url.js")}
 CJK_FONT_PATH = "/__pneuma-video/cjk-font.js"
-CJK_FONT_FILE = RUNTIME_FILE.parent / "cjk-font.js"
 CJK_SLICES_PATH = "/static/vendor/cjk-font/"  # where cjk-font.js looks, on this page's origin too
 # The scene's CJK faces (the player's code), in before the first frame is drawn.
 LOAD_CJK_FONT = f"""async (text) => {{
@@ -122,9 +123,8 @@ class FramePage:
         path = urlsplit(url).path
         if path in self.documents:
             await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=self.documents[path])
-        elif path in (RUNTIME_PATH, CJK_FONT_PATH):
-            script = RUNTIME_FILE if path == RUNTIME_PATH else CJK_FONT_FILE
-            await route.fulfill(status=200, content_type="text/javascript", body=script.read_bytes())
+        elif path in MODULES:
+            await route.fulfill(status=200, content_type="text/javascript", body=MODULES[path].read_bytes())
         elif path.startswith(CJK_SLICES_PATH) and (font := _cjk_font_file(path)) is not None:
             kind = "text/css" if font.suffix == ".css" else "font/woff2"
             await route.fulfill(status=200, content_type=kind, body=font.read_bytes())

@@ -6,11 +6,11 @@
 // a data: URL. Paths are relative to the workspace root, as in the export.
 
 import { normalizePath } from "/static/lib/viewer-helpers.js";
+import { dataUrl } from "./data-url.js";
 
 // src="…", href="…", poster="…" and CSS url(…).
 const REFERENCE = /(\b(?:src|href|poster)\s*=\s*)(["'])([^"']*)\2|(url\(\s*)(["']?)([^"')]*)\5(\s*\))/gi;
 const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/|#|\/)/i;
-const cache = new Map(); // URL (with its version) → Promise of a data: URL
 
 /** The workspace paths `html` refers to that `exists(path)` says are files. */
 export function assetPaths(html, exists) {
@@ -26,20 +26,6 @@ function workspacePath(reference) {
   const text = String(reference || "").trim();
   if (!text || EXTERNAL.test(text)) return null;
   return normalizePath(decodeURI(text.split(/[?#]/)[0]));
-}
-
-function dataUrl(url) {
-  if (!cache.has(url)) {
-    cache.set(url, fetch(url, { credentials: "same-origin" })
-      .then((response) => (response.ok ? response.blob() : Promise.reject(new Error(String(response.status)))))
-      .then((blob) => new Promise((resolve, reject) => {
-        const reader = new FileReader();
-        reader.onload = () => resolve(String(reader.result));
-        reader.onerror = () => reject(reader.error);
-        reader.readAsDataURL(blob);
-      })));
-  }
-  return cache.get(url);
 }
 
 /** `html` with every reference to a workspace file as that file's data: URL

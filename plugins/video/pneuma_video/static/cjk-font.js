@@ -7,11 +7,12 @@
 // scene asks for them by naming either family in its font-family list (the
 // skill says so); on a machine that has Noto Sans SC it is the same font.
 
+import { dataUrl } from "./data-url.js";
+
 const CSS_URL = "/static/vendor/cjk-font/noto-sans-sc.css";
 const CJK_START = 0x2e80;
 const FAMILIES = ["Noto Sans SC", "Pneuma Noto Sans SC"];
 let faces = null; // Promise of [{url, ranges: [[low, high]]}]
-const dataUrls = new Map(); // slice URL → Promise of its data: URL
 
 function parseFaces(css) {
   const found = [];
@@ -28,20 +29,6 @@ function parseFaces(css) {
     if (ranges.length) found.push({ url: new URL(src[1], new URL(CSS_URL, location.href)).href, ranges });
   }
   return found;
-}
-
-function dataUrl(url) {
-  if (!dataUrls.has(url)) {
-    dataUrls.set(url, fetch(url, { credentials: "same-origin" })
-      .then((response) => (response.ok ? response.blob() : Promise.reject(new Error(String(response.status)))))
-      .then((blob) => new Promise((resolve, reject) => {
-        const reader = new FileReader();
-        reader.onload = () => resolve(String(reader.result));
-        reader.onerror = () => reject(reader.error);
-        reader.readAsDataURL(blob);
-      })));
-  }
-  return dataUrls.get(url);
 }
 
 /** The @font-face rules for the CJK characters of `text` ("" when it has
