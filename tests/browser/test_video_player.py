@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from PIL import Image, ImageChops, ImageFilter
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from tests.browser.browser_helpers import viewer_answer
@@ -54,6 +55,14 @@ def click_in_scene(page: Any, selector: str, *, count: int = 1) -> None:
         "e => { const r = e.getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; }")
     scale = frame["width"] / 1280
     page.mouse.click(frame["x"] + box["x"] * scale, frame["y"] + box["y"] * scale, click_count=count)
+
+
+def natural_width(picture: Any) -> int:
+    """The picture's width once decoded; 0 while its scene's frame is being replaced (detached)."""
+    try:
+        return int(picture.evaluate("i => i.decode().then(() => i.naturalWidth, () => 0)"))
+    except PlaywrightError:
+        return 0
 
 
 def scene_text(page: Any, selector: str) -> str:
@@ -177,7 +186,7 @@ def test_a_picture_from_assets_shows_on_the_stage_and_follows_its_file(video: tu
         Image.new("RGB", (300, 100), (0, 0, 255)).save(assets / "logo.png")  # the agent redraws the file
         page.frame_locator(CURRENT).locator("#logo[src^='data:']").wait_for(timeout=RELOAD)
         deadline = time.monotonic() + RELOAD / 1000
-        while logo.evaluate("i => i.decode().then(() => i.naturalWidth, () => 0)") != 300:
+        while natural_width(logo) != 300:
             assert time.monotonic() < deadline, "the scene still shows the old picture"
             page.wait_for_timeout(100)
     finally:

@@ -58,7 +58,11 @@ export const editMethods = {
   async edited(frame, message) {
     try {
       if (message.cancelled || message.newText === message.oldText) return;
-      await this.writeEdit(frame.scene.file, Number(message.index), String(message.oldText), String(message.newText));
+      const written = await this.writeEdit(frame.scene.file, Number(message.index), String(message.oldText),
+        String(message.newText));
+      // The frame shows the edited text already: it stands for the file as written, so a later
+      // change back to the old text (the agent's, or an undo) is a change that redraws it.
+      if (written !== null) frame.html = written;
     } finally {
       this.editing = false;
       this.stageWrap.removeAttribute("data-pneuma-busy");
@@ -75,14 +79,17 @@ export const editMethods = {
       // The text on the stage is not the file's (the scene's script wrote it): nothing to map it to.
       this.say(this.t("edit.unmapped"));
       this.load(this.ctx.files);
-      return;
+      return null;
     }
     if (!newText.trim()) {
       this.say(this.t("edit.empty"));
       this.load(this.ctx.files);
-      return;
+      return null;
     }
-    const answer = await this.ctx.editFile(path, replaceHtmlText(source, index, newText), { base: source });
-    if (!answer || !answer.ok) this.say(this.t("edit.failed", { message: (answer && answer.message) || "" }));
+    const text = replaceHtmlText(source, index, newText);
+    const answer = await this.ctx.editFile(path, text, { base: source });
+    if (answer && answer.ok) return text;
+    this.say(this.t("edit.failed", { message: (answer && answer.message) || "" }));
+    return null;
   },
 };
