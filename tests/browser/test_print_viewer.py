@@ -269,6 +269,13 @@ def test_a_broken_print_json_is_said_in_the_page_and_the_last_good_pages_stay(pr
         expect(page.locator(".pnp-sheet")).to_have_count(3)
         view = viewer_answer(server, "describe-view")
         assert "print.json problem: print.json is not valid JSON" in view["message"]
+        # a custom paper of absurd size is named as such, not as an "unknown" paper
+        path.write_text(original.replace('"paper": "A4"', '"paper": {"width_mm": 1e308, "height_mm": 5}'),
+                        encoding="utf-8")
+        expect(page.locator(".pnp-banner")).to_contain_text("a custom paper must be 20–2000 mm on each side",
+                                                            timeout=10_000)
+        expect(page.locator(".pnp-sheet")).to_have_count(3)
+        assert 'a custom "paper" must be 20–2000 mm' in viewer_answer(server, "describe-view")["message"]
     finally:
         path.write_text(original, encoding="utf-8")
     expect(page.locator(".pnp-banner")).to_be_hidden(timeout=10_000)

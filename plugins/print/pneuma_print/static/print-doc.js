@@ -13,6 +13,9 @@ export const CJK_FAMILY = CJK_FONT_FAMILY;
 export const CJK_FONT_CSS = CJK_FONT_URL;
 export { shellHasCjkFont };
 export const PX_PER_MM = 96 / 25.4;
+// A custom paper's sides (paper.py's MIN_PAPER_MM, MAX_PAPER_MM).
+const MIN_PAPER_MM = 20;
+const MAX_PAPER_MM = 2000;
 // A page overflows when its content is more than this beyond its box
 // (docs/print.md, "Overflow"; render.py's OVERFLOW_TOLERANCE_PX).
 export const OVERFLOW_TOLERANCE_PX = 1;
@@ -50,9 +53,9 @@ function readPaper(value) {
     const name = Object.keys(PAPERS).find((n) => n.toLowerCase() === value.trim().toLowerCase());
     return name ? { name, size: PAPERS[name] } : null;
   }
-  if (value && typeof value === "object" && isNumber(value.width_mm) && isNumber(value.height_mm)
-      && value.width_mm >= 20 && value.height_mm >= 20 && value.width_mm <= 2000 && value.height_mm <= 2000) {
-    return { name: "custom", size: [value.width_mm, value.height_mm] };
+  if (value && typeof value === "object" && isNumber(value.width_mm) && isNumber(value.height_mm)) {
+    const fits = [value.width_mm, value.height_mm].every((mm) => mm >= MIN_PAPER_MM && mm <= MAX_PAPER_MM);
+    return fits ? { name: "custom", size: [value.width_mm, value.height_mm] } : { outOfRange: true };
   }
   return null;
 }
@@ -98,6 +101,10 @@ export function parsePrintJson(text) {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return fail("print.json must hold a JSON object", "problem.object");
   const paper = readPaper(raw.paper);
   if (!paper) return fail(`print.json: unknown "paper" ${JSON.stringify(raw.paper)}`, "problem.paper");
+  if (paper.outOfRange) {
+    return fail(`print.json: a custom "paper" must be ${MIN_PAPER_MM}–${MAX_PAPER_MM} mm on each side`, "problem.paperRange",
+      { min: MIN_PAPER_MM, max: MAX_PAPER_MM });
+  }
   const orientation = raw.orientation === undefined ? "portrait" : raw.orientation;
   if (orientation !== "portrait" && orientation !== "landscape") {
     return fail(`print.json: "orientation" must be "portrait" or "landscape"`, "problem.orientation");
