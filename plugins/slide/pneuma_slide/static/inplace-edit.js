@@ -7,40 +7,12 @@
 // shell shows both versions) when the agent wrote the file meanwhile.
 // Mixed into the viewer's prototype.
 
-// The shell's helpers, loaded on the first edit: a viewer that never edits
-// never needs them.
-const SOURCE_EDIT_URL = "/static/lib/source-edit.js";
-// Elements whose text is not edited as a slide's text.
-const NOT_TEXT = new Set(["script", "style", "template", "noscript", "textarea", "title"]);
-
-/** The element's own text node when it holds nothing else (comments aside), else null. */
-export function soleTextNode(el) {
-  if (!el || el.nodeType !== 1 || NOT_TEXT.has(el.localName)) return null;
-  let found = null;
-  for (const node of el.childNodes) {
-    if (node.nodeType === 8) continue;
-    if (node.nodeType !== 3 || found) return null;
-    found = node;
-  }
-  return found && found.nodeValue.trim() ? found : null;
-}
-
-/**
- * Where `node` stands among the slide's text nodes, in document order, with
- * htmlTextNodes' filter (whitespace-only text and the content of script and
- * style do not count), so that the same index names it in the source.
- */
-export function textNodeIndex(doc, node) {
-  const walker = doc.createTreeWalker(doc.body, 4 /* SHOW_TEXT */);
-  let index = 0;
-  for (let current = walker.nextNode(); current; current = walker.nextNode()) {
-    if (!current.nodeValue.trim()) continue;
-    if (current.parentElement && current.parentElement.closest("script, style")) continue;
-    if (current === node) return index;
-    index += 1;
-  }
-  return -1;
-}
+import {
+  htmlTextNodes,
+  renderedTextNodeIndex as textNodeIndex,
+  replaceHtmlText,
+  soleTextNode,
+} from "/static/lib/source-edit.js";
 
 function collapse(text) {
   return String(text).replace(/\s+/g, " ").trim();
@@ -153,7 +125,6 @@ export const editingInPlace = {
 
   /** Write the file with only the edited text node's bytes changed; ctx.editFile's answer. */
   async saveEdit(edit, words) {
-    const { htmlTextNodes, replaceHtmlText } = await import(SOURCE_EDIT_URL);
     const nodes = htmlTextNodes(edit.base);
     const source = nodes[edit.index];
     if (!source || collapse(source.text) !== collapse(edit.before)) {
