@@ -116,3 +116,14 @@ def test_the_png_export_is_the_frame_at_the_time_asked(server: SimpleNamespace) 
     status, body = api_call(server, "GET", "/api/export/png?time=soon")
     assert (status, body["error"]["code"]) == (400, "E_BAD_ARGS")
     assert "time must be a time in seconds ≥ 0, not 'soon'" in body["error"]["message"]
+    # The review pins' picture route says a wrong time and a broken video.json as E_* errors, never a 500.
+    status, body = api_call(server, "GET", "/api/video/frame?time=soon")
+    assert (status, body["error"]["code"]) == (400, "E_BAD_ARGS")
+    composition = server.workspace / "video.json"
+    good = composition.read_text(encoding="utf-8")
+    try:
+        composition.write_text("{", encoding="utf-8")
+        status, body = api_call(server, "GET", "/api/video/frame?time=0")
+        assert (status, body["error"]["code"]) == (409, "E_CONFLICT") and "not valid JSON" in body["error"]["message"]
+    finally:
+        composition.write_text(good, encoding="utf-8")

@@ -11,6 +11,7 @@ Code CLI.
 
 from __future__ import annotations
 
+import base64
 import io
 import os
 import subprocess
@@ -225,6 +226,13 @@ def test_a_click_on_the_stage_points_at_the_element_at_that_time(video: tuple[An
     comment.press("Enter")
     (pin,) = stored_pins(server, 1, placed=False)
     assert (pin["selection"]["selector"], pin["selection"]["frame"]) == ("section.outro > h2", OUTRO + 45)
+    # The pin's picture (sent with the review) is the pinned frame, drawn headlessly as the export draws it.
+    picture = page.evaluate(f"(p) => {HOST}.instance.capturePin(p)", pin)
+    assert picture and picture.startswith("data:image/png;base64,"), str(picture)[:80]
+    pinned = Image.open(io.BytesIO(base64.b64decode(picture.split(",", 1)[1]))).convert("RGB")
+    assert pinned.size == (1280, 720)
+    shown = Image.open(io.BytesIO(page.locator(CURRENT).screenshot())).convert("RGB")
+    assert mean_difference(pinned.resize(shown.size, Image.Resampling.BILINEAR), shown) < 2
     expect(page.locator(".video-pin-tick")).to_have_text("1")
     expect(page.locator(".video-pin-marker")).to_have_text("1")
     viewer_answer(server, "navigate-to", {"time": 0})

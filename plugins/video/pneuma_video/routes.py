@@ -17,13 +17,18 @@ workspace, or a checkpoint's files in Compare and the timeline).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
-from pneuma.api import Pneuma
+from pneuma.api import ExportError, Pneuma, ToolError, error_response
+from pneuma_video.composition import CompositionError, read_composition
 
 STATIC = Path(__file__).parent / "static"
 STAGE_PATH = "/api/video/stage"
+# The picture of one frame, as the export draws it (frames.py), written nowhere:
+# a review pin's picture (the page cannot draw the sandboxed scene frame itself).
+FRAME_PATH = "/api/video/frame"
 _OPEN = "http: https: data: blob:"
 # No allow-same-origin: an opaque origin. Inline scripts are the scene's
 # own; nothing it loads can be fetched (connect-src 'none').
@@ -62,7 +67,25 @@ async def stage(request: web.Request) -> web.Response:
     return response
 
 
+def frame_handler(workspace: Path) -> Any:
+    async def frame(request: web.Request) -> web.Response:
+        from pneuma_video.export import seconds_param
+        from pneuma_video.frames import frame_page
+
+        try:
+            seconds = seconds_param(dict(request.query))
+            composition = read_composition(workspace)
+            async with frame_page(workspace, composition) as page:
+                png = await page.frame(composition.frame_at(seconds))
+        except CompositionError as exc:
+            return error_response(ToolError("E_CONFLICT", str(exc), hint="Fix video.json"))
+        except ExportError as exc:
+            return error_response(ToolError(exc.code, str(exc), hint=exc.hint))
+        return web.Response(body=png, content_type="image/png", headers={"Cache-Control": "no-store"})
+
+    return frame
+
+
 def video_routes(pneuma: Pneuma) -> list[web.RouteDef]:
     """The ``register_routes`` answer of a video session."""
-    del pneuma  # the stage is the same document for every session
-    return [web.get(STAGE_PATH, stage)]
+    return [web.get(STAGE_PATH, stage), web.get(FRAME_PATH, frame_handler(Path(pneuma.workspace)))]

@@ -8,6 +8,7 @@
 import { h } from "/static/lib/viewer-helpers.js";
 import { htmlTextNodes, replaceHtmlText } from "/static/lib/source-edit.js";
 import { sceneAtFrame } from "./composition.js";
+import { dataUrl } from "./data-url.js";
 
 const MARKER_LIMIT = 100;
 
@@ -28,6 +29,18 @@ export const pinMethods = {
         style: `left:${Number(pin.selection.box.x) || 0}px;top:${Number(pin.selection.box.y) || 0}px`,
       }, String(pin.number)));
     this.pinLayer.replaceChildren(...markers);
+  },
+
+  /** The pinned frame as the export draws it (GET /api/video/frame, headless: this
+   * page cannot draw the scene's sandboxed frame), or null (a shared file, no server). */
+  async capturePin(pin) {
+    const time = Number(pin && pin.selection && pin.selection.time);
+    if (this.readOnly || !Number.isFinite(time)) return null;
+    try { // a new URL each time: the scene may have changed since the last picture at this time
+      return await dataUrl(`/api/video/frame?time=${time}&at=${Date.now()}`);
+    } catch {
+      return null; // no picture; the pin's text still goes
+    }
   },
 
   async revealPin(pin) {

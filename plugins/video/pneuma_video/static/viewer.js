@@ -428,7 +428,7 @@ export default {
       runAction: (id, params) => viewer.runAction(id, params),
       clearSelection: () => viewer.clearSelection(),
       showPins: (pins) => viewer.showPins(pins),
-      capturePin: () => null, // the scene's frame is another origin this page cannot draw
+      capturePin: (pin) => viewer.capturePin(pin),
       revealPin: (pin) => viewer.revealPin(pin),
       reveal: (path) => viewer.reveal(path),
       problems: () => viewer.problems(),
