@@ -29,6 +29,7 @@ import re
 import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,19 @@ def fill_url(pattern: str, remote: str, branch: str, commit: str | None) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), pattern)
 
 
+def _wait_for_group_gone(group: int, limit_s: float = 2.0) -> None:
+    """A killed group's helpers die when they are next scheduled, and git
+    has already gone: wait (briefly) until none is left, so that nothing is
+    still running when the publish says it stopped."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.02)
+
+
 class _Git:
     """Git commands in one private repository, no prompts, bounded in time."""
 
@@ -101,6 +115,7 @@ class _Git:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.communicate()
+                _wait_for_group_gone(process.pid)
                 raise PublishError(f"git {args[0]} did not finish within {self.timeout:g} s",
                                    code="E_TIMEOUT",
                                    hint="check the remote is reachable, or raise the target's "
