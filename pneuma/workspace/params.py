@@ -22,6 +22,7 @@ from pneuma.core.interrupts import interrupts_deferred
 from pneuma.core.state_files import read_state_bytes, write_state_bytes
 from pneuma.host.manifest import InitParam, localize
 from pneuma.host.modes import LoadedMode
+from pneuma.workspace.skill import render_with_params
 
 CONFIG_FILE = ".pneuma/config.toml"
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.BRACE | wcglob.NEGATE
@@ -119,11 +120,8 @@ def _copy_new(source: Path, workspace: Path, target_rel: str, result: InitResult
         result.skipped.append(target_rel)
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    from pneuma.workspace.skill import TEMPLATED_SUFFIXES, _render_skill_file
-
-    if params and source.suffix.lower() in TEMPLATED_SUFFIXES:
-        # the skill's own rule: a file that is not UTF-8 text is copied as it is
-        target.write_bytes(_render_skill_file(source, params))
+    if params:
+        target.write_bytes(render_with_params(source, params))
     else:
         shutil.copyfile(source, target)
     result.seeded.append(Path(target_rel).as_posix())

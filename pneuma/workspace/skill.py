@@ -94,7 +94,10 @@ def apply_params(text: str, params: Mapping[str, Any]) -> str:
     )
 
 
-def _render_skill_file(path: Path, params: Mapping[str, Any]) -> bytes:
+def render_with_params(path: Path, params: Mapping[str, Any]) -> bytes:
+    """The file's bytes, with the params filled in when it is a templated
+    text file (docs/modes.md, "Params"); anything else as it is. The skill's
+    files and the seed files both go through it."""
     data = path.read_bytes()
     if path.suffix.lower() in TEMPLATED_SUFFIXES and params:
         try:
@@ -182,7 +185,7 @@ def plan_install(
             continue
         rel = f"{skill_root}/{source.relative_to(mode.skill_dir).as_posix()}"
         wanted_skill.add(rel)
-        want(rel, _render_skill_file(source, params), "skill file")
+        want(rel, render_with_params(source, params), "skill file")
     if manifest.skill.env_mapping:
         lines = []
         for env_name, param_name in sorted(manifest.skill.env_mapping.items()):
