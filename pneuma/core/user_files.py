@@ -31,11 +31,23 @@ import errno
 import fcntl
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from pneuma.core.files import atomic_write_at
+
+
+def config_home(environ: Mapping[str, str] | None = None) -> Path:
+    """Where Pneuma keeps the person's settings: ``$XDG_CONFIG_HOME/pneuma``,
+    else ``~/.config/pneuma``. A relative ``XDG_CONFIG_HOME`` is ignored, as
+    the XDG Base Directory rules say."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME", "")
+    if base and os.path.isabs(base):
+        return Path(base) / "pneuma"
+    home = env.get("HOME") or str(Path.home())
+    return Path(home) / ".config" / "pneuma"
 
 FOLDER_MODE = 0o700
 # What the person keeps here (the folders they work in, their drafts) is

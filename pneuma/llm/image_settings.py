@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pneuma.core.user_files import config_home
 from pneuma.llm.settings import OPENAI_DEFAULT_BASE_URL, OPENAI_KEY_ENV
 
 DEFAULT_IMAGE_MODEL = "gpt-image-1"
@@ -129,7 +130,7 @@ def load_image_settings(workspace: Path | None = None, env: Mapping[str, str] | 
     the wrong kind is ignored (the default stays), never fatal."""
     env = os.environ if env is None else env
     settings = ImageSettings()
-    files = [_config_home(env) / SETTINGS_FILE]
+    files = [config_home(env) / SETTINGS_FILE]
     if workspace is not None:
         files.append(Path(workspace) / ".pneuma" / SETTINGS_FILE)
     for file in files:
@@ -141,15 +142,6 @@ def load_image_settings(workspace: Path | None = None, env: Mapping[str, str] | 
             settings.configured |= _set(settings, name, raw)
     settings.configured |= bool(env.get(OPENAI_KEY_ENV))
     return settings
-
-
-def _config_home(env: Mapping[str, str]) -> Path:
-    """``$XDG_CONFIG_HOME/pneuma``, else ``~/.config/pneuma`` (where the
-    person's preferences live too)."""
-    base = env.get("XDG_CONFIG_HOME", "")
-    if base and os.path.isabs(base):
-        return Path(base) / "pneuma"
-    return Path(env.get("HOME") or str(Path.home())) / ".config" / "pneuma"
 
 
 def _read_file(file: Path) -> dict[str, Any]:

@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.core.user_files import UnusableUserFile, UserFile
+from pneuma.core.user_files import UnusableUserFile, UserFile, config_home
 from pneuma.host.publishers import PublishError
-from pneuma.server.preferences import config_home
 
 PUBLISH_FILE = "publish.toml"
 MAX_FILE_BYTES = 256 * 1024

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from pneuma.core.errors import ToolError
 from pneuma.core.json_body import read_bounded_json
-from pneuma.core.user_files import UnusableUserFile, UserFile
+from pneuma.core.user_files import UnusableUserFile, UserFile, config_home
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -70,18 +70,6 @@ MAX_CHAT_WIDTH = 8000
 # On/off switches of the page (docs/notifications.md): absent until chosen.
 SWITCHES = ("followAgent", "notifications", "notificationSound")
 FIELDS = ("locale", "chatWidth", "chatHidden", "draft", *SWITCHES)
-
-
-def config_home(environ: dict[str, str] | None = None) -> Path:
-    """Where Pneuma keeps the person's settings: ``$XDG_CONFIG_HOME/pneuma``,
-    else ``~/.config/pneuma``. A relative ``XDG_CONFIG_HOME`` is ignored, as
-    the XDG Base Directory rules say."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME", "")
-    if base and os.path.isabs(base):
-        return Path(base) / "pneuma"
-    home = env.get("HOME") or str(Path.home())
-    return Path(home) / ".config" / "pneuma"
 
 
 @dataclass

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pneuma.core.user_files import config_home
 from pneuma.server.preferences import (
     MAX_DRAFT_CHARS,
     MAX_DRAFTS,
@@ -21,7 +22,6 @@ from pneuma.server.preferences import (
     PreferenceStore,
     UnusablePreferences,
     check_change,
-    config_home,
 )
 
 
