@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pneuma.core.state_files import read_state_bytes
 from pneuma.core.user_files import config_home
 from pneuma.llm.settings import OPENAI_DEFAULT_BASE_URL, OPENAI_KEY_ENV
 
 DEFAULT_IMAGE_MODEL = "gpt-image-1"
 SETTINGS_FILE = "images.json"
+MAX_SETTINGS_BYTES = 64 * 1024
 ENV_PREFIX = "PNEUMA_IMAGES_"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SIZE = re.compile(r"[1-9][0-9]{1,4}x[1-9][0-9]{1,4}")
@@ -130,11 +132,11 @@ def load_image_settings(workspace: Path | None = None, env: Mapping[str, str] | 
     the wrong kind is ignored (the default stays), never fatal."""
     env = os.environ if env is None else env
     settings = ImageSettings()
-    files = [config_home(env) / SETTINGS_FILE]
+    texts = [_read_person_file(config_home(env) / SETTINGS_FILE)]
     if workspace is not None:
-        files.append(Path(workspace) / ".pneuma" / SETTINGS_FILE)
-    for file in files:
-        for name, value in _read_file(file).items():
+        texts.append(_read_workspace_file(Path(workspace) / ".pneuma" / SETTINGS_FILE))
+    for text in texts:
+        for name, value in _settings_of(text).items():
             settings.configured |= _set(settings, name, value)
     for name in _NAMES:
         raw = env.get(ENV_PREFIX + name.upper())
@@ -144,10 +146,26 @@ def load_image_settings(workspace: Path | None = None, env: Mapping[str, str] | 
     return settings
 
 
-def _read_file(file: Path) -> dict[str, Any]:
+def _read_person_file(file: Path) -> bytes:
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return file.read_bytes()
+    except OSError:
+        return b""
+
+
+def _read_workspace_file(file: Path) -> bytes:
+    """Pneuma's own state under .pneuma/ is never read through a link
+    (docs/security.md): a link planted there counts as no file."""
+    try:
+        return read_state_bytes(file, limit=MAX_SETTINGS_BYTES)
+    except OSError:
+        return b""
+
+
+def _settings_of(raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw) if raw else {}
+    except ValueError:
         return {}
     if not isinstance(data, dict):
         return {}

@@ -143,6 +143,16 @@ def test_settings_layer_person_file_workspace_file_then_environment(tmp_path: Pa
     assert settings.problem({"PERSON_KEY": "k"}) is None
 
 
+def test_a_link_planted_at_the_workspace_settings_is_never_read(tmp_path: Path):
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(json.dumps({"baseUrl": "http://127.0.0.1:9/v1", "model": "planted"}))
+    workspace = tmp_path / "ws"
+    (workspace / ".pneuma").mkdir(parents=True)
+    (workspace / ".pneuma" / "images.json").symlink_to(outside)
+    settings = load_image_settings(workspace, {"HOME": str(tmp_path / "home")})
+    assert (settings.base_url, settings.model, settings.configured) == (None, "gpt-image-1", False)
+
+
 def test_a_key_pasted_where_its_variable_name_belongs_is_refused_unechoed(tmp_path: Path):
     settings = load_image_settings(tmp_path, {"HOME": str(tmp_path), "PNEUMA_IMAGES_BASE_URL": "http://127.0.0.1:9/v1",
                                               "PNEUMA_IMAGES_API_KEY_ENV": "sk-proj-abcdef0123456789"})
