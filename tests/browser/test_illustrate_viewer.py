@@ -278,8 +278,17 @@ def test_a_broken_row_and_a_file_that_is_not_an_image_are_named(board: tuple[Any
     (ws / "choices.json").write_text(json.dumps({"fox-1": long_comment}), encoding="utf-8")
     try:
         # a comment as long as a book keeps its card the size of a card
+        # (the board and the choices arrive as two changes, each drawing the board
+        # again: measure the card as it is once both are on the page)
+        expect(page.locator(".il-problem", has_text="row 3")).to_be_visible()
         expect(card(page, "fox-1").locator(".il-comment")).to_contain_text("much too dark")
-        assert card(page, "fox-1").bounding_box()["height"] < 500
+        page.wait_for_function(
+            """() => {
+                const c = document.querySelector(".il-card[data-image-id='fox-1']");
+                const h = c ? c.getBoundingClientRect().height : 0;
+                return c && c.textContent.includes("much too dark") && h > 0 && h < 500;
+            }"""
+        )
         # the row the viewer cannot use is named in the page and to the agent
         problem = page.locator(".il-problem", has_text="row 3")
         expect(problem).to_contain_text('"images" is not a list of image ids')

@@ -89,7 +89,7 @@ def go(pg: Any, n: int) -> None:
     pg.wait_for_function(f"() => document.querySelector('.pns-counter').textContent.startsWith('{n} /')")
 
 
-def wait_disk(path: Path, predicate: Callable[[str], bool], timeout: float = 5.0) -> str:
+def wait_disk(path: Path, predicate: Callable[[str], bool], timeout: float = 15.0) -> str:
     deadline = time.monotonic() + timeout
     text = path.read_text(encoding="utf-8")
     while not predicate(text) and time.monotonic() < deadline:

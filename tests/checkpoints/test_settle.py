@@ -33,13 +33,16 @@ def _turns(workspace: Path) -> tuple[Checkpoints, str]:
     return store, first.ref
 
 
-def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every workspace file a walk opens to read it."""
+def _reads(monkeypatch: pytest.MonkeyPatch, workspace: Path) -> list[str]:
+    """Every file of ``workspace`` a walk opens to read it (another test's
+    thread still at work in this process opens its own)."""
     opened: list[str] = []
     real = Sandbox.open_file
+    root = workspace.resolve()
 
     def counting(self: Sandbox, rel: object, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        opened.append(str(rel))
+        if self.root == root:
+            opened.append(str(rel))
         return real(self, rel, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Sandbox, "open_file", counting)
@@ -61,7 +64,7 @@ def test_a_second_rewind_reads_none_of_the_files_the_first_wrote(
     while not _settled(store, result.undo or "") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _settled(store, result.undo or ""), "the rewind's files were never settled"
-    opened = _reads(monkeypatch)
+    opened = _reads(monkeypatch, tmp_path)
     plan = plan_restore(store, result.undo or "")
     assert sorted(plan.paths("write")) == FILES
     assert opened == []  # the plan trusted every stat: nothing read again

@@ -102,3 +102,30 @@ test('mergeEdits refuses changes that overlap', () => {
   assert.equal(mergeEdits('ab', 'aXb', 'aYb'), null, 'two insertions at one place');
   assert.deepEqual(spliceOf('hello world', 'hello there world'), { start: 6, end: 6, insert: 'there ' });
 });
+
+test('Ctrl-Z pressed while an edit is on its way undoes that edit once it is saved', async () => {
+  const disk = { 'a.md': 'one' };
+  const server = fakeServer(disk);
+  let answer;
+  const held = new Promise((resolve) => { answer = resolve; });
+  // The server has written the file; its answer has not reached the page yet.
+  const send = async (body) => { const reply = await server.send(body); if (body.content === 'two') await held; return reply; };
+  const hand = new HandEditor({
+    files: () => Object.entries(disk).map(([path, content]) => ({ path, content })),
+    send,
+    resolveConflict: async () => 'theirs',
+  });
+  let onKey = null;
+  hand.listen({ addEventListener: (_type, fn) => { onKey = fn; }, removeEventListener() {} });
+  const editing = hand.editFile('a.md', 'two');
+  for (let i = 0; i < 100 && disk['a.md'] !== 'two'; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(disk['a.md'], 'two');
+  let prevented = false;
+  onKey({ key: 'z', ctrlKey: true, metaKey: false, altKey: false, shiftKey: false, target: {}, preventDefault() { prevented = true; } });
+  assert.equal(prevented, true, 'the key is the page\'s undo, not lost');
+  answer();
+  assert.equal((await editing).ok, true);
+  await hand.busy;
+  assert.equal(disk['a.md'], 'one');
+  assert.equal(hand.history.redoable.length, 1);
+});

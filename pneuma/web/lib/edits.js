@@ -96,6 +96,7 @@ export class HandEditor {
     this.resolveConflict = resolveConflict;
     this.history = new EditHistory();
     this.busy = Promise.resolve();
+    this.inFlight = 0;  // edits sent and not yet answered (editFile)
   }
 
   current(path) {
@@ -111,9 +112,19 @@ export class HandEditor {
     if (typeof start !== 'string' || typeof content !== 'string') {
       return { ok: false, code: 'E_BAD_ARGS', message: `no text of ${path} to edit` };
     }
-    const result = await this.serially(() => this.write(path, content, start));
-    if (result.ok && result.changed !== false) this.history.record({ path, before: result.replaced, after: result.written });
-    return result;
+    // Recorded inside the queued step, and counted while it is on its way:
+    // a Ctrl-Z pressed the moment the file changed (before the answer came)
+    // queues behind this edit and undoes it, rather than finding nothing.
+    this.inFlight += 1;
+    try {
+      return await this.serially(async () => {
+        const result = await this.write(path, content, start);
+        if (result.ok && result.changed !== false) this.history.record({ path, before: result.replaced, after: result.written });
+        return result;
+      });
+    } finally {
+      this.inFlight -= 1;
+    }
   }
 
   // One edit at a time: an undo right after an edit waits for it.
@@ -174,7 +185,7 @@ export class HandEditor {
       const key = event.key.toLowerCase();
       const redo = (key === 'z' && event.shiftKey) || (key === 'y' && !event.shiftKey);
       const undo = key === 'z' && !event.shiftKey;
-      if (undo && this.history.undoable.length) {
+      if (undo && (this.history.undoable.length || this.inFlight)) {
         event.preventDefault();
         this.undo();
       } else if (redo && this.history.redoable.length) {

@@ -181,8 +181,21 @@ export function resolveTargets(api, ids) {
 /** Bring `elements` into view (animated), zoomed in at most to `maxZoom`. */
 export async function zoomTo(api, elements, maxZoom) {
   const duration = 300;
-  api.scrollToContent(elements, { fitToViewport: true, viewportZoomFactor: 0.85, maxZoom, minZoom: 0.1, animate: true, duration });
+  const fit = { fitToViewport: true, viewportZoomFactor: 0.85, maxZoom, minZoom: 0.1 };
+  api.scrollToContent(elements, { ...fit, animate: true, duration });
   await sleep(duration + 80);
+  // On a busy machine the animation's frames come late and it may not have
+  // reached its end yet: land on the end at once (this cancels what is left
+  // of the animation), so whoever reads the view next reads where it settles.
+  api.scrollToContent(elements, { ...fit, animate: false });
+  let last = "";
+  for (let i = 0; i < 40; i += 1) {
+    const { zoom, scrollX, scrollY } = api.getAppState();
+    const now = `${zoom.value}|${scrollX}|${scrollY}`;
+    if (now === last) break;
+    last = now;
+    await sleep(25);
+  }
 }
 
 /** Select the elements `ids` names and zoom to them (labels come along);
