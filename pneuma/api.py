@@ -23,7 +23,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-API_VERSION = "1.8.0"
+API_VERSION = "1.9.0"
 """The version of this API (semver); independent of the host's ``__version__``."""
 
 # name -> "module:attribute" where it lives today (an implementation detail).
@@ -167,6 +167,9 @@ _EXPORTS: dict[str, str] = {
     "MarkerError": "pneuma.workspace.claude_md:MarkerError",
     # run one of a mode's tools in-process (as `pneuma tool` does)
     "call_mode_tool": "pneuma.tools.runtime:call_tool",
+    # a new mode package written into a folder (the mode-maker's workspace)
+    "generate_mode_package": "pneuma.cli.mode_package:generate_mode_package",
+    "GeneratedPackage": "pneuma.cli.mode_package:GeneratedPackage",
 }
 
 __all__ = ["API_VERSION", *_EXPORTS]
@@ -182,6 +185,7 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
+    from pneuma.cli.mode_package import GeneratedPackage, generate_mode_package
     from pneuma.core.backend import (
         AgentBackend,
         AgentEventSink,

@@ -1,0 +1,131 @@
+"""A new mode package written into a folder of one's choosing
+(``pneuma.api.generate_mode_package``): the mode-maker seeds its workspace
+with it, so the workspace itself is the package (docs/mode-maker.md).
+
+It renders the same template as ``pneuma new-mode`` (newmode.py) and, when
+asked to fork, replaces the template's Python package with a copy of an
+installed mode's package, renamed. Nothing already in the folder is
+overwritten: a file that exists is kept and reported as skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pneuma.cli.newmode import ModeNames, NewModeError, check_name, create_mode
+from pneuma.core.errors import ToolError
+
+# Build output and caches never travel with a fork.
+_LEFT_OUT = {"__pycache__", ".pytest_cache", "node_modules"}
+_TEXT_SUFFIXES = {".py", ".json", ".md", ".js", ".css", ".html", ".txt", ".toml"}
+
+
+@dataclass(frozen=True)
+class GeneratedPackage:
+    """What ``generate_mode_package`` wrote: the folder, the mode's names,
+    the files written and those kept because they were there already."""
+
+    folder: Path
+    name: str
+    package: str
+    written: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def generate_mode_package(dest: Path, name: str, *, fork_from: str | None = None) -> GeneratedPackage:
+    """Write a complete mode package for mode ``name`` into ``dest`` (its
+    ``pyproject.toml`` at ``dest``'s top). ``fork_from``: an installed mode
+    whose package files replace the template's, renamed to ``name``.
+
+    Raises ``ToolError`` ``E_BAD_ARGS`` for an invalid name or an unknown
+    mode to fork, ``E_IO`` when the folder cannot be written.
+    """
+    try:
+        names = check_name(name)
+    except NewModeError as exc:
+        raise ToolError("E_BAD_ARGS", str(exc)) from None
+    source = _installed_package(fork_from) if fork_from else None
+    dest = Path(dest)
+    with tempfile.TemporaryDirectory(prefix="pneuma-mode-package-") as scratch:
+        try:
+            project = create_mode(names.name, Path(scratch))
+        except NewModeError as exc:
+            raise ToolError("E_IO", str(exc)) from None
+        if source is not None:
+            _replace_package(project / names.package, source, names)
+        result = GeneratedPackage(folder=dest, name=names.name, package=names.package)
+        _move_new(project, dest, result)
+    return result
+
+
+def _installed_package(mode_name: str) -> tuple[Path, str]:
+    """The package folder of installed mode ``mode_name`` and its Python package name."""
+    from pneuma.host.registry import get_mode
+
+    try:
+        mode = get_mode(mode_name)
+    except Exception as exc:  # UnknownModeError and a broken plugin alike: one line
+        raise ToolError("E_BAD_ARGS", f"cannot fork mode {mode_name!r}: {exc}") from None
+    return mode.package_dir, mode.package_dir.name
+
+
+def _replace_package(target: Path, source: tuple[Path, str], names: ModeNames) -> None:
+    folder, old_package = source
+    shutil.rmtree(target)
+    shutil.copytree(folder, target, ignore=lambda _dir, entries: [e for e in entries if e in _LEFT_OUT])
+    old_name = _manifest_name(target / "manifest.json")
+    for path in target.rglob("*"):
+        if path.is_file() and path.suffix in _TEXT_SUFFIXES:
+            _rename_in(path, old_package, old_name, names)
+
+
+def _manifest_name(manifest: Path) -> str | None:
+    import json
+
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _rename_in(path: Path, old_package: str, old_name: str | None, names: ModeNames) -> None:
+    """The forked mode's own names become the new mode's: its Python
+    package everywhere, its mode name and skill folder in the manifest."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    new = re.sub(rf"\b{re.escape(old_package)}\b", names.package, text)
+    if path.name == "manifest.json" and old_name:
+        new = re.sub(rf'"name": "{re.escape(old_name)}"', f'"name": "{names.name}"', new, count=1)
+        old_skill = f"pneuma-{old_name.replace('_', '-')}"
+        new = new.replace(f'"installName": "{old_skill}"', f'"installName": "{names.distribution}"')
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+
+
+def _move_new(project: Path, dest: Path, result: GeneratedPackage) -> None:
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for path in sorted(project.rglob("*")):
+            if not path.is_file():
+                continue
+            rel = path.relative_to(project)
+            target = dest / rel
+            # A link planted in the folder must not carry a write outside it.
+            inside = target.parent.resolve().is_relative_to(dest.resolve())
+            if target.exists() or target.is_symlink() or not inside:
+                result.skipped.append(rel.as_posix())
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+            result.written.append(rel.as_posix())
+    except OSError as exc:
+        raise ToolError("E_IO", f"cannot write the mode package into {dest}: "
+                                f"{exc.strerror or exc}") from None
