@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from pneuma.agents.acp.presets import presets, resolve
+from pneuma.agents.acp.presets import (
+    CLAUDE_ACP_VERSION,
+    presets,
+    project_install_dir,
+    resolve,
+)
 from pneuma.core.errors import ToolError
 
 
@@ -40,5 +45,22 @@ def test_an_unknown_or_missing_agent_is_a_coded_error_with_the_fix(tmp_path: Pat
 def test_an_installed_agent_without_credentials_is_not_usable_and_names_the_variable(
         tmp_path: Path) -> None:
     program(tmp_path / "bin", "codex-acp")
-    codex = next(p for p in presets({"PATH": str(tmp_path / "bin")}) if p.name == "codex")
-    assert not codex.usable and codex.fix == "set OPENAI_API_KEY or CODEX_API_KEY"
+    env = {"PATH": str(tmp_path / "bin"), "HOME": str(tmp_path)}
+    codex = next(p for p in presets(env) if p.name == "codex")
+    assert not codex.usable and codex.missing == "credentials (OPENAI_API_KEY or CODEX_API_KEY)"
+    assert codex.fix == "export OPENAI_API_KEY=… in the shell that starts Pneuma, or run `codex login`"
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "auth.json").write_text("{}")
+    assert next(p for p in presets(env) if p.name == "codex").usable
+
+
+@pytest.mark.skipif(not (project_install_dir() / "node_modules" / ".bin" / "claude-agent-acp").exists(),
+                    reason="the Claude Code ACP adapter is not installed (scripts/install)")
+def test_the_pinned_claude_adapter_is_found_with_its_version(tmp_path: Path) -> None:
+    bare = next(p for p in presets({"PATH": "", "HOME": str(tmp_path)}) if p.name == "claude")
+    assert bare.version == CLAUDE_ACP_VERSION and not bare.usable
+    assert "ANTHROPIC_API_KEY" in (bare.fix or "")
+    keyed = next(p for p in presets({"PATH": "", "HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"})
+                 if p.name == "claude")
+    assert keyed.usable and resolve("claude", {"PATH": "", "ANTHROPIC_API_KEY": "k"}) == [
+        str(project_install_dir() / "node_modules" / ".bin" / "claude-agent-acp")]

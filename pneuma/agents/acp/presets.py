@@ -8,6 +8,7 @@ command; no credentials: the variable to set).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -15,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pneuma.core.backend import BackendStatus
 from pneuma.core.errors import ToolError
 
 # The Claude Code adapter scripts/install puts into .venv/acp (keep in step).
@@ -31,10 +33,16 @@ class Preset:
     title: str
     command: tuple[str, ...] = ()
     usable: bool = False
+    version: str | None = None
     found: str | None = None
     missing: str | None = None
     fix: str | None = None
     notes: tuple[str, ...] = field(default=())
+
+    def status(self) -> BackendStatus:
+        """The same facts as a backend's check reports them (`pneuma backends`)."""
+        return BackendStatus(usable=self.usable, version=self.version, found=self.found,
+                             missing=self.missing, fix=self.fix, notes=self.notes)
 
 
 def project_install_dir() -> Path:
@@ -47,42 +55,85 @@ def _pinned_claude_adapter() -> Path | None:
     return candidate if candidate.is_file() and os.access(candidate, os.X_OK) else None
 
 
+def _package_version(binary: str) -> str | None:
+    """The npm package's version beside its bin link (no process started)."""
+    manifest = Path(binary).resolve().parent.parent / "package.json"
+    try:
+        version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return version if isinstance(version, str) else None
+
+
 def _claude(env: Mapping[str, str]) -> Preset:
+    # The adapter runs Claude Code itself, so it finds the same credentials
+    # the claude-code backend looks for (docs/backends.md).
+    from pneuma.agents.builtin_checks import CLAUDE_CREDENTIALS_MISSING
+    from pneuma.agents.claude_code import credentials_found
+
     title = "Claude Code (ACP adapter)"
     pinned = _pinned_claude_adapter()
     binary = str(pinned) if pinned else shutil.which(CLAUDE_ACP_BIN, path=env.get("PATH"))
     if binary is None:
         return Preset("claude", title, missing=f"the {CLAUDE_ACP_BIN} command",
-                      fix=f"scripts/install, or npm install -g {CLAUDE_ACP_PACKAGE}")
-    command = (binary,)
-    if not (env.get("ANTHROPIC_API_KEY") or env.get("CLAUDE_CODE_OAUTH_TOKEN")):
-        return Preset("claude", title, command, found=binary,
-                      missing="Anthropic credentials",
-                      fix="set ANTHROPIC_API_KEY (or run `claude login`)")
-    return Preset("claude", title, command, usable=True, found=binary)
+                      fix=f"scripts/install, or npm install -g {CLAUDE_ACP_PACKAGE}"
+                          f"@{CLAUDE_ACP_VERSION}")
+    command, version = (binary,), _package_version(binary)
+    if not credentials_found(env):
+        return Preset("claude", title, command, version=version, found=binary,
+                      missing=CLAUDE_CREDENTIALS_MISSING,
+                      fix="export ANTHROPIC_API_KEY=… in the shell that starts Pneuma, "
+                          "or run `claude login`")
+    return Preset("claude", title, command, usable=True, version=version, found=binary)
 
 
-def _on_path(name: str, title: str, program: str, args: tuple[str, ...], install: str,
-             credentials: tuple[str, ...]) -> Callable[[Mapping[str, str]], Preset]:
-    def preset(env: Mapping[str, str]) -> Preset:
-        binary = shutil.which(program, path=env.get("PATH"))
+def _login_file(env: Mapping[str, str], home_variable: str | None, default: str,
+                name: str) -> bool:
+    """A CLI's saved login (``$CODEX_HOME/auth.json``, ``~/.gemini/oauth_creds.json``)."""
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    chosen = env.get(home_variable) if home_variable else None
+    folder = Path(chosen) if chosen else home / default
+    return (folder / name).is_file()
+
+
+@dataclass(frozen=True)
+class _OnPath:
+    """An ACP agent found as ``program`` on PATH, started as ``program args``."""
+
+    name: str
+    title: str
+    program: str
+    args: tuple[str, ...]
+    install: str
+    credentials: tuple[str, ...] = ()  # variables, any one of which will do
+    login: Callable[[Mapping[str, str]], bool] | None = None  # a saved login instead
+    login_fix: str = ""
+
+    def __call__(self, env: Mapping[str, str]) -> Preset:
+        binary = shutil.which(self.program, path=env.get("PATH"))
         if binary is None:
-            return Preset(name, title, missing=f"the {program} command", fix=install)
-        command = (binary, *args)
-        if credentials and not any(env.get(var) for var in credentials):
-            return Preset(name, title, command, found=binary,
-                          missing="credentials", fix=f"set {' or '.join(credentials)}")
-        return Preset(name, title, command, usable=True, found=binary)
-    return preset
+            return Preset(self.name, self.title, missing=f"the {self.program} command",
+                          fix=self.install)
+        command = (binary, *self.args)
+        logged_in = self.login is not None and self.login(env)
+        if self.credentials and not logged_in and not any(env.get(v) for v in self.credentials):
+            fix = f"export {self.credentials[0]}=… in the shell that starts Pneuma"
+            return Preset(self.name, self.title, command, found=binary,
+                          missing=f"credentials ({' or '.join(self.credentials)})",
+                          fix=f"{fix}, or run `{self.login_fix}`" if self.login_fix else fix)
+        return Preset(self.name, self.title, command, usable=True, found=binary)
 
 
 _PRESETS: tuple[Callable[[Mapping[str, str]], Preset], ...] = (
     _claude,
-    _on_path("codex", "Codex (ACP adapter)", "codex-acp", (),
-             "npm install -g @zed-industries/codex-acp", ("OPENAI_API_KEY", "CODEX_API_KEY")),
-    _on_path("gemini", "Gemini CLI", "gemini", ("--experimental-acp",),
-             "npm install -g @google/gemini-cli", ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
-    _on_path("kimi", "Kimi CLI", "kimi", ("--acp",), "uv tool install kimi-cli", ()),
+    _OnPath("codex", "Codex (ACP adapter)", "codex-acp", (),
+            "npm install -g @zed-industries/codex-acp", ("OPENAI_API_KEY", "CODEX_API_KEY"),
+            lambda env: _login_file(env, "CODEX_HOME", ".codex", "auth.json"), "codex login"),
+    _OnPath("gemini", "Gemini CLI", "gemini", ("--experimental-acp",),
+            "npm install -g @google/gemini-cli", ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            lambda env: _login_file(env, None, ".gemini", "oauth_creds.json"), "gemini"),
+    # Kimi signs in inside its own CLI; there is no variable to look for.
+    _OnPath("kimi", "Kimi CLI", "kimi", ("--acp",), "uv tool install kimi-cli"),
 )
 
 
