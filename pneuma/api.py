@@ -98,6 +98,11 @@ _EXPORTS: dict[str, str] = {
     "ERROR_CODES": "pneuma.core.errors:ERROR_CODES",
     "HTTP_STATUS": "pneuma.core.errors:HTTP_STATUS",
     "error_response": "pneuma.server.errors:error_response",
+    # modes installed from anywhere with pip (`pneuma mode add`, the mode-maker's Install)
+    "install_mode": "pneuma.mode_sources.installer:install_mode",
+    "remove_mode": "pneuma.mode_sources.installer:remove_mode",
+    "build_mode_wheel": "pneuma.mode_sources.installer:build_mode_wheel",
+    "InstalledMode": "pneuma.mode_sources.installed:InstalledMode",
     # tools and files
     "ToolContext": "pneuma.tools.context:ToolContext",
     "Interaction": "pneuma.tools.context:Interaction",
@@ -256,6 +261,12 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.llm.image_settings import ImageSettings, load_image_settings
     from pneuma.llm.images import GeneratedImage, ImageGateway, image_format
     from pneuma.llm.settings import LLMSettings
+    from pneuma.mode_sources.installed import InstalledMode
+    from pneuma.mode_sources.installer import (
+        build_mode_wheel,
+        install_mode,
+        remove_mode,
+    )
     from pneuma.server.config import ServerConfig
     from pneuma.server.content_site import ContentSite
     from pneuma.server.errors import error_response

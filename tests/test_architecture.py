@@ -183,6 +183,8 @@ FLOORS: dict[str, int] = {
     "annotations": 1,
     # the session's plumbing and the HTTP/WebSocket server
     "server": 2,
+    # modes installed with pip from anywhere, and where each came from
+    "mode_sources": 2,
     # the one front door for modes and backends
     "api": 3,
     # backends, each owning its specifics; host features on the session's hooks

@@ -31,6 +31,10 @@ ErrorCode = Literal[
     "E_UNAUTHORIZED",
     "E_FORBIDDEN",
     "E_UNAVAILABLE",
+    # Installing and checking modes (pneuma.mode_sources, pneuma.mode_check).
+    "E_BUSY",
+    "E_INSTALL_FAILED",
+    "E_CHECK_FAILED",
 ]
 
 ERROR_CODES: frozenset[str] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]
@@ -55,6 +59,9 @@ HTTP_STATUS: dict[str, int] = {
     "E_UNAUTHORIZED": 401,
     "E_FORBIDDEN": 403,
     "E_UNAVAILABLE": 503,
+    "E_BUSY": 409,
+    "E_INSTALL_FAILED": 422,
+    "E_CHECK_FAILED": 422,
 }
 
 _NOT_RECOVERABLE = {"E_INTERNAL", "E_UNSUPPORTED", "E_TOOL_DISABLED"}
