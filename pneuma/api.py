@@ -44,6 +44,9 @@ _EXPORTS: dict[str, str] = {
     "InitParam": "pneuma.host.manifest:InitParam",
     "localize": "pneuma.host.manifest:localize",
     "read_config": "pneuma.workspace.params:read_config",
+    # a mode checked against the viewer contract (`pneuma mode check`)
+    "check_mode": "pneuma.mode_check.run:check_mode",
+    "ModeCheckReport": "pneuma.mode_check.report:ModeCheckReport",
     # exports (`pneuma export`, the shell's Export menu)
     "Exporter": "pneuma.host.exporters:Exporter",
     "ExportFormat": "pneuma.host.exporters:ExportFormat",
@@ -261,6 +264,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
     from pneuma.llm.image_settings import ImageSettings, load_image_settings
     from pneuma.llm.images import GeneratedImage, ImageGateway, image_format
     from pneuma.llm.settings import LLMSettings
+    from pneuma.mode_check.report import ModeCheckReport
+    from pneuma.mode_check.run import check_mode
     from pneuma.mode_sources.installed import InstalledMode
     from pneuma.mode_sources.installer import (
         build_mode_wheel,

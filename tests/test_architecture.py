@@ -185,6 +185,8 @@ FLOORS: dict[str, int] = {
     "server": 2,
     # modes installed with pip from anywhere, and where each came from
     "mode_sources": 2,
+    # a mode checked against the viewer contract: its own server and Chromium
+    "mode_check": 2,
     # the one front door for modes and backends
     "api": 3,
     # backends, each owning its specifics; host features on the session's hooks

@@ -156,7 +156,7 @@ def test_new_mode_generates_the_whole_package(fresh: Fresh) -> None:
     assert f'[project.entry-points.pneuma]\n{NAME} = "{PACKAGE}"' in pyproject
     manifest = json.loads((project / PACKAGE / "manifest.json").read_text())
     assert manifest["name"] == NAME
-    assert manifest["displayName"] == {"en": "Barmode"}
+    assert manifest["displayName"] == {"en": "Barmode", "zh-CN": "Barmode"}
     assert manifest["skill"]["installName"] == DIST
     assert manifest["tools"][0]["handler"] == f"{PACKAGE}.tools:outline"
     skill = (project / PACKAGE / "skill" / "SKILL.md").read_text()
