@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import LLMSettings
+from pneuma.api import LLMSettings, read_state_bytes
 
 _MODEL_DEFAULTS = LLMSettings()
 
@@ -57,13 +57,9 @@ class NativeConfig:
         config = cls()
         names = {f.name for f in fields(cls)}
         model_named = False
-        file = workspace / ".pneuma" / "native.json"
-        if file.is_file():
-            try:
-                data = json.loads(file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                data = {}
-            for key, value in (data if isinstance(data, dict) else {}).items():
+        data = _read_settings(workspace / ".pneuma" / "native.json")
+        if data:
+            for key, value in data.items():
                 name = re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
                 if name in names:
                     config._set(name, value)
@@ -102,6 +98,22 @@ class NativeConfig:
             setattr(self, name, convert(value))
         except (TypeError, ValueError):
             pass
+
+
+# Far more than any settings file: a bigger one is not read whole.
+MAX_SETTINGS_BYTES = 64 * 1024
+
+
+def _read_settings(file: Path) -> dict[str, Any]:
+    """The workspace's settings file as a JSON object; {} when there is
+    none or it is not one. Pneuma's own state under .pneuma/ is never read
+    through a link (docs/security.md): a link planted there counts as no
+    file, so it cannot point the runtime at another endpoint or key."""
+    try:
+        data = json.loads(read_state_bytes(file, limit=MAX_SETTINGS_BYTES))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _optional(kind: Callable[[Any], Any]) -> Callable[[Any], Any]:
