@@ -6,10 +6,12 @@
                                that writes several files), also kept under W/exports/;
                                ``X-Pneuma-Export-Left-Out`` lists (percent-encoded JSON) the
                                slides, pages or diagrams left out while the rest was exported
-    GET /api/export/{format}/progress
+    GET /api/export/{format}/progress[?id=ID]
                                {"running", "done", "total", "what"}: how far that export is,
                                as its exporter reports it (``ExportRequest.report``), for the
-                               menu to show while it waits ("frame 120/240")
+                               menu to show while it waits ("frame 120/240"). The menu names
+                               its export (``GET /api/export/{format}?progress=ID``), so that
+                               two tabs exporting the same format each see their own
 
 An export whose page went away (the tab closed, the request aborted) is
 stopped at its next progress report: the exporter removes what it had half
@@ -50,7 +52,8 @@ _MEDIA = {
 }
 
 
-# format name -> {"done", "total", "what"} of the export running in that format
+# "format" or "format:ID" (ID: the ?progress= the page chose) -> {"done", "total", "what"}
+# of that running export
 _PROGRESS: web.AppKey[dict[str, dict[str, object]]] = web.AppKey("export_progress", dict)
 
 
@@ -94,18 +97,20 @@ async def run_export(request: web.Request) -> web.StreamResponse:
                         details={"field": "format", "format": name, "offered": offered})
     workspace = pneuma.workspace.resolve()
     progress: dict[str, dict[str, object]] = request.app[_PROGRESS]
-    params = {**pneuma.params, **request.query}  # a format's option (the video mode's png: ?time=2.5)
+    query = dict(request.query)
+    key = _progress_key(name, query.pop("progress", None))
+    params = {**pneuma.params, **query}  # a format's option (the video mode's png: ?time=2.5)
 
     def report(done: int, total: int, what: str) -> None:  # in the export's thread
         if request.transport is None or request.transport.is_closing():
             raise ExportError(f"the {name} export was stopped: the page that asked for it went away")
-        progress[name] = {"done": done, "total": total, "what": what}
+        progress[key] = {"done": done, "total": total, "what": what}
 
     def export() -> tuple[Path, list[str]]:
         result = exporter.run(workspace, name, None, params, progress=report)
         return _one_file(result, workspace, f"{pneuma.mode.name}-{name}"), result.left_out
 
-    progress[name] = {"done": 0, "total": 0, "what": ""}
+    progress[key] = {"done": 0, "total": 0, "what": ""}
     try:
         path, left_out = await asyncio.to_thread(export)
     except ExportError as exc:
@@ -119,7 +124,7 @@ async def run_export(request: web.Request) -> web.StreamResponse:
             raise  # a bug: the error middleware logs it and answers E_INTERNAL
         raise _answer(failure, name, workspace) from None
     finally:
-        progress.pop(name, None)
+        progress.pop(key, None)
     try:
         rel = path.relative_to(workspace).as_posix()
     except ValueError:
@@ -149,8 +154,15 @@ def _attachment(name: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name)}"
 
 
+def _progress_key(name: str, chosen: str | None) -> str:
+    """Where an export's progress is kept: per format, and per the id its
+    page chose (any short text; longer is cut, not refused)."""
+    return f"{name}:{chosen[:64]}" if chosen else name
+
+
 async def export_progress(request: web.Request) -> web.Response:
-    state = request.app[_PROGRESS].get(request.match_info["format"])
+    key = _progress_key(request.match_info["format"], request.query.get("id"))
+    state = request.app[_PROGRESS].get(key)
     return web.json_response({"running": state is not None, **(state or {})})
 
 

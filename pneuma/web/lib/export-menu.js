@@ -3,8 +3,9 @@
 // (GET /api/export/<format>; the file is also kept under the workspace's
 // exports/). "Share as file" (GET /api/share/file, pneuma/share/routes.py)
 // is the host's own entry, there for every mode (docs/sharing.md). While an
-// export runs, the note shows how far it is (GET /api/export/<format>/progress:
-// 120/240 frames, as the exporter reports it).
+// export runs, the note shows how far it is (GET /api/export/<format>/progress?id=…:
+// 120/240 frames, as the exporter reports it; the id is this export's own, so
+// that another tab exporting the same format is not shown here).
 
 import { html, useState, useEffect, useRef } from '../vendor/preact-htm.js';
 import { fetchJson } from './viewer-helpers.js';
@@ -46,8 +47,8 @@ async function download(format, address = `/api/export/${encodeURIComponent(form
 const PROGRESS_EVERY_MS = 500;
 
 // Ask how far the export is until `running()` says it ended; `show(state)` each answer.
-function followProgress(format, running, show) {
-  const address = `/api/export/${encodeURIComponent(format)}/progress`;
+function followProgress(format, id, running, show) {
+  const address = `/api/export/${encodeURIComponent(format)}/progress?id=${encodeURIComponent(id)}`;
   const tick = async () => {
     if (!running()) return;
     try {
@@ -87,12 +88,15 @@ export function ExportMenu() {
     const label = localized(format.label) || format.name;
     setNote({ tone: 'busy', text: format.host ? t('shareFile.running') : t('export.running', { format: label }) });
     let running = true;
+    let address = format.url;
     if (!format.host && !format.url) {
-      followProgress(format.name, () => running, ({ done, total }) => setNote({ tone: 'busy',
+      const id = Math.random().toString(36).slice(2, 12);
+      address = `/api/export/${encodeURIComponent(format.name)}?progress=${id}`;
+      followProgress(format.name, id, () => running, ({ done, total }) => setNote({ tone: 'busy',
         text: t('export.progress', { format: label, done, total }) }));
     }
     try {
-      const { saved, leftOut } = await download(format.name, format.url);
+      const { saved, leftOut } = await download(format.name, address);
       setNote(leftOut.length
         ? { tone: 'warn', text: t('export.partial', { path: saved }), lines: leftOut }
         : { tone: 'ok', text: t(format.host ? 'shareFile.done' : 'export.done', { path: saved }) });
