@@ -7,6 +7,7 @@ line quickly; plugins add their own commands through ``register_commands``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -370,6 +371,9 @@ def skill_install(
               "then the one bundled with claude-agent-sdk).")
 @click.option("--action-timeout", type=float, default=60.0, show_default=True,
               help="Seconds to wait for the browser to answer a viewer action.")
+@click.option("--agent-command", default=None, metavar='"CMD ARGS"',
+              help="With --backend acp: the ACP agent's command line (remembered by the "
+              "workspace for later runs).")
 @click.option("--switch-mode", is_flag=True,
               help="Run a workspace of another mode with this one (its conversation is "
               "kept and resumes when you switch back).")
@@ -388,6 +392,7 @@ def run_command(
     skip_skill: bool,
     claude_bin: str | None,
     action_timeout: float,
+    agent_command: str | None,
     switch_mode: bool,
     seed_anyway: bool,
     params: tuple[str, ...],
@@ -410,6 +415,7 @@ def run_command(
     interrupt_on_stop_signals()
     provided = _parse_params(params)
     _check_permission_mode(backend, permission_mode)
+    _use_agent_command(backend, agent_command)
     _claim_workspace(workspace, mode_name, switch_mode)
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
@@ -474,6 +480,23 @@ def _claim_workspace(workspace: Path, mode_name: str, switch_mode: bool,
         claim_workspace(workspace, mode_name, switch_mode, create, _echo_notice)
     except StartProblem as exc:
         _fail(exc.message, exc.code)
+
+
+def _use_agent_command(backend: str, agent_command: str | None) -> None:
+    """--agent-command reaches the ACP backend (and its start check) through
+    the environment agents start with (pneuma/agents/acp/command.py)."""
+    if agent_command is None:
+        return
+    if backend != "acp":
+        _fail(f"--agent-command is for --backend acp, not --backend {backend}", 2)
+    from pneuma.agents.acp.command import COMMAND_ENV, parse_command
+    from pneuma.core.errors import ToolError
+
+    try:
+        parse_command(agent_command)
+    except ToolError as exc:
+        _fail(exc.message, 2)
+    os.environ[COMMAND_ENV] = agent_command
 
 
 def _check_permission_mode(backend: str, permission_mode: str | None) -> None:

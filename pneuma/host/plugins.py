@@ -25,6 +25,7 @@ DEFAULT_PLUGINS = (
     "pneuma.agents.builtin",
     "pneuma.agents.native.plugin",
     "pneuma.agents.codex.plugin",
+    "pneuma.agents.acp.plugin",
     "pneuma.editing.plugin",
     "pneuma.headless_viewer.plugin",
     "pneuma.annotations.plugin",
