@@ -19,6 +19,7 @@ from pneuma import __version__
 from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
 from pneuma.cli.export import export_command
+from pneuma.cli.mode_command import mode
 from pneuma.cli.new_mode_command import new_mode_command
 from pneuma.cli.publish import publish_command
 from pneuma.cli.share import share_command
@@ -153,6 +154,7 @@ def modes(ctx: click.Context, as_json: bool) -> None:
         return
     from pneuma.host.plugins import get_plugin_manager
     from pneuma.host.registry import get_plugins, load_modes
+    from pneuma.mode_sources.installed import source_columns
 
     pm = get_plugin_manager()
     registry = load_modes(pm)
@@ -161,7 +163,7 @@ def modes(ctx: click.Context, as_json: bool) -> None:
         payload: dict[str, Any] = {
             "modes": [
                 {
-                    **mode.summary(),
+                    **mode.summary(), **source_columns(mode),
                     "displayName": mode.manifest.to_json()["displayName"],
                     "plugin": mode.plugin_name,
                     "hooks": plugins.get(mode.plugin_name, {}).get("hooks", []),
@@ -181,8 +183,10 @@ def modes(ctx: click.Context, as_json: bool) -> None:
         }
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
-    rows = [mode.summary() for mode in sorted(registry.modes.values(), key=lambda m: m.name)]
-    headers = ["name", "version", "distribution", "workspace", "actions", "tools", "workflows"]
+    rows = [{**m.summary(), **source_columns(m)} for m in sorted(registry.modes.values(),
+                                                                 key=lambda m: m.name)]
+    headers = ["name", "version", "source", "distribution", "workspace", "actions", "tools",
+               "workflows"]
     table = [[str(row[h] if row[h] is not None else "-") for h in headers] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in table]) for i, h in enumerate(headers)]
     click.echo("  ".join(h.upper().ljust(w) for h, w in zip(headers, widths)).rstrip())
@@ -705,6 +709,7 @@ cli.add_command(conversations)  # pneuma/cli/conversations.py
 cli.add_command(backends)  # pneuma/startup/backends.py
 cli.add_command(export_command)  # pneuma/cli/export.py (each mode's exporter)
 cli.add_command(new_mode_command)  # pneuma/cli/new_mode_command.py
+cli.add_command(mode)  # pneuma/cli/mode_command.py (modes from anywhere)
 cli.add_command(publish_command)  # pneuma/cli/publish.py (the person's publish targets)
 cli.add_command(share_command)  # pneuma/cli/share.py (one self-contained HTML file)
 

@@ -49,5 +49,5 @@ def installed_modes() -> list[InstalledMode]:
 def source_columns(mode: Any) -> dict[str, Any]:
     """The columns ``pneuma modes`` adds to a mode's row."""
     found = installed_mode(mode)
-    return {"source": found.source, "commit": found.commit, "editable": found.editable,
-            "installed_version": found.version}
+    return {"version": found.version, "source": found.source, "commit": found.commit,
+            "editable": found.editable}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib
+import importlib.metadata
 import json
 import os
 import site
@@ -30,12 +31,18 @@ from pneuma.mode_sources.installed import InstalledMode, installed_mode
 from pneuma.mode_sources.pip_runner import failure, run_pip
 from pneuma.mode_sources.provenance import (
     forget,
+    installed_version,
     provenance_of,
     remember,
     restore_argument,
 )
 from pneuma.mode_sources.sources import ModeSourceSpec, parse_source
-from pneuma.mode_sources.wheel_metadata import WheelFacts, canonical_name, read_wheel
+from pneuma.mode_sources.wheel_metadata import (
+    WheelFacts,
+    canonical_name,
+    read_pyproject,
+    read_wheel,
+)
 
 Progress = Callable[[str], None]
 LOCK_NAME = "pneuma-mode-sources.lock"
@@ -76,13 +83,15 @@ def _install(spec: ModeSourceSpec, check: bool | None, say: Progress) -> Install
         raise ToolError("E_UNSUPPORTED", f"{facts.distribution} {facts.version} registers no "
                         "'pneuma' entry point: it is not a Pneuma mode; nothing was installed")
     way_back = restore_argument(facts.distribution)
+    old_version = installed_version(facts.distribution)
     say(f"installing: {facts.distribution} {facts.version}")
     run = run_pip(["install", "--no-deps", "--force-reinstall", *spec.install_arguments()], say)
     if not run.ok:
         raise failure(run, f"installing {spec.typed}")
     try:
-        if facts.requires:
-            deps = run_pip(["install", *facts.requires], say)
+        missing = unmet_requirements(facts.requires)
+        if missing:
+            deps = run_pip(["install", *missing], say)
             if not deps.ok:
                 raise failure(deps, f"installing what {facts.distribution} needs")
         say(f"loading: {facts.distribution}")
@@ -91,10 +100,15 @@ def _install(spec: ModeSourceSpec, check: bool | None, say: Progress) -> Install
         if check is not False:
             _check(names, say)
         remember(facts.distribution, source=spec.recorded, kind=spec.kind, editable=spec.editable)
+    except ToolError as exc:
+        restored = _roll_back(facts.distribution, way_back, say)
+        undone = (f"{facts.distribution} {old_version} is back in place" if restored
+                  else "it was removed again")
+        raise ToolError(exc.code, f"{exc.message}; {undone}", details=exc.details) from None
     except BaseException:
         _roll_back(facts.distribution, way_back, say)
         raise
-    return _installed(names[0])
+    return _installed(names[0], facts.distribution, facts.version)
 
 
 def inspect_source(spec: ModeSourceSpec, say: Progress) -> WheelFacts:
@@ -102,6 +116,9 @@ def inspect_source(spec: ModeSourceSpec, say: Progress) -> WheelFacts:
     of the source in a scratch folder (removed again)."""
     if spec.kind == "wheel" and Path(spec.pip_argument).is_file():
         return _named(read_wheel(Path(spec.pip_argument)), spec)
+    static = read_pyproject(Path(spec.pip_argument)) if spec.kind == "folder" else None
+    if static is not None:
+        return _named(static, spec)
     with tempfile.TemporaryDirectory(prefix="pneuma-mode-add-") as scratch:
         say(f"collecting: {spec.typed}")
         run = run_pip(["wheel", "--no-deps", "--wheel-dir", scratch, spec.pip_argument], say)
@@ -120,24 +137,47 @@ def _named(facts: WheelFacts, spec: ModeSourceSpec) -> WheelFacts:
     return facts
 
 
+def unmet_requirements(requires: tuple[str, ...]) -> list[str]:
+    """The requirements this environment does not meet already (asking pip
+    about met ones costs seconds per install)."""
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:  # not installed here: let pip decide about all of them
+        return list(requires)
+    unmet = []
+    for text in requires:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            unmet.append(text)
+            continue
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        version = installed_version(requirement.name)
+        if version is None or not requirement.specifier.contains(version, prereleases=True):
+            unmet.append(text)
+    return unmet
+
+
 def _probe(distribution: str) -> list[str]:
     """The names of the distribution's modes, loaded in a fresh interpreter;
     a mode that does not load is ``E_INSTALL_FAILED`` with its error."""
+    # Only this distribution's plugins load (PNEUMA_LOAD_PLUGINS, pneuma/host/plugins.py).
+    env = {**os.environ, "PNEUMA_LOAD_PLUGINS": distribution}
     result = subprocess.run([sys.executable, "-m", "pneuma.mode_sources.probe", distribution],
-                            capture_output=True, text=True, timeout=120, check=False)
+                            capture_output=True, text=True, timeout=120, check=False, env=env)
     try:
         found: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise ToolError("E_INSTALL_FAILED", f"{distribution} installed but pneuma could not "
-                        f"load it: {last}; it was removed again") from None
+                        f"load it: {last}") from None
     if found["errors"]:
         raise ToolError("E_INSTALL_FAILED", f"{distribution} installed but its mode does not "
-                        f"load: {found['errors'][0]}; it was removed again")
+                        f"load: {found['errors'][0]}")
     names = [str(mode["name"]) for mode in found["modes"]]
     if not names:
-        raise ToolError("E_INSTALL_FAILED", f"{distribution} installed but registers no mode; "
-                        "it was removed again")
+        raise ToolError("E_INSTALL_FAILED", f"{distribution} installed but registers no mode")
     return names
 
 
@@ -156,7 +196,7 @@ def _check(names: list[str], say: Progress) -> None:
             failed = [_field(r, "check") for r in report.results if not _field(r, "ok")]
             first = next((_field(r, "message") for r in report.results if not _field(r, "ok")), "")
             raise ToolError("E_CHECK_FAILED", f"{name} fails the check: {', '.join(failed)} "
-                            f"({first}); it was removed again (install anyway: --no-check)",
+                            f"({first}) (install anyway: --no-check)",
                             details={"failed": failed, "mode": name})
 
 
@@ -164,22 +204,25 @@ def _field(result: Any, key: str) -> Any:
     return result.get(key) if isinstance(result, dict) else getattr(result, key, None)
 
 
-def _roll_back(distribution: str, way_back: list[str] | None, say: Progress) -> None:
+def _roll_back(distribution: str, way_back: list[str] | None, say: Progress) -> bool:
+    """Undo an install: uninstall it, and put back what was there before
+    (True when something was put back)."""
     say(f"removing: {distribution} (undoing the install)")
     run_pip(["uninstall", "--yes", distribution], say)
+    restored = False
     if way_back is not None:
         say(f"installing: the previous {distribution} again")
-        run_pip(["install", "--no-deps", "--force-reinstall", *way_back], say)
+        restored = run_pip(["install", "--no-deps", "--force-reinstall", *way_back], say).ok
     refresh_environment()
+    return restored
 
 
-def _installed(name: str) -> InstalledMode:
-    from pneuma.host.registry import load_modes
-
-    mode = load_modes().modes.get(name)
-    if mode is None:  # the fresh interpreter saw it; this one may lag behind (a new .pth)
-        raise ToolError("E_INSTALL_FAILED", f"{name} installed, but this process cannot see it yet")
-    return installed_mode(mode)
+def _installed(name: str, distribution: str, version: str) -> InstalledMode:
+    origin = provenance_of(distribution)
+    if origin is None:
+        return InstalledMode(name, distribution, version, "unknown")
+    return InstalledMode(name, distribution, origin.version or version, origin.source,
+                         origin.commit, origin.editable)
 
 
 def refresh_environment() -> None:
@@ -226,6 +269,9 @@ def update_mode(name: str, *, check: bool | None = None,
 
 
 def _distribution_of(name: str) -> str:
+    quick = _distribution_by_entry_point(name)
+    if quick is not None:
+        return quick
     from pneuma.host.registry import load_modes
 
     registry = load_modes()
@@ -243,6 +289,20 @@ def _distribution_of(name: str) -> str:
         if error.plugin == name or canonical_name(error.distribution or "") == wanted:
             return error.distribution or name
     raise ToolError("E_NOT_FOUND", f"no installed mode named {name!r} (see `pneuma modes`)")
+
+
+def _distribution_by_entry_point(name: str) -> str | None:
+    """The distribution whose ``pneuma`` entry point (or own name) is ``name``,
+    without loading every mode (a generated mode's entry point is its name);
+    None when that does not settle it."""
+    from pneuma.host.modes import BUILT_IN_DISTRIBUTIONS
+
+    wanted = canonical_name(name)
+    for point in importlib.metadata.entry_points(group="pneuma"):
+        dist = point.dist.metadata["Name"] if point.dist is not None else None
+        if dist and (point.name == name or canonical_name(dist) == wanted):
+            return None if dist in BUILT_IN_DISTRIBUTIONS else dist
+    return None
 
 
 def build_mode_wheel(folder: Path, dest: Path, *, progress: Progress | None = None) -> Path:

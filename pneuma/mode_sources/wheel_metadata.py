@@ -71,3 +71,27 @@ def _pneuma_entry_points(text: str) -> list[str]:
     if not parser.has_section(ENTRY_POINT_GROUP):
         return []
     return sorted(parser.options(ENTRY_POINT_GROUP))
+
+
+def read_pyproject(folder: Path) -> WheelFacts | None:
+    """A folder's facts from its ``pyproject.toml`` when they are all static
+    there (PEP 621: name, version, dependencies, entry points), which saves
+    building a wheel just to read them; None when any is dynamic or absent."""
+    import tomllib
+
+    try:
+        project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    except (OSError, ValueError, KeyError, UnicodeDecodeError):
+        return None
+    dynamic = set(project.get("dynamic", []))
+    if dynamic & {"version", "dependencies", "entry-points"} or not isinstance(project, dict):
+        return None
+    name, version = project.get("name"), project.get("version")
+    groups = project.get("entry-points", {})
+    dependencies = project.get("dependencies", [])
+    if not (isinstance(name, str) and isinstance(version, str) and isinstance(groups, dict)
+            and isinstance(dependencies, list)):
+        return None
+    points = groups.get(ENTRY_POINT_GROUP, {})
+    return WheelFacts(name, version, tuple(str(d) for d in dependencies),
+                      tuple(sorted(points)) if isinstance(points, dict) else ())

@@ -1,0 +1,99 @@
+"""`pneuma mode add` from a git repository at a tag, a wheel and a folder:
+each is listed with where it came from and runs; `mode remove` takes it
+away. Real pip, real git, offline, in a throwaway virtualenv."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.mode_sources.mode_env import ModeEnv, git, make_mode_env, new_mode
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def mode_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModeEnv]:
+    yield make_mode_env(tmp_path_factory.mktemp("venv") / "v")
+
+
+def test_a_mode_from_a_git_tag_is_listed_with_its_commit_runs_and_is_removed(
+        mode_env: ModeEnv, tmp_path: Path):
+    repo = new_mode("gittag", tmp_path)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    git(repo, "tag", "v1.0")
+    tagged = git(repo, "rev-parse", "HEAD")
+    # A later commit on the branch: the tag, not the branch's head, is what installs.
+    pyproject = repo / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"', 'version = "0.2.0"'))
+    git(repo, "commit", "-q", "-am", "second")
+
+    added = mode_env.pneuma("mode", "add", f"{repo}@v1.0", "--no-check", "--json")
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["commit"] == tagged
+    assert "installing:" in added.stderr and "building:" in added.stderr  # progress as pip works
+
+    listed = mode_env.modes()["gittag"]
+    assert (listed["version"], listed["commit"]) == ("0.1.0", tagged)
+    assert listed["source"] == f"git+{repo.as_uri()}@v1.0"
+    table = mode_env.pneuma("modes").stdout
+    assert any(line.split()[:3] == ["gittag", "0.1.0", f"git+{repo.as_uri()}@v1.0"]
+               for line in table.splitlines()), table
+    assert mode_env.starts("gittag", tmp_path / "ws").startswith("[pneuma] ready ")
+
+    removed = mode_env.pneuma("mode", "remove", "gittag")
+    assert removed.returncode == 0, removed.stderr
+    assert "gittag" not in mode_env.modes()
+    assert not any(line.startswith("pneuma-gittag") for line in mode_env.freeze())
+
+
+def test_a_wheel_and_an_editable_folder_are_listed_with_their_source_and_run(
+        mode_env: ModeEnv, tmp_path: Path):
+    wheel_project = new_mode("wheeled", tmp_path / "w")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path / "dist"), str(wheel_project)],
+                   check=True, capture_output=True, timeout=120)
+    wheel = next((tmp_path / "dist").glob("pneuma_wheeled-*.whl"))
+    folder = new_mode("foldered", tmp_path / "f")
+
+    assert mode_env.pneuma("mode", "add", str(wheel), "--no-check").returncode == 0
+    added = mode_env.pneuma("mode", "add", str(folder), "--editable", "--no-check")
+    assert added.returncode == 0, added.stderr
+    assert "Installed foldered 0.1.0" in added.stdout
+
+    listed = mode_env.modes()
+    assert (listed["wheeled"]["source"], listed["wheeled"]["version"]) == (str(wheel), "0.1.0")
+    assert (listed["foldered"]["source"], listed["foldered"]["editable"]) == (str(folder), True)
+    # Editable: a change in the folder is what runs, with no reinstall.
+    manifest = next(folder.glob("pneuma_foldered/manifest.json"))
+    data = json.loads(manifest.read_text())
+    data["displayName"] = "Foldered, edited"
+    manifest.write_text(json.dumps(data))
+    assert mode_env.modes()["foldered"]["displayName"] == "Foldered, edited"
+    assert mode_env.starts("wheeled", tmp_path / "ws1").startswith("[pneuma] ready ")
+    assert mode_env.starts("foldered", tmp_path / "ws2").startswith("[pneuma] ready ")
+
+    listing = json.loads(mode_env.pneuma("mode", "list", "--json").stdout)
+    assert {m["name"]: m["source"] for m in listing}["doc"] == "built-in"
+    for name in ("wheeled", "foldered"):
+        assert mode_env.pneuma("mode", "remove", name).returncode == 0
+    assert not {"wheeled", "foldered"} & set(mode_env.modes())
+
+
+def test_a_built_in_mode_or_an_unknown_name_cannot_be_removed(mode_env: ModeEnv):
+    before = mode_env.freeze()
+    built_in = mode_env.pneuma("mode", "remove", "doc")
+    assert built_in.returncode == 1
+    assert built_in.stderr.strip() == ("pneuma: error: doc is a built-in mode: it comes with "
+                                       "Pneuma and cannot be removed or updated on its own")
+    unknown = mode_env.pneuma("mode", "remove", "nosuchmode")
+    assert unknown.returncode == 1
+    assert "no installed mode named 'nosuchmode'" in unknown.stderr
+    assert mode_env.freeze() == before
