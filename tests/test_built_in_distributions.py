@@ -15,5 +15,5 @@ PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 def test_every_plugin_distribution_is_known_as_built_in() -> None:
     names = {tomllib.loads((folder / "pyproject.toml").read_text())["project"]["name"]
              for folder in PLUGINS.iterdir() if (folder / "pyproject.toml").is_file()}
-    assert len(names) == 11
+    assert len(names) == 12
     assert names == set(BUILT_IN_DISTRIBUTIONS)

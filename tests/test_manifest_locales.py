@@ -22,7 +22,7 @@ from pneuma.host.manifest import ModeManifest, localize
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 MANIFESTS = sorted(PLUGINS.glob("*/pneuma_*/manifest.json"))
-BUILT_IN = ("coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "print", "slide", "video", "webcraft", "webgal")
+BUILT_IN = ("coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "mode-maker", "print", "slide", "video", "webcraft", "webgal")
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 

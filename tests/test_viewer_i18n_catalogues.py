@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
-MODES = ("coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "print", "slide", "video", "webcraft", "webgal")
+MODES = ("coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "mode-maker", "print", "slide", "video", "webcraft", "webgal")
 # The code that may name a catalogue key: the viewer and the modules it is
 # split into (every .js beside it but its catalogue), slide-doc.js included
 # (its manifest errors carry an errorKey).
@@ -40,6 +40,7 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
     "dashboard": ("actions.js", "board.js", "data.js", "grid-drag.js", "pins.js", "selection.js", "tiles.js"),
     "webgal": ("pins.js",),
     "webcraft": ("annotate.js", "edit-in-place.js"),
+    "mode-maker": ("jobs.js", "package-info.js", "play-frame.js"),
     "illustrate": ("board.js", "choices.js", "pins.js", "report.js", "title-edit.js", "follow.js"),
     "print": ("sheet.js", "actions.js", "pins.js", "edit.js"),
     "video": ("controls.js", "actions.js", "pins.js", "scene-frame.js", "composition.js"),
@@ -61,7 +62,7 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def static(mode: str) -> Path:
-    return PLUGINS / mode / f"pneuma_{mode}" / "static"
+    return PLUGINS / mode / f"pneuma_{mode.replace('-', '_')}" / "static"
 
 
 def catalogue(mode: str) -> dict[str, dict[str, str]]:

@@ -60,7 +60,7 @@ _REPO_PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
 BUILT_IN_DISTRIBUTIONS = frozenset(
     {"pneuma-slide", "pneuma-doc", "pneuma-draw", "pneuma-webgal", "pneuma-coauthor",
      "pneuma-diagram", "pneuma-webcraft", "pneuma-print", "pneuma-illustrate", "pneuma-dashboard",
-     "pneuma-video"})
+     "pneuma-video", "pneuma-mode-maker"})
 
 
 @dataclass(frozen=True)

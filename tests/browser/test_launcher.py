@@ -30,8 +30,8 @@ from tests.browser.browser_helpers import (
 TURN = 15_000  # ms a fake CLI turn may take in the page
 
 LAUNCHER_READY = re.compile(r"^\[pneuma\] launcher ready (?P<base>http://127\.0\.0\.1:\d+)/\?token=(?P<token>[A-Za-z0-9_\-]+)$")
-BUILT_IN = ["coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "print", "slide", "video", "webcraft",
-            "webgal"]
+BUILT_IN = ["coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "mode-maker", "print", "slide", "video",
+            "webcraft", "webgal"]
 
 # Byte units stay as they are in every language.
 LAUNCHER_ALLOWED = ALLOWED_WORDS | {"kB", "MB", "GB"}

@@ -68,7 +68,7 @@ def test_back_to_the_launcher_leaves_it_usable_every_time(browser, launcher):  #
     made: list[str] = []
     try:
         page.goto(served.url)
-        expect(page.locator(".ln-card")).to_have_count(11, timeout=10_000)
+        expect(page.locator(".ln-card")).to_have_count(12, timeout=10_000)
         moves = 0
         while moves < MOVES and time.monotonic() - started < TIME_CAP:
             ways[_leave(page, rng, made)] += 1
@@ -79,7 +79,7 @@ def test_back_to_the_launcher_leaves_it_usable_every_time(browser, launcher):  #
                 page.go_back(wait_until="commit")
                 forwards += 1
             expect(page).to_have_url(re.compile(re.escape(served.base)))
-            expect(page.locator(".ln-card")).to_have_count(11, timeout=WAIT)
+            expect(page.locator(".ln-card")).to_have_count(12, timeout=WAIT)
             restored += bool(page.evaluate("() => window.__restoredFromCache === true"))
             page.evaluate("() => { window.__restoredFromCache = false; }")
             try:

@@ -1,0 +1,128 @@
+"""The mode-maker's page in the real shell and Chromium (docs/mode-maker.md).
+
+One `pneuma run --mode mode-maker` without an agent for the module: the
+workspace is seeded with the template's package (mode `mymode`); the page
+plays its viewer in the sandboxed Play frame on its own seed files. Files
+are edited on disk as the agent edits them; what the person sees is read
+from the page and from inside the frame.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.browser_helpers import api_call, viewer_answer
+from tests.browser.module_run import module_page, module_run
+
+PACKAGE = "pneuma_mymode"
+VIEWER = f"{PACKAGE}/static/viewer.js"
+WAIT = 20_000
+
+
+@pytest.fixture(scope="module")
+def maker(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any, dict[str, str]]]:
+    """The server, one page on it, and the package's files as seeded (the
+    tests put back what they changed)."""
+    with module_run(tmp_path_factory.mktemp("maker"), "mode-maker") as server:
+        with module_page(browser, server.url) as page:
+            # The package is written while the server builds its routes,
+            # after the early server's ready line: Play shows it once it is.
+            expect(play(page).locator(".pm-page h1")).to_have_text("Welcome to Mymode", timeout=WAIT)
+            seeded = {p.relative_to(server.workspace).as_posix(): p.read_text()
+                      for p in (server.workspace / PACKAGE).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+            yield server, page, seeded
+
+
+@pytest.fixture
+def made(maker: tuple[Any, Any, dict[str, str]]) -> Iterator[tuple[Any, Any]]:
+    server, page, seeded = maker
+    yield server, page
+    changed = [path for path, text in seeded.items() if (server.workspace / path).read_text() != text]
+    loads = play_loads(page)
+    for path in changed:
+        (server.workspace / path).write_text(seeded[path])
+    if changed:  # the next test starts on the package as seeded, played again
+        page.wait_for_function(
+            "n => Number(document.querySelector('iframe.mm-play-frame').dataset.generation) > n"
+            " && document.querySelector('.mm-play-status').dataset.status === 'mounted'", arg=loads, timeout=WAIT)
+
+
+def play_loads(page: Any) -> int:
+    """How many times Play has loaded the viewer (each load is a new frame)."""
+    return int(page.locator("iframe.mm-play-frame").get_attribute("data-generation") or 0)
+
+
+def play(page: Any) -> Any:
+    return page.frame_locator("iframe.mm-play-frame")
+
+
+def edit(server: Any, path: str, old: str, new: str) -> None:
+    file = server.workspace / path
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new, 1))
+
+
+def test_the_workspace_is_the_template_package_and_play_mounts_its_viewer(made: tuple[Any, Any]) -> None:
+    server, page = made
+    assert json.loads((server.workspace / PACKAGE / "manifest.json").read_text())["name"] == "mymode"
+    expect(play(page).locator(".pm-page h1")).to_have_text("Welcome to Mymode", timeout=WAIT)
+    frame = page.locator("iframe.mm-play-frame")
+    assert frame.get_attribute("sandbox") == "allow-scripts"
+    expect(page.locator(".mm-summary")).to_contain_text("show-file")
+    expect(page.locator(".mm-summary")).to_contain_text("outline")
+    expect(page.locator(f'.mm-file[data-path="{VIEWER}"]')).to_have_count(1)
+
+
+def test_an_edit_to_the_viewer_reloads_play(made: tuple[Any, Any]) -> None:
+    server, page = made
+    expect(play(page).locator(".pm-page h1")).to_have_text("Welcome to Mymode", timeout=WAIT)
+    edit(server, VIEWER, "'<nav class=\"pm-nav\" aria-label=\"Pages\"></nav>' +",
+         "'<p class=\"made-by-test\">Edited by the test</p><nav class=\"pm-nav\" aria-label=\"Pages\"></nav>' +")
+    expect(play(page).locator(".made-by-test")).to_have_text("Edited by the test", timeout=WAIT)
+    answer = viewer_answer(server, "describe-view")
+    assert "Edited by the test" in answer["message"] and answer["data"]["play"]["status"] == "mounted"
+
+
+def test_an_error_the_viewer_throws_is_shown_in_the_problem_box(made: tuple[Any, Any]) -> None:
+    server, page = made
+    edit(server, VIEWER, "    this.load(ctx.files);", "    throw new Error('the test broke mount');")
+    expect(page.locator(".mm-problems")).to_contain_text("the test broke mount", timeout=WAIT)
+    answer = viewer_answer(server, "navigate-to", {"file": VIEWER})
+    assert answer["success"] is False and "the test broke mount" in answer["message"]
+
+
+def test_the_viewer_under_construction_cannot_reach_the_api(made: tuple[Any, Any]) -> None:
+    server, page = made
+    probe = (
+        "    fetch('/api/config').then((r) => r.text(), (e) => 'refused: ' + e.name)"
+        ".then((t) => { const p = document.createElement('p'); p.className = 'api-probe';"
+        " p.textContent = 'answer: ' + t; document.body.appendChild(p); });\n"
+        "    this.load(ctx.files);"
+    )
+    edit(server, VIEWER, "    this.load(ctx.files);", probe)
+    expect(play(page).locator(".api-probe")).to_have_text("answer: refused: TypeError", timeout=WAIT)
+    status, config = api_call(server, "GET", "/api/config")
+    assert status == 200 and config  # the API answers the shell, not the frame
+
+
+def test_a_selection_made_in_play_becomes_the_makers_selection(made: tuple[Any, Any]) -> None:
+    server, page = made
+    play(page).locator(".pm-page h1").click()
+    expect(page.locator(".mm-selection-context")).to_contain_text('<viewer-context mode="mymode" file="welcome.md"',
+                                                                  timeout=WAIT)
+    answer = viewer_answer(server, "describe-view")
+    assert 'file="welcome.md"' in answer["message"]
+    result = viewer_answer(server, "play-action", {"actionId": "show-file", "params": {"file": "welcome.md"}})
+    assert result["success"] is True and result["data"]["result"]["success"] is True
+
+
+def test_a_bad_request_to_the_makers_routes_is_a_clear_4xx(made: tuple[Any, Any]) -> None:
+    server, _page = made
+    status, answer = api_call(server, "POST", "/api/mode-maker/install", [1, 2])
+    assert status == 400 and answer["error"]["code"] == "E_BAD_ARGS"
