@@ -85,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "BackendStatus": "pneuma.core.backend:BackendStatus",
     "BackendCheckContext": "pneuma.core.backend:BackendCheckContext",
     "command_to_type": "pneuma.core.backend:command_to_type",
+    "claude_credentials_found": "pneuma.agents.claude_code:credentials_found",
     # the running session
     "Pneuma": "pneuma.server.handle:Pneuma",
     "pneuma_of": "pneuma.server.handle:pneuma_of",
@@ -193,6 +194,7 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
+    from pneuma.agents.claude_code import credentials_found as claude_credentials_found
     from pneuma.cli.mode_package import GeneratedPackage, generate_mode_package
     from pneuma.core.backend import (
         AgentBackend,

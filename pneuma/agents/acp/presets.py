@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pneuma.core.backend import BackendStatus
-from pneuma.core.errors import ToolError
+from pneuma.api import BackendStatus, ToolError, claude_credentials_found
 
 # The Claude Code adapter scripts/install puts into .venv/acp (keep in step).
 CLAUDE_ACP_PACKAGE = "@agentclientprotocol/claude-agent-acp"
@@ -66,11 +65,6 @@ def _package_version(binary: str) -> str | None:
 
 
 def _claude(env: Mapping[str, str]) -> Preset:
-    # The adapter runs Claude Code itself, so it finds the same credentials
-    # the claude-code backend looks for (docs/backends.md).
-    from pneuma.agents.builtin_checks import CLAUDE_CREDENTIALS_MISSING
-    from pneuma.agents.claude_code import credentials_found
-
     title = "Claude Code (ACP adapter)"
     pinned = _pinned_claude_adapter()
     binary = str(pinned) if pinned else shutil.which(CLAUDE_ACP_BIN, path=env.get("PATH"))
@@ -79,9 +73,12 @@ def _claude(env: Mapping[str, str]) -> Preset:
                       fix=f"scripts/install, or npm install -g {CLAUDE_ACP_PACKAGE}"
                           f"@{CLAUDE_ACP_VERSION}")
     command, version = (binary,), _package_version(binary)
-    if not credentials_found(env):
+    # The adapter runs Claude Code itself, so it finds the same credentials
+    # the claude-code backend looks for (docs/backends.md).
+    if not claude_credentials_found(env):
         return Preset("claude", title, command, version=version, found=binary,
-                      missing=CLAUDE_CREDENTIALS_MISSING,
+                      missing="credentials for Claude Code (ANTHROPIC_API_KEY, "
+                              "ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN or a `claude login`)",
                       fix="export ANTHROPIC_API_KEY=… in the shell that starts Pneuma, "
                           "or run `claude login`")
     return Preset("claude", title, command, usable=True, version=version, found=binary)
