@@ -14,6 +14,7 @@ error shape (pneuma.server.errors). The routes:
     POST /api/workspaces/forget    {path}: drop it from the list (files untouched)
     GET  /api/sessions             the sessions this process serves
     POST /api/sessions/stop        {path}: stop one (agent stopped, state saved)
+    GET|POST /api/modes/install    the "Add a mode" box (pneuma/launcher/mode_install.py)
 
 An open or new answers ``{"url", "servedBy": "launcher"|"other", …}``: the
 session's page with its own token (``other``: the URL of the `pneuma run`
@@ -48,7 +49,9 @@ from pneuma.launcher.folders import (
     refuse_foreign_folder,
 )
 from pneuma.launcher.hosting import WorkspaceHost
+from pneuma.launcher.mode_install import add_routes as add_mode_install_routes
 from pneuma.launcher.plan import plan_writes
+from pneuma.mode_sources import installed_mode
 from pneuma.server import csp
 from pneuma.server.errors import error_middleware, json_text
 from pneuma.server.preferences import add_routes as add_preference_routes
@@ -97,6 +100,7 @@ def create_launcher_app(state: LauncherState) -> web.Application:
     csp.setup(app)
     app.router.add_routes(ROUTES)
     add_preference_routes(app, None)  # the language chosen here follows into workspaces
+    add_mode_install_routes(app)  # the "Add a mode" box (pneuma/launcher/mode_install.py)
     return app
 
 
@@ -169,8 +173,10 @@ def icon_url(svg: str | None) -> str | None:
 
 
 def mode_source(mode: LoadedMode) -> dict[str, Any]:
+    found = installed_mode(mode)  # where it came from (pneuma.mode_sources)
     return {"builtIn": mode.built_in, "distribution": mode.distribution,
-            "version": mode.distribution_version, "plugin": mode.plugin_name}
+            "version": mode.distribution_version, "plugin": mode.plugin_name,
+            "from": found.source, "commit": found.commit, "editable": found.editable}
 
 
 def param_json(param: InitParam) -> dict[str, Any]:

@@ -15,6 +15,7 @@ const REOPEN = new URLSearchParams(location.search).get('reopen');
 
 let html;
 let LanguageSwitch;
+let AddModeBox; // lib/mode-add.js: the "Add a mode" box
 let glyphsFor;
 let render;
 let useState;
@@ -126,13 +127,15 @@ function ModeIcon({ mode, size = 40 }) {
 
 function ModeCard({ mode, onNew }) {
   const name = localized(mode.displayName) || mode.name;
-  const source = mode.source.builtIn ? t('launcher.mode.builtIn') : t('launcher.mode.from', { distribution: mode.source.distribution || mode.source.plugin });
+  // Where an added mode came from, as typed to add it (pneuma mode add), and its exact version.
+  const source = mode.source.builtIn ? t('launcher.mode.builtIn') : t('launcher.mode.from', { distribution: mode.source.from || mode.source.distribution || mode.source.plugin });
+  const version = mode.source.builtIn ? mode.version : `${mode.source.version || mode.version}${mode.source.commit ? ` @${mode.source.commit.slice(0, 10)}` : ''}`;
   return html`<button class="ln-card" data-mode=${mode.name} onClick=${() => onNew(mode)} aria-label=${t('launcher.mode.newLabel', { name })}>
     <div class="ln-card-head">
       <${ModeIcon} mode=${mode} />
       <div class="ln-card-title">
         <span class="ln-card-name">${name}</span>
-        <span class="ln-card-meta"><span class="ln-badge">${source}</span><span class="ln-version">${t('launcher.mode.version', { version: mode.version })}</span></span>
+        <span class="ln-card-meta"><span class="ln-badge" title=${source}>${source}</span><span class="ln-version">${t('launcher.mode.version', { version })}</span></span>
       </div>
     </div>
     <p class="ln-card-desc">${localized(mode.description)}</p>
@@ -637,6 +640,7 @@ function Launcher() {
           <span class="muted ln-section-hint">${t('launcher.modes.hint')}</span>
         </div>
         <div class="ln-gallery">${visibleModes.map((mode) => html`<${ModeCard} key=${mode.name} mode=${mode} onNew=${setDialog} />`)}</div>
+        <${AddModeBox} api=${api} onInstalled=${() => api('/api/modes').then(setGallery).catch((error) => setNotice(explainError(error)))} />
         <${FailedPlugins} errors=${gallery.errors} />
       </section>
       <${Sessions} sessions=${sessions} modes=${gallery.modes} onStop=${stop} busy=${busy} />
@@ -671,6 +675,7 @@ async function start() {
   try {
     ({ html, render, useState, useEffect, useRef } = await import('./vendor/preact-htm.js'));
     ({ LanguageSwitch, glyphsFor } = await import('./lib/language-switch.js'));
+    ({ AddModeBox } = await import('./lib/mode-add.js'));
   } catch (error) {
     explain(ready() ? t('boot.vendor.title') : 'scripts/build-web', ready() ? t('boot.vendor.body') : String(error));
     return;
