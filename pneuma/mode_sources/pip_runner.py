@@ -97,6 +97,10 @@ def failure(run: PipRun, what: str) -> ToolError:
         url = git_missing.group(1) or git_missing.group(2)
         return ToolError("E_NOT_FOUND", f"git: repository not found: {url} ({what})",
                          details={"log": str(log)})
+    unreachable = re.search(r"unable to access '([^']+)': (.+)", output)
+    if unreachable:
+        return ToolError("E_UNAVAILABLE", f"git: cannot reach {unreachable.group(1)}: "
+                         f"{unreachable.group(2).strip()} ({what})", details={"log": str(log)})
     bad_ref = re.search(r"pathspec '([^']+)' did not match|Could not find (?:branch|ref) "
                         r"'?([^'\s]+)", output)
     if bad_ref:
