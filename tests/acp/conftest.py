@@ -12,18 +12,20 @@ every message it receives).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pneuma.agents.acp.plugin import ACP
+from pneuma.host.modes import LoadedMode
 from pneuma.server.session import Session
 from pneuma.testing.browser import BrowserTab
 from tests.server.harness import (
@@ -53,6 +55,15 @@ class AcpRun:
         lines = self.record.read_text(encoding="utf-8").splitlines()
         return [m for m in map(json.loads, lines) if m.get("method") == method]
 
+    async def wait_received(self, method: str, count: int = 1, timeout: float = 10) -> None:
+        """Wait until the agent has received ``count`` messages of ``method``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while len(self.received(method)) < count:
+            if loop.time() > deadline:
+                raise AssertionError(f"the agent did not receive {method} x{count}")
+            await asyncio.sleep(0.02)
+
     async def result(self, timeout: float = 15) -> dict[str, Any]:
         """The turn's ``result`` data."""
         message = await self.tab.wait_for("result", timeout)
@@ -63,13 +74,10 @@ class AcpRun:
         await self.server.close()
 
 
-async def _greeted(tab: BrowserTab, timeout: float = 15) -> None:
-    """Wait until the mode's greeting turn is over (its result in the
-    history the tab got, or still to come), so that what the tab reads next
-    is only what the test does."""
-    history = next(m for m in tab.received if m.get("type") == "message_history")
-    if not any(m.get("type") == "result" for m in history["messages"]):
-        await tab.wait_for("result", timeout)
+def without_greeting(mode: LoadedMode) -> LoadedMode:
+    """``mode`` with no greeting turn, so a test's tab sees only its own turns."""
+    agent = mode.manifest.agent.model_copy(update={"greeting": None})
+    return replace(mode, manifest=mode.manifest.model_copy(update={"agent": agent}))
 
 
 MakeAcp = Callable[..., Awaitable[AcpRun]]
@@ -78,20 +86,24 @@ MakeAcp = Callable[..., Awaitable[AcpRun]]
 @pytest.fixture
 def make_acp(aiohttp_client: Any, tmp_path: Path) -> MakeAcp:
     """``await make_acp(script, workspace=None, session=None, permission_mode=None,
-    env=None)``: a served session on the scripted peer; ``script`` gets
-    ``record`` and ``sessions`` filled in."""
+    env=None, command=None, greeting=False)``: a served slide session on the
+    scripted peer (without the mode's greeting unless asked); ``script``
+    gets ``record`` and ``sessions`` filled in."""
     sessions = tmp_path / "peer-sessions"
     sessions.mkdir(exist_ok=True)
 
     async def make(script: dict[str, Any], *, workspace: Path | None = None,
                    session: Session | None = None, permission_mode: str | None = None,
-                   env: dict[str, str] | None = None, command: str | None = None) -> AcpRun:
+                   env: dict[str, str] | None = None, command: str | None = None,
+                   greeting: bool = False) -> AcpRun:
         if workspace is None:
             mode, workspace = seeded_slide_workspace(tmp_path)
         else:
             from pneuma.host.registry import get_mode
 
             mode = get_mode("slide")
+        if not greeting:
+            mode = without_greeting(mode)
         record = tmp_path / f"received-{uuid.uuid4().hex[:6]}.jsonl"
         script_path = tmp_path / f"script-{uuid.uuid4().hex[:6]}.json"
         script_path.write_text(json.dumps({"record": str(record), "sessions": str(sessions),
@@ -103,11 +115,7 @@ def make_acp(aiohttp_client: Any, tmp_path: Path) -> MakeAcp:
         config = server_config(mode, workspace, backend=ACP, session=session,
                                agent_env=agent_env, permission_mode=permission_mode)
         server = await start_app_server(aiohttp_client, config)
-        greeting = bool(mode.manifest.agent.greeting) and not session.has_history \
-            and session.agent_session_id is None
         tab = await server.tab()
-        if greeting:
-            await _greeted(tab)
         return AcpRun(server, tab, workspace, record)
 
     return make

@@ -14,7 +14,7 @@ def _assistant(messages: list[dict[str, Any]], block_type: str) -> list[dict[str
 
 
 async def test_text_thinking_tools_and_plan_reach_the_page(make_acp: MakeAcp) -> None:
-    acp = await make_acp({"turns": {"slides": [
+    acp = await make_acp({"turns": {"[slides]": [
         {"thought": "Let me think"},
         {"text": "Here "}, {"text": "you go."},
         {"tool": {"toolCallId": "t1", "title": "Read slides.md", "kind": "read",
@@ -27,7 +27,7 @@ async def test_text_thinking_tools_and_plan_reach_the_page(make_acp: MakeAcp) ->
                   {"content": "Write", "status": "in_progress", "priority": "medium"}]},
         {"text": "Done."},
     ]}})
-    await acp.tab.say("make slides")
+    await acp.tab.say("make [slides]")
     result = await acp.result()
     seen = acp.tab.received
     assert result["subtype"] == "success" and not result["is_error"]
@@ -50,7 +50,7 @@ async def test_text_thinking_tools_and_plan_reach_the_page(make_acp: MakeAcp) ->
         {"content": "Write", "activeForm": "Write", "status": "in_progress"}]
     # The prompt carried the person's text, in the workspace's session.
     prompt = acp.received("session/prompt")[-1]["params"]
-    assert "make slides" in prompt["prompt"][0]["text"]
+    assert "make [slides]" in prompt["prompt"][0]["text"]
     new = acp.received("session/new")[0]["params"]
     assert new["cwd"] == str(acp.workspace)
     init = acp.received("initialize")[0]["params"]

@@ -19,8 +19,9 @@ answers "echo: <text>"). Steps: ``{"text": s}``, ``{"thought": s}``,
 ``{"commands": [names]}``, ``{"mode": id}``, ``{"permission": {"toolCall": ..,
 "options": ..}}`` (then says "permission: <outcome>"), ``{"write": {"path",
 "content"}}`` and ``{"read": {"path", "line", "limit"}}`` (then say what came
-back), ``{"raw": line}`` (written as is), ``{"sleep": s}``,
-``{"wait_cancel": s}`` (up to s seconds; a cancel ends the turn as
+back), ``{"raw": line}`` (written as is, ``$SID`` the session id), ``{"fail": message}`` (the
+prompt answered with a JSON-RPC error), ``{"sleep": s}``,
+``{"recall": true}`` (says the session's earlier prompts), ``{"wait_cancel": s}`` (up to s seconds; a cancel ends the turn as
 cancelled), ``{"ignore_cancel": s}``, ``{"crash": code}``, ``{"stop": reason}``.
 """
 
@@ -162,6 +163,8 @@ class Peer:
         said: list[str] = []
         stop = "end_turn"
         for step in steps:
+            if "recall" in step:  # what the earlier turns of this session were asked
+                step = {"text": "recall: " + " | ".join(t for r, t in history[:-1] if r == "user")}
             stop = await self.step(step, said) or stop
             if stop == "cancelled":
                 break
@@ -207,7 +210,9 @@ class Peer:
             return await self.step({"text": f"read error: {error['message']}" if error
                                     else f"read: {answer['result']['content']}"}, said)
         elif "raw" in step:
-            self.write_line(step["raw"])
+            self.write_line(step["raw"].replace("$SID", str(self.session_id)))
+        elif "fail" in step:
+            raise LookupError(step["fail"])
         elif "sleep" in step:
             await asyncio.sleep(step["sleep"])
         elif "wait_cancel" in step:

@@ -193,7 +193,8 @@ class AcpBackend:
                             "message": f"The ACP agent `{argv[0]}` could not be started: "
                                        f"{exc.strerror or exc}. Fix: {FIX}."})
             return False
-        transport = CheckedLineTransport(agent.reader, agent.writer, self.protocol_problem)
+        transport = CheckedLineTransport(agent.reader, agent.writer, self.protocol_problem,
+                                         agent.line_limit)
         conn = ClientSideConnection(AcpClient(self), transport)
         self.agent, self.conn, self.session_id = agent, conn, None
         self.background(self._watch(agent))
@@ -259,7 +260,12 @@ class AcpBackend:
             if self._stopped or self.turn_running or not self._queue:
                 return
             if not await self._ensure_session():
+                # The page shows the turn running since the message: end it
+                # (the error above says why), so the next message is sent.
                 self._queue.clear()
+                for message in self.translator.end_turn(None, "The ACP agent is not running."):
+                    self.sink.emit(message)
+                self.sink.emit({"type": "status_change", "status": "idle"})
                 return
             blocks = self._queue.popleft()
             if not self.prompt_images and any(isinstance(b, ImageContentBlock) for b in blocks):

@@ -22,22 +22,33 @@ TAIL_LINES = 8
 STOP_GRACE = 2.0
 
 
+def line_limit(env: dict[str, str]) -> int:
+    """The longest line read from the agent (``PNEUMA_ACP_LINE_LIMIT`` bytes
+    when set: tests use a small one)."""
+    try:
+        return max(int(env.get("PNEUMA_ACP_LINE_LIMIT", LINE_LIMIT)), 1024)
+    except ValueError:
+        return LINE_LIMIT
+
+
 class AgentProcess:
     """One running agent; ``tail()`` is the end of what it wrote to stderr."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, line_limit: int = LINE_LIMIT) -> None:
         self.process = process
+        self.line_limit = line_limit
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._stderr_done = asyncio.get_running_loop().create_task(self._read_stderr())
 
     @classmethod
     async def spawn(cls, argv: list[str], cwd: Path, env: dict[str, str]) -> AgentProcess:
         """Start ``argv``; OSError (not found, not executable) as Popen raises it."""
+        limit = line_limit(env)
         process = await asyncio.create_subprocess_exec(
             *argv, cwd=str(cwd), env=env, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            limit=LINE_LIMIT, start_new_session=True)
-        return cls(process)
+            limit=limit, start_new_session=True)
+        return cls(process, limit)
 
     @property
     def pid(self) -> int:

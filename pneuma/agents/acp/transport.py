@@ -89,8 +89,9 @@ class CheckedLineTransport:
     per line, each checked (``problem_with``) before the connection sees it."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 on_problem: Callable[[str], None]) -> None:
+                 on_problem: Callable[[str], None], line_limit: int = LINE_LIMIT) -> None:
         self._reader = reader
+        self._line_limit = line_limit  # the reader's own limit (what it overruns at)
         self._writer = writer
         self._on_problem = on_problem
         self._send_lock = asyncio.Lock()
@@ -140,7 +141,7 @@ class CheckedLineTransport:
             return exc.partial or None
         except asyncio.LimitOverrunError:
             await self._skip_long_line()
-            self._on_problem(f"a line longer than {LINE_LIMIT} bytes (skipped)")
+            self._on_problem(f"a line longer than {self._line_limit} bytes (skipped)")
             return b""
 
     async def _skip_long_line(self) -> None:
