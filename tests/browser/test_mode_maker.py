@@ -10,25 +10,62 @@ from the page and from inside the frame.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.browser_helpers import api_call, viewer_answer
-from tests.browser.module_run import module_page, module_run
+from tests.browser.browser_helpers import (
+    READY_LINE,
+    api_call,
+    kill_process_group,
+    read_first_line,
+    viewer_answer,
+)
+from tests.browser.module_run import module_page
 
 PACKAGE = "pneuma_mymode"
 VIEWER = f"{PACKAGE}/static/viewer.js"
 WAIT = 20_000
 
 
+@contextmanager
+def maker_run(root: Path) -> Iterator[SimpleNamespace]:
+    """`pneuma run --mode mode-maker --backend none` with every installed
+    mode loadable: the check's child process loads the package under
+    construction beside them (tests/browser/module_run.py would restrict the
+    plugins to the mode-maker alone)."""
+    workspace, home = root / "ws", root / "home"
+    (home / ".claude").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("PNEUMA_LOAD_PLUGINS", "ANTHROPIC_BASE_URL")}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), PYTHONUNBUFFERED="1")
+    command = [str(Path(sys.executable).with_name("pneuma")), "run", "--mode", "mode-maker", "--workspace",
+               str(workspace), "--no-open", "--no-prompt", "--port", "0", "--backend", "none"]
+    with (root / "pneuma-run.stderr").open("wb") as stderr:
+        process = subprocess.Popen(command, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=stderr, start_new_session=True)
+    try:
+        line = read_first_line(process, 30.0)
+        match = READY_LINE.match(line or "")
+        assert match, f"no ready line ({line!r}): {(root / 'pneuma-run.stderr').read_text()[-3000:]}"
+        yield SimpleNamespace(url=line.split(" ", 2)[2], base=match["base"], token=match["token"],
+                              workspace=workspace.resolve())
+    finally:
+        kill_process_group(process)
+
+
 @pytest.fixture(scope="module")
 def maker(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any, dict[str, str]]]:
     """The server, one page on it, and the package's files as seeded (the
     tests put back what they changed)."""
-    with module_run(tmp_path_factory.mktemp("maker"), "mode-maker") as server:
+    with maker_run(tmp_path_factory.mktemp("maker")) as server:
         with module_page(browser, server.url) as page:
             # The package is written while the server builds its routes,
             # after the early server's ready line: Play shows it once it is.
@@ -126,3 +163,18 @@ def test_a_bad_request_to_the_makers_routes_is_a_clear_4xx(made: tuple[Any, Any]
     server, _page = made
     status, answer = api_call(server, "POST", "/api/mode-maker/install", [1, 2])
     assert status == 400 and answer["error"]["code"] == "E_BAD_ARGS"
+
+
+def test_check_lists_the_failed_checks_for_the_person_and_the_agent(made: tuple[Any, Any]) -> None:
+    server, page = made
+    manifest = server.workspace / PACKAGE / "manifest.json"
+    text = manifest.read_text()
+    assert '"zh-CN": "Mymode"' in text
+    manifest.write_text(text.replace(', "zh-CN": "Mymode"', "", 1))
+    page.locator(".mm-check").click()
+    expect(page.locator(".mm-install")).to_be_disabled()
+    expect(page.locator(".mm-status")).to_have_attribute("data-state", "failed", timeout=90_000)
+    expect(page.locator('.mm-failure[data-check="locales"]')).to_contain_text("zh-CN")
+    expect(page.locator(".mm-install")).to_be_enabled()
+    answer = viewer_answer(server, "describe-view")
+    assert "✗ locales:" in answer["message"], answer["message"]

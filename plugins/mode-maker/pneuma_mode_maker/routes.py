@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -80,8 +81,9 @@ class PackageJobs:
 
         find_package(self.workspace)
         report = check_mode(self.workspace)
-        answer: dict[str, Any] = report.to_json()
-        return answer
+        answer = report.to_json()  # the report as JSON text (docs/api.md)
+        parsed: dict[str, Any] = json.loads(answer) if isinstance(answer, str) else answer
+        return parsed
 
     def install(self, anyway: bool) -> dict[str, Any]:
         from pneuma.api import install_mode
