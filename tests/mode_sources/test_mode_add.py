@@ -48,6 +48,14 @@ def test_a_mode_from_a_git_tag_is_listed_with_its_commit_runs_and_is_removed(
                for line in table.splitlines()), table
     assert mode_env.starts("gittag", tmp_path / "ws").startswith("[pneuma] ready ")
 
+    # The tag moves on: `mode update` installs what it names now, and says so.
+    git(repo, "tag", "-f", "v1.0")
+    newer = git(repo, "rev-parse", "HEAD")
+    updated = mode_env.pneuma("mode", "update", "gittag", "--no-check")
+    assert updated.returncode == 0, updated.stderr
+    assert updated.stdout.strip() == f"Updated gittag: 0.1.0 ({tagged[:12]}) → 0.2.0 ({newer[:12]})"
+    assert (mode_env.modes()["gittag"]["commit"]) == newer
+
     removed = mode_env.pneuma("mode", "remove", "gittag")
     assert removed.returncode == 0, removed.stderr
     assert "gittag" not in mode_env.modes()

@@ -83,8 +83,18 @@ def test_a_mode_that_does_not_import_is_undone_and_the_previous_version_stays(
     listed = mode_env.modes()["flaky"]
     assert (listed["version"], listed["source"]) == ("0.1.0", str(good))
 
-    fresh = new_mode("onlybroken", tmp_path / "fresh")
-    init = fresh / "pneuma_onlybroken" / "__init__.py"
-    init.write_text("raise RuntimeError('boom')\n")
-    assert mode_env.pneuma("mode", "add", str(fresh), "--no-check").returncode == 1
+
+
+def test_a_mode_that_fails_its_check_is_refused_naming_the_check(mode_env: ModeEnv, tmp_path: Path):
+    folder = new_mode("nozh", tmp_path)
+    _edit(folder / "pneuma_nozh" / "manifest.json", '"label": {"en": "Show a page", "zh-CN": "显示页面"}',
+          '"label": {"en": "Show a page"}')
+    before = mode_env.freeze()
+    refused = mode_env.pneuma("mode", "add", str(folder), "--json")
+    assert refused.returncode == 1
+    assert re.fullmatch(r"pneuma: error: nozh fails the check: locales \(.*zh-CN.*\) \(install "
+                        r"anyway: --no-check\); it was removed again", one_line(refused.stderr))
+    error = json.loads(refused.stdout)["error"]
+    assert (error["code"], error["details"]["failed"]) == ("E_CHECK_FAILED", ["locales"])
+    assert "checking: nozh" in refused.stderr
     assert mode_env.freeze() == before
