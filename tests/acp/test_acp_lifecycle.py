@@ -82,6 +82,12 @@ async def test_a_restart_resumes_the_agent_session_with_session_load(
     replayed = [m for m in again.tab.received if m.get("type") == "assistant"
                 and "echo: pineapple" in str(m)]
     assert not replayed
+    # The new reply is a message of its own, not merged into an earlier one.
+    history = next(m for m in again.tab.received if m.get("type") == "message_history")
+    old_ids = {m["message"]["id"] for m in history["messages"] if m.get("type") == "assistant"}
+    new_ids = {m["message"]["id"] for m in again.tab.received if m.get("type") == "assistant"
+               and "seq" in m}
+    assert old_ids and new_ids and not old_ids & new_ids
     await again.close()
 
 

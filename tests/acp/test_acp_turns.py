@@ -57,3 +57,25 @@ async def test_text_thinking_tools_and_plan_reach_the_page(make_acp: MakeAcp) ->
     assert init["clientCapabilities"]["fs"] == {"readTextFile": True, "writeTextFile": True}
     assert not init["clientCapabilities"].get("terminal")
     await acp.close()
+
+
+async def test_agent_modes_follow_the_permission_mode_and_models_switch(make_acp: MakeAcp) -> None:
+    modes = [{"id": "auto", "name": "Auto"}, {"id": "default", "name": "Ask"},
+             {"id": "plan", "name": "Plan"}]
+    acp = await make_acp({"modes": modes, "models": ["small", "large"],
+                          "turns": {"[two]": [{"text": "first", "messageId": "m1"},
+                                              {"text": "second", "messageId": "m2"}]}},
+                         permission_mode="default")
+    await acp.tab.say("[two]")
+    # Two messages of the agent are two messages in the page.
+    assert (await acp.result())["result"] == "first\n\nsecond"
+    assert [b["text"] for b in _assistant(acp.tab.received, "text")] == ["first", "second"]
+    # The session opened in the agent's "auto"; Pneuma's mode asks: its "default".
+    assert [m["params"]["modeId"] for m in acp.received("session/set_mode")] == ["default"]
+    await acp.tab.send({"type": "set_model", "model": "large"})
+    update = await acp.tab.wait_for("session_update", where=lambda m: m["updates"].get("model")
+                                    == "large")
+    assert update["updates"]["models"] == ["small", "large"]
+    assert acp.received("session/set_config_option")[0]["params"] == {
+        "sessionId": acp.server.session.agent_session_id, "configId": "model", "value": "large"}
+    await acp.close()

@@ -176,7 +176,8 @@ class Peer:
         if "text" in step:
             said.append(step["text"])
             self.notify({"sessionUpdate": "agent_message_chunk",
-                         "content": {"type": "text", "text": step["text"]}})
+                         "content": {"type": "text", "text": step["text"]},
+                         **({"messageId": step["messageId"]} if "messageId" in step else {})})
         elif "thought" in step:
             self.notify({"sessionUpdate": "agent_thought_chunk",
                          "content": {"type": "text", "text": step["thought"]}})

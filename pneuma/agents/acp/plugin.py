@@ -60,8 +60,7 @@ def _preset_spec(name: str, title: str) -> BackendSpec:
         preset = next((p for p in presets.presets(context.env) if p.name == name), None)
         if preset is None:
             return BackendStatus(usable=False, missing=f"the ACP preset {name!r}")
-        return BackendStatus(usable=preset.usable, found=preset.found, missing=preset.missing,
-                             fix=preset.fix, notes=tuple(preset.notes))
+        return preset.status()
 
     return BackendSpec(name=f"acp:{name}", description=f"{title}, over the Agent Client Protocol.",
                        factory=factory, check=check)

@@ -75,6 +75,11 @@ async def open_session(backend: AcpBackend, conn: ClientSideConnection) -> str:
         backend.agent_session_id = session_id
         backend.sink.set_agent_session_id(session_id)
     backend.updates.session_opened(response)
+    mode = backend.updates.mode_to_ask()
+    if mode is not None:
+        # A session may start in a mode where the agent decides alone
+        # (Claude Code's adapter: "auto"); Pneuma's permission mode decides.
+        await backend.updates.choose_mode(mode)
     state = {"cwd": cwd, "permission_mode": backend.permission_mode}
     backend.sink.set_agent_state(**state)
     return session_id

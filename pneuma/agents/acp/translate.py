@@ -12,12 +12,11 @@ it changes), and ``plan`` the card Claude Code's ``TodoWrite`` shows.
 from __future__ import annotations
 
 import itertools
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
-
-_ids = itertools.count(1)
 
 # ACP's stop reasons other than end_turn, as the person reads them.
 STOP_REASONS = {
@@ -123,7 +122,12 @@ class TurnTranslator:
     def __init__(self, model: str | None = None) -> None:
         self.model = model
         self.texts: list[str] = []  # the turn's settled text, for its result
+        # Message ids unique across runs: the page merges an assistant
+        # message into an earlier one of the same id, restored history too.
+        self._prefix = f"acp-{uuid.uuid4().hex[:12]}"
+        self._ids = itertools.count(1)
         self._open: tuple[str, str] | None = None  # (kind, message id)
+        self._open_agent_id: str | None = None  # the agent's messageId of the open block
         self._open_text = ""
         self._tools: dict[str, ToolCard] = {}
         self._plan_id: str | None = None
@@ -132,13 +136,20 @@ class TurnTranslator:
         self.texts = []
         self._plan_id = None
 
-    def chunk(self, kind: str, text: str) -> list[dict[str, Any]]:
-        """``kind`` "text" or "thinking": a streamed piece of either."""
+    def _new_id(self, kind: str) -> str:
+        return f"{self._prefix}-{kind}-{next(self._ids)}"
+
+    def chunk(self, kind: str, text: str, agent_id: str | None = None) -> list[dict[str, Any]]:
+        """``kind`` "text" or "thinking": a streamed piece of either; a new
+        ``agent_id`` (the agent's messageId) starts a new message."""
         out: list[dict[str, Any]] = []
-        if self._open is None or self._open[0] != kind:
+        if self._open is None or self._open[0] != kind or (
+                agent_id is not None and self._open_agent_id is not None
+                and agent_id != self._open_agent_id):
             out += self.close()
-            message_id = f"acp-{kind}-{next(_ids)}"
+            message_id = self._new_id(kind)
             self._open, self._open_text = (kind, message_id), ""
+            self._open_agent_id = agent_id
             empty = {"type": "text", "text": ""} if kind == "text" else \
                 {"type": "thinking", "thinking": ""}
             out.append(stream({"type": "message_start", "message": {
@@ -174,7 +185,7 @@ class TurnTranslator:
         if card is None:
             card = self._tools[call_id] = ToolCard(call_id)
         card.absorb(update)
-        out.append(assistant(f"acp-tool-{call_id}", [card.tool_use()], self.model))
+        out.append(assistant(f"{self._prefix}-tool-{call_id}", [card.tool_use()], self.model))
         if card.status in ("completed", "failed"):
             self._tools.pop(call_id, None)
             out.append({"type": "tool_result", "tool_use_id": call_id,
@@ -191,7 +202,7 @@ class TurnTranslator:
         """The plan as TodoWrite's card; a newer plan in the same turn replaces it."""
         out = self.close()
         if self._plan_id is None:
-            self._plan_id = f"acp-plan-{next(_ids)}"
+            self._plan_id = self._new_id("plan")
         todos = [{"content": str(e.content), "activeForm": str(e.content),
                   "status": e.status if e.status in PLAN_STATUSES else "pending"}
                  for e in entries]

@@ -4,7 +4,7 @@ choice, and how a permission request becomes the page's card."""
 
 from __future__ import annotations
 
-import contextlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -13,6 +13,8 @@ from .translate import ToolCard, block_text
 
 if TYPE_CHECKING:
     from .backend import AcpBackend
+
+log = logging.getLogger(__name__)
 
 # Updates that change nothing on the page (the person's own message echoed,
 # the session's title, the context window's use).
@@ -45,9 +47,9 @@ class UpdateRouter:
         emit = self.backend.sink.emit
         messages: list[dict[str, Any]] = []
         if kind == "agent_message_chunk":
-            messages = translator.chunk("text", block_text(update.content))
+            messages = translator.chunk("text", block_text(update.content), update.message_id)
         elif kind == "agent_thought_chunk":
-            messages = translator.chunk("thinking", block_text(update.content))
+            messages = translator.chunk("thinking", block_text(update.content), update.message_id)
         elif kind in ("tool_call", "tool_call_update"):
             messages = translator.tool(update, started=kind == "tool_call")
         elif kind == "plan":
@@ -92,6 +94,17 @@ class UpdateRouter:
         self.backend.sink.set_agent_state(**updates)
         self.backend.sink.emit({"type": "session_update", "updates": updates})
 
+    def mode_to_ask(self) -> str | None:
+        """The agent mode to switch to after the session opens, so that the
+        agent asks what Pneuma's permission mode says to ask: the agent's
+        mode of the same name (Claude Code's adapter offers them), else its
+        "default" (ask before changes; Pneuma then answers what its mode
+        allows unasked). None: keep the agent's (it offers neither)."""
+        ids = [m["id"] for m in self.modes]
+        wanted = self.backend.permission_mode
+        choice = wanted if wanted in ids else ("default" if "default" in ids else None)
+        return None if choice == self.current_mode else choice
+
     async def choose_model(self, model: str) -> None:
         backend = self.backend
         option = _model_option(self.config_options)
@@ -113,15 +126,19 @@ class UpdateRouter:
             option.current_value = model
         self._tell(self._model_state())
 
-    async def choose_mode(self, mode_id: str) -> None:
+    async def choose_mode(self, mode_id: str) -> bool:
         """``session/set_mode``: one of the modes the agent offered."""
         backend = self.backend
         if backend.conn is None or backend.session_id is None:
-            return
-        with contextlib.suppress(RequestError, ConnectionError):
+            return False
+        try:
             await backend.conn.set_session_mode(session_id=backend.session_id, mode_id=mode_id)
-            self.current_mode = mode_id
-            self._tell({"agent_mode": mode_id})
+        except (RequestError, ConnectionError) as exc:
+            log.warning("acp: the agent refused its mode %r: %s", mode_id, exc)
+            return False
+        self.current_mode = mode_id
+        self._tell({"agent_mode": mode_id})
+        return True
 
     # -- permissions ---------------------------------------------------------------
 
