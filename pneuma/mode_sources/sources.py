@@ -54,6 +54,9 @@ def parse_source(source: str, *, editable: bool = False, base: Path | None = Non
         raise ToolError("E_BAD_ARGS", "give a source: a git URL, a folder, a wheel or sdist, "
                         "or a PyPI name")
     spec = _url_spec(typed) or _path_spec(typed, base or Path.cwd()) or _pypi_spec(typed)
+    if spec is None and typed.startswith(("/", "./", "../", "~")):
+        raise ToolError("E_NOT_FOUND", f"no such folder or file: {typed}",
+                        details={"field": "source"})
     if spec is None:
         raise ToolError("E_BAD_ARGS", f"not a source pneuma can install: {typed!r} (a git URL, "
                         "a folder, a wheel or sdist, or a PyPI name)", details={"field": "source"})
