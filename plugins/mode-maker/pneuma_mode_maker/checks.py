@@ -22,7 +22,8 @@ def package_still_checks(request: CheckRequest) -> list[Problem]:
     from pneuma.api import ToolError, check_mode
 
     try:
-        report = check_mode(request.workspace, only=FAST_CHECKS, timeout=30.0)
+        # check_mode gives its child process 15 s beyond its own timeout.
+        report = check_mode(request.workspace, only=FAST_CHECKS, timeout=max(2.0, request.budget_s - 16.0))
     except ToolError as exc:
         return [Problem(f"the package cannot be checked: {exc.message}")]
     return [Problem(f"{result.check}: {result.message}") for result in report.results if not result.ok]
