@@ -201,6 +201,7 @@ class AcpBackend:
         try:
             await asyncio.wait_for(self._open(conn), self.start_timeout)
         except asyncio.TimeoutError:
+            await self._drop_agent()
             await self._failed_start(agent, f"The ACP agent `{argv[0]}` did not answer "
                                             f"within {self.start_timeout:g} s of starting")
             return False
@@ -224,6 +225,10 @@ class AcpBackend:
         self.session_id = await open_session(self, conn)
 
     async def _failed_start(self, agent: AgentProcess, message: str) -> None:
+        # Its stdout closed or it answered wrong: it is likely on its way
+        # out, and its last words are what the person needs.
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(agent.exited(), 1.0)
         if self.agent is agent:
             await self._drop_agent()
         tail = agent.tail()
