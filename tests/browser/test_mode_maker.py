@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,7 +46,9 @@ def maker_run(root: Path) -> Iterator[SimpleNamespace]:
     workspace, home = root / "ws", root / "home"
     (home / ".claude").mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PNEUMA_LOAD_PLUGINS", "ANTHROPIC_BASE_URL")}
-    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), PYTHONUNBUFFERED="1")
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), PYTHONUNBUFFERED="1",
+               # Package builds offline with the hatchling already installed.
+               PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0")
     command = [str(Path(sys.executable).with_name("pneuma")), "run", "--mode", "mode-maker", "--workspace",
                str(workspace), "--no-open", "--no-prompt", "--port", "0", "--backend", "none"]
     with (root / "pneuma-run.stderr").open("wb") as stderr:
@@ -178,3 +181,17 @@ def test_check_lists_the_failed_checks_for_the_person_and_the_agent(made: tuple[
     expect(page.locator(".mm-install")).to_be_enabled()
     answer = viewer_answer(server, "describe-view")
     assert "✗ locales:" in answer["message"], answer["message"]
+
+
+def test_package_builds_a_wheel_of_the_mode_into_dist(made: tuple[Any, Any]) -> None:
+    server, page = made
+    page.locator(".mm-package").click()
+    expect(page.locator(".mm-check")).to_be_disabled()
+    expect(page.locator(".mm-status")).to_have_text(
+        "Wheel written: dist/pneuma_mymode-0.1.0-py3-none-any.whl", timeout=90_000)
+    with zipfile.ZipFile(server.workspace / "dist" / "pneuma_mymode-0.1.0-py3-none-any.whl") as wheel:
+        names = set(wheel.namelist())
+        manifest = json.loads(wheel.read("pneuma_mymode/manifest.json"))
+    assert {"pneuma_mymode/static/viewer.js", "pneuma_mymode/seeds/welcome.md"} <= names
+    assert manifest["name"] == "mymode"
+    assert not any(name.startswith((".pneuma/", ".claude/", "CLAUDE.md")) for name in names)
