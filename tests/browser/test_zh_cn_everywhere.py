@@ -58,6 +58,8 @@ MODES: dict[str, tuple[str, str]] = {
     "video": (".video-stage[data-frame='0']", ".video-stage, .video-block, .video-scene-title, .video-current-scene"),
     # The document's title, page titles and the sheets are print.json's and the pages' words; paper names are names.
     "print": (".pnp-sheet .pnp-frame", ".pnp-title, .pnp-item-title, .pnp-sheet, .pnp-paper-label"),
+    # The package's files, its manifest's values and the mode played in the frame are the new mode's words.
+    "mode-maker": (".mm-play-status[data-status=mounted]", ".mm-files, .mm-summary dd, .mm-play, .mm-play-head h2"),
 }  # fmt: skip
 # Names of files as they appear in tooltips and lists (start.txt, sections/, main.tex).
 FILE_NAME = re.compile(r"[\w./-]*\.(?:txt|json|tex|bib|md|excalidraw|html|css|png)\b|\b[\w-]+/")
@@ -115,6 +117,7 @@ SWITCHED = {
     "diagram": (".pneuma-diagram .dg-btn[data-act='fit']", "text", "适应", "Fit"),
     "webcraft": (".webcraft-pick", "text", "选取", "Select"),
     "video": (".video-play", "title", "播放（空格键）", "Play (Space)"),
+    "mode-maker": (".mm-check", "text", "检查", "Check"),
     "dashboard": (".pneuma-dashboard .db-hint", "text", "拖动标题移动 · 拖动角落调整大小 · 双击标题重命名",
                   "Drag a title to move · drag a corner to resize · double-click a title to rename"),
 }  # fmt: skip
