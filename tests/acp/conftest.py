@@ -86,7 +86,7 @@ MakeAcp = Callable[..., Awaitable[AcpRun]]
 @pytest.fixture
 def make_acp(aiohttp_client: Any, tmp_path: Path) -> MakeAcp:
     """``await make_acp(script, workspace=None, session=None, permission_mode=None,
-    env=None, command=None, greeting=False)``: a served slide session on the
+    env=None, command=None, greeting=False, watch=False)``: a served slide session on the
     scripted peer (without the mode's greeting unless asked); ``script``
     gets ``record`` and ``sessions`` filled in."""
     sessions = tmp_path / "peer-sessions"
@@ -95,7 +95,7 @@ def make_acp(aiohttp_client: Any, tmp_path: Path) -> MakeAcp:
     async def make(script: dict[str, Any], *, workspace: Path | None = None,
                    session: Session | None = None, permission_mode: str | None = None,
                    env: dict[str, str] | None = None, command: str | None = None,
-                   greeting: bool = False) -> AcpRun:
+                   greeting: bool = False, watch: bool = False) -> AcpRun:
         if workspace is None:
             mode, workspace = seeded_slide_workspace(tmp_path)
         else:
@@ -113,7 +113,8 @@ def make_acp(aiohttp_client: Any, tmp_path: Path) -> MakeAcp:
             session = Session(str(uuid.uuid4()), mode=mode.name, workspace=workspace,
                               backend_name="acp")
         config = server_config(mode, workspace, backend=ACP, session=session,
-                               agent_env=agent_env, permission_mode=permission_mode)
+                               agent_env=agent_env, permission_mode=permission_mode,
+                               watch=watch)
         server = await start_app_server(aiohttp_client, config)
         tab = await server.tab()
         return AcpRun(server, tab, workspace, record)

@@ -43,20 +43,25 @@ async def test_files_inside_are_read_and_written_and_outside_refused(
     _mode, ws = seeded_slide_workspace(tmp_path)
     (ws / "notes.md").write_text("one\ntwo\nthree\n", encoding="utf-8")
     script = {"turns": {
-        "[write]": [{"write": {"path": str(ws / "deck" / "new.md"), "content": "# New\n"}}],
+        "[write]": [{"write": {"path": str(ws / "slides" / "03-acp.html"),
+                               "content": "<section>ACP</section>\n"}}],
         "[read]": [{"read": {"path": str(ws / "notes.md"), "line": 2, "limit": 1}}],
         "[escape]": [{"write": {"path": "/etc/pneuma-acp-test", "content": "x"}}],
         "[dotdot]": [{"read": {"path": str(ws / ".." / "outside.md")}}],
         "[hidden]": [{"write": {"path": str(ws / ".pneuma" / "session.json"), "content": "{}"}}],
         "[missing]": [{"read": {"path": str(ws / "nope.md")}}],
     }}
-    acp = await make_acp(script, workspace=ws)
+    acp = await make_acp(script, workspace=ws, watch=True)
     said = {}
     for word in script["turns"]:
         await acp.tab.say(word)
         said[word] = (await acp.result())["result"]
+    # The write reached the page as any change of the agent's does.
+    shown = [f["content"] for m in acp.tab.received if m.get("type") == "content_update"
+             for f in m["files"] if f.get("path") == "slides/03-acp.html"]
+    assert shown == ["<section>ACP</section>\n"]
     assert said["[write]"] == "write ok"
-    assert (ws / "deck" / "new.md").read_text(encoding="utf-8") == "# New\n"
+    assert (ws / "slides" / "03-acp.html").read_text(encoding="utf-8") == "<section>ACP</section>\n"
     assert said["[read]"] == "read: two\n"
     assert said["[escape]"].startswith("write error: E_DENY_PATH: Path '/etc/pneuma-acp-test' is outside")
     assert said["[dotdot]"].startswith("read error: E_DENY_PATH")
