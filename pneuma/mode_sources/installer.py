@@ -18,6 +18,7 @@ import importlib
 import importlib.metadata
 import json
 import os
+import re
 import site
 import subprocess
 import sys
@@ -261,8 +262,9 @@ def update_mode(name: str, *, check: bool | None = None,
     before = installed_mode(mode)
     origin = provenance_of(mode.distribution)
     source = origin.source if origin else before.source
-    if source.startswith("pypi:"):
-        source = source.removeprefix("pypi:")
+    if source.startswith("pypi:") or (origin and origin.kind == "pypi"):
+        # The newest release, not the one pinned when it was added.
+        source = re.split(r"[=<>!~\s]", source.removeprefix("pypi:"), maxsplit=1)[0]
     after = install_mode(source, editable=bool(origin and origin.editable), check=check,
                          progress=progress)
     return before, after

@@ -26,9 +26,11 @@ class ModeEnv:
     def python(self) -> str:
         return str(self.root / "bin" / "python")
 
-    def pneuma(self, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    def pneuma(self, *args: str, timeout: float = 180,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run([self.python, "-m", "pneuma", *args], capture_output=True,
-                              text=True, env=self.env, timeout=timeout, check=False)
+                              text=True, env={**self.env, **(env or {})}, timeout=timeout,
+                              check=False)
 
     def freeze(self) -> list[str]:
         """What pip says is installed in the throwaway environment itself."""
@@ -82,6 +84,14 @@ def new_mode(name: str, parent: Path) -> Path:
     subprocess.run([PNEUMA, "new-mode", f"name={name}", "--no-input", "-o", str(parent)],
                    check=True, capture_output=True, timeout=60)
     return parent / f"pneuma-{name}"
+
+
+def build_wheel(project: Path, dest: Path) -> Path:
+    """``pip wheel`` of a project, offline, with the suite's own Python."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-q", "-w", str(dest), str(project)],
+                   check=True, capture_output=True, timeout=120)
+    return max(dest.glob("*.whl"), key=lambda path: path.stat().st_mtime)
 
 
 def git(folder: Path, *args: str) -> str:

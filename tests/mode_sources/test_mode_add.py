@@ -5,14 +5,18 @@ away. Real pip, real git, offline, in a throwaway virtualenv."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.mode_sources.mode_env import ModeEnv, git, make_mode_env, new_mode
+from tests.mode_sources.mode_env import (
+    ModeEnv,
+    build_wheel,
+    git,
+    make_mode_env,
+    new_mode,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -64,11 +68,7 @@ def test_a_mode_from_a_git_tag_is_listed_with_its_commit_runs_and_is_removed(
 
 def test_a_wheel_and_an_editable_folder_are_listed_with_their_source_and_run(
         mode_env: ModeEnv, tmp_path: Path):
-    wheel_project = new_mode("wheeled", tmp_path / "w")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp_path / "dist"), str(wheel_project)],
-                   check=True, capture_output=True, timeout=120)
-    wheel = next((tmp_path / "dist").glob("pneuma_wheeled-*.whl"))
+    wheel = build_wheel(new_mode("wheeled", tmp_path / "w"), tmp_path / "dist")
     folder = new_mode("foldered", tmp_path / "f")
 
     assert mode_env.pneuma("mode", "add", str(wheel), "--no-check").returncode == 0
@@ -105,3 +105,25 @@ def test_a_built_in_mode_or_an_unknown_name_cannot_be_removed(mode_env: ModeEnv)
     assert unknown.returncode == 1
     assert "no installed mode named 'nosuchmode'" in unknown.stderr
     assert mode_env.freeze() == before
+
+
+def test_a_release_by_name_comes_from_the_index_and_updates_to_the_newest(
+        mode_env: ModeEnv, tmp_path: Path):
+    # A folder of wheels stands in for PyPI (pip's --find-links; nothing leaves the machine).
+    index = tmp_path / "index"
+    project = new_mode("released", tmp_path / "src")
+    build_wheel(project, index)
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"', 'version = "0.2.0"'))
+    build_wheel(project, index)
+    links = {"PIP_FIND_LINKS": str(index)}
+
+    added = mode_env.pneuma("mode", "add", "pneuma-released==0.1.0", "--no-check", env=links)
+    assert added.returncode == 0, added.stderr
+    listed = mode_env.modes()["released"]
+    assert (listed["source"], listed["version"]) == ("pneuma-released==0.1.0", "0.1.0")
+
+    updated = mode_env.pneuma("mode", "update", "released", "--no-check", env=links)
+    assert updated.returncode == 0, updated.stderr
+    assert updated.stdout.strip() == "Updated released: 0.1.0 → 0.2.0"
+    assert mode_env.pneuma("mode", "remove", "released").returncode == 0
