@@ -247,7 +247,7 @@ def test_imports_run_down_the_floors():
 
 MAX_PYTHON_LINES = 700
 MAX_SESSION_LINES = 500
-BACKEND_NAMES = ("claude-code", "codex", "native", "socket")
+BACKEND_NAMES = ("claude-code", "codex", "native", "socket", "acp")
 GENERIC_PACKAGES = ("cli", "launcher", "server", "startup")
 
 

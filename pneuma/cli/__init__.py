@@ -7,7 +7,6 @@ line quickly; plugins add their own commands through ``register_commands``.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -419,7 +418,8 @@ def run_command(
     interrupt_on_stop_signals()
     provided = _parse_params(params)
     _check_permission_mode(backend, permission_mode)
-    _use_agent_command(backend, agent_command)
+    if agent_command is not None:  # (the quick start imports nothing more)
+        _use_agent_command(backend, agent_command)
     _claim_workspace(workspace, mode_name, switch_mode)
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"[pneuma] warning: binding {host} lets other machines reach this agent; "
@@ -486,21 +486,16 @@ def _claim_workspace(workspace: Path, mode_name: str, switch_mode: bool,
         _fail(exc.message, exc.code)
 
 
-def _use_agent_command(backend: str, agent_command: str | None) -> None:
-    """--agent-command reaches the ACP backend (and its start check) through
-    the environment agents start with (pneuma/agents/acp/command.py)."""
-    if agent_command is None:
-        return
-    if backend != "acp":
-        _fail(f"--agent-command is for --backend acp, not --backend {backend}", 2)
-    from pneuma.agents.acp.command import COMMAND_ENV, parse_command
+def _use_agent_command(backend: str, agent_command: str) -> None:
+    """--agent-command reaches the ACP backend through the environment
+    (pneuma/agents/acp/command.py checks it)."""
+    from pneuma.agents.acp.command import take_option
     from pneuma.core.errors import ToolError
 
     try:
-        parse_command(agent_command)
+        take_option(backend, agent_command)
     except ToolError as exc:
         _fail(exc.message, 2)
-    os.environ[COMMAND_ENV] = agent_command
 
 
 def _check_permission_mode(backend: str, permission_mode: str | None) -> None:

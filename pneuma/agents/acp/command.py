@@ -10,6 +10,7 @@ option starts the same agent and resumes its session.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,6 +35,18 @@ def parse_command(text: str) -> list[str]:
     if not argv:
         raise ToolError("E_BAD_ARGS", "--agent-command is empty; give the agent's command line")
     return argv
+
+
+def take_option(backend: str, text: str | None) -> None:
+    """``--agent-command text`` of ``pneuma run --backend backend``: checked,
+    then put where the backend and its start check read it. E_BAD_ARGS for
+    another backend (a preset brings its own command) or a bad command."""
+    if text is None:
+        return
+    if backend != "acp":
+        raise ToolError("E_BAD_ARGS", f"--agent-command is for --backend acp, not --backend {backend}")
+    parse_command(text)
+    os.environ[COMMAND_ENV] = text
 
 
 def stored_command(workspace: Path | None) -> list[str] | None:
