@@ -57,7 +57,11 @@ def _quiet(_line: str) -> None:
 def install_lock() -> Iterator[None]:
     """One install, update or removal at a time per environment (the CLI and
     the launcher alike): a second one is ``E_BUSY``."""
-    fd = os.open(Path(sys.prefix) / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        fd = os.open(Path(sys.prefix) / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise ToolError("E_IO", f"cannot install modes into {sys.prefix}: {exc.strerror} (pneuma "
+                        "installs modes into the Python environment it runs in)") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -165,8 +169,12 @@ def _probe(distribution: str) -> list[str]:
     a mode that does not load is ``E_INSTALL_FAILED`` with its error."""
     # Only this distribution's plugins load (PNEUMA_LOAD_PLUGINS, pneuma/host/plugins.py).
     env = {**os.environ, "PNEUMA_LOAD_PLUGINS": distribution}
-    result = subprocess.run([sys.executable, "-m", "pneuma.mode_sources.probe", distribution],
-                            capture_output=True, text=True, timeout=120, check=False, env=env)
+    try:
+        result = subprocess.run([sys.executable, "-m", "pneuma.mode_sources.probe", distribution],
+                                capture_output=True, text=True, timeout=120, check=False, env=env)
+    except subprocess.TimeoutExpired:
+        raise ToolError("E_TIMEOUT", f"{distribution} installed but loading it took over two "
+                        "minutes") from None
     try:
         found: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
