@@ -24,7 +24,7 @@ API_DOC = REPO / "docs" / "api.md"
 # Code that must reach the host only through pneuma.api (and, in its tests,
 # pneuma.testing): what a third-party mode or backend could be.
 PLUGIN_TREES = [REPO / "plugins", REPO / "templates", REPO / "pneuma" / "agents" / "native",
-                REPO / "pneuma" / "agents" / "codex"]
+                REPO / "pneuma" / "agents" / "codex", REPO / "pneuma" / "agents" / "acp"]
 _SKIP_DIRS = {"node_modules", "__pycache__", ".venv", "venv", "build", "dist", ".git"}
 _JINJA = re.compile(r"\{\{\s*cookiecutter\.(\w+)\s*\}\}")
 
@@ -45,7 +45,8 @@ def is_test_file(path: Path) -> bool:
 
 def own_package(path: Path) -> list[str]:
     """The dotted package ``path`` belongs to, as its relative imports see it."""
-    backends = (REPO / "pneuma" / "agents" / "native", REPO / "pneuma" / "agents" / "codex")
+    backends = (REPO / "pneuma" / "agents" / "native", REPO / "pneuma" / "agents" / "codex",
+                REPO / "pneuma" / "agents" / "acp")
     if any(path.is_relative_to(backend) for backend in backends):
         root = REPO
     elif path.is_relative_to(REPO / "plugins"):
