@@ -38,11 +38,11 @@ WAIT = 20_000
 
 
 @contextmanager
-def maker_run(root: Path) -> Iterator[SimpleNamespace]:
+def maker_run(root: Path, *params: str) -> Iterator[SimpleNamespace]:
     """`pneuma run --mode mode-maker --backend none` with every installed
     mode loadable: the check's child process loads the package under
     construction beside them (tests/browser/module_run.py would restrict the
-    plugins to the mode-maker alone)."""
+    plugins to the mode-maker alone). ``params``: ``name=…``, ``from=…``."""
     workspace, home = root / "ws", root / "home"
     (home / ".claude").mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PNEUMA_LOAD_PLUGINS", "ANTHROPIC_BASE_URL")}
@@ -51,6 +51,8 @@ def maker_run(root: Path) -> Iterator[SimpleNamespace]:
                PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0")
     command = [str(Path(sys.executable).with_name("pneuma")), "run", "--mode", "mode-maker", "--workspace",
                str(workspace), "--no-open", "--no-prompt", "--port", "0", "--backend", "none"]
+    for param in params:  # name=…, from=…
+        command += ["--param", param]
     with (root / "pneuma-run.stderr").open("wb") as stderr:
         process = subprocess.Popen(command, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=stderr, start_new_session=True)

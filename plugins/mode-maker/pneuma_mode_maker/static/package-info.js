@@ -71,6 +71,14 @@ export function viewerModules(files, pkg) {
   return modules;
 }
 
+/** The static folder's files the snapshot carries without text (pictures,
+ * fonts, a bundle too large for it): [{path, key}], fetched for Play. */
+export function viewerAssets(files, pkg) {
+  const prefix = `${pkg.entry.package}/${pkg.summary.staticDir}/`;
+  return (files || []).filter((f) => f.path.startsWith(prefix) && typeof f.content !== "string")
+    .map((f) => ({ path: f.path, key: f.path.slice(prefix.length) }));
+}
+
 /** Absolute `/static/…` modules the package's code imports from the shell. */
 export function sharedImports(sources) {
   const found = new Set();

@@ -54,7 +54,7 @@
 
   // --- the package's files as blob: URLs -----------------------------------
 
-  function moduleUrls(modules, shared) {
+  function moduleUrls(modules, shared, assets) {
     const urls = new Map(); // key -> blob URL
     const busy = new Set();
 
@@ -78,6 +78,10 @@
 
     function urlOf(key) {
       if (urls.has(key)) return urls.get(key);
+      if (key in assets) {
+        urls.set(key, URL.createObjectURL(new Blob([assets[key]], { type: mimeOf(key) })));
+        return urls.get(key);
+      }
       if (busy.has(key)) throw new Error(`import cycle through ${key}: Play cannot load modules that import each other`);
       busy.add(key);
       const isShared = key.startsWith("/");
@@ -90,7 +94,7 @@
       return url;
     }
 
-    return { urlOf, has: (key) => key in modules };
+    return { urlOf, has: (key) => key in modules || key in assets };
   }
 
   // A stylesheet or picture the viewer links by a URL made from
@@ -200,7 +204,7 @@
 
   async function mount(message) {
     play = message;
-    const urls = moduleUrls(message.modules, message.shared || {});
+    const urls = moduleUrls(message.modules, message.shared || {}, message.assets || {});
     watchVirtualUrls(urls);
     if (!urls.has(message.entry)) throw new Error(`the viewer module ${message.entry} is not in the package's static folder`);
     const loaded = await import(urls.urlOf(message.entry));

@@ -9,11 +9,21 @@
 import { fetchJson, h } from "/static/lib/viewer-helpers.js";
 import { translator } from "./i18n.js";
 import { Jobs, describeOutcome, failedChecks } from "./jobs.js";
-import { affectsPlay, readPackage, seedSamples, sharedImports, viewerModules } from "./package-info.js";
+import { affectsPlay, readPackage, seedSamples, sharedImports, viewerAssets, viewerModules } from "./package-info.js";
 import { PlayFrame } from "./play-frame.js";
 
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const RELOAD_DEBOUNCE_MS = 150;
+
+/** UTF-8 text without NUL characters, or null for a binary file. */
+function decodedText(data) {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(data);
+    return text.includes("\u0000") ? null : text;
+  } catch {
+    return null;
+  }
+}
 
 class MakerViewer {
   constructor(element, ctx) {
@@ -109,11 +119,9 @@ class MakerViewer {
   renderFiles() {
     const paths = this.files.map((f) => f.path).sort();
     this.tree.replaceChildren(...paths.map((path) => {
-      const depth = path.split("/").length - 1;
-      const item = h("li", { class: "mm-file", "data-path": path, "aria-current": String(path === this.activeFile) },
-        h("span", { class: "mm-file-name", text: path.split("/").pop(), title: path }));
-      item.style.paddingInlineStart = `${0.5 + depth}em`;
-      return item;
+      const cut = path.lastIndexOf("/") + 1;
+      return h("li", { class: "mm-file", "data-path": path, "aria-current": String(path === this.activeFile), title: path },
+        h("span", { class: "mm-file-dir", text: path.slice(0, cut) }), h("span", { class: "mm-file-name", text: path.slice(cut) }));
     }));
   }
 
@@ -152,19 +160,41 @@ class MakerViewer {
     const modules = viewerModules(this.files, this.pkg);
     const shared = await this.sharedModules(Object.values(modules));
     const samples = seedSamples(this.files, this.pkg);
+    // A sample the maker's snapshot carries without text (a suffix only the
+    // new mode knows as text, a picture) is fetched: text when it decodes.
     const blobs = {};
-    for (const sample of samples.filter((s) => s.source.binary)) {
-      try {
-        blobs[sample.path] = await (await fetch(this.ctx.contentUrl(sample.source.path))).arrayBuffer();
-      } catch {
-        // A sample that cannot be read shows as missing in Play, where the viewer says so.
-      }
+    const texts = {};
+    for (const sample of samples.filter((s) => typeof s.source.content !== "string")) {
+      const data = await this.fetchBytes(sample.source.path);
+      if (!data) continue;
+      blobs[sample.path] = data;
+      const text = decodedText(data);
+      if (text !== null) texts[sample.path] = text;
     }
-    const files = samples.map((s) => (s.source.binary ? { path: s.path, binary: true } : { path: s.path, content: s.source.content }));
+    const assets = {};
+    for (const asset of viewerAssets(this.files, this.pkg)) {
+      const data = await this.fetchBytes(asset.path);
+      if (data) assets[asset.key] = data;
+    }
+    const files = samples.map((s) => {
+      const content = typeof s.source.content === "string" ? s.source.content : texts[s.path];
+      return typeof content === "string" ? { path: s.path, content } : { path: s.path, binary: true };
+    });
     this.play.load({
-      title: this.t("play.frame"), entry: this.pkg.summary.module, modules, shared, files, blobs,
+      title: this.t("play.frame"), entry: this.pkg.summary.module, modules, shared, files, blobs, assets,
       manifest: this.pkg.manifest, locale: this.locale,
     });
+  }
+
+  /** A workspace file's bytes (same origin, the session's cookie), or null:
+   * a file that cannot be read shows as missing in Play, where the viewer says so. */
+  async fetchBytes(path) {
+    try {
+      const response = await fetch(this.ctx.contentUrl(path), { credentials: "same-origin" });
+      return response.ok ? await response.arrayBuffer() : null;
+    } catch {
+      return null;
+    }
   }
 
   /** The shell's modules the viewer imports (/static/lib/…), fetched once each. */
