@@ -16,7 +16,7 @@ import click
 @click.option("--only", default="", metavar="CHECK,...",
               help="Run only these checks (manifest, imports, locales, mount, actions, selection, "
                    "annotate, edit, exports, a11y).")
-@click.option("--timeout", type=float, default=60.0, show_default=True,
+@click.option("--timeout", type=float, default=120.0, show_default=True,
               help="Seconds the whole check may take.")
 def check(target: str, as_json: bool, only: str, timeout: float) -> None:
     """Check an installed mode, or a mode package folder, before it runs."""

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from pneuma.cli.mode_check_command import check
+
 if TYPE_CHECKING:
     from pneuma.core.errors import ToolError
     from pneuma.mode_sources import InstalledMode
@@ -119,3 +121,6 @@ def mode_update(name: str, no_check: bool) -> None:
 
 def _version_of(found: InstalledMode) -> str:
     return found.version + (f" ({found.commit[:12]})" if found.commit else "")
+
+
+mode.add_command(check)  # `pneuma mode check` (pneuma/cli/mode_check_command.py)

@@ -23,7 +23,7 @@ from pneuma.mode_check.target import ModeTarget, resolve
 STATIC_CHECKS = ("manifest", "imports", "locales")
 BROWSER_CHECKS = ("mount", "actions", "selection", "annotate", "edit", "exports", "a11y")
 CHECKS = STATIC_CHECKS + BROWSER_CHECKS
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = 120.0
 
 
 def chosen(only: Collection[str] | None) -> list[str]:

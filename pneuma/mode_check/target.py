@@ -67,7 +67,7 @@ def installed_target(name: str) -> ModeTarget:
     try:
         mode = get_mode(name)
     except UnknownModeError as exc:
-        raise ToolError("E_NOT_FOUND", f"no mode called '{name}' is installed ({exc})") from None
+        raise ToolError("E_NOT_FOUND", str(exc)) from None
     package_dir = mode.package_dir.resolve()
     project = package_dir.parent
     root = project if (project / "pyproject.toml").is_file() else package_dir
@@ -107,18 +107,20 @@ def entry_point_module(folder: Path) -> str | None:
     return values[0] if values else None
 
 
-def load_folder_plugins(target: ModeTarget) -> Any:
-    """A plugin manager holding the host's own plugins and the folder's mode
-    (never the installed copy of a mode with the same name). Call only in
-    the checking process: it puts the folder on ``sys.path``."""
+def expose_folder(target: ModeTarget, scratch: Path) -> None:
+    """Make the folder's mode visible to this process as if installed: its
+    root first on ``sys.path`` and a distribution record in ``scratch``
+    declaring its entry point, so every part of the host (the server, the
+    exporters, the launcher's listing) finds it the one way it finds modes.
+    Call only in the checking process; an installed mode of the same name
+    is shadowed (the first entry point of a name wins)."""
     import importlib
 
-    from pneuma.host.plugins import PluginOrigin, build_plugin_manager
-
-    sys.path.insert(0, str(target.root))
-    pm = build_plugin_manager(load_entry_points=False)
-    module_name = target.plugin_module or target.package_dir.name
-    module = importlib.import_module(module_name)
-    pm.register(module, name=target.name)
-    pm.origins[target.name] = PluginOrigin(target.name, None, None, module_name)
-    return pm
+    module = target.plugin_module or target.package_dir.name
+    info = scratch / f"pneuma_mode_check_{target.name.replace('-', '_')}-0.0.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: pneuma-mode-check-{target.name}\n"
+                                   "Version: 0.0.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[pneuma]\n{target.name} = {module}\n", encoding="utf-8")
+    sys.path[:0] = [str(scratch), str(target.root)]
+    importlib.invalidate_caches()

@@ -26,7 +26,7 @@ from tests.browser.browser_helpers import send_and_read, viewer_answer
 from tests.browser.export_menu import download_export, open_export_menu
 
 REPO = Path(__file__).resolve().parents[2]
-AXE = REPO / "plugins" / "webcraft" / "pneuma_webcraft" / "static" / "vendor" / "axe.min.js"
+AXE = REPO / "pneuma" / "web" / "vendor" / "axe.min.js"  # the shell's pinned copy (scripts/build-web)
 TURN = 15_000
 
 

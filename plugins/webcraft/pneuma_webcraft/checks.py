@@ -36,6 +36,7 @@ from pneuma.api import (
     ToolError,
     TurnCheck,
     run_sync,
+    shell_static_dir,
     within,
 )
 
@@ -44,7 +45,8 @@ from .site import SITE_SUFFIXES, VIEWPORTS, read_site
 # No server listens there: every request to it is answered by the route below.
 SITE_ORIGIN = "http://127.0.0.1:9/"
 WIDTHS = ("phone", "desktop")
-AXE_SOURCE = Path(__file__).parent / "static" / "vendor" / "axe.min.js"
+# The shell's pinned axe-core (pneuma/web/package.json), the copy `pneuma mode check` uses too.
+AXE_SOURCE = shell_static_dir() / "vendor" / "axe.min.js"
 REPORTED_IMPACTS = frozenset({"serious", "critical"})
 MAX_PAGES = 8  # a turn that touched the stylesheet of a large site checks its first pages
 PAGE_SECONDS = 8.0  # one page at one width: load, settle, axe

@@ -25,14 +25,15 @@ from typing import Any
 
 from aiohttp import web
 
-from pneuma.api import ContentSite, Pneuma, Sandbox, ToolError
+from pneuma.api import ContentSite, Pneuma, Sandbox, ToolError, shell_static_dir
 
 from .render import Crop, crop_elements
 from .site import copy_site, viewport_size
 
 STATIC = Path(__file__).parent / "static"
 BRIDGE_TAG = '<script src="/__pneuma__/bridge.js"></script>'
-ASSETS = {"bridge.js": STATIC / "bridge.js", "axe.min.js": STATIC / "vendor" / "axe.min.js"}
+# axe-core is the shell's pinned copy (pneuma/web/package.json), one for every check that runs it.
+ASSETS = {"bridge.js": STATIC / "bridge.js", "axe.min.js": shell_static_dir() / "vendor" / "axe.min.js"}
 
 
 def webcraft_routes(pneuma: Pneuma) -> list[web.RouteDef]:
