@@ -1,7 +1,8 @@
 """The launcher's "Add a mode" box in real Chromium: the launcher runs in a
 throwaway virtualenv (pip offline), a folder made by `pneuma new-mode` is
-added from the box and its card appears with its source without a reload;
-a bad source is said in plain words in the box; the install route takes
+added from the box (installed anyway when its check fails) and its card
+appears with its source without a reload; a bad source is said in plain
+words in the box; the install route takes
 only a POST with the launcher's token from its own origin, one at a time."""
 
 from __future__ import annotations
@@ -64,6 +65,10 @@ def _request(served: Any, method: str, body: Any = None, *, token: bool = True,
 def test_a_folder_added_from_the_box_gets_its_card_and_a_bad_source_is_said_plainly(
         browser: Any, served: Any) -> None:
     folder = new_mode("boxed", served.root / "src")
+    # One string left without its Chinese: the check refuses it, the person installs it anyway.
+    manifest = folder / "pneuma_boxed" / "manifest.json"
+    manifest.write_text(manifest.read_text().replace(
+        '"label": {"en": "Show a page", "zh-CN": "显示页面"}', '"label": {"en": "Show a page"}'))
     page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -82,7 +87,12 @@ def test_a_folder_added_from_the_box_gets_its_card_and_a_bad_source_is_said_plai
         source.fill(str(folder))
         box.locator("button[type=submit]").click()
         expect(box.locator("button[type=submit]")).to_have_text("Installing…")
-        expect(box.locator(".ln-add-progress")).to_contain_text("building:", timeout=INSTALL)
+        expect(box.locator(".ln-add-progress")).to_contain_text("checking: boxed", timeout=INSTALL)
+        refused = box.locator("[role=alert]")
+        expect(refused).to_contain_text("Not installed: boxed fails the check: locales",
+                                        timeout=INSTALL)
+        expect(page.locator(".ln-card[data-mode='boxed']")).to_have_count(0)
+        refused.get_by_role("button", name="Install anyway").click()
         card = page.locator(".ln-card[data-mode='boxed']")
         expect(card).to_be_visible(timeout=INSTALL)
         expect(card.locator(".ln-badge")).to_have_text(f"from {folder}")
