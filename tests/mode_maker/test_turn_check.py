@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pneuma.api import CheckRequest, generate_mode_package
 from pneuma_mode_maker.checks import CHECKS
+
+from pneuma.api import CheckRequest, generate_mode_package
 
 (CHECK,) = CHECKS
 
