@@ -3,6 +3,7 @@ resolves to the agent's command line, or says what is missing and the fix."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,26 @@ def test_the_pinned_claude_adapter_is_found_with_its_version(tmp_path: Path) -> 
                  if p.name == "claude")
     assert keyed.usable and resolve("claude", {"PATH": "", "ANTHROPIC_API_KEY": "k"}) == [
         str(project_install_dir() / "node_modules" / ".bin" / "claude-agent-acp")]
+
+
+def test_pneuma_backends_lists_each_preset_usable_or_with_its_fix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from pneuma.cli import cli
+
+    gemini = program(tmp_path / "bin", "gemini")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    result = CliRunner().invoke(cli, ["backends", "--json"], catch_exceptions=False)
+    rows = {row["name"]: row for row in json.loads(result.output)["backends"]}
+    assert rows["acp:gemini"]["usable"] and rows["acp:gemini"]["found"] == str(gemini)
+    assert rows["acp:kimi"]["usable"] is False
+    assert rows["acp:kimi"]["fix"] == "uv tool install kimi-cli"
+    if (project_install_dir() / "node_modules" / ".bin" / "claude-agent-acp").exists():
+        assert rows["acp:claude"]["usable"] and rows["acp:claude"]["version"] == CLAUDE_ACP_VERSION
+    table = CliRunner().invoke(cli, ["backends"], catch_exceptions=False).output
+    assert any(line.startswith("acp:kimi ") and "not usable" in line and "uv tool install kimi-cli"
+               in line for line in table.splitlines()), table
