@@ -26,7 +26,8 @@ from _common import machine_note, print_rows  # noqa: E402
 BENCHMARKS = ["fanout", "paced", "file_update", "startup", "memsoak", "replay", "convlog", "launcher",
               "export", "stream_paint", "diagram_render", "edit_round_trip", "headless_viewer",
               "checkpoints", "turnsoak", "describe", "compare", "checks",
-              "share", "replay_view", "print_export", "dashboard_redraw", "video_export"]
+              "share", "replay_view", "print_export", "dashboard_redraw", "video_export",
+              "mode_add"]
 TIMEOUT = 180
 # 200 turns on a 200 MiB workspace, a shadow git beside it (bench_checkpoints.py --budget).
 TIMEOUTS = {"checkpoints": 600}
