@@ -15,6 +15,8 @@ error shape (pneuma.server.errors). The routes:
     GET  /api/sessions             the sessions this process serves
     POST /api/sessions/stop        {path}: stop one (agent stopped, state saved)
     GET|POST /api/modes/install    the "Add a mode" box (pneuma/launcher/mode_install.py)
+    GET /api/modes/checks, POST /api/modes/{name}/check  a mode's check report on its card
+                                   (pneuma/launcher/mode_check_routes.py)
 
 An open or new answers ``{"url", "servedBy": "launcher"|"other", …}``: the
 session's page with its own token (``other``: the URL of the `pneuma run`
@@ -49,6 +51,7 @@ from pneuma.launcher.folders import (
     refuse_foreign_folder,
 )
 from pneuma.launcher.hosting import WorkspaceHost
+from pneuma.launcher.mode_check_routes import add_routes as add_mode_check_routes
 from pneuma.launcher.mode_install import add_routes as add_mode_install_routes
 from pneuma.launcher.plan import plan_writes
 from pneuma.mode_sources import installed_mode
@@ -101,6 +104,7 @@ def create_launcher_app(state: LauncherState) -> web.Application:
     app.router.add_routes(ROUTES)
     add_preference_routes(app, None)  # the language chosen here follows into workspaces
     add_mode_install_routes(app)  # the "Add a mode" box (pneuma/launcher/mode_install.py)
+    add_mode_check_routes(app)  # a mode's check report on its card (pneuma/launcher/mode_check_routes.py)
     return app
 
 

@@ -16,6 +16,7 @@ const REOPEN = new URLSearchParams(location.search).get('reopen');
 let html;
 let LanguageSwitch;
 let AddModeBox; // lib/mode-add.js: the "Add a mode" box
+let ModeCheckReport; // lib/mode-check-report.js: a mode's check report on its card
 let glyphsFor;
 let render;
 let useState;
@@ -130,7 +131,8 @@ function ModeCard({ mode, onNew }) {
   // Where an added mode came from, as typed to add it (pneuma mode add), and its exact version.
   const source = mode.source.builtIn ? t('launcher.mode.builtIn') : t('launcher.mode.from', { distribution: mode.source.from || mode.source.distribution || mode.source.plugin });
   const version = mode.source.builtIn ? mode.version : `${mode.source.version || mode.version}${mode.source.commit ? ` @${mode.source.commit.slice(0, 10)}` : ''}`;
-  return html`<button class="ln-card" data-mode=${mode.name} onClick=${() => onNew(mode)} aria-label=${t('launcher.mode.newLabel', { name })}>
+  // The check report sits under the card, not in it: a button holds no button.
+  return html`<div class="ln-card-cell"><button class="ln-card" data-mode=${mode.name} onClick=${() => onNew(mode)} aria-label=${t('launcher.mode.newLabel', { name })}>
     <div class="ln-card-head">
       <${ModeIcon} mode=${mode} />
       <div class="ln-card-title">
@@ -140,7 +142,7 @@ function ModeCard({ mode, onNew }) {
     </div>
     <p class="ln-card-desc">${localized(mode.description)}</p>
     <span class="ln-card-action">${t('launcher.mode.new')} <span aria-hidden="true">→</span></span>
-  </button>`;
+  </button><${ModeCheckReport} api=${api} mode=${mode} /></div>`;
 }
 
 function FailedPlugins({ errors }) {
@@ -676,6 +678,7 @@ async function start() {
     ({ html, render, useState, useEffect, useRef } = await import('./vendor/preact-htm.js'));
     ({ LanguageSwitch, glyphsFor } = await import('./lib/language-switch.js'));
     ({ AddModeBox } = await import('./lib/mode-add.js'));
+    ({ ModeCheckReport } = await import('./lib/mode-check-report.js'));
   } catch (error) {
     explain(ready() ? t('boot.vendor.title') : 'scripts/build-web', ready() ? t('boot.vendor.body') : String(error));
     return;
