@@ -7,7 +7,7 @@ are imported only when a session chooses one."""
 from __future__ import annotations
 
 import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pneuma.api import (
     BackendCheckContext,
@@ -63,7 +63,7 @@ def _preset_spec(name: str, title: str) -> BackendSpec:
         return preset.status()
 
     return BackendSpec(name=f"acp:{name}", description=f"{title}, over the Agent Client Protocol.",
-                       factory=factory, check=check)
+                       factory=factory, check=check, routes=_routes, browser_module=PAGE_MODULE)
 
 
 def _preset_specs() -> list[BackendSpec]:
@@ -75,7 +75,15 @@ def _preset_specs() -> list[BackendSpec]:
     return [_preset_spec(p.name, p.title) for p in presets.presets({"PATH": ""})]
 
 
-ACP = BackendSpec(name="acp", description=DESCRIPTION, factory=_acp, check=_check)
+def _routes(pneuma: Any) -> list[Any]:
+    from .routes import acp_routes
+
+    return acp_routes(pneuma)
+
+
+PAGE_MODULE = "/backends/acp/agent-modes.js"  # routes.URL, without importing aiohttp here
+ACP = BackendSpec(name="acp", description=DESCRIPTION, factory=_acp, check=_check,
+                  routes=_routes, browser_module=PAGE_MODULE)
 
 
 @hookimpl
