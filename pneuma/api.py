@@ -177,8 +177,8 @@ _EXPORTS: dict[str, str] = {
     # run one of a mode's tools in-process (as `pneuma tool` does)
     "call_mode_tool": "pneuma.tools.runtime:call_tool",
     # a new mode package written into a folder (the mode-maker's workspace)
-    "generate_mode_package": "pneuma.cli.mode_package:generate_mode_package",
-    "GeneratedPackage": "pneuma.cli.mode_package:GeneratedPackage",
+    "generate_mode_package": "pneuma.host.mode_package:generate_mode_package",
+    "GeneratedPackage": "pneuma.host.mode_package:GeneratedPackage",
 }
 
 __all__ = ["API_VERSION", *_EXPORTS]
@@ -195,7 +195,6 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
     from pneuma.agents.claude_code import credentials_found as claude_credentials_found
-    from pneuma.cli.mode_package import GeneratedPackage, generate_mode_package
     from pneuma.core.backend import (
         AgentBackend,
         AgentEventSink,
@@ -243,6 +242,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         WorkspaceModel,
         localize,
     )
+    from pneuma.host.mode_package import GeneratedPackage, generate_mode_package
     from pneuma.host.mode_plugin import ModePlugin
     from pneuma.host.modes import ClaudeMdSection, LoadedMode, ModeSource
     from pneuma.host.paths import web_dir as shell_static_dir

@@ -2,8 +2,10 @@
 (``pneuma.api.generate_mode_package``): the mode-maker seeds its workspace
 with it, so the workspace itself is the package (docs/mode-maker.md).
 
-It renders the same template as ``pneuma new-mode`` (newmode.py) and, when
-asked to fork, replaces the template's Python package with a copy of an
+The package is what ``pneuma new-mode`` makes: that command is run (a
+child process, a fraction of a second) rather than imported, since the
+front ends sit floors above the host (docs/architecture.md). When asked to
+fork, the template's Python package is then replaced with a copy of an
 installed mode's package, renamed. Nothing already in the folder is
 overwritten: a file that exists is kept and reported as skipped.
 """
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pneuma.cli.newmode import ModeNames, NewModeError, check_name, create_mode
 from pneuma.core.errors import ToolError
 
 # Build output and caches never travel with a fork.
@@ -44,22 +48,47 @@ def generate_mode_package(dest: Path, name: str, *, fork_from: str | None = None
     Raises ``ToolError`` ``E_BAD_ARGS`` for an invalid name or an unknown
     mode to fork, ``E_IO`` when the folder cannot be written.
     """
-    try:
-        names = check_name(name)
-    except NewModeError as exc:
-        raise ToolError("E_BAD_ARGS", str(exc)) from None
     source = _installed_package(fork_from) if fork_from else None
     dest = Path(dest)
     with tempfile.TemporaryDirectory(prefix="pneuma-mode-package-") as scratch:
-        try:
-            project = create_mode(names.name, Path(scratch))
-        except NewModeError as exc:
-            raise ToolError("E_IO", str(exc)) from None
+        project = _new_mode(name, Path(scratch))
+        names = _names(project)
         if source is not None:
             _replace_package(project / names.package, source, names)
         result = GeneratedPackage(folder=dest, name=names.name, package=names.package)
         _move_new(project, dest, result)
     return result
+
+
+@dataclass(frozen=True)
+class _Names:
+    name: str
+    package: str
+    distribution: str
+
+
+def _new_mode(name: str, scratch: Path) -> Path:
+    """``pneuma new-mode name=NAME`` into ``scratch``: the project folder,
+    or its one error line as ``E_BAD_ARGS``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pneuma", "new-mode", f"name={name}", "--no-input", "-o", str(scratch / "out")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        reason = next((line.removeprefix("pneuma: error: ") for line in lines if line.startswith("pneuma: error:")),
+                      lines[-1] if lines else f"pneuma new-mode exited with {done.returncode}")
+        raise ToolError("E_BAD_ARGS", reason)
+    projects = [path for path in (scratch / "out").iterdir() if path.is_dir()]
+    if len(projects) != 1:
+        raise ToolError("E_IO", f"pneuma new-mode made no package for {name!r}")
+    return projects[0]
+
+
+def _names(project: Path) -> _Names:
+    """The mode's names as the template wrote them into pyproject.toml."""
+    table = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    ((mode, package),) = table["entry-points"]["pneuma"].items()
+    return _Names(name=mode, package=package.split(".")[0], distribution=table["name"])
 
 
 def _installed_package(mode_name: str) -> tuple[Path, str]:
@@ -73,7 +102,7 @@ def _installed_package(mode_name: str) -> tuple[Path, str]:
     return mode.package_dir, mode.package_dir.name
 
 
-def _replace_package(target: Path, source: tuple[Path, str], names: ModeNames) -> None:
+def _replace_package(target: Path, source: tuple[Path, str], names: _Names) -> None:
     folder, old_package = source
     shutil.rmtree(target)
     shutil.copytree(folder, target, ignore=lambda _dir, entries: [e for e in entries if e in _LEFT_OUT])
@@ -94,7 +123,7 @@ def _manifest_name(manifest: Path) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _rename_in(path: Path, old_package: str, old_name: str | None, names: ModeNames) -> None:
+def _rename_in(path: Path, old_package: str, old_name: str | None, names: _Names) -> None:
     """The forked mode's own names become the new mode's: its Python
     package everywhere, its mode name and skill folder in the manifest."""
     try:
