@@ -109,7 +109,9 @@ class AcpBackend:
             return
         if self.options.greeting and not self.agent_session_id:
             self._queue.append([TextContentBlock(type="text", text=self.options.greeting)])
-            await self._pump()
+            # In the background: the agent may take seconds to start, and
+            # the server is ready (and the page connects) meanwhile.
+            self.background(self._pump())
 
     async def send_user_message(self, text: str, images: list[dict[str, str]]) -> None:
         blocks: list[Any] = [TextContentBlock(type="text", text=text)]
@@ -339,9 +341,10 @@ class AcpBackend:
         if not self.turn_running or self._turn != turn:
             return
         await self._drop_agent()
-        self._end_turn("cancelled", f"The ACP agent did not stop its turn within "
-                                    f"{self.cancel_kill:g} s of Stop, so it was stopped; "
-                                    "the next message starts it again.")
+        self.sink.emit({"type": "error", "code": "agent_slow_cancel", "message": (
+            f"The ACP agent did not stop its turn within {self.cancel_kill:g} s of Stop, so it "
+            "was stopped; the next message starts it again.")})
+        self._end_turn("cancelled", None)
 
     # -- what the agent asks and tells ---------------------------------------------
 

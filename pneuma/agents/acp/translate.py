@@ -20,7 +20,6 @@ from pydantic import BaseModel
 
 # ACP's stop reasons other than end_turn, as the person reads them.
 STOP_REASONS = {
-    "cancelled": "The turn was stopped.",
     "max_tokens": "The agent stopped: it reached its limit of output tokens.",
     "max_turn_requests": "The agent stopped: it reached its limit of model requests for one turn.",
     "refusal": "The agent refused to go on with this request.",
@@ -217,7 +216,9 @@ class TurnTranslator:
         out = self.close()
         self._tools.clear()
         ok = stop_reason == "end_turn" and error is None
-        said = error or STOP_REASONS.get(stop_reason or "", "")
+        # A stopped turn has no text, as Claude Code reports an interrupt:
+        # that is how the page tells "Stopped" from "Ended with an error".
+        said = error or ("" if stop_reason == "cancelled" else STOP_REASONS.get(stop_reason or "", ""))
         out.append({"type": "result", "data": {
             "subtype": "success" if ok else "error_during_execution",
             "is_error": not ok, "num_turns": 1, "total_cost_usd": None,
