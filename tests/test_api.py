@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import pneuma.api as api
+import pneuma.mode_check.imports as mode_imports
 import pneuma.testing as testing
-from tests.source_imports import from_module
 
 REPO = Path(__file__).resolve().parent.parent
 API_DOC = REPO / "docs" / "api.md"
@@ -26,7 +26,6 @@ API_DOC = REPO / "docs" / "api.md"
 PLUGIN_TREES = [REPO / "plugins", REPO / "templates", REPO / "pneuma" / "agents" / "native",
                 REPO / "pneuma" / "agents" / "codex", REPO / "pneuma" / "agents" / "acp"]
 _SKIP_DIRS = {"node_modules", "__pycache__", ".venv", "venv", "build", "dist", ".git"}
-_JINJA = re.compile(r"\{\{\s*cookiecutter\.(\w+)\s*\}\}")
 
 
 # --- the boundary -------------------------------------------------------------------
@@ -37,10 +36,6 @@ def plugin_files() -> Iterator[Path]:
         for path in sorted(tree.rglob("*.py")):
             if not _SKIP_DIRS.intersection(path.relative_to(tree).parts):
                 yield path
-
-
-def is_test_file(path: Path) -> bool:
-    return "tests" in path.parts or path.name.startswith("test_") or path.name == "conftest.py"
 
 
 def own_package(path: Path) -> list[str]:
@@ -56,45 +51,10 @@ def own_package(path: Path) -> list[str]:
     return list(path.parent.relative_to(root).parts)
 
 
-def source_of(path: Path) -> str:
-    text = path.read_text(encoding="utf-8")
-    # Template files are Jinja: make `{{ cookiecutter.x }}` a plain name.
-    return _JINJA.sub(lambda m: f"cookiecutter_{m.group(1)}", text) if "templates" in path.parts else text
-
-
-def pneuma_imports(path: Path) -> Iterator[tuple[int, str, bool]]:
-    """(line, module, relative) for every import that names a module of the
-    ``pneuma`` distribution (``from pneuma import x`` names ``pneuma.x``)."""
-    package = own_package(path)
-    for node in ast.walk(ast.parse(source_of(path), str(path))):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            module = from_module(node, package)
-            targets = [f"pneuma.{a.name}" for a in node.names] if module == "pneuma" else [module]
-        elif (isinstance(node, ast.Call) and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-              and ast.unparse(node.func) in {"importlib.import_module", "import_module",
-                                             "__import__"}):
-            targets = [node.args[0].value]
-        else:
-            continue
-        for target in targets:
-            if target == "pneuma" or target.startswith("pneuma."):
-                yield node.lineno, target, isinstance(node, ast.ImportFrom) and node.level > 0
-
-
 def boundary_violations(path: Path) -> list[str]:
-    allowed = {"pneuma.api", "pneuma.testing"} if is_test_file(path) else {"pneuma.api"}
-    own = ".".join(own_package(path))
-    problems = []
-    for line, target, relative in pneuma_imports(path):
-        if target in allowed or (relative and (target == own or target.startswith(own + "."))):
-            continue
-        inside = bool(own) and (target == own or target.startswith(own + "."))
-        hint = "a relative import inside the package" if inside else " or ".join(sorted(allowed))
-        problems.append(f"{path.relative_to(REPO)}:{line}: imports {target} (use {hint})")
-    return problems
+    # The rule itself is `pneuma mode check`'s `imports` check (one implementation
+    # for the built-in modes here and any mode a person installs).
+    return mode_imports.boundary_violations(path, own_package(path), str(path.relative_to(REPO)))
 
 
 def test_plugins_the_template_and_the_native_backend_use_only_pneuma_api():

@@ -12,40 +12,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pneuma.host.manifest import ModeManifest, localize
+from pneuma.mode_check.locales import (
+    person_facing_texts,  # `pneuma mode check`'s own list
+)
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 MANIFESTS = sorted(PLUGINS.glob("*/pneuma_*/manifest.json"))
 BUILT_IN = ("coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "mode-maker", "print", "slide", "video", "webcraft", "webgal")
 CJK = re.compile(r"[\u3400-\u9fff]")
-
-
-def person_facing_texts(manifest: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    """(where, text) for each text the shell, the launcher or `pneuma init`
-    shows a person: names, descriptions, parameter labels, action, command,
-    workflow and step labels, and the command buttons' tooltips."""
-    yield "displayName", manifest["displayName"]
-    yield "description", manifest["description"]
-    for param in manifest.get("init", {}).get("params", []):
-        yield f"init.params.{param['name']}.label", param["label"]
-        if param.get("description"):
-            yield f"init.params.{param['name']}.description", param["description"]
-    api = manifest.get("viewerApi", {})
-    for action in api.get("actions", []):
-        yield f"actions.{action['id']}.label", action["label"]
-    for command in api.get("commands", []):
-        yield f"commands.{command['id']}.label", command["label"]
-        yield f"commands.{command['id']}.description", command.get("description")
-    for workflow in manifest.get("workflows", []):
-        yield f"workflows.{workflow['id']}.label", workflow["label"]
-        for step in workflow["steps"]:
-            yield f"workflows.{workflow['id']}.{step['id']}.label", step["label"]
 
 
 def test_every_built_in_manifest_is_checked() -> None:

@@ -22,12 +22,20 @@ from pathlib import Path
 
 import pytest
 
+from pneuma.mode_check.locales import (
+    CATALOGUE,
+    CATALOGUE_FILE,
+    PLACEHOLDER,
+    QUOTED_KEY,
+    key_prefixes,
+    used_keys,
+)
+
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 MODES = ("coauthor", "dashboard", "diagram", "doc", "draw", "illustrate", "mode-maker", "print", "slide", "video", "webcraft", "webgal")
 # The code that may name a catalogue key: the viewer and the modules it is
 # split into (every .js beside it but its catalogue), slide-doc.js included
 # (its manifest errors carry an errorKey).
-CATALOGUE_FILE = "i18n.js"
 # The modules a viewer.js was split into (its methods and helpers by
 # concern): held to the same English-literal check as viewer.js.
 VIEWER_PARTS: dict[str, tuple[str, ...]] = {
@@ -47,17 +55,6 @@ VIEWER_PARTS: dict[str, tuple[str, ...]] = {
 }
 LOCALES = ("en", "zh-CN")
 
-CATALOGUE = re.compile(r"export const MESSAGES = (\{.*?\n\});", re.S)
-# t("key"), tr("key"), this.t('key'), this.viewer.t("key"); not at("…").
-KEY_CALL = re.compile(r"""(?<![\w$])tr?\(\s*(['"])([^'"\\]+)\1""")
-# A key built in a template literal (t(`kind.${d.kind}`, {}, d.kind)) is
-# checked by its prefix.
-KEY_PREFIX = re.compile(r"""(?<![\w$])tr?\(\s*`([\w.]+)\$\{""")
-# A key that reaches t() through a variable (slide-doc.js's manifest errors).
-ERROR_KEY = re.compile(r"""\berrorKey:\s*(['"])([\w.]+)\1""")
-# Any quoted key-shaped literal: a key passed along before t(key) is used.
-QUOTED_KEY = re.compile(r"""(['"])([\w.]+)\1""")
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -83,14 +80,6 @@ def viewer_js(mode: str) -> str:
 
 def sources(mode: str) -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in own_modules(mode))
-
-
-def used_keys(js: str) -> set[str]:
-    return {m.group(2) for pattern in (KEY_CALL, ERROR_KEY) for m in pattern.finditer(js)}
-
-
-def key_prefixes(js: str) -> tuple[str, ...]:
-    return tuple(m.group(1) for m in KEY_PREFIX.finditer(js))
 
 
 # --- English literals in the viewer's code ------------------------------------------------

@@ -29,6 +29,8 @@ KEY_PREFIX = re.compile(r"""(?<![\w$])tr?\(\s*`([\w.]+)\$\{""")
 # A key that reaches t() through a variable (slide-doc.js's manifest errors).
 ERROR_KEY = re.compile(r"""\berrorKey:\s*(['"])([\w.]+)\1""")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# Any quoted key-shaped literal: a key passed along before t(key) is used.
+QUOTED_KEY = re.compile(r"""(['"])([\w.]+)\1""")
 
 
 def person_facing_texts(manifest: dict[str, Any]) -> Iterator[tuple[str, Any]]:
