@@ -63,6 +63,7 @@ async def test_agent_modes_follow_the_permission_mode_and_models_switch(make_acp
     modes = [{"id": "auto", "name": "Auto"}, {"id": "default", "name": "Ask"},
              {"id": "plan", "name": "Plan"}]
     acp = await make_acp({"modes": modes, "models": ["small", "large"],
+                          "before_new_answer": [{"commands": ["init", "review"]}],
                           "turns": {"[two]": [{"text": "first", "messageId": "m1"},
                                               {"text": "second", "messageId": "m2"}]}},
                          permission_mode="default")
@@ -70,6 +71,9 @@ async def test_agent_modes_follow_the_permission_mode_and_models_switch(make_acp
     # Two messages of the agent are two messages in the page.
     assert (await acp.result())["result"] == "first\n\nsecond"
     assert [b["text"] for b in _assistant(acp.tab.received, "text")] == ["first", "second"]
+    # Commands announced before session/new answered are taken, not warned about.
+    assert not [m for m in acp.tab.received if m.get("type") == "error"]
+    assert acp.server.session.agent_state["slash_commands"] == ["/init", "/review"]
     # The session opened in the agent's "auto"; Pneuma's mode asks: its "default".
     assert [m["params"]["modeId"] for m in acp.received("session/set_mode")] == ["default"]
     await acp.tab.send({"type": "set_model", "model": "large"})

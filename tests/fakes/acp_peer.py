@@ -10,6 +10,7 @@ The script::
      "load_session": true,                 # advertise session/load
      "initialize": "hang" | "crash",       # misbehave at the start
      "modes": [{"id": "ask", "name": "Ask"}, ...],
+     "before_new_answer": [STEP, ...],     # sent before session/new is answered
      "models": ["m1", "m2"],               # a "model" config option
      "turns": {"KEYWORD": [STEP, ...], ...}}
 
@@ -110,6 +111,8 @@ class Peer:
         if method == "session/new":
             self.session_id = f"peer-{os.getpid()}"
             self.save([])
+            for step in self.script.get("before_new_answer", []):
+                await self.step(step, [])
             return self.session_state()
         if method == "session/load":
             history = self.load(str(params.get("sessionId")))

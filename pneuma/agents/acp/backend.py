@@ -356,7 +356,9 @@ class AcpBackend:
     def on_update(self, session_id: str, update: Any) -> None:
         if self.loading:
             return  # the replayed conversation is Pneuma's history already
-        if session_id != self.session_id:
+        # Before session/new has answered, its id is not known yet: an
+        # agent may announce its commands or modes first.
+        if self.session_id is not None and session_id != self.session_id:
             self.protocol_problem(f"an update for the unknown session {session_id!r}")
             return
         self.updates.route(update)
