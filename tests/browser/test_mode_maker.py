@@ -170,21 +170,6 @@ def test_a_bad_request_to_the_makers_routes_is_a_clear_4xx(made: tuple[Any, Any]
     assert status == 400 and answer["error"]["code"] == "E_BAD_ARGS"
 
 
-def test_check_lists_the_failed_checks_for_the_person_and_the_agent(made: tuple[Any, Any]) -> None:
-    server, page = made
-    manifest = server.workspace / PACKAGE / "manifest.json"
-    text = manifest.read_text()
-    assert '"zh-CN": "Mymode"' in text
-    manifest.write_text(text.replace(', "zh-CN": "Mymode"', "", 1))
-    page.locator(".mm-check").click()
-    expect(page.locator(".mm-install")).to_be_disabled()
-    expect(page.locator(".mm-status")).to_have_attribute("data-state", "failed", timeout=90_000)
-    expect(page.locator('.mm-failure[data-check="locales"]')).to_contain_text("zh-CN")
-    expect(page.locator(".mm-install")).to_be_enabled()
-    answer = viewer_answer(server, "describe-view")
-    assert "✗ locales:" in answer["message"], answer["message"]
-
-
 def test_package_builds_a_wheel_of_the_mode_into_dist(made: tuple[Any, Any]) -> None:
     server, page = made
     page.locator(".mm-package").click()

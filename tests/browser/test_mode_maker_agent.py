@@ -28,6 +28,7 @@ from tests.browser.browser_helpers import (
     kill_process_group,
     read_first_line,
     send,
+    viewer_answer,
 )
 from tests.browser.test_agent_viewer_actions import (
     TURN,
@@ -117,6 +118,9 @@ def test_the_agent_builds_the_mode_play_shows_it_check_finds_the_planted_fault_i
     expect(page.locator(".mm-check")).to_be_enabled(timeout=CHECK_MS)
     assert page.locator(".mm-status").inner_text().endswith("1 check(s) failed"), page.locator(".mm-status").inner_text()
     expect(page.locator('.mm-failure[data-check="locales"]')).to_contain_text("zh-CN")
+    expect(page.locator(".mm-install")).to_be_enabled()
+    told = viewer_answer(server, "describe-view")["message"]  # what the agent reads of it
+    assert "check: 1 of" in told and "✗ locales:" in told, told
 
     # Put back, Install makes the mode a mode of that environment.
     manifest.write_text(good)
