@@ -102,9 +102,15 @@ def test_the_agent_builds_the_mode_play_shows_it_check_finds_the_planted_fault_i
         "old_string": "'<nav class=\"pm-nav\" aria-label=\"Pages\"></nav>' +",
         "new_string": "'<h2 class=\"kb-title\">Kanban board</h2><nav class=\"pm-nav\" aria-label=\"Pages\"></nav>' +"}))
     fake_api.push(text("The viewer now shows the board's title above the pages."))
+    frame.locator(".pm-page h1").click()  # a selection made in Play, as the new mode's own context
+    expect(page.locator(".mm-selection-context")).to_contain_text('file="welcome.md"')
     send(page, "Give the viewer a title: Kanban board")
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
     assert fake_api.pending() == 0
+    asked = fake_api._on_loop(lambda: fake_api.api.conversation_requests())
+    said = [str(m["content"]) for r in asked for m in r["messages"]
+            if m.get("role") == "user" and "Kanban board" in str(m["content"])]
+    assert said and '<viewer-context mode="kanban" file="welcome.md" line="1" block="heading">' in said[0], said
     expect(frame.locator(".kb-title")).to_have_text("Kanban board", timeout=20_000)
     shot(page, "mode-maker-play")
 
