@@ -3,9 +3,12 @@ the page receives, what reaches the agent, what is on disk."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from tests.acp.conftest import MakeAcp
+from tests.server.harness import seeded_slide_workspace
 
 
 def _assistant(messages: list[dict[str, Any]], block_type: str) -> list[dict[str, Any]]:
@@ -82,4 +85,19 @@ async def test_agent_modes_follow_the_permission_mode_and_models_switch(make_acp
     assert update["updates"]["models"] == ["small", "large"]
     assert acp.received("session/set_config_option")[0]["params"] == {
         "sessionId": acp.server.session.agent_session_id, "configId": "model", "value": "large"}
+    await acp.close()
+
+
+async def test_the_workspaces_mcp_servers_reach_the_agent(make_acp: MakeAcp, tmp_path: Path) -> None:
+    _mode, ws = seeded_slide_workspace(tmp_path)
+    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "pneuma": {"command": "/venv/bin/pneuma", "args": ["mcp", "--mode", "slide"],
+                   "env": {"PNEUMA_MODE": "slide"}},
+        "remote": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}))
+    acp = await make_acp({}, workspace=ws)
+    await acp.tab.say("hi")
+    await acp.result()
+    assert acp.received("session/new")[0]["params"]["mcpServers"] == [
+        {"name": "pneuma", "command": "/venv/bin/pneuma", "args": ["mcp", "--mode", "slide"],
+         "env": [{"name": "PNEUMA_MODE", "value": "slide"}]}]
     await acp.close()

@@ -43,7 +43,7 @@ from .fs import WorkspaceFiles
 from .process import AgentProcess
 from .session_setup import open_session
 from .translate import STOP_REASONS, TurnTranslator
-from .transport import CheckedLineTransport
+from .transport import CheckedLineTransport, first_error
 from .updates import UpdateRouter
 
 if TYPE_CHECKING:
@@ -197,7 +197,9 @@ class AcpBackend:
             return False
         transport = CheckedLineTransport(agent.reader, agent.writer, self.protocol_problem,
                                          agent.line_limit)
-        conn = ClientSideConnection(AcpClient(self), transport)
+        # AcpClient serves the methods the client offers (no terminals):
+        # the library's Client protocol names them all.
+        conn = ClientSideConnection(AcpClient(self), transport)  # type: ignore[arg-type]
         self.agent, self.conn, self.session_id = agent, conn, None
         self.background(self._watch(agent))
         try:
@@ -303,7 +305,7 @@ class AcpBackend:
             self._end_turn_of(turn, None, message)
             return
         except ValidationError as exc:
-            self.protocol_problem(f"a session/prompt answer of the wrong shape ({exc.errors()[0]['msg']})")
+            self.protocol_problem(f"a session/prompt answer of the wrong shape ({first_error(exc)})")
             self._end_turn_of(turn, None, "The ACP agent's answer could not be read.")
             return
         except ConnectionError:
@@ -423,6 +425,5 @@ def describe(exc: BaseException) -> str:
         data = f" ({exc.data})" if exc.data else ""
         return f"{exc} [JSON-RPC {exc.code}]{data}"
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0] if exc.errors() else {}
-        return f"an answer of the wrong shape ({first.get('msg', exc)})"
+        return f"an answer of the wrong shape ({first_error(exc)})"
     return str(exc) or type(exc).__name__

@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
-from acp.schema import EnvVariable, McpServerStdio
+from acp.schema import (
+    AcpMcpServer,
+    EnvVariable,
+    HttpMcpServer,
+    McpServerStdio,
+    SseMcpServer,
+)
 
 if TYPE_CHECKING:
     from acp.client.connection import ClientSideConnection
@@ -20,7 +26,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def mcp_servers(workspace: Path) -> list[McpServerStdio]:
+# What session/new and session/load take (the library's own union).
+McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+
+
+def mcp_servers(workspace: Path) -> list[McpServer]:
     """The stdio servers of the workspace's ``.mcp.json`` (what the skill
     installer wrote for the mode: Pneuma's own ``pneuma mcp`` server, the
     one Claude Code is given), as ACP's ``mcpServers``. URL servers are
@@ -30,13 +40,13 @@ def mcp_servers(workspace: Path) -> list[McpServerStdio]:
     except (OSError, ValueError):
         return []
     servers = data.get("mcpServers") if isinstance(data, dict) else None
-    found: list[McpServerStdio] = []
+    found: list[McpServer] = []
     for name, entry in (servers.items() if isinstance(servers, dict) else ()):
         if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
             log.info("acp: MCP server %r left out: only stdio servers are passed on", name)
             continue
-        args = entry.get("args") if isinstance(entry.get("args"), list) else []
-        env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+        args: list[Any] = entry["args"] if isinstance(entry.get("args"), list) else []
+        env: dict[str, Any] = entry["env"] if isinstance(entry.get("env"), dict) else {}
         found.append(McpServerStdio(
             name=str(name), command=entry["command"], args=[str(a) for a in args],
             env=[EnvVariable(name=str(k), value=str(v)) for k, v in env.items()]))

@@ -52,6 +52,15 @@ def quote(text: str) -> str:
     return flat if len(flat) <= QUOTE_CHARS else flat[:QUOTE_CHARS] + "…"
 
 
+def first_error(exc: ValidationError) -> str:
+    """The first of a validation's errors, as "where: what"."""
+    errors = exc.errors()
+    if not errors:
+        return str(exc)
+    where = ".".join(str(part) for part in errors[0]["loc"]) or "params"
+    return f"{where}: {errors[0]['msg']}"
+
+
 def problem_with(message: Any) -> str | None:
     """Why ``message`` (a decoded JSON value) is not one the connection can
     take, or None when it is."""
@@ -78,9 +87,7 @@ def problem_with(message: Any) -> str | None:
         try:
             model.model_validate(message.get("params"))
         except ValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {}
-            where = ".".join(str(p) for p in first.get("loc", ()))
-            return f"{method} with bad params ({where or 'params'}: {first.get('msg', exc)})"
+            return f"{method} with bad params ({first_error(exc)})"
     return None
 
 
@@ -123,7 +130,8 @@ class CheckedLineTransport:
                     # A request with bad params still gets its answer.
                     await self._answer_invalid(message["id"], problem)
                 continue
-            return message
+            checked: dict[str, Any] = message
+            return checked
 
     async def _answer_invalid(self, request_id: Any, problem: str) -> None:
         try:
