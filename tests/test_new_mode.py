@@ -206,8 +206,9 @@ def test_pneuma_modes_lists_it_like_a_builtin(fresh: Fresh) -> None:
     table = _ok(_run([fresh.pneuma, "modes"], fresh.env, fresh.root))
     assert "broken" not in table.stderr
     rows = {line.split()[0]: line.split() for line in table.stdout.splitlines()[1:]}
-    assert rows[NAME] == [NAME, "0.1.0", DIST, "all", "1", "1", "1"]
-    assert rows["doc"][:4] == ["doc", "0.1.0", "pneuma-doc", "all"]
+    # The last column says where it came from: this folder (an editable install), or built-in.
+    assert rows[NAME] == [NAME, "0.1.0", DIST, "all", "1", "1", "1", str(fresh.project)]
+    assert rows["doc"][:4] + rows["doc"][-1:] == ["doc", "0.1.0", "pneuma-doc", "all", "built-in"]
 
     payload = json.loads(_ok(_run([fresh.pneuma, "modes", "--json"], fresh.env, fresh.root)).stdout)
     assert payload["errors"] == []

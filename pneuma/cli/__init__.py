@@ -19,6 +19,7 @@ from pneuma.cli.checkpoints import checkpoints
 from pneuma.cli.conversations import conversations
 from pneuma.cli.export import export_command
 from pneuma.cli.mode_command import mode
+from pneuma.cli.modes_command import modes
 from pneuma.cli.new_mode_command import new_mode_command
 from pneuma.cli.publish import publish_command
 from pneuma.cli.share import share_command
@@ -139,79 +140,6 @@ def _parse_params(raw: tuple[str, ...]) -> dict[str, str]:
         name, value = item.split("=", 1)
         params[name.strip()] = value
     return params
-
-
-# --- pneuma modes ---
-
-
-@cli.group(invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable, with hooks and paths.")
-@click.pass_context
-def modes(ctx: click.Context, as_json: bool) -> None:
-    """List installed modes (and plugins that failed to load)."""
-    if ctx.invoked_subcommand is not None:
-        return
-    from pneuma.host.plugins import get_plugin_manager
-    from pneuma.host.registry import get_plugins, load_modes
-    from pneuma.mode_sources.installed import source_columns
-
-    pm = get_plugin_manager()
-    registry = load_modes(pm)
-    if as_json:
-        plugins = {p["name"]: p for p in get_plugins(pm)}
-        payload: dict[str, Any] = {
-            "modes": [
-                {
-                    **mode.summary(), **source_columns(mode),
-                    "displayName": mode.manifest.to_json()["displayName"],
-                    "plugin": mode.plugin_name,
-                    "hooks": plugins.get(mode.plugin_name, {}).get("hooks", []),
-                    "paths": {
-                        "package": str(mode.package_dir),
-                        "skill": str(mode.skill_dir),
-                        "static": str(mode.static_dir),
-                    },
-                }
-                for mode in sorted(registry.modes.values(), key=lambda m: m.name)
-            ],
-            "plugins": list(plugins.values()),
-            "errors": [
-                {"plugin": e.plugin, "distribution": e.distribution, "error": e.error}
-                for e in registry.errors
-            ],
-        }
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-        return
-    rows = [{**m.summary(), **source_columns(m)} for m in sorted(registry.modes.values(),
-                                                                 key=lambda m: m.name)]
-    headers = ["name", "version", "source", "distribution", "workspace", "actions", "tools",
-               "workflows"]
-    table = [[str(row[h] if row[h] is not None else "-") for h in headers] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in table]) for i, h in enumerate(headers)]
-    click.echo("  ".join(h.upper().ljust(w) for h, w in zip(headers, widths)).rstrip())
-    for r in table:
-        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-    if not rows:
-        click.echo("(no modes installed)")
-    for error in registry.errors:
-        where = f" ({error.distribution})" if error.distribution else ""
-        click.echo(f"broken: {error.plugin}{where}: {error.error}", err=True)
-
-
-@modes.command("schema")
-def modes_schema() -> None:
-    """Print the JSON Schema of a mode manifest."""
-    from pneuma.host.manifest import manifest_json_schema
-
-    click.echo(json.dumps(manifest_json_schema(), indent=2, ensure_ascii=False))
-
-
-@modes.command("show")
-@click.argument("name")
-def modes_show(name: str) -> None:
-    """Print one mode's validated manifest as JSON."""
-    mode = _load_mode(name, schema_cache=False)
-    click.echo(json.dumps(mode.manifest.to_json(), indent=2, ensure_ascii=False))
 
 
 # --- pneuma init / skill ---
@@ -704,6 +632,7 @@ cli.add_command(conversations)  # pneuma/cli/conversations.py
 cli.add_command(backends)  # pneuma/startup/backends.py
 cli.add_command(export_command)  # pneuma/cli/export.py (each mode's exporter)
 cli.add_command(new_mode_command)  # pneuma/cli/new_mode_command.py
+cli.add_command(modes)  # pneuma/cli/modes_command.py (the installed modes and their sources)
 cli.add_command(mode)  # pneuma/cli/mode_command.py (modes from anywhere)
 cli.add_command(publish_command)  # pneuma/cli/publish.py (the person's publish targets)
 cli.add_command(share_command)  # pneuma/cli/share.py (one self-contained HTML file)
