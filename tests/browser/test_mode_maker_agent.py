@@ -116,9 +116,9 @@ def test_the_agent_builds_the_mode_play_shows_it_check_finds_the_planted_fault_i
 
     # A Chinese string goes missing: Check names the locales check.
     manifest = server.workspace / PACKAGE / "manifest.json"
-    good = manifest.read_text()
-    assert '"zh-CN": "Kanban"' in good
-    manifest.write_text(good.replace(', "zh-CN": "Kanban"', "", 1))
+    before = manifest.read_text()
+    assert '"zh-CN": "Kanban"' in before
+    manifest.write_text(before.replace(', "zh-CN": "Kanban"', "", 1))
     page.locator(".mm-check").click()
     expect(page.locator(".mm-check")).to_be_disabled()
     expect(page.locator(".mm-check")).to_be_enabled(timeout=CHECK_MS)
@@ -128,10 +128,14 @@ def test_the_agent_builds_the_mode_play_shows_it_check_finds_the_planted_fault_i
     told = viewer_answer(server, "describe-view")["message"]  # what the agent reads of it
     assert "check: 1 of" in told and "✗ locales:" in told, told
 
-    # Put back, Install makes the mode a mode of that environment.
-    manifest.write_text(good)
+    # Install refuses a mode that fails its check, says which, and installs it when asked anyway.
     page.locator(".mm-install").click()
-    expect(page.locator(".mm-status")).to_contain_text("Installed kanban 0.1.0", timeout=CHECK_MS + 60_000)
+    expect(page.locator(".mm-status")).to_contain_text("The install failed: kanban fails the check: locales",
+                                                       timeout=CHECK_MS + 60_000)
+    assert "kanban" not in venv.modes()
+    page.locator(".mm-install-anyway").click()
+    expect(page.locator(".mm-status")).to_contain_text("Installed kanban 0.1.0", timeout=CHECK_MS)
+    expect(page.locator(".mm-install-anyway")).to_be_hidden()
     modes = venv.modes()
     assert "kanban" in modes, sorted(modes)
     assert modes["kanban"]["editable"] is True and modes["kanban"]["distribution"] == "pneuma-kanban"
