@@ -99,7 +99,7 @@ def test_a_turn_streams_a_write_waits_for_the_card_and_a_stop_ends_the_turn(
     server, page = greeted(pneuma_server, fake_api, open_page, tmp_path / "home")
 
     # A turn streams: the text grows in the page before the turn ends.
-    push_slow(fake_api, "Markdown documents live in this folder, one file per document. " * 3, 0.03)
+    push_slow(fake_api, "Markdown documents live in this folder, one file per document. " * 3, 0.05)
     send(page, "What is in this workspace?")
     expect(page.locator(".md.streaming")).to_contain_text("Markdown", timeout=TURN)
     expect(page.locator(".result-line")).to_have_count(2, timeout=TURN)
