@@ -105,8 +105,9 @@ def stored_pins(server: Any, count: int, timeout: float = 10, commented: bool = 
 
 def pins_loaded(page: Any, timeout: float = 10) -> None:
     """Wait until the page has the workspace's pins from the server (its
-    first GET /api/review/pins): a pin made before that answer lands could
-    be dropped by it (a shell race worth its own fix; not what these tests look at)."""
+    first GET /api/review/pins), for tests that count what the page shows
+    (a pin made before that answer joins the workspace's once it lands:
+    tests/browser/test_review_pins.py)."""
     deadline = time.monotonic() + timeout
     while not any(m == "GET" and "/api/review/pins" in u for m, u in page.responses):
         assert time.monotonic() < deadline, "the page never asked for the review pins"

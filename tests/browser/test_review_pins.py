@@ -137,3 +137,41 @@ def _wait_stored(page: Any, run: Any, count: int) -> list[dict[str, Any]]:
     page.wait_for_function(
         "(n) => fetch('/api/review/pins').then((r) => r.json()).then((b) => b.pins.length === n)", arg=count)
     return stored(run)
+
+
+def test_a_pin_made_before_the_workspace_pins_arrive_joins_them(browser: Any, run: Any) -> None:
+    # The page asks for the workspace's pins as it opens; a pin made and
+    # commented before that answer lands is kept, and so are the pins the
+    # workspace already had (a whole-list save made earlier would drop them).
+    from playwright.sync_api import expect
+
+    with open_slide_page(browser, run.url) as page:
+        stage_ready(page)
+        before = [p["comment"] for p in stored(run)]
+        assert before, "the test above leaves a pin in the workspace"
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET" and not held:
+            held.append(route)  # answered below, after the new pin is made
+        else:
+            route.continue_()
+
+    context = browser.new_context(viewport={"width": 1500, "height": 900})
+    try:
+        page = context.new_page()
+        page.route("**/api/review/pins", hold)
+        page.goto(run.url)
+        page.wait_for_function("() => window.pneuma && window.pneuma.ui && window.pneuma.ui.host")
+        stage_ready(page)
+        assert held, "the page asked for the workspace's pins"
+        page.locator(".annotate-toggle").click()
+        page.frame_locator(STAGE).locator("section.slide h1").first.click()
+        comment_on(page, "Made before the pins came")
+        held[0].continue_()
+        expect(page.locator(".review-list .pin-item")).to_have_count(len(before) + 1)
+        assert pin_comments(page) == [*before, "Made before the pins came"]
+        kept = _wait_stored(page, run, len(before) + 1)
+        assert [p["comment"] for p in kept] == [*before, "Made before the pins came"]
+    finally:
+        context.close()

@@ -75,7 +75,7 @@ async def test_viewer_actions_of_the_model_go_to_one_registered_viewer(make_nati
     fake_api.push(text("You are on slide 2 now."))
     await server.say(newer, "show me slide 2")
 
-    request = await newer.wait_for("viewer_action_request", 5)
+    request = await newer.wait_for("viewer_action_request", 30)
     assert request["action_id"] == "navigate-to"
     assert request["params"] == {"file": "slides/02.html"}
     assert request["viewer_client_id"] == newest_id
@@ -83,7 +83,7 @@ async def test_viewer_actions_of_the_model_go_to_one_registered_viewer(make_nati
     await newer.send({"type": "viewer_action_response", "request_id": request["request_id"],
                       "result": {"success": True, "message": "showing slides/02.html",
                                  "data": {"file": "slides/02.html"}}})
-    result = await newer.wait_for("result", 5)
+    result = await newer.wait_for("result", 30)
     assert result["data"]["is_error"] is False
     assert not [m for m in older.received if m["type"] == "viewer_action_request"]
     answer = {r["tool_use_id"]: r for r in fake_api.tool_results()}[call.id]
@@ -94,10 +94,10 @@ async def test_viewer_actions_of_the_model_go_to_one_registered_viewer(make_nati
     fake_api.push(failing)
     fake_api.push(text("That slide does not exist."))
     await server.say(newer, "show me nope")
-    request = await newer.wait_for("viewer_action_request", 5)
+    request = await newer.wait_for("viewer_action_request", 30)
     await newer.send({"type": "viewer_action_response", "request_id": request["request_id"],
                       "result": {"success": False, "message": "no such file"}})
-    await newer.wait_for("result", 5)
+    await newer.wait_for("result", 30)
     answer = {r["tool_use_id"]: r for r in fake_api.tool_results()}[failing.id]
     assert answer["is_error"] is True and "no such file" in answer["content"]
     await server.close()
@@ -111,11 +111,11 @@ async def test_a_viewer_tab_closing_mid_action_fails_the_tool_at_once(make_nativ
     fake_api.push(call)
     fake_api.push(text("The viewer went away."))
     await server.say(speaker, "what do I see?")
-    await viewer.wait_for("viewer_action_request", 5)
+    await viewer.wait_for("viewer_action_request", 30)
     started = asyncio.get_running_loop().time()
     await viewer.close()
     server.tabs.remove(viewer)
-    await speaker.wait_for("result", 5)
+    await speaker.wait_for("result", 30)
     assert asyncio.get_running_loop().time() - started < 5
     answer = {r["tool_use_id"]: r for r in fake_api.tool_results()}[call.id]
     assert answer["is_error"] is True and "closed" in answer["content"]
@@ -149,13 +149,13 @@ async def test_select_browser_on_the_socket_answers_a_waiting_task(make_native, 
                     "client_msg_id": uuid.uuid4().hex})
     selected = await tab.wait_for("browser_selection", 5, lambda m: m["status"] == "selected")
     assert selected["clientId"] == "scripted-1" and selected["taskId"] == waiting["taskId"]
-    confirm = await tab.wait_for("confirmation_request", 5)
+    confirm = await tab.wait_for("confirmation_request", 30)
     assert confirm["details"]["clientId"] == "scripted-1"
     assert (await _listing(server))["selectedClientId"] == "scripted-1"
     await tab.send({"type": "confirmation_response", "request_id": confirm["request_id"],
                     "approved": False})
     fake_api.push(text("Understood, no browser."))
-    result = await tab.wait_for("result", 5)
+    result = await tab.wait_for("result", 30)
     assert result["data"]["is_error"] is False
     await client.close()
     await server.close()
@@ -185,7 +185,7 @@ async def test_the_viewer_context_is_not_the_persons_request(make_native, fake_a
     fake_api.push(text("Made it bold."))
     await tab.send({"type": "user_message", "content": "make this link bold",
                     "viewer_context": context, "client_msg_id": uuid.uuid4().hex})
-    await tab.wait_for("result", 5)
+    await tab.wait_for("result", 30)
     # A URL inside the viewer's context does not make a browser task...
     assert not [m for m in tab.broadcasts() if m["type"] == "browser_selection"]
     tasks = (await server.get_json("/api/tasks"))[1]["tasks"]
@@ -199,12 +199,12 @@ async def test_the_viewer_context_is_not_the_persons_request(make_native, fake_a
     await server.post_json("/api/extension/select", {"clientId": "scripted-1"})
     await tab.send({"type": "user_message", "content": "summarise http://127.0.0.1:9/a.html",
                     "viewer_context": context, "client_msg_id": uuid.uuid4().hex})
-    confirm = await tab.wait_for("confirmation_request", 5)
+    confirm = await tab.wait_for("confirmation_request", 30)
     assert confirm["details"]["url"] == "http://127.0.0.1:9/a.html"
     assert "viewer-context" not in confirm["summary"]
     assert confirm["summary"].endswith("work on: summarise http://127.0.0.1:9/a.html")
     await tab.send({"type": "interrupt"})
-    await tab.wait_for("result", 5)
+    await tab.wait_for("result", 30)
     await client.close()
     await server.close()
 
@@ -226,7 +226,7 @@ async def test_with_no_tab_the_models_viewer_actions_go_where_the_sessions_go(ma
 
     tab = await server.tab()
     pending = asyncio.create_task(server.backend.viewers.request("describe-view", {}, 5))
-    request = await tab.wait_for("viewer_action_request", 5)
+    request = await tab.wait_for("viewer_action_request", 30)
     await tab.send({"type": "viewer_action_response", "request_id": request["request_id"],
                     "result": {"success": True, "message": "from the tab"}})
     assert (await pending)["message"] == "from the tab"

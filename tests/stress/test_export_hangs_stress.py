@@ -61,10 +61,20 @@ async def _export_while_probing(server, fmt: str, tally: dict[str, float]) -> tu
     return response.status, lines, took
 
 
+def _judged(expected: set[str], named: dict[str, str]) -> tuple[bool, int]:
+    """Whether the answer named wrongly (a hung page not named, or another
+    page left out for a reason other than time), and how many ordinary pages
+    were also left out for time: on a machine busy enough, an ordinary page
+    can miss the short budget too, and then saying so is right."""
+    extras = {name: line for name, line in named.items() if name not in expected}
+    wrong = not expected <= named.keys() or any("did not finish" not in line for line in extras.values())
+    return wrong, len(extras)
+
+
 async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PNEUMA_EXPORT_PAGE_TIMEOUT", str(PAGE_BUDGET_S))
     tally = {"slowest": 0.0, "probes": 0, "5xx": 0}
-    exports = misnamed = overtime = 0
+    exports = misnamed = overtime = slow_extras = 0
 
     deck = tmp_path / "deck"
     init_workspace(get_mode("slide"), deck)
@@ -81,8 +91,10 @@ async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypa
         for fmt in ("png",):
             status, lines, took = await _export_while_probing(server, fmt, tally)
             exports += 1
-            named = sorted(int(line.split()[1]) for line in lines if line.startswith("slide "))
-            misnamed += status != 200 or named != sorted(looping)
+            wrong, slow = _judged({str(n) for n in looping},
+                                  {line.split()[1]: line for line in lines if line.startswith("slide ")})
+            misnamed += status != 200 or wrong
+            slow_extras += slow
             overtime += took > len(looping) * (PAGE_BUDGET_S + 1) + 30
 
     site = tmp_path / "site"
@@ -93,8 +105,10 @@ async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypa
     async with serve("webcraft", site, backend="none", watch=False) as server:
         status, lines, took = await _export_while_probing(server, "png", tally)
         exports += 1
-        named = sorted({line.split(" at ")[0] for line in lines})
-        misnamed += status != 200 or named != [f"loop{n}.html" for n in range(len(site_loops))]
+        wrong, slow = _judged({f"loop{n}.html" for n in range(len(site_loops))},
+                              {line.split(" at ")[0]: line for line in lines})
+        misnamed += status != 200 or wrong
+        slow_extras += slow
         overtime += took > len(lines) * (PAGE_BUDGET_S + 1) + 40
 
     diagrams = tmp_path / "diagrams"
@@ -106,8 +120,10 @@ async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypa
         for fmt in ("svg", "png"):
             status, lines, took = await _export_while_probing(server, fmt, tally)
             exports += 1
-            named = sorted(line.split(":")[0] for line in lines)
-            misnamed += status != 200 or named != ["arrows.mmd", "heavy.mmd", "text.mmd"]
+            wrong, slow = _judged({"arrows.mmd", "heavy.mmd", "text.mmd"},
+                                  {line.split(":")[0]: line for line in lines})
+            misnamed += status != 200 or wrong
+            slow_extras += slow
             misnamed += any("mermaid.initialize" in line for line in lines)
             overtime += took > PAGE_BUDGET_S + 30
 
@@ -126,7 +142,8 @@ async def test_exports_leave_out_what_hangs_and_name_it(tmp_path: Path, monkeypa
 
     record("23.9 export hangs", f"{exports} exports of workspaces with {len(LOOPS)} kinds of never-ending script and 3 "
                 f"diagrams over a limit: {misnamed} answers that missed or misnamed what was left out, "
-                f"{overtime} over their bound, {int(tally['5xx'])} 5xx; {count(int(tally['probes']))} "
+                f"{overtime} over their bound, {int(tally['5xx'])} 5xx, {slow_extras} ordinary pages also left out "
+                f"for time on a busy machine; {count(int(tally['probes']))} "
                 f"requests meanwhile, the slowest {tally['slowest']:.2f} s")
     record("23.10 export scripts", f"doc exports of {len(LOOPS)} documents with scripts: {scripts_kept} HTML files kept one")
     assert (misnamed, overtime, tally["5xx"], scripts_kept) == (0, 0, 0, 0)

@@ -35,6 +35,9 @@ export const pins = {
   sending: false,
   problem: null,
   saving: 0, // PUTs in flight: broadcasts are not adopted meanwhile
+  // Whether the workspace's pins came (the first GET answered). Before, a
+  // PUT of the whole list would replace pins the page has not seen yet.
+  loaded: false,
   turnEndedAt: 0,
   attached: false,
 };
@@ -99,8 +102,16 @@ function adopt(body) {
 
 async function load() {
   try {
-    adopt(await api.json(PINS_URL));
+    const body = await api.json(PINS_URL);
+    // Pins made while the answer was on its way join the workspace's.
+    const stored = body && Array.isArray(body.pins) ? body.pins : [];
+    const ids = new Set(stored.map((p) => p.id));
+    const made = pins.list.filter((p) => !ids.has(p.id));
+    adopt({ ...body, pins: [...stored, ...made] });
+    pins.loaded = true;
+    if (made.length) save(pins.list);
   } catch (error) {
+    pins.loaded = true;
     pins.problem = t('pins.loadFailed', { message: error.message });
     store.notify();
   }
@@ -112,9 +123,10 @@ let saving = Promise.resolve();
 function save(list) {
   pins.list = list.map((pin, index) => ({ ...pin, number: index + 1 }));
   pins.problem = null;
-  pins.saving += 1;
   showPins();
   store.notify();
+  if (!pins.loaded) return saving; // stored with the workspace's once they come (load)
+  pins.saving += 1;
   const body = { pins: pins.list };
   saving = saving.then(async () => {
     try {
@@ -241,7 +253,7 @@ async function markAddressed() {
 /** The shell's socket messages that concern the pins (called from app.js). */
 export function pinsReceive(message) {
   if (message.type === 'review_pins') {
-    if (pins.saving === 0 && (message.revision || 0) >= pins.revision) adopt(message);
+    if (pins.loaded && pins.saving === 0 && (message.revision || 0) >= pins.revision) adopt(message);
   } else if (message.type === 'content_update') {
     setTimeout(showPins, 0); // after the viewer has drawn the new files (app.js)
     if (!isRunning() && Date.now() - pins.turnEndedAt < TURN_TAIL_MS) markAddressed();
