@@ -76,11 +76,11 @@ class PackageJobs:
         finally:
             self.running = None
 
-    def check(self) -> dict[str, Any]:
+    def check(self, only: list[str] | None) -> dict[str, Any]:
         from pneuma.api import check_mode
 
         find_package(self.workspace)
-        report = check_mode(self.workspace)
+        report = check_mode(self.workspace, only=only)
         answer = report.to_json()  # the report as JSON text (docs/api.md)
         parsed: dict[str, Any] = json.loads(answer) if isinstance(answer, str) else answer
         return parsed
@@ -116,7 +116,10 @@ def mode_maker_routes(pneuma: Pneuma) -> list[web.RouteDef]:
     jobs = PackageJobs(pneuma.workspace)
 
     async def check(request: web.Request) -> web.Response:
-        return web.json_response(await jobs.run("a check", jobs.check))
+        only = (await _json_body(request)).get("only")
+        if only is not None and not (isinstance(only, list) and all(isinstance(n, str) for n in only)):
+            raise ToolError("E_BAD_ARGS", "'only' must be a list of check names, e.g. [\"manifest\", \"locales\"]")
+        return web.json_response(await jobs.run("a check", lambda: jobs.check(only)))
 
     async def install(request: web.Request) -> web.Response:
         body = await _json_body(request)

@@ -14,6 +14,14 @@ import { PlayFrame } from "./play-frame.js";
 
 const CSS_URL = new URL("./viewer.css", import.meta.url).href;
 const RELOAD_DEBOUNCE_MS = 150;
+// run-check without `full`: the checks that need no browser (a second or two).
+const QUICK_CHECKS = ["manifest", "imports", "locales"];
+
+/** The answer to an action that changes something and was not confirmed:
+ * nothing is done (a checker calling every action must not install). */
+function notConfirmed(actionId, what) {
+  return { success: false, message: `Nothing done: ${what}. Call ${actionId} with {"confirm": true} to go ahead.` };
+}
 
 /** UTF-8 text without NUL characters, or null for a binary file. */
 function decodedText(data) {
@@ -239,8 +247,8 @@ class MakerViewer {
     }
   }
 
-  async runCheck() {
-    const outcome = await this.jobs.run("check");
+  async runCheck(only = null) {
+    const outcome = await this.jobs.run("check", only ? { only } : {});
     this.showOutcome("check", outcome);
     return outcome;
   }
@@ -330,14 +338,16 @@ class MakerViewer {
       case "navigate-to":
         return this.navigateTo(params);
       case "run-check": {
-        const outcome = await this.runCheck();
+        const outcome = await this.runCheck(params.full === true ? null : QUICK_CHECKS);
         return { success: outcome.ok && !failedChecks(outcome.answer).length, message: describeOutcome("check", outcome), data: outcome.ok ? outcome.answer : { error: outcome.error } };
       }
       case "install-mode": {
+        if (params.confirm !== true) return notConfirmed("install-mode", "installing changes the Python environment Pneuma runs in");
         const outcome = await this.runInstall(params.anyway === true);
         return { success: outcome.ok, message: describeOutcome("install", outcome), data: outcome.ok ? outcome.answer : { error: outcome.error } };
       }
       case "package-mode": {
+        if (params.confirm !== true) return notConfirmed("package-mode", "pip builds the wheel into dist/");
         const outcome = await this.runPackage();
         return { success: outcome.ok, message: describeOutcome("package", outcome), data: outcome.ok ? outcome.answer : { error: outcome.error } };
       }
