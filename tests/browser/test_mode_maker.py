@@ -182,3 +182,16 @@ def test_package_builds_a_wheel_of_the_mode_into_dist(made: tuple[Any, Any]) -> 
     assert {"pneuma_mymode/static/viewer.js", "pneuma_mymode/seeds/welcome.md"} <= names
     assert manifest["name"] == "mymode"
     assert not any(name.startswith((".pneuma/", ".claude/", "CLAUDE.md")) for name in names)
+
+
+def test_the_agent_checks_quickly_and_installs_or_packages_only_when_it_says_so(made: tuple[Any, Any]) -> None:
+    server, page = made
+    checked = viewer_answer(server, "run-check", wait=60, timeout=90)
+    assert checked["success"] is True, checked
+    assert [r["check"] for r in checked["data"]["results"]] == ["manifest", "imports", "locales"]
+    wheels = sorted(server.workspace.glob("dist/*.whl"))
+    for action in ("install-mode", "package-mode"):
+        answer = viewer_answer(server, action)
+        assert answer["success"] is False and '{"confirm": true}' in answer["message"], answer
+    assert sorted(server.workspace.glob("dist/*.whl")) == wheels
+    expect(page.locator(".mm-status")).to_have_text("Every check passed (3)")
