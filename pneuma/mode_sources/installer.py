@@ -84,6 +84,7 @@ def install_mode(source: str, *, editable: bool = False, check: bool | None = No
 
 def _install(spec: ModeSourceSpec, check: bool | None, say: Progress) -> InstalledMode:
     facts = inspect_source(spec, say)
+    _refuse_pneumas_own(facts.distribution)
     if not facts.entry_points:
         raise ToolError("E_UNSUPPORTED", f"{facts.distribution} {facts.version} registers no "
                         "'pneuma' entry point: it is not a Pneuma mode; nothing was installed")
@@ -114,6 +115,17 @@ def _install(spec: ModeSourceSpec, check: bool | None, say: Progress) -> Install
         _roll_back(facts.distribution, way_back, say)
         raise
     return _installed(names[0], facts.distribution, facts.version)
+
+
+def _refuse_pneumas_own(distribution: str) -> None:
+    """Pneuma and its built-in modes come with Pneuma: adding one of them
+    would replace the installed one (in a checkout, its editable install)."""
+    from pneuma.host.modes import BUILT_IN_DISTRIBUTIONS
+
+    own = {canonical_name(name) for name in BUILT_IN_DISTRIBUTIONS} | {"pneuma"}
+    if canonical_name(distribution) in own:
+        raise ToolError("E_UNSUPPORTED", f"{distribution} comes with Pneuma; it is not added or "
+                        "replaced as a mode (upgrade Pneuma instead); nothing was installed")
 
 
 def inspect_source(spec: ModeSourceSpec, say: Progress) -> WheelFacts:

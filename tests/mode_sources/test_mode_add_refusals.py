@@ -54,6 +54,13 @@ def test_bad_sources_are_one_line_each_and_install_nothing(mode_env: ModeEnv, tm
     assert json.loads(refused.stdout)["error"]["code"] == "E_UNSUPPORTED"
     assert "building:" not in refused.stderr  # refused before pip built or installed anything
 
+    built_in = Path(__file__).resolve().parents[2] / "plugins" / "doc"
+    replacing = mode_env.pneuma("mode", "add", str(built_in))
+    assert replacing.returncode == 1
+    assert one_line(replacing.stderr) == ("pneuma: error: pneuma-doc comes with Pneuma; it is not "
+                                          "added or replaced as a mode (upgrade Pneuma instead); "
+                                          "nothing was installed")
+
     nonsense = mode_env.pneuma("mode", "add", "what is this?")
     assert nonsense.returncode == 1
     assert one_line(nonsense.stderr).startswith("pneuma: error: not a source pneuma can install")
