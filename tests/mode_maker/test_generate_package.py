@@ -44,3 +44,17 @@ def test_a_bad_name_or_fork_is_one_clear_error_and_writes_nothing(
         generate_mode_package(tmp_path / "ws", name, fork_from=fork)
     assert caught.value.code == "E_BAD_ARGS" and said in caught.value.message
     assert not (tmp_path / "ws").exists()
+
+
+def test_the_mode_maker_writes_no_package_among_the_persons_own_files(tmp_path: Path) -> None:
+    from pneuma_mode_maker.package import ensure_package
+
+    (tmp_path / "notes.md").write_text("mine\n")
+    with pytest.raises(ToolError) as caught:
+        ensure_package(tmp_path, {"name": "notes"})
+    assert caught.value.code == "E_CONFLICT" and "notes.md" in caught.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]
+    (tmp_path / "notes.md").unlink()
+    (tmp_path / "CLAUDE.md").write_text("the agent's\n")
+    assert "pyproject.toml" in ensure_package(tmp_path, {"name": "notes"})
+    assert ensure_package(tmp_path, {"name": "other"}) == []  # a package already: nothing more

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pneuma.api import ToolError, generate_mode_package
+from pneuma.api import AGENT_INSTRUCTION_FILES, ToolError, generate_mode_package
 
 PYPROJECT = "pyproject.toml"
+# What Pneuma and the agent keep in any workspace: not the person's files.
+PNEUMAS_OWN = frozenset({".pneuma", ".claude", ".git", ".mcp.json", *AGENT_INSTRUCTION_FILES})
 DEFAULT_NAME = "mymode"
 
 
@@ -37,6 +39,10 @@ def ensure_package(workspace: Path, params: dict[str, Any]) -> list[str]:
     new mode's name) and ``from`` (an installed mode to fork, optional)."""
     if (workspace / PYPROJECT).exists():
         return []
+    theirs = sorted(entry.name for entry in workspace.iterdir() if entry.name not in PNEUMAS_OWN)
+    if theirs:  # never a package spread among the person's own files
+        raise ToolError("E_CONFLICT", f"this folder holds files of its own ({', '.join(theirs[:5])}) and no "
+                        "pyproject.toml: start the mode maker in an empty folder, or in a mode package's folder")
     name = str(params.get("name") or DEFAULT_NAME).strip()
     fork = str(params.get("from") or "").strip() or None
     return generate_mode_package(workspace, name, fork_from=fork).written
