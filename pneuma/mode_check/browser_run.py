@@ -5,6 +5,7 @@ every check in turn on that one page (docs/mode-authors.md, "Check a mode")."""
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -32,6 +33,11 @@ CHECK_LIMIT_S = 30.0  # one check on the page (an action may take its whole time
 
 def run_browser_checks(target: ModeTarget, names: list[str], timeout: float) -> list[CheckResult]:
     results: list[CheckResult] = []
+    # The `actions` check calls every agent-invocable action: one that installs
+    # with pip (the mode-maker's install-mode) must not change the environment
+    # from a check. pip reads its options from PIP_* variables; this process
+    # and its children are the check's only.
+    os.environ["PIP_DRY_RUN"] = "1"
     with tempfile.TemporaryDirectory(prefix="pneuma-mode-check-") as scratch:
         if target.plugin_module is not None:
             expose_folder(target, Path(scratch) / "site")

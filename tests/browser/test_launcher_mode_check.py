@@ -3,10 +3,10 @@ runs `pneuma mode check` on the installed mode through the launcher and the
 card lists each failed check by name with its message; a reloaded page shows
 the kept report at once; a mode that is not installed is a 404 with its code.
 
-The doc mode is checked: its seed's task-list checkboxes have no labels,
-which axe-core rates critical, so the card shows the `a11y` check failed
-and every other check passed (tests/mode_check/test_built_in_modes.py
-holds the same finding)."""
+The draw mode is checked: Excalidraw's main-menu button has no name, which
+axe-core rates critical, so the card shows the `a11y` check failed and
+every other check passed (tests/mode_check/test_built_in_modes.py holds the
+same finding)."""
 
 from __future__ import annotations
 
@@ -63,18 +63,18 @@ def test_the_card_runs_the_check_and_lists_what_failed(browser: Any, launcher: A
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.goto(f"{launcher.base}/?token={launcher.token}")
-        report = page.locator(".ln-check[data-mode='doc']")
+        report = page.locator(".ln-check[data-mode='draw']")
         expect(report.locator(".ln-check-run")).to_have_text("Check", timeout=15_000)
         report.locator(".ln-check-run").click()
         expect(report.locator(".ln-check-run")).to_have_text("Checking…")
         failed = report.locator(".ln-check-failed li")
         expect(failed).to_have_count(1, timeout=CHECK_MS)
         expect(failed.locator("strong")).to_have_text("a11y")
-        expect(failed.locator("code")).to_contain_text("Form elements must have labels")
+        expect(failed.locator("code")).to_contain_text("Buttons must have discernible text")
         expect(report.locator(".ln-check-failed > span")).to_have_text("✗ Failed checks: 1")
         # The launcher kept it for this version of the mode: a new page shows it at once.
         page.reload()
-        expect(page.locator(".ln-check[data-mode='doc'] .ln-check-failed li strong")).to_have_text("a11y")
+        expect(page.locator(".ln-check[data-mode='draw'] .ln-check-failed li strong")).to_have_text("a11y")
         expect(page.locator(".ln-check[data-mode='slide'] .ln-check-failed")).to_have_count(0)
         assert errors == []
     finally:

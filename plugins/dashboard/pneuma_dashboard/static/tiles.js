@@ -159,7 +159,8 @@ export function drawTable(body, tile, rows, onPick) {
     h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col", text: c })))),
     h("tbody", {}, shown.map((row, i) => h("tr", { "data-row": String(i), onclick: (event) => onPick(row, i, event) },
       columns.map((c) => h("td", { class: typeof row[c] === "number" ? "num" : null, text: plainValue(row[c]) }))))));
-  body.replaceChildren(h("div", { class: "db-table-wrap" }, table));
+  // Focusable: a keyboard can scroll it (axe-core: scrollable-region-focusable).
+  body.replaceChildren(h("div", { class: "db-table-wrap", tabindex: "0" }, table));
   return { values: () => shown.slice(0, MAX_VALUES).map((r) => plainFields(r)), columns, shownRows: shown.length };
 }
 

@@ -88,7 +88,8 @@ class DashboardViewer {
     this.errorBox = h("div", { class: "db-board-error", role: "alert", hidden: true });
     this.grid = h("div", { class: "db-grid" });
     this.editNote = h("div", { class: "db-edit-note", role: "status", hidden: true });
-    this.shell = h("div", { class: "pneuma-dashboard" + (this.readOnly ? " db-readonly" : "") },
+    // Focusable: the board scrolls, and a keyboard must reach it (axe-core: scrollable-region-focusable).
+    this.shell = h("div", { class: "pneuma-dashboard" + (this.readOnly ? " db-readonly" : ""), tabindex: "0" },
       h("header", { class: "db-header" }, this.heading, this.hint), this.notice, this.errorBox, this.grid, this.editNote);
     this.root.replaceChildren(this.shell);
     this.resizeObserver = new ResizeObserver(() => {

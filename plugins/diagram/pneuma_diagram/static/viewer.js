@@ -165,7 +165,8 @@ class DiagramViewer {
     this.toolbar = h("div", { class: "dg-toolbar" }, this.tabs,
       h("div", { class: "dg-tools" }, this.zoomOut, this.zoomLabel, this.zoomIn, this.fitButton, this.themeButton));
     this.stage = h("div", { class: "dg-stage" });
-    this.canvas = h("div", { class: "dg-canvas", tabindex: "0" }, this.stage);
+    // A role lets its aria-label be read (axe-core: aria-prohibited-attr on a bare div).
+    this.canvas = h("div", { class: "dg-canvas", tabindex: "0", role: "group" }, this.stage);
     this.notice = h("div", { class: "dg-notice", hidden: true });
     this.pinLayer = h("div", { class: "dg-pins" });
     this.editNote = h("div", { class: "dg-edit-note", role: "status", hidden: true });

@@ -150,8 +150,9 @@ function taskListPlugin(md) {
       first.content = first.content.slice(m[0].length).replace(/^\s/, "");
       const checked = m[1] !== " ";
       const box = new state.Token("html_inline", "", 0);
-      box.content =
-        `<input type="checkbox" class="task-list-item-checkbox" disabled${checked ? " checked" : ""}> `;
+      // The box is named by its task's text (axe-core: a form element needs a label).
+      box.content = `<input type="checkbox" class="task-list-item-checkbox" disabled${checked ? " checked" : ""}`
+        + ` aria-label="${escapeAttr(first.content.trim())}"> `;
       inline.children.unshift(box);
       tokens[i - 2].attrJoin("class", "task-list-item");
       if (!/\bcontains-task-list\b/.test(listOpen.attrGet("class") || "")) {

@@ -10,6 +10,7 @@ import { translator as labelTranslator } from "/static/lib/viewer-helpers.js";
 export const MESSAGES = {
   "en": {
     "tabs.label": "Pages",
+    "frame.title": "Site preview",
     "viewport.phone": "Phone",
     "viewport.tablet": "Tablet",
     "viewport.desktop": "Desktop",
@@ -35,6 +36,7 @@ export const MESSAGES = {
   },
   "zh-CN": {
     "tabs.label": "页面",
+    "frame.title": "网站预览",
     "viewport.phone": "手机",
     "viewport.tablet": "平板",
     "viewport.desktop": "桌面",

@@ -121,6 +121,8 @@ class PreviewFrame {
       name: "webcraft:" + JSON.stringify(config),
       // The shell's URL (it may carry Pneuma's token) is not the page's business.
       referrerpolicy: "no-referrer",
+      // A frame is named for assistive technology (axe-core: frame-title).
+      title: this.viewer.t("frame.title"),
       width: String(VIEWPORTS[this.viewport]), height: String(VIEWPORT_HEIGHT[this.viewport]),
     });
     this.applySize(iframe);
