@@ -103,16 +103,16 @@ async def test_an_agent_dying_mid_turn_ends_it_with_its_last_words(make_acp: Mak
     await acp.close()
 
 
-@pytest.mark.parametrize(("script", "said"), [
-    ({"initialize": "hang"}, "did not answer within 0.5 s of starting"),
-    ({"initialize": "crash"}, "peer: cannot initialize, giving up"),
+@pytest.mark.parametrize(("script", "timeout", "said"), [
+    ({"initialize": "hang"}, "0.5", "did not answer within 0.5 s of starting"),
+    ({"initialize": "crash"}, "20", "peer: cannot initialize, giving up"),
 ])
 async def test_an_agent_that_does_not_start_is_told_each_time(
-        make_acp: MakeAcp, script: dict[str, Any], said: str) -> None:
-    acp = await make_acp(script, env={"PNEUMA_ACP_START_TIMEOUT": "0.5"})
+        make_acp: MakeAcp, script: dict[str, Any], timeout: str, said: str) -> None:
+    acp = await make_acp(script, env={"PNEUMA_ACP_START_TIMEOUT": timeout})
     for _attempt in (1, 2):
         await acp.tab.say("hello")
-        error = await acp.tab.wait_for("error", where=lambda m: m["code"] == "agent_exited")
+        error = await acp.tab.wait_for("error", 15, where=lambda m: m["code"] == "agent_exited")
         assert said in error["message"]
     assert len(acp.received("initialize")) == 2
     await acp.close()
@@ -127,6 +127,6 @@ async def test_no_usable_agent_command_is_one_clear_line(
         make_acp: MakeAcp, command: str, said: str) -> None:
     acp = await make_acp({}, command=command)
     await acp.tab.say("hello")
-    error = await acp.tab.wait_for("error", where=lambda m: m["code"] == "agent_not_found")
+    error = await acp.tab.wait_for("error", 15, where=lambda m: m["code"] == "agent_not_found")
     assert said in error["message"]
     await acp.close()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
+
+import pytest
 
 from pneuma.server.persistence import load_session, open_conversation
 from pneuma.server.session import Session
@@ -20,7 +23,7 @@ async def test_stop_cancels_the_turn_and_its_permission_card(make_acp: MakeAcp) 
                          permission_mode="default")
     tab = acp.tab
     await tab.say("[slow] job")
-    await tab.wait_for("stream_event", where=lambda m: m["event"].get("delta", {}).get("text")
+    await tab.wait_for("stream_event", 15, where=lambda m: m["event"].get("delta", {}).get("text")
                        == "Working")
     await tab.send({"type": "interrupt"})
     result = await acp.result()
@@ -29,9 +32,9 @@ async def test_stop_cancels_the_turn_and_its_permission_card(make_acp: MakeAcp) 
     assert acp.received("session/cancel")
     # A permission card open at Stop is withdrawn and answered "cancelled".
     await tab.say("[ask] job")
-    card = (await tab.wait_for("permission_request"))["request"]
+    card = (await tab.wait_for("permission_request", 15))["request"]
     await tab.send({"type": "interrupt"})
-    cancelled = await tab.wait_for("permission_cancelled")
+    cancelled = await tab.wait_for("permission_cancelled", 15)
     assert cancelled["request_id"] == card["request_id"]
     assert (await acp.result())["stop_reason"] == "cancelled"
     # The session goes on.
@@ -47,9 +50,9 @@ async def test_an_agent_that_ignores_stop_is_told_then_stopped(make_acp: MakeAcp
     await tab.say("[stubborn]")
     await acp.wait_received("session/prompt")
     await tab.send({"type": "interrupt"})
-    notice = await tab.wait_for("error", where=lambda m: m["code"] == "agent_slow_cancel")
+    notice = await tab.wait_for("error", 15, where=lambda m: m["code"] == "agent_slow_cancel")
     assert "has not stopped 0.3 s after Stop" in notice["message"]
-    killed = await tab.wait_for("error", where=lambda m: "did not stop its turn within 1 s"
+    killed = await tab.wait_for("error", 15, where=lambda m: "did not stop its turn within 1 s"
                                 in m["message"])
     assert killed["code"] == "agent_slow_cancel"
     result = await acp.result()
@@ -100,9 +103,19 @@ async def test_an_agent_without_load_session_starts_anew_and_says_so(
                       agent_session_id="peer-gone")
     acp = await make_acp({"load_session": False}, workspace=ws, session=session)
     await acp.tab.say("hi")
-    notice = await acp.tab.wait_for("error", where=lambda m: m["code"] == "agent_notice")
+    notice = await acp.tab.wait_for("error", 15, where=lambda m: m["code"] == "agent_notice")
     assert "cannot load sessions" in notice["message"]
     assert (await acp.result())["result"] == "echo: hi"
     assert acp.received("session/new") and not acp.received("session/load")
     assert acp.server.session.agent_session_id != "peer-gone"
     await acp.close()
+
+
+async def test_closing_while_the_agent_starts_leaves_no_process(make_acp: MakeAcp) -> None:
+    acp = await make_acp({"initialize": "hang"})
+    await acp.tab.say("hello")
+    await acp.wait_received("initialize")
+    pid = acp.received("_started")[0]["pid"]
+    await acp.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -21,7 +21,7 @@ async def test_a_permission_card_answered_both_ways(make_acp: MakeAcp) -> None:
     tab = acp.tab
     for behavior, chosen in (("allow", "yes"), ("deny", "no")):
         await tab.say("[ask] me")
-        card = (await tab.wait_for("permission_request"))["request"]
+        card = (await tab.wait_for("permission_request", 15))["request"]
         assert card["tool_name"] == "Write notes.md"
         assert card["input"]["path"] == "notes.md" and card["tool_use_id"] == "w1"
         await tab.send({"type": "permission_response", "request_id": card["request_id"],

@@ -80,7 +80,7 @@ async def test_agent_modes_follow_the_permission_mode_and_models_switch(make_acp
     # The session opened in the agent's "auto"; Pneuma's mode asks: its "default".
     assert [m["params"]["modeId"] for m in acp.received("session/set_mode")] == ["default"]
     await acp.tab.send({"type": "set_model", "model": "large"})
-    update = await acp.tab.wait_for("session_update", where=lambda m: m["updates"].get("model")
+    update = await acp.tab.wait_for("session_update", 15, where=lambda m: m["updates"].get("model")
                                     == "large")
     assert update["updates"]["models"] == ["small", "large"]
     assert acp.received("session/set_config_option")[0]["params"] == {

@@ -239,6 +239,7 @@ class Peer:
 async def main(script_path: str) -> None:
     script = json.loads(Path(script_path).read_text())
     peer = Peer(script)
+    peer.record({"method": "_started", "pid": os.getpid()})
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)

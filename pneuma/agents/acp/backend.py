@@ -118,7 +118,9 @@ class AcpBackend:
         blocks += [ImageContentBlock(type="image", data=image["data"],
                                      mime_type=image["media_type"]) for image in images]
         self._queue.append(blocks)
-        await self._pump()
+        # In the background: starting the agent may take long, and the
+        # socket that brought the message must not wait for it.
+        self.background(self._pump())
 
     async def answer_permission(self, request_id: str, behavior: str,
                                 updated_input: dict[str, Any] | None = None,
@@ -195,6 +197,9 @@ class AcpBackend:
                             "message": f"The ACP agent `{argv[0]}` could not be started: "
                                        f"{exc.strerror or exc}. Fix: {FIX}."})
             return False
+        if self._stopped:  # stop() came while it was starting: leave nothing behind
+            await agent.terminate()
+            return False
         transport = CheckedLineTransport(agent.reader, agent.writer, self.protocol_problem,
                                          agent.line_limit)
         # AcpClient serves the methods the client offers (no terminals):
@@ -213,7 +218,7 @@ class AcpBackend:
             await self._failed_start(agent, f"The ACP agent `{argv[0]}` did not start: "
                                             f"{describe(exc)}")
             return False
-        return True
+        return not self._stopped
 
     async def _open(self, conn: ClientSideConnection) -> None:
         init = await conn.initialize(
@@ -235,6 +240,9 @@ class AcpBackend:
             await asyncio.wait_for(agent.exited(), 1.0)
         if self.agent is agent:
             await self._drop_agent()
+        await agent.terminate()
+        if self._stopped:
+            return  # stopped on purpose while starting: nothing to tell
         tail = agent.tail()
         self.sink.emit({"type": "error", "code": "agent_exited",
                         "message": message + (f"; its last words:\n{tail}" if tail else ".")})
