@@ -149,6 +149,10 @@ def _move_new(project: Path, dest: Path, result: GeneratedPackage) -> None:
             target = dest / rel
             # A link planted in the folder must not carry a write outside it.
             inside = target.parent.resolve().is_relative_to(dest.resolve())
+            if rel.as_posix() == ".gitignore" and inside and target.is_file() and not target.is_symlink():
+                _merge_lines(path, target)  # the folder's ignores stay, the template's join them
+                result.written.append(rel.as_posix())
+                continue
             if target.exists() or target.is_symlink() or not inside:
                 result.skipped.append(rel.as_posix())
                 continue
@@ -158,3 +162,16 @@ def _move_new(project: Path, dest: Path, result: GeneratedPackage) -> None:
     except OSError as exc:
         raise ToolError("E_IO", f"cannot write the mode package into {dest}: "
                                 f"{exc.strerror or exc}") from None
+
+
+def _merge_lines(source: Path, target: Path) -> None:
+    """``target`` with the lines of ``source`` it lacks appended, written atomically."""
+    have = target.read_text(encoding="utf-8", errors="surrogateescape")
+    missing = [line for line in source.read_text(encoding="utf-8").splitlines()
+               if line.strip() and line not in have.splitlines()]
+    if not missing:
+        return
+    text = have + ("" if not have or have.endswith("\n") else "\n") + "\n".join(missing) + "\n"
+    scratch = target.with_name(f".{target.name}.pneuma-tmp")
+    scratch.write_text(text, encoding="utf-8", errors="surrogateescape")
+    scratch.replace(target)

@@ -15,6 +15,7 @@ from pneuma.api import ToolError, generate_mode_package
 
 def test_the_template_package_lands_at_the_top_of_the_folder(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("mine\n")
+    (tmp_path / ".gitignore").write_text(".env\n")
     made = generate_mode_package(tmp_path, "lab-notes")
     project = tomllib.loads((tmp_path / "pyproject.toml").read_text())
     assert project["project"]["entry-points"]["pneuma"] == {"lab-notes": "pneuma_lab_notes"}
@@ -22,6 +23,7 @@ def test_the_template_package_lands_at_the_top_of_the_folder(tmp_path: Path) -> 
     assert (tmp_path / "pneuma_lab_notes/static/viewer.js").is_file()
     assert (tmp_path / "README.md").read_text() == "mine\n"
     assert made.skipped == ["README.md"] and "pneuma_lab_notes/__init__.py" in made.written
+    assert (tmp_path / ".gitignore").read_text().splitlines()[:2] == [".env", "__pycache__/"]
 
 
 def test_a_fork_copies_the_installed_mode_renamed(tmp_path: Path) -> None:

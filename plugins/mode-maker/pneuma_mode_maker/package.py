@@ -19,7 +19,8 @@ from pneuma.api import AGENT_INSTRUCTION_FILES, ToolError, generate_mode_package
 
 PYPROJECT = "pyproject.toml"
 # What Pneuma and the agent keep in any workspace: not the person's files.
-PNEUMAS_OWN = frozenset({".pneuma", ".claude", ".git", ".mcp.json", *AGENT_INSTRUCTION_FILES})
+# (.gitignore too: the skill installer keeps a line of its own there.)
+PNEUMAS_OWN = frozenset({".pneuma", ".claude", ".git", ".mcp.json", ".gitignore", *AGENT_INSTRUCTION_FILES})
 DEFAULT_NAME = "mymode"
 
 

@@ -5,7 +5,10 @@
 // postMessage once the harness says it is ready.
 
 const PLAY_URL = "/mode-maker/play";
-const ANSWER_MS = 15000;
+// Under the server's 10 s wait for a viewer action, so the agent hears
+// "Play did not answer" rather than a timeout of the maker's page.
+const DESCRIBE_MS = 4000;
+const ACTION_MS = 8000;
 
 export class PlayFrame {
   constructor(container, events) {
@@ -76,7 +79,7 @@ export class PlayFrame {
     }
   }
 
-  ask(message) {
+  ask(message, ms) {
     if (!this.frame) return Promise.resolve(null);
     const id = this.nextId++;
     const frame = this.frame;
@@ -85,20 +88,20 @@ export class PlayFrame {
       frame.contentWindow.postMessage({ ...message, id }, "*");
       setTimeout(() => {
         if (this.waiting.delete(id)) resolve(null);
-      }, ANSWER_MS);
+      }, ms);
     });
   }
 
   /** The new mode's action run in Play: its answer, or null when none came. */
   async runAction(actionId, params) {
-    const answer = await this.ask({ type: "action", actionId, params });
+    const answer = await this.ask({ type: "action", actionId, params }, ACTION_MS);
     if (answer?.text !== undefined) this.setState({ text: String(answer.text) });
     return answer ? answer.result : null;
   }
 
   /** The frame's text now (the harness reads it again). */
   async describe() {
-    const answer = await this.ask({ type: "describe" });
+    const answer = await this.ask({ type: "describe" }, DESCRIBE_MS);
     if (answer) this.setState({ text: String(answer.text || "") });
     return this.state;
   }
