@@ -41,13 +41,15 @@ def run_browser_checks(target: ModeTarget, names: list[str], timeout: float) -> 
     with tempfile.TemporaryDirectory(prefix="pneuma-mode-check-") as scratch:
         if target.plugin_module is not None:
             expose_folder(target, Path(scratch) / "site")
+        why = f"not finished: the checks took longer than {timeout:.0f} s"
         try:
             asyncio.run(asyncio.wait_for(_run(target, names, Path(scratch), results), timeout))
         except TimeoutError:
             pass
+        except Exception as exc:  # no Chromium, no Playwright, a mode that cannot be served
+            why = f"not run: the mode could not be served in a browser ({str(exc).splitlines()[0]})"
     done = {result.check for result in results}
-    results += [CheckResult(name, False, f"not finished: the checks took longer than {timeout:.0f} s")
-                for name in names if name not in done]
+    results += [CheckResult(name, False, why) for name in names if name not in done]
     order = {name: i for i, name in enumerate(names)}
     return sorted(results, key=lambda r: order.get(r.check, 99))
 

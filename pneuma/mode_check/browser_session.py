@@ -108,15 +108,21 @@ async def check_session(mode: LoadedMode, timeout_s: float) -> AsyncIterator[Che
     check says which)."""
     from playwright.async_api import async_playwright
 
-    from pneuma.tools.chromium import CHROMIUM_ARGS
+    from pneuma.host.exporters import ExportError
+    from pneuma.tools.chromium import CHROMIUM, CHROMIUM_ARGS
     from pneuma.tools.html_render import find_chromium
 
+    try:
+        chromium = find_chromium()
+    except ExportError:
+        raise RuntimeError(f"Chromium is not installed ({CHROMIUM}): sudo apt-get install chromium "
+                           "(Debian, Ubuntu) or your system's package") from None
     scratch = Path(tempfile.mkdtemp(prefix="pneuma-mode-check-"))
     try:
         async with served(mode, scratch) as (url, token, session_id, root), \
                 aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http, \
                 async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=find_chromium(), headless=True,
+            browser = await playwright.chromium.launch(executable_path=chromium, headless=True,
                                                        args=CHROMIUM_ARGS)
             try:
                 page = await browser.new_page(viewport=VIEWPORT)
