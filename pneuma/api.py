@@ -85,7 +85,7 @@ _EXPORTS: dict[str, str] = {
     "BackendStatus": "pneuma.core.backend:BackendStatus",
     "BackendCheckContext": "pneuma.core.backend:BackendCheckContext",
     "command_to_type": "pneuma.core.backend:command_to_type",
-    "claude_credentials_found": "pneuma.agents.claude_code:credentials_found",
+    "claude_credentials_found": "pneuma.llm.claude_credentials:credentials_found",
     # the running session
     "Pneuma": "pneuma.server.handle:Pneuma",
     "pneuma_of": "pneuma.server.handle:pneuma_of",
@@ -194,7 +194,6 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazily
     from pneuma import hookimpl
-    from pneuma.agents.claude_code import credentials_found as claude_credentials_found
     from pneuma.core.backend import (
         AgentBackend,
         AgentEventSink,
@@ -262,6 +261,9 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time names load lazil
         text_of,
     )
     from pneuma.host.turn_checks import CheckPage, CheckRequest, Problem, TurnCheck
+    from pneuma.llm.claude_credentials import (
+        credentials_found as claude_credentials_found,
+    )
     from pneuma.llm.gateway import GatewayError, LLMGateway, ToolCallResult
     from pneuma.llm.image_settings import ImageSettings, load_image_settings
     from pneuma.llm.images import GeneratedImage, ImageGateway, image_format

@@ -37,13 +37,12 @@ def claude_code_status(context: BackendCheckContext) -> BackendStatus:
     """The CLI found by the lookup the backend itself uses, its version, the
     credentials it would find, and the permission mode it takes as root."""
     from pneuma.agents.claude_code import (
-        _CREDENTIAL_ENV,
         ROOT_NOTICE,
-        credentials_found,
         find_claude_binary,
         running_as_root,
         sandbox_declared,
     )
+    from pneuma.llm.claude_credentials import CREDENTIAL_ENV, credentials_found
 
     wanted = context.claude_bin or context.env.get("PNEUMA_CLAUDE_BIN")
     notes = (ROOT_NOTICE,) if running_as_root() and not sandbox_declared(context.env) else ()
@@ -59,7 +58,7 @@ def claude_code_status(context: BackendCheckContext) -> BackendStatus:
                              missing=CLAUDE_CREDENTIALS_MISSING,
                              fix=claude_credentials_fix(binary, context.env),
                              notes=notes)
-    variables = [name for name in _CREDENTIAL_ENV if context.env.get(name)]
+    variables = [name for name in CREDENTIAL_ENV if context.env.get(name)]
     credentials = variables[0] if variables else "a `claude login`"
     return BackendStatus(usable=True, version=version,
                          found=f"{binary}; credentials: {credentials}", notes=notes)

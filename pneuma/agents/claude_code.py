@@ -42,6 +42,7 @@ from pneuma.agents.stream_json import (
 from pneuma.agents.stream_json import AUTH_PATTERN as _AUTH_PATTERN
 from pneuma.agents.stream_json_backend import StreamJsonBackend
 from pneuma.core.backend import AgentEventSink, AgentPoint, BackendOptions
+from pneuma.llm.claude_credentials import credentials_found
 
 __all__ = [
     "AUTH_HINT",
@@ -98,8 +99,6 @@ CREDENTIALS_NOTICE = (
     "set one in the environment that starts Pneuma, or run `claude login`"
 )
 _TRUTHY = frozenset({"1", "true", "yes", "y", "on"})
-_CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
-                   "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
 
 
 def sandbox_declared(env: Mapping[str, str]) -> bool:
@@ -124,26 +123,6 @@ def choose_permission_mode(explicit: str | None, manifest_mode: str | None,
         return ROOT_PERMISSION_MODE
     return chosen
 
-
-def credentials_found(env: Mapping[str, str]) -> bool:
-    """A cheap look for anything Claude Code could authenticate with: a
-    credential variable, a `claude login` file, an apiKeyHelper setting.
-    False only when none is there (the first turn would fail)."""
-    if any(env.get(name) for name in _CREDENTIAL_ENV):
-        return True
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    config_dir = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-    if (config_dir / ".credentials.json").is_file():
-        return True
-    for settings in (config_dir / "settings.json", home / ".claude.json",
-                     config_dir / ".claude.json"):
-        try:
-            text = settings.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        if "apiKeyHelper" in text or "primaryApiKey" in text:
-            return True
-    return sys.platform == "darwin"  # the login lives in the keychain there: cannot tell
 
 _STALE_PATTERN = re.compile(
     # The last: a fork point (--resume-session-at) the session does not hold.

@@ -255,7 +255,11 @@ class Session(Broadcasts, ConversationWindow):
         return sum(1 for c in self.connections if c.subscribed and not c.closed and not c.headless)
 
     def session_info(self) -> dict[str, Any]:
+        # What a backend keeps of its agent's state beyond the keys below
+        # (an ACP agent's modes, say) reaches a tab that connects later too:
+        # the session_update that said it went only to the tabs open then.
         return {
+            **self.agent_state,
             "session_id": self.id,
             "conversation_id": self.conversation_id,
             "agent_session_id": self.agent_session_id,

@@ -224,7 +224,7 @@ export async function start(root) {
 
   // The backend's own UI, before any message can arrive for it.
   ui.backendUi = await loadBackendUi(config.backendModule, {
-    html, useState, t, api, store, shell, socket: () => ui.socket,
+    html, useState, useEffect, t, api, store, shell, socket: () => ui.socket,
   });
 
   // The Chinese glyphs of the header and the first labels, before they are laid out.

@@ -23,10 +23,11 @@ from acp.schema import (
 
 from pneuma.api import ToolError
 
+from .host import AcpHost
+
 if TYPE_CHECKING:
     from acp.schema import PermissionOption, ToolCallUpdate
 
-    from .backend import AcpBackend
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ def request_error(exc: ToolError) -> RequestError:
 class AcpClient:
     """The client side of one agent process's connection."""
 
-    def __init__(self, backend: AcpBackend) -> None:
+    def __init__(self, backend: AcpHost) -> None:
         self._backend = backend
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:

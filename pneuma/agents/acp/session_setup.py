@@ -21,7 +21,8 @@ from acp.schema import (
 if TYPE_CHECKING:
     from acp.client.connection import ClientSideConnection
 
-    from .backend import AcpBackend
+
+from .host import AcpHost
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def mcp_servers(workspace: Path) -> list[McpServer]:
     return found
 
 
-async def open_session(backend: AcpBackend, conn: ClientSideConnection) -> str:
+async def open_session(backend: AcpHost, conn: ClientSideConnection) -> str:
     """The ACP session id to prompt, reported to the host as the agent
     session id (what a restart resumes)."""
     workspace = backend.options.workspace

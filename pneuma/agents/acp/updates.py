@@ -5,14 +5,12 @@ choice, and how a permission request becomes the page's card."""
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from acp import RequestError
 
+from .host import AcpHost
 from .translate import ToolCard, block_text
-
-if TYPE_CHECKING:
-    from .backend import AcpBackend
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +32,7 @@ def _model_option(options: list[Any]) -> Any:
 class UpdateRouter:
     """One backend's view of its agent's session: modes, model, commands."""
 
-    def __init__(self, backend: AcpBackend) -> None:
+    def __init__(self, backend: AcpHost) -> None:
         self.backend = backend
         self.modes: list[dict[str, str]] = []
         self.current_mode: str | None = None

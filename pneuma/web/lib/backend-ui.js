@@ -5,7 +5,8 @@
 // through here (docs/architecture.md, "The browser").
 //
 // The module's `install(context)` gets the shell's store (with `extend` to
-// follow socket messages), socket, actions, Preact helpers and translator,
+// follow socket messages, `subscribe` to re-render on any change), socket,
+// actions, Preact helpers (html, useState, useEffect) and translator,
 // and returns `{header: [Component], overlays: [Component]}`: components shown
 // in the header's row and above the page.
 

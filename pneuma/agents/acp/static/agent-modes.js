@@ -19,7 +19,7 @@ export function currentModes(session, listed) {
 }
 
 /** Called by the shell's backend slot; returns what the page shows. */
-export function install({ html, useState, t, api, store }) {
+export function install({ html, useState, useEffect, t, api, store }) {
   // A page opened after the agent started has missed the session_update
   // that listed its modes (session_init does not carry them): ask for them.
   const listed = { modes: [], modeId: null };
@@ -30,6 +30,10 @@ export function install({ html, useState, t, api, store }) {
   }).catch((error) => console.warn('the agent modes could not be listed', error));
 
   function AgentModeMenu() {
+    // Drawn again on every change of the store, not only when the header
+    // is: the modes may come in a session_update or the listing's answer.
+    const [, redraw] = useState(0);
+    useEffect(() => store.subscribe(() => redraw((n) => n + 1)), []);
     const [busy, setBusy] = useState(false);
     const [problem, setProblem] = useState('');
     const { modes, modeId } = currentModes(store.state.session, listed);
