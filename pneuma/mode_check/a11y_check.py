@@ -19,12 +19,25 @@ def axe_source() -> Path:
     return web_dir() / "vendor" / "axe.min.js"
 
 
+SETTLED = """() => Promise.race([
+    Promise.all(document.getAnimations()
+        .filter((a) => Number.isFinite(a.effect?.getComputedTiming?.().endTime))
+        .map((a) => a.finished.catch(() => null))),
+    new Promise((done) => setTimeout(done, 1000)),
+])"""
+
+
 async def check_a11y(checked: CheckSession) -> CheckResult:
     source = axe_source()
     if not source.is_file():
         return CheckResult("a11y", False, f"axe-core is not installed ({source} is missing: run scripts/build-web)")
     page = checked.page
     try:
+        # Colours are read as they settle, not half-way through a transition
+        # an earlier check started (a switch turned on, a hover): the pointer
+        # leaves the page, and finite animations end (at most a second).
+        await page.mouse.move(0, 0)
+        await page.evaluate(SETTLED)
         await page.evaluate(js.load_axe(source.read_text(encoding="utf-8")))
         violations = await page.evaluate(js.RUN_AXE)
     except Exception as exc:

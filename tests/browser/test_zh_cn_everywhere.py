@@ -63,10 +63,8 @@ MODES: dict[str, tuple[str, str]] = {
 }  # fmt: skip
 # Names of files as they appear in tooltips and lists (start.txt, sections/, main.tex).
 FILE_NAME = re.compile(r"[\w./-]*\.(?:txt|json|tex|bib|md|excalidraw|html|css|png)\b|\b[\w-]+/")
-# Labels that quote the content: a slide's title in its thumbnail's name
-# ("第 1 页：<title>"), a document's heading in its tab's tooltip ("<heading> — <file>").
+# Labels that quote the content: a document's heading in its tab's tooltip ("<heading> — <file>").
 CONTENT_IN_LABELS: dict[str, re.Pattern[str]] = {
-    "slide": re.compile(r"(?<=页：).*$"),
     "doc": re.compile(r"^.*(?= — )"),
 }
 

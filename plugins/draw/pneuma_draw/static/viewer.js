@@ -87,6 +87,11 @@ class DrawViewer {
     window.addEventListener("pagehide", this.onPageHide);
     this.themeObserver = new MutationObserver(() => this.render());
     this.themeObserver.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "class"] });
+    // Two of Excalidraw's own controls miss a name a screen reader or a
+    // voice user can use (axe: button-name, label-content-name-mismatch):
+    // named here whenever Excalidraw draws them again.
+    this.labelObserver = new MutationObserver(() => this.nameControls());
+    this.labelObserver.observe(this.canvasEl, { childList: true, subtree: true });
     this.onThemeChange = () => this.render();
     this.darkQuery = window.matchMedia ? window.matchMedia(DARK) : null;
     this.darkQuery?.addEventListener?.("change", this.onThemeChange);
@@ -95,6 +100,15 @@ class DrawViewer {
     this.stopLocale = ctx.onLocaleChange?.(() => this.relabel()) || null;
 
     this.start();
+  }
+
+  nameControls() {
+    const menu = this.canvasEl.querySelector(".main-menu-trigger");
+    const label = this.t("excalidraw.menu");
+    if (menu && menu.getAttribute("aria-label") !== label) menu.setAttribute("aria-label", label);
+    // Its name is what it shows ("100%"); what it does stays its tooltip.
+    const zoom = this.canvasEl.querySelector(".reset-zoom-button[aria-label]");
+    if (zoom) zoom.removeAttribute("aria-label");
   }
 
   resetReady() {
@@ -749,6 +763,7 @@ class DrawViewer {
     if (this.destroyed) return;
     if (!this.empty.hidden && this.emptyTexts) this.showEmpty(this.emptyTexts);
     if (!this.notice.hidden && this.noticeText) this.notice.textContent = this.noticeText();
+    this.nameControls();
     this.selectionKey = "";
     if (this.api) this.updateSelection(this.api.getSceneElementsIncludingDeleted(), this.api.getAppState());
     this.render();
@@ -762,6 +777,7 @@ class DrawViewer {
     this.stopLocale?.();
     window.removeEventListener("pagehide", this.onPageHide);
     this.themeObserver.disconnect();
+    this.labelObserver.disconnect();
     this.darkQuery?.removeEventListener?.("change", this.onThemeChange);
     const root = this.reactRoot;
     this.reactRoot = null;

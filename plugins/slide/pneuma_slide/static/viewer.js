@@ -402,6 +402,7 @@ class SlideViewer {
       const num = h("span", { class: "pns-thumb-num" });
       const title = h("span", { class: "pns-thumb-title" });
       const badge = h("span", { class: "pns-badge", hidden: true });
+      frame.iframe.setAttribute("aria-hidden", "true");
       const item = h("div", { class: "pns-thumb", role: "button", tabindex: "0", "data-index": String(n) },
         num,
         h("div", { class: "pns-thumb-body" },
@@ -410,7 +411,9 @@ class SlideViewer {
       return { item, frame, num, title, badge };
     }, (slot, meta, i) => {
       slot.item.setAttribute("aria-current", i === this.current ? "true" : "false");
-      slot.item.setAttribute("aria-label", this.t("nav.slide", { n: i + 1, title: meta.title }));
+      // Named by what it shows (its number and title), as a voice user says
+      // it: "Slides" is the list's own label (nav.label); the small picture
+      // is hidden from assistive technology, its slide's text is the title.
       slot.item.title = `${meta.file}\n${this.t("nav.dragHint")}`;
       slot.num.textContent = String(i + 1);
       slot.title.textContent = meta.title;
