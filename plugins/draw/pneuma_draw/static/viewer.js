@@ -1,17 +1,16 @@
 // Pneuma's draw viewer: the real Excalidraw editor on the workspace's
 // .excalidraw files (viewer contract: docs/viewer-contract.md).
-//
 // The file on disk is the truth. The agent's writes arrive as content_update
 // (origin "external") and replace the scene in place, keeping the person's
 // viewport; the person's own strokes are written back about half a second
 // after they stop (their echo comes back as origin "self" and is ignored).
 //
-// Excalidraw and React come bundled from ./vendor/ (built at setup by
-// plugins/draw/web: `npm ci && npm run build`); its fonts are served from the
-// same folder, so nothing is fetched from outside this server.
+// Excalidraw, React and its fonts come from ./vendor/ (built at setup by
+// plugins/draw/web): nothing is fetched from outside this server.
 
 import { translator, excalidrawLangCode } from "./i18n.js";
 import { loadLibrary } from "./library.js";
+import { watchControlNames } from "./control-names.js";
 import { pinMethods } from "./pins.js";
 import {
   DARK, EXT, blobToDataUrl, chipLabel, compareDrawings, composeFile, contextFor, currentTheme,
@@ -87,11 +86,7 @@ class DrawViewer {
     window.addEventListener("pagehide", this.onPageHide);
     this.themeObserver = new MutationObserver(() => this.render());
     this.themeObserver.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "class"] });
-    // Two of Excalidraw's own controls miss a name a screen reader or a
-    // voice user can use (axe: button-name, label-content-name-mismatch):
-    // named here whenever Excalidraw draws them again.
-    this.labelObserver = new MutationObserver(() => this.nameControls());
-    this.labelObserver.observe(this.canvasEl, { childList: true, subtree: true });
+    this.controlNames = watchControlNames(this.canvasEl, () => this.t("excalidraw.menu"));
     this.onThemeChange = () => this.render();
     this.darkQuery = window.matchMedia ? window.matchMedia(DARK) : null;
     this.darkQuery?.addEventListener?.("change", this.onThemeChange);
@@ -100,15 +95,6 @@ class DrawViewer {
     this.stopLocale = ctx.onLocaleChange?.(() => this.relabel()) || null;
 
     this.start();
-  }
-
-  nameControls() {
-    const menu = this.canvasEl.querySelector(".main-menu-trigger");
-    const label = this.t("excalidraw.menu");
-    if (menu && menu.getAttribute("aria-label") !== label) menu.setAttribute("aria-label", label);
-    // Its name is what it shows ("100%"); what it does stays its tooltip.
-    const zoom = this.canvasEl.querySelector(".reset-zoom-button[aria-label]");
-    if (zoom) zoom.removeAttribute("aria-label");
   }
 
   resetReady() {
@@ -763,7 +749,7 @@ class DrawViewer {
     if (this.destroyed) return;
     if (!this.empty.hidden && this.emptyTexts) this.showEmpty(this.emptyTexts);
     if (!this.notice.hidden && this.noticeText) this.notice.textContent = this.noticeText();
-    this.nameControls();
+    this.controlNames.rename();
     this.selectionKey = "";
     if (this.api) this.updateSelection(this.api.getSceneElementsIncludingDeleted(), this.api.getAppState());
     this.render();
@@ -777,7 +763,7 @@ class DrawViewer {
     this.stopLocale?.();
     window.removeEventListener("pagehide", this.onPageHide);
     this.themeObserver.disconnect();
-    this.labelObserver.disconnect();
+    this.controlNames.stop();
     this.darkQuery?.removeEventListener?.("change", this.onThemeChange);
     const root = this.reactRoot;
     this.reactRoot = null;
