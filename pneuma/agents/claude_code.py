@@ -360,12 +360,7 @@ class ClaudeCodeBackend(StreamJsonBackend):
 
     def _environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
-        env.update(
-            PNEUMA_API=self.options.api_url,
-            PNEUMA_TOKEN=self.options.token,
-            PNEUMA_SESSION_ID=self.options.session_id,
-            PNEUMA_MODE=self.options.mode.name if self.options.mode is not None else "",
-        )
+        env.update(self.options.pneuma_env())
         # The skills tell the agent to run `pneuma …` (tools, coauthor, export):
         # make sure the `pneuma` next to this interpreter is the one it finds.
         scripts = os.path.dirname(sys.executable)

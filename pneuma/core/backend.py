@@ -62,6 +62,13 @@ class BackendOptions:
     greeting: str | None = None  # hidden first prompt for a fresh session
     extra_env: dict[str, str] = field(default_factory=dict)
 
+    def pneuma_env(self) -> dict[str, str]:
+        """The variables through which the agent's ``pneuma`` commands and
+        Pneuma's MCP tools reach this session (every backend gives them)."""
+        return {"PNEUMA_API": self.api_url, "PNEUMA_TOKEN": self.token,
+                "PNEUMA_SESSION_ID": self.session_id,
+                "PNEUMA_MODE": self.mode.name if self.mode is not None else ""}
+
 
 class AgentBackend(Protocol):
     """One agent for one session."""

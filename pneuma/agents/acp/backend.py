@@ -159,9 +159,7 @@ class AcpBackend:
 
     def agent_env(self) -> dict[str, str]:
         env = self.env()
-        env.update(PNEUMA_API=self.options.api_url, PNEUMA_TOKEN=self.options.token,
-                   PNEUMA_SESSION_ID=self.options.session_id,
-                   PNEUMA_MODE=self.options.mode.name if self.options.mode is not None else "")
+        env.update(self.options.pneuma_env())
         return env
 
     def command(self) -> list[str] | None:

@@ -259,9 +259,7 @@ class CodexBackend:
 
     def _agent_env(self) -> dict[str, str]:
         env = self._env()
-        env.update(PNEUMA_API=self.options.api_url, PNEUMA_TOKEN=self.options.token,
-                   PNEUMA_SESSION_ID=self.options.session_id,
-                   PNEUMA_MODE=self.options.mode.name if self.options.mode is not None else "")
+        env.update(self.options.pneuma_env())
         # Codex's retries (with their delay) and the status of each model
         # answer are only in its log: asked for on top of the person's filter.
         env["RUST_LOG"] = ",".join(part for part in (env.get("RUST_LOG") or "error", LOG_FILTER))
