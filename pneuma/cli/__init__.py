@@ -335,6 +335,7 @@ def run_command(
         RunOptions,
         announce,
         interrupt_on_stop_signals,
+        remember_stop_signals,
         run,
         stop_signalled,
     )
@@ -393,6 +394,10 @@ def run_command(
             announced.serve_early(_first_answers(options.mode, options.params, backend),
                                   options.action_timeout)
             announced.publish(options.open_browser)
+        # From the ready line on, a stop signal is remembered until the
+        # server's loop handles it (runner.run): raised here, as an interrupt,
+        # it could come out between this block and run() as click's "Aborted!".
+        remember_stop_signals()
     except PortUnavailable as exc:
         _fail(str(exc), 2)
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP during the checks: nothing to save yet

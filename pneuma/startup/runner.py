@@ -351,7 +351,22 @@ async def serve(options: RunOptions, announced: Announced) -> int:
     print("[pneuma] stopping…", file=sys.stderr, flush=True)
     await stop_app_runner(runner)
     await asyncio.wait([recording], timeout=1.0)
+    release_stop_signals(loop)
     return 0
+
+
+def release_stop_signals(loop: Any) -> None:
+    """The loop's stop handlers give way to ``remember_stop_signals`` before
+    the loop closes: closing it would put the defaults back, and a second
+    SIGTERM from a supervisor that repeats itself, arriving between that
+    and ``run``'s own reset, would kill the process before its exit code is
+    out (seen as -15 on a loaded machine)."""
+    for signum in STOP_SIGNALS:
+        try:
+            loop.remove_signal_handler(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    remember_stop_signals()
 
 
 def build_session_app(options: RunOptions, *, session_id: str, token: str, port: int) -> Any:

@@ -27,14 +27,17 @@ TIME_CAP = 30.0  # seconds for the streaming part
 WATCH = """() => {
   const rows = [...document.querySelectorAll('.messages .msg, .messages .result-line')]
     .filter((row) => !row.querySelector('.md.streaming, .typing'));
-  const watch = window.__earlier = { rows, mutations: 0, renders: window.pneuma.ui.chatRenders || 0 };
+  const watch = window.__earlier = { rows, mutations: 0, renders: window.pneuma.ui.chatRenders || 0,
+                                     shared: window.pneuma.ui.chatShared };
   watch.observer = new MutationObserver((records) => { watch.mutations += records.length; });
   for (const row of rows) watch.observer.observe(row, { subtree: true, childList: true, characterData: true, attributes: true });
   return rows.length;
 }"""
 SEEN = """() => { const w = window.__earlier; w.observer.disconnect();
   return { mutations: w.mutations, renders: (window.pneuma.ui.chatRenders || 0) - w.renders,
-           connected: w.rows.every((row) => row.isConnected) }; }"""
+           connected: w.rows.every((row) => row.isConnected),
+           rows: document.querySelectorAll('.messages .msg, .messages .result-line').length,
+           shared: w.shared !== window.pneuma.ui.chatShared }; }"""
 
 
 @pytest.fixture
@@ -109,7 +112,12 @@ def test_answers_stream_into_a_long_chat_without_touching_it(chat_of_100_turns: 
                 seen = page.evaluate(SEEN)
                 assert seen["connected"], f"answer {answer}: an earlier row was replaced"
                 assert seen["mutations"] == 0, f"answer {answer}: earlier rows changed {seen['mutations']} times"
-                assert 0 < seen["renders"] <= sent_here, (answer, seen, sent_here)
+                # Deltas draw only their own row. Something every row may show
+                # (the connection, the status, any other socket message) may
+                # change meanwhile on a loaded machine, and then every row draws
+                # once more, as it should.
+                bound = sent_here + (seen["rows"] if seen["shared"] else 0)
+                assert 0 < seen["renders"] <= bound, (answer, seen, sent_here)
                 deltas_sent += sent_here
                 served.emit({"type": "assistant", "message": {"id": f"msg_live_{answer}", "role": "assistant",
                                                               "content": [{"type": "text", "text": text}]}},

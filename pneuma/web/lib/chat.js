@@ -496,6 +496,7 @@ function MessageList() {
   });
   const items = state.items;
   const rowsShare = sharedState();
+  ui.chatShared = rowsShare; // read with chatRenders: a change of it redraws every row, as it should
   const last = items[items.length - 1];
   const waiting = isRunning() && !(last && last.kind === 'assistant' && last.streaming);
   return html`<div class="messages-wrap">

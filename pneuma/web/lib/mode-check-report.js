@@ -7,7 +7,7 @@
 // as code; the words around it are translated.
 
 import { html, useState, useEffect } from '../vendor/preact-htm.js';
-import { t } from './i18n.js';
+import { t, localized } from './i18n.js';
 
 let known = null; // one GET /api/modes/checks shared by every card of the page
 
@@ -51,7 +51,7 @@ export function ModeCheckReport({ api, mode }) {
   const name = mode.name;
   return html`<div class="ln-check" data-mode=${name}>
     <button type="button" class="ln-btn ln-check-run" onClick=${run} disabled=${running}
-      aria-label=${t('launcher.check.label', { name })}>
+      aria-label=${t('launcher.check.label', { name: localized(mode.displayName) || name })}>
       ${running ? t('launcher.check.running') : t('launcher.check.button')}</button>
     ${report && report.ok && html`<p class="ln-check-ok" role="status">✓ ${t('launcher.check.passed', { count: report.results.length })}</p>`}
     ${report && !report.ok && html`<div class="ln-check-failed" role="status">
