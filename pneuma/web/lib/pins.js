@@ -256,7 +256,11 @@ export function pinsReceive(message) {
     if (pins.loaded && pins.saving === 0 && (message.revision || 0) >= pins.revision) adopt(message);
   } else if (message.type === 'content_update') {
     setTimeout(showPins, 0); // after the viewer has drawn the new files (app.js)
-    if (!isRunning() && Date.now() - pins.turnEndedAt < TURN_TAIL_MS) markAddressed();
+    // Also after: the places are read from the viewer's files, which app.js
+    // gives it once this returns. Read now, a change that came after the
+    // turn's result (a loaded machine) was compared with the old text and
+    // its pin stayed "sent".
+    if (!isRunning() && Date.now() - pins.turnEndedAt < TURN_TAIL_MS) setTimeout(markAddressed, 0);
   } else if (message.type === 'result') {
     pins.turnEndedAt = Date.now();
     markAddressed();
