@@ -372,7 +372,10 @@ export function AnnotateSwitch() {
 }
 
 function CommentBox({ pin }) {
-  const [text, setText] = useState(pin.comment || '');
+  // What was typed survives the box being drawn anew (the list redrawn by a
+  // late answer or another tab's change): the draft, else the saved comment.
+  const draft = pins.draft && pins.draft.id === pin.id ? pins.draft.text : null;
+  const [text, setText] = useState(draft ?? (pin.comment || ''));
   const field = useRef(null);
   useEffect(() => { if (field.current) field.current.focus(); }, []);
   const commit = () => {
